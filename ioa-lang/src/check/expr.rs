@@ -1,0 +1,896 @@
+//! Checking expressions: resolving names to slots, inferring types, choosing operators by
+//! operand type.
+
+use super::scope::Body;
+use super::types::VarKind;
+use super::{suggest, CheckError, Checker};
+use crate::ast::{self, ExprKind as A};
+use crate::ir::{self, BinOp, Builtin, Expr, ExprKind, Type, TypeDefKind, UnOp, VarRef};
+use crate::span::Span;
+
+/// Built-in function names, for suggestions.
+const BUILTINS: &[&str] = &[
+    "insert", "delete", "size", "constant", "embed", "head", "tail", "min", "max", "div", "mod",
+    "abs", "defined", "update",
+];
+
+fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
+    Expr { kind, ty, span }
+}
+
+impl Checker {
+    /// Checks an expression that must be Boolean.
+    pub(crate) fn bool_expr(&mut self, body: &mut Body, e: &ast::Expr) -> Expr {
+        let out = self.expr(body, e);
+        self.expect(&out, &Type::Bool);
+        out
+    }
+
+    /// Checks an expression that must have type `ty`.
+    pub(crate) fn typed_expr(&mut self, body: &mut Body, e: &ast::Expr, ty: &Type) -> Expr {
+        let out = self.expr(body, e);
+        self.expect(&out, ty);
+        out
+    }
+
+    /// A placeholder for an expression that could not be checked; its type unifies with anything
+    /// so that one mistake is reported once.
+    fn poisoned(&mut self, span: Span) -> Expr {
+        let ty = self.unifier.fresh(VarKind::Any, span);
+        mk(ExprKind::Bool(false), ty, span)
+    }
+
+    /// Checks an expression and returns it in IR form.
+    pub(crate) fn expr(&mut self, body: &mut Body, e: &ast::Expr) -> Expr {
+        let span = e.span;
+        match &e.kind {
+            A::Name(id) => self.name(body, id),
+            A::Int(v) => mk(ExprKind::Int(*v), Type::Int, span),
+            A::Bool(b) => mk(ExprKind::Bool(*b), Type::Bool, span),
+            A::Str(s) => mk(ExprKind::Str(s.clone()), Type::String, span),
+            A::Nil => {
+                let inner = self.unifier.fresh(VarKind::Any, span);
+                mk(ExprKind::Nil, Type::Null(Box::new(inner)), span)
+            }
+            A::Tuple(parts) => {
+                let parts: Vec<Expr> = parts.iter().map(|p| self.expr(body, p)).collect();
+                let ty = self.unifier.fresh(
+                    VarKind::Tuple(parts.iter().map(|p| p.ty.clone()).collect()),
+                    span,
+                );
+                mk(ExprKind::Tuple(parts), ty, span)
+            }
+            A::SetLit(elems) => {
+                let elem_ty = self.unifier.fresh(VarKind::Any, span);
+                let elems: Vec<Expr> = elems
+                    .iter()
+                    .map(|x| {
+                        let x = self.expr(body, x);
+                        self.expect(&x, &elem_ty);
+                        x
+                    })
+                    .collect();
+                let ty = self.unifier.fresh(VarKind::Collection(elem_ty), span);
+                mk(ExprKind::Collection(elems), ty, span)
+            }
+            A::Unary(ast::UnOp::Not, x) => {
+                let x = self.bool_expr(body, x);
+                mk(ExprKind::Unary(UnOp::Not, Box::new(x)), Type::Bool, span)
+            }
+            A::Unary(ast::UnOp::Neg, x) => {
+                let x = self.expr(body, x);
+                self.numeric(&x, "-");
+                mk(ExprKind::Unary(UnOp::Neg, Box::new(x)), Type::Int, span)
+            }
+            A::Binary(op, l, r) => self.binary(body, *op, l, r, span),
+            A::Field(x, f) => self.field(body, x, f, span),
+            A::Index(x, idx) => self.index(body, x, idx, span),
+            A::Call(f, args) => self.call(body, f, args, span),
+            A::Is(x, tag) => {
+                let x = self.expr(body, x);
+                match self.union_tag_of(&x, tag) {
+                    Some((k, _)) => mk(ExprKind::Is(Box::new(x), k), Type::Bool, span),
+                    None => self.poisoned(span),
+                }
+            }
+            A::Quant(q, params, inner) => {
+                let mark = body.mark();
+                let mut binders = Vec::new();
+                for p in params {
+                    let ty = self.resolve_type(&p.ty);
+                    let slot = body.bind(&p.name.name, ty.clone(), "a bound variable");
+                    binders.push((slot, ty));
+                }
+                let inner = self.bool_expr(body, inner);
+                body.pop_to(mark);
+                mk(
+                    ExprKind::Quant(*q, binders, Box::new(inner)),
+                    Type::Bool,
+                    span,
+                )
+            }
+            A::Cond(c, a, b) => {
+                let c = self.bool_expr(body, c);
+                let a = self.expr(body, a);
+                let b = self.expr(body, b);
+                self.expect(&b, &a.ty);
+                let ty = a.ty.clone();
+                mk(
+                    ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b)),
+                    ty,
+                    span,
+                )
+            }
+            A::Choose { var, cond, det } => {
+                let ty = self.resolve_type(&var.ty);
+                let det = det.as_ref().map(|stmts| {
+                    let saved = body.yield_type.replace(ty.clone());
+                    let out = self.stmts(body, stmts);
+                    body.yield_type = saved;
+                    out
+                });
+                let mark = body.mark();
+                let slot = body.bind(&var.name.name, ty.clone(), "a chosen variable");
+                let cond = cond.as_ref().map(|c| Box::new(self.bool_expr(body, c)));
+                body.pop_to(mark);
+                mk(
+                    ExprKind::Choose {
+                        var: slot,
+                        cond,
+                        det,
+                    },
+                    ty,
+                    span,
+                )
+            }
+        }
+    }
+
+    fn numeric(&mut self, x: &Expr, op: &str) {
+        match self.unifier.shallow(&x.ty) {
+            Type::Int | Type::Nat => {}
+            Type::Infer(_) if matches!(self.unifier.kind_of(&x.ty), Some(VarKind::Any)) => {
+                let _ = self.unifier.unify(&x.ty, &Type::Int, &self.spec.types);
+            }
+            _ => {
+                let ty = self.show(&x.ty);
+                self.error(CheckError::BadOperand {
+                    op: op.to_string(),
+                    ty,
+                    needs: "integers",
+                    span: x.span,
+                });
+            }
+        }
+    }
+
+    /// Requires `x` to be a collection; returns its element type.
+    fn collection_elem(&mut self, x: &Expr, op: &str, allow_seq: bool) -> Type {
+        match self.unifier.shallow(&x.ty) {
+            Type::Set(e) | Type::Mset(e) => *e,
+            Type::Seq(e) if allow_seq => *e,
+            _ => {
+                if let Some(VarKind::Collection(e)) = self.unifier.kind_of(&x.ty) {
+                    return e.clone();
+                }
+                let elem = self.unifier.fresh(VarKind::Any, x.span);
+                let want = self
+                    .unifier
+                    .fresh(VarKind::Collection(elem.clone()), x.span);
+                if self.unifier.unify(&x.ty, &want, &self.spec.types).is_err() {
+                    let ty = self.show(&x.ty);
+                    self.error(CheckError::BadOperand {
+                        op: op.to_string(),
+                        ty,
+                        needs: if allow_seq {
+                            "a set, multiset or sequence"
+                        } else {
+                            "a set or multiset"
+                        },
+                        span: x.span,
+                    });
+                }
+                elem
+            }
+        }
+    }
+
+    fn binary(
+        &mut self,
+        body: &mut Body,
+        op: ast::BinOp,
+        l: &ast::Expr,
+        r: &ast::Expr,
+        span: Span,
+    ) -> Expr {
+        use ast::BinOp as B;
+        let bin = |op: BinOp, l: Expr, r: Expr, ty: Type| {
+            mk(ExprKind::Binary(op, Box::new(l), Box::new(r)), ty, span)
+        };
+        match op {
+            B::Iff | B::Implies | B::Or | B::And => {
+                let l = self.bool_expr(body, l);
+                let r = self.bool_expr(body, r);
+                let op = match op {
+                    B::Iff => BinOp::Iff,
+                    B::Implies => BinOp::Implies,
+                    B::Or => BinOp::Or,
+                    _ => BinOp::And,
+                };
+                bin(op, l, r, Type::Bool)
+            }
+            B::Eq | B::Neq => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                self.expect_because(&r, &l.ty, Some((l.span, "compared with this".to_string())));
+                bin(
+                    if op == B::Eq { BinOp::Eq } else { BinOp::Neq },
+                    l,
+                    r,
+                    Type::Bool,
+                )
+            }
+            B::Lt | B::Le | B::Gt | B::Ge => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let sym = match op {
+                    B::Lt => "<",
+                    B::Le => "≤",
+                    B::Gt => ">",
+                    _ => "≥",
+                };
+                self.numeric(&l, sym);
+                self.numeric(&r, sym);
+                let op = match op {
+                    B::Lt => BinOp::Lt,
+                    B::Le => BinOp::Le,
+                    B::Gt => BinOp::Gt,
+                    _ => BinOp::Ge,
+                };
+                bin(op, l, r, Type::Bool)
+            }
+            B::In | B::NotIn => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let sym = if op == B::In { "∈" } else { "∉" };
+                let elem = self.collection_elem(&r, sym, true);
+                let collection = self.show(&r.ty);
+                self.expect_because(
+                    &l,
+                    &elem,
+                    Some((
+                        r.span,
+                        format!("`{sym}` tests membership in this `{collection}`"),
+                    )),
+                );
+                bin(
+                    if op == B::In { BinOp::In } else { BinOp::NotIn },
+                    l,
+                    r,
+                    Type::Bool,
+                )
+            }
+            B::SubsetEq | B::Subset => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let sym = if op == B::SubsetEq { "⊆" } else { "⊂" };
+                self.collection_elem(&l, sym, false);
+                self.expect(&r, &l.ty);
+                bin(
+                    if op == B::SubsetEq {
+                        BinOp::SubsetEq
+                    } else {
+                        BinOp::Subset
+                    },
+                    l,
+                    r,
+                    Type::Bool,
+                )
+            }
+            B::Union | B::Intersect => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let sym = if op == B::Union { "∪" } else { "∩" };
+                self.collection_elem(&l, sym, false);
+                self.expect(&r, &l.ty);
+                let ty = l.ty.clone();
+                bin(
+                    if op == B::Union {
+                        BinOp::Union
+                    } else {
+                        BinOp::Intersect
+                    },
+                    l,
+                    r,
+                    ty,
+                )
+            }
+            B::Append => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let want = Type::Seq(Box::new(r.ty.clone()));
+                if self.unifier.unify(&l.ty, &want, &self.spec.types).is_err() {
+                    let ty = self.show(&l.ty);
+                    self.error(CheckError::BadOperand {
+                        op: "⊢".into(),
+                        ty,
+                        needs: "a sequence of the appended element's type",
+                        span: l.span,
+                    });
+                }
+                let ty = l.ty.clone();
+                bin(BinOp::Append, l, r, ty)
+            }
+            B::Sub => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let is_collection =
+                    matches!(self.unifier.shallow(&l.ty), Type::Set(_) | Type::Mset(_))
+                        || matches!(self.unifier.kind_of(&l.ty), Some(VarKind::Collection(_)));
+                if is_collection {
+                    self.expect(&r, &l.ty);
+                    let ty = l.ty.clone();
+                    bin(BinOp::Difference, l, r, ty)
+                } else {
+                    self.numeric(&l, "-");
+                    self.numeric(&r, "-");
+                    bin(BinOp::Sub, l, r, Type::Int)
+                }
+            }
+            B::Add | B::Mul | B::Div | B::Mod => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let (sym, op) = match op {
+                    B::Add => ("+", BinOp::Add),
+                    B::Mul => ("*", BinOp::Mul),
+                    B::Div => ("div", BinOp::Div),
+                    _ => ("mod", BinOp::Mod),
+                };
+                self.numeric(&l, sym);
+                self.numeric(&r, sym);
+                bin(op, l, r, Type::Int)
+            }
+        }
+    }
+
+    /// Resolves a bare name.
+    fn name(&mut self, body: &mut Body, id: &ast::Ident) -> Expr {
+        let span = id.span;
+        let name = id.name.as_str();
+        if let Some(l) = body.local(name) {
+            return mk(ExprKind::Var(VarRef::Local(l.slot)), l.ty.clone(), span);
+        }
+        if let Some(k) = body.aux.iter().position(|(n, _, _)| n == name) {
+            let ty = body.aux[k].1.clone();
+            return mk(ExprKind::Var(VarRef::Aux(k as u32)), ty, span);
+        }
+        if let Some(a) = body.automaton {
+            if let Some(&slot) = self.state_names[a.0 as usize].get(name) {
+                if !body.state_visible {
+                    self.error(CheckError::StateInInitializer {
+                        name: name.into(),
+                        span,
+                    });
+                    return self.poisoned(span);
+                }
+                let ty = self.state_type(a, slot);
+                return mk(ExprKind::Var(VarRef::State(slot)), ty, span);
+            }
+            let aut = &self.spec.automata[a.0 as usize];
+            if let Some(k) = aut.params.iter().position(|p| p.name == name) {
+                let ty = aut.params[k].ty.clone();
+                return mk(ExprKind::Var(VarRef::Param(k as u32)), ty, span);
+            }
+        }
+        if let Some(&(ty, k, _)) = self.enum_consts.get(name) {
+            return mk(ExprKind::EnumConst(k), Type::Named(ty), span);
+        }
+        // A state variable of an automaton in a simulation, written without its qualifier.
+        for &q in &body.qualified {
+            if self.state_names[q.0 as usize].contains_key(name) {
+                let automaton = self.spec.automata[q.0 as usize].name.clone();
+                self.error(CheckError::Unqualified {
+                    name: name.into(),
+                    automaton,
+                    span,
+                });
+                return self.poisoned(span);
+            }
+        }
+        if self.automaton_names.contains_key(name) || self.is_component(body, name) {
+            self.error(CheckError::QualifierNotAllowed {
+                name: name.into(),
+                span,
+            });
+            return self.poisoned(span);
+        }
+        let mut candidates: Vec<String> = body.locals.iter().map(|l| l.name.clone()).collect();
+        candidates.extend(body.aux.iter().map(|a| a.0.clone()));
+        if let Some(a) = body.automaton {
+            candidates.extend(self.state_names[a.0 as usize].keys().cloned());
+            candidates.extend(
+                self.spec.automata[a.0 as usize]
+                    .params
+                    .iter()
+                    .map(|p| p.name.clone()),
+            );
+        }
+        candidates.extend(self.enum_consts.keys().cloned());
+        let suggestion = suggest(name, candidates.iter().map(|s| s.as_str()));
+        self.error(CheckError::UndefinedName {
+            name: name.into(),
+            span,
+            suggestion,
+        });
+        self.poisoned(span)
+    }
+
+    fn is_component(&self, body: &Body, name: &str) -> bool {
+        body.automaton
+            .is_some_and(|a| self.component_names[a.0 as usize].contains_key(name))
+    }
+
+    pub(crate) fn state_type(&self, a: ir::AutomatonId, slot: u32) -> Type {
+        match &self.spec.automata[a.0 as usize].body {
+            ir::AutomatonBody::Primitive(p) => p.state[slot as usize].ty.clone(),
+            ir::AutomatonBody::Composite(_) => Type::Bool,
+        }
+    }
+
+    /// `A.x` in a simulation, or `C.x` / `C[i].x` for a component: `Some` if `x`'s base names an
+    /// automaton or component rather than a value.
+    fn qualified(
+        &mut self,
+        body: &mut Body,
+        base: &ast::Expr,
+        field: &ast::Ident,
+        span: Span,
+    ) -> Option<Expr> {
+        let (name, indices) = match &base.kind {
+            A::Name(n) => (n, &[][..]),
+            A::Index(inner, idx) => match &inner.kind {
+                A::Name(n) => (n, idx.as_slice()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if body.local(&name.name).is_some() || body.aux.iter().any(|a| a.0 == name.name) {
+            return None;
+        }
+        if let Some(a) = body.automaton {
+            if let Some(&c) = self.component_names[a.0 as usize].get(&name.name) {
+                return Some(self.component_state(body, a, c, name, indices, field, span));
+            }
+        }
+        let &aut = self.automaton_names.get(&name.name)?;
+        if !indices.is_empty() {
+            return None;
+        }
+        if !body.qualified.contains(&aut) {
+            self.error(CheckError::QualifierNotAllowed {
+                name: name.name.clone(),
+                span: name.span,
+            });
+            return Some(self.poisoned(span));
+        }
+        Some(self.qualified_state(aut, field, span))
+    }
+
+    fn qualified_state(&mut self, aut: ir::AutomatonId, field: &ast::Ident, span: Span) -> Expr {
+        match self.state_names[aut.0 as usize].get(&field.name) {
+            Some(&slot) => {
+                let ty = self.state_type(aut, slot);
+                mk(
+                    ExprKind::Var(VarRef::Qualified {
+                        automaton: aut,
+                        slot,
+                    }),
+                    ty,
+                    span,
+                )
+            }
+            None => {
+                let suggestion = suggest(
+                    &field.name,
+                    self.state_names[aut.0 as usize].keys().map(|s| s.as_str()),
+                );
+                self.error(CheckError::UndefinedName {
+                    name: format!("{}.{}", self.spec.automata[aut.0 as usize].name, field.name),
+                    span: field.span,
+                    suggestion,
+                });
+                self.poisoned(span)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn component_state(
+        &mut self,
+        body: &mut Body,
+        composite: ir::AutomatonId,
+        c: u32,
+        name: &ast::Ident,
+        indices: &[ast::Expr],
+        field: &ast::Ident,
+        span: Span,
+    ) -> Expr {
+        let comp = match &self.spec.automata[composite.0 as usize].body {
+            ir::AutomatonBody::Composite(comp) => comp.components[c as usize].clone(),
+            ir::AutomatonBody::Primitive(_) => unreachable!("components belong to composites"),
+        };
+        if comp.indices.len() != indices.len() {
+            self.error(CheckError::WrongArity {
+                what: format!("component family `{}`", name.name),
+                expected: comp.indices.len(),
+                found: indices.len(),
+                span: name.span,
+            });
+            return self.poisoned(span);
+        }
+        let index_exprs: Vec<Expr> = indices
+            .iter()
+            .zip(&comp.indices)
+            .map(|(i, decl)| self.typed_expr(body, i, &decl.ty))
+            .collect();
+        match self.state_names[comp.automaton.0 as usize].get(&field.name) {
+            Some(&slot) => {
+                let ty = self.state_type(comp.automaton, slot);
+                mk(
+                    ExprKind::Var(VarRef::Component {
+                        component: c,
+                        indices: index_exprs,
+                        slot,
+                    }),
+                    ty,
+                    span,
+                )
+            }
+            None => {
+                let suggestion = suggest(
+                    &field.name,
+                    self.state_names[comp.automaton.0 as usize]
+                        .keys()
+                        .map(|s| s.as_str()),
+                );
+                self.error(CheckError::UndefinedName {
+                    name: format!("{}.{}", name.name, field.name),
+                    span: field.span,
+                    suggestion,
+                });
+                self.poisoned(span)
+            }
+        }
+    }
+
+    fn field(&mut self, body: &mut Body, base: &ast::Expr, f: &ast::Ident, span: Span) -> Expr {
+        if let Some(e) = self.qualified(body, base, f, span) {
+            return e;
+        }
+        let base = self.expr(body, base);
+        let ty = self.unifier.shallow(&base.ty);
+        match &ty {
+            Type::Null(inner) if f.name == "val" => {
+                let inner = (**inner).clone();
+                return mk(ExprKind::NullVal(Box::new(base)), inner, span);
+            }
+            Type::Named(id) => match &self.spec.types[id.0 as usize].kind {
+                TypeDefKind::Tuple(fields) => {
+                    if let Some(k) = fields.iter().position(|(n, _)| *n == f.name) {
+                        let fty = fields[k].1.clone();
+                        return mk(ExprKind::Field(Box::new(base), k as u32), fty, span);
+                    }
+                }
+                TypeDefKind::Union(tags) => {
+                    if let Some(k) = tags.iter().position(|(n, _)| *n == f.name) {
+                        let fty = tags[k].1.clone();
+                        return mk(ExprKind::UnionPayload(Box::new(base), k as u32), fty, span);
+                    }
+                }
+                TypeDefKind::Enumeration(_) => {}
+            },
+            Type::Infer(_) => {
+                if let Some(VarKind::Tuple(_)) = self.unifier.kind_of(&base.ty) {
+                    self.error(CheckError::CannotInfer {
+                        what: "tuple literal",
+                        span: base.span,
+                    });
+                    return self.poisoned(span);
+                }
+                if matches!(self.unifier.kind_of(&base.ty), Some(VarKind::Any)) {
+                    // Already reported where the base failed.
+                    return self.poisoned(span);
+                }
+            }
+            _ => {}
+        }
+        let fields = match &ty {
+            Type::Named(id) => match &self.spec.types[id.0 as usize].kind {
+                TypeDefKind::Tuple(fs) | TypeDefKind::Union(fs) => {
+                    fs.iter().map(|(n, _)| n.clone()).collect()
+                }
+                TypeDefKind::Enumeration(_) => vec![],
+            },
+            Type::Null(_) => vec!["val".to_string()],
+            _ => vec![],
+        };
+        let shown = self.show(&base.ty);
+        self.error(CheckError::NoSuchField {
+            ty: shown,
+            field: f.name.clone(),
+            span: f.span,
+            fields,
+        });
+        self.poisoned(span)
+    }
+
+    fn index(&mut self, body: &mut Body, base: &ast::Expr, idx: &[ast::Expr], span: Span) -> Expr {
+        let base = self.expr(body, base);
+        let (key, value) = match self.unifier.shallow(&base.ty) {
+            Type::Array(k, v) | Type::Map(k, v) => (*k, *v),
+            Type::Seq(e) => (Type::Int, *e),
+            Type::Infer(_) => match self.unifier.kind_of(&base.ty).cloned() {
+                Some(VarKind::Indexable(k, v)) => (k, v),
+                Some(VarKind::Any) => return self.poisoned(span),
+                _ => {
+                    let ty = self.show(&base.ty);
+                    self.error(CheckError::NotIndexable {
+                        ty,
+                        span: base.span,
+                    });
+                    return self.poisoned(span);
+                }
+            },
+            _ => {
+                let ty = self.show(&base.ty);
+                self.error(CheckError::NotIndexable {
+                    ty,
+                    span: base.span,
+                });
+                return self.poisoned(span);
+            }
+        };
+        if idx.len() != 1 {
+            self.error(CheckError::WrongArity {
+                what: "an index".into(),
+                expected: 1,
+                found: idx.len(),
+                span,
+            });
+            return self.poisoned(span);
+        }
+        let i = self.typed_expr(body, &idx[0], &key);
+        mk(ExprKind::Index(Box::new(base), Box::new(i)), value, span)
+    }
+
+    fn union_tag_of(&mut self, x: &Expr, tag: &ast::Ident) -> Option<(u32, Type)> {
+        if let Type::Named(id) = self.unifier.shallow(&x.ty) {
+            if let TypeDefKind::Union(tags) = &self.spec.types[id.0 as usize].kind {
+                if let Some(k) = tags.iter().position(|(n, _)| *n == tag.name) {
+                    return Some((k as u32, tags[k].1.clone()));
+                }
+                let fields = tags.iter().map(|(n, _)| n.clone()).collect();
+                let ty = self.show(&x.ty);
+                self.error(CheckError::NoSuchField {
+                    ty,
+                    field: tag.name.clone(),
+                    span: tag.span,
+                    fields,
+                });
+                return None;
+            }
+        }
+        let ty = self.show(&x.ty);
+        self.error(CheckError::BadOperand {
+            op: "is".into(),
+            ty,
+            needs: "a union value",
+            span: x.span,
+        });
+        None
+    }
+
+    fn call(&mut self, body: &mut Body, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Expr {
+        let name = f.name.as_str();
+        if let Some(&(ty, k, _)) = self.union_tags.get(name) {
+            if args.len() != 1 {
+                self.error(CheckError::WrongArity {
+                    what: format!("union constructor `{name}`"),
+                    expected: 1,
+                    found: args.len(),
+                    span,
+                });
+                return self.poisoned(span);
+            }
+            let payload = match &self.spec.types[ty.0 as usize].kind {
+                TypeDefKind::Union(tags) => tags[k as usize].1.clone(),
+                _ => unreachable!("union tags belong to unions"),
+            };
+            let a = self.typed_expr(body, &args[0], &payload);
+            return mk(ExprKind::UnionNew(k, Box::new(a)), Type::Named(ty), span);
+        }
+        let arity = match name {
+            "size" | "constant" | "embed" | "head" | "tail" | "abs" => 1,
+            "insert" | "delete" | "div" | "mod" | "defined" => 2,
+            "update" => 3,
+            "min" | "max" => {
+                if args.len() == 1 {
+                    1
+                } else {
+                    2
+                }
+            }
+            _ => {
+                let suggestion = suggest(name, BUILTINS.iter().copied());
+                self.error(CheckError::UnknownFunction {
+                    name: name.into(),
+                    span: f.span,
+                    suggestion,
+                });
+                return self.poisoned(span);
+            }
+        };
+        if args.len() != arity {
+            self.error(CheckError::WrongArity {
+                what: format!("`{name}`"),
+                expected: arity,
+                found: args.len(),
+                span,
+            });
+            return self.poisoned(span);
+        }
+        let args: Vec<Expr> = args.iter().map(|a| self.expr(body, a)).collect();
+        let call = |b: Builtin, args: Vec<Expr>, ty: Type| mk(ExprKind::Call(b, args), ty, span);
+        match name {
+            "insert" | "delete" => {
+                let elem = self.collection_elem(&args[1], name, false);
+                self.expect(&args[0], &elem);
+                let ty = args[1].ty.clone();
+                call(
+                    if name == "insert" {
+                        Builtin::Insert
+                    } else {
+                        Builtin::Delete
+                    },
+                    args,
+                    ty,
+                )
+            }
+            "size" => {
+                self.collection_elem(&args[0], name, true);
+                call(Builtin::Size, args, Type::Int)
+            }
+            "constant" => {
+                let key = self.unifier.fresh(VarKind::Any, span);
+                let ty = self
+                    .unifier
+                    .fresh(VarKind::Indexable(key, args[0].ty.clone()), span);
+                call(Builtin::Constant, args, ty)
+            }
+            "embed" => {
+                let ty = Type::Null(Box::new(args[0].ty.clone()));
+                call(Builtin::Embed, args, ty)
+            }
+            "head" | "tail" => {
+                let elem = self.unifier.fresh(VarKind::Any, span);
+                let seq = Type::Seq(Box::new(elem.clone()));
+                if self
+                    .unifier
+                    .unify(&args[0].ty, &seq, &self.spec.types)
+                    .is_err()
+                {
+                    let ty = self.show(&args[0].ty);
+                    self.error(CheckError::BadOperand {
+                        op: name.into(),
+                        ty,
+                        needs: "a sequence",
+                        span: args[0].span,
+                    });
+                }
+                if name == "head" {
+                    call(Builtin::Head, args, elem)
+                } else {
+                    call(Builtin::Tail, args, seq)
+                }
+            }
+            "min" | "max" if arity == 1 => {
+                let elem = self.collection_elem(&args[0], name, false);
+                if self
+                    .unifier
+                    .unify(&elem, &Type::Int, &self.spec.types)
+                    .is_err()
+                {
+                    let ty = self.show(&args[0].ty);
+                    self.error(CheckError::BadOperand {
+                        op: name.into(),
+                        ty,
+                        needs: "a set of integers",
+                        span: args[0].span,
+                    });
+                }
+                call(
+                    if name == "min" {
+                        Builtin::SetMin
+                    } else {
+                        Builtin::SetMax
+                    },
+                    args,
+                    Type::Int,
+                )
+            }
+            "min" | "max" | "div" | "mod" => {
+                self.numeric(&args[0], name);
+                self.numeric(&args[1], name);
+                let b = match name {
+                    "min" => Builtin::Min,
+                    "max" => Builtin::Max,
+                    "div" => {
+                        return mk(
+                            ExprKind::Binary(
+                                BinOp::Div,
+                                Box::new(args[0].clone()),
+                                Box::new(args[1].clone()),
+                            ),
+                            Type::Int,
+                            span,
+                        )
+                    }
+                    _ => {
+                        return mk(
+                            ExprKind::Binary(
+                                BinOp::Mod,
+                                Box::new(args[0].clone()),
+                                Box::new(args[1].clone()),
+                            ),
+                            Type::Int,
+                            span,
+                        )
+                    }
+                };
+                call(b, args, Type::Int)
+            }
+            "abs" => {
+                self.numeric(&args[0], name);
+                call(Builtin::Abs, args, Type::Int)
+            }
+            "defined" => {
+                let value = self.unifier.fresh(VarKind::Any, span);
+                let want = Type::Map(Box::new(args[1].ty.clone()), Box::new(value));
+                if self
+                    .unifier
+                    .unify(&args[0].ty, &want, &self.spec.types)
+                    .is_err()
+                {
+                    let ty = self.show(&args[0].ty);
+                    self.error(CheckError::BadOperand {
+                        op: name.into(),
+                        ty,
+                        needs: "a map whose keys have the second argument's type",
+                        span: args[0].span,
+                    });
+                }
+                call(Builtin::Defined, args, Type::Bool)
+            }
+            _ => {
+                // update(m, k, v)
+                match self.unifier.shallow(&args[0].ty) {
+                    Type::Array(k, v) | Type::Map(k, v) => {
+                        self.expect(&args[1], &k);
+                        self.expect(&args[2], &v);
+                    }
+                    _ => {
+                        let ty = self.show(&args[0].ty);
+                        self.error(CheckError::BadOperand {
+                            op: name.into(),
+                            ty,
+                            needs: "an array or map",
+                            span: args[0].span,
+                        });
+                    }
+                }
+                let ty = args[0].ty.clone();
+                call(Builtin::Update, args, ty)
+            }
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Checking what is declared about automata: invariants, forward simulations with their proof
+//! blocks, and schedules.
+
+use super::scope::{Body, Mode};
+use super::{CheckError, Checker};
+use crate::ast::{self, Item, SourceFile};
+use crate::ir::{AutomatonId, Invariant, ProofBlock, ProofEntry, Schedule, Simulation, VarDecl};
+use crate::span::{FileId, Span};
+use rustc_hash::FxHashMap;
+
+impl Checker {
+    /// Checks invariants, simulations and schedules, file by file (a schedule without `for`
+    /// drives the automaton declared last before it in the same file).
+    pub(crate) fn check_toplevel(&mut self, files: &[(FileId, SourceFile)]) {
+        let mut names: FxHashMap<(&'static str, String), Span> = FxHashMap::default();
+        let mut unnamed_schedules = 0;
+        for (_, file) in files {
+            let mut last_automaton: Option<&ast::Ident> = None;
+            for item in &file.items {
+                match item {
+                    Item::Automaton(a) => last_automaton = Some(&a.name),
+                    Item::Invariant(inv) => {
+                        // Invariant names are scoped by automaton: `Cons` and `Global1` may both
+                        // have a `DecidedInitiated`.
+                        let key = format!("{}.{}", inv.automaton.name, inv.name.name);
+                        if let Some(previous) = names.insert(("invariant", key), inv.name.span) {
+                            let name = format!("{} of {}", inv.name.name, inv.automaton.name);
+                            self.error(CheckError::Duplicate {
+                                what: "invariant",
+                                name,
+                                span: inv.name.span,
+                                previous,
+                            });
+                        }
+                        self.invariant(inv);
+                    }
+                    Item::Simulation(sim) => {
+                        let name = sim
+                            .name
+                            .as_ref()
+                            .map(|n| n.name.clone())
+                            .unwrap_or_else(|| format!("{}_to_{}", sim.from.name, sim.to.name));
+                        let span = sim
+                            .name
+                            .as_ref()
+                            .map(|n| n.span)
+                            .unwrap_or(sim.from.span.to(sim.to.span));
+                        self.unique(&mut names, "simulation", &name, span);
+                        self.simulation(sim, name);
+                    }
+                    Item::Schedule(s) => {
+                        let name = match &s.name {
+                            Some(n) => n.name.clone(),
+                            None => {
+                                unnamed_schedules += 1;
+                                if unnamed_schedules == 1 {
+                                    "schedule".to_string()
+                                } else {
+                                    format!("schedule{unnamed_schedules}")
+                                }
+                            }
+                        };
+                        let span = s.name.as_ref().map(|n| n.span).unwrap_or(s.span);
+                        self.unique(&mut names, "schedule", &name, span);
+                        let target = s.target.as_ref().or(last_automaton);
+                        self.schedule(s, name, target);
+                    }
+                    Item::Import(_) | Item::Type(_) => {}
+                }
+            }
+        }
+    }
+
+    fn unique(
+        &mut self,
+        names: &mut FxHashMap<(&'static str, String), Span>,
+        what: &'static str,
+        name: &str,
+        span: Span,
+    ) {
+        if let Some(previous) = names.insert((what, name.to_string()), span) {
+            self.error(CheckError::Duplicate {
+                what,
+                name: name.to_string(),
+                span,
+                previous,
+            });
+        }
+    }
+
+    fn invariant(&mut self, inv: &ast::InvariantDecl) {
+        let Some(a) = self.automaton(&inv.automaton) else {
+            return;
+        };
+        let mut body = Body::of_automaton(Mode::Predicate, a);
+        let expr = self.bool_expr(&mut body, &inv.body);
+        self.spec.invariants.push(Invariant {
+            name: inv.name.name.clone(),
+            automaton: a,
+            body: expr,
+            n_locals: body.n_locals,
+            span: inv.span,
+        });
+    }
+
+    fn simulation(&mut self, sim: &ast::SimulationDecl, name: String) {
+        let from = self.automaton(&sim.from);
+        let to = self.automaton(&sim.to);
+        let (Some(from), Some(to)) = (from, to) else {
+            return;
+        };
+        let mut body = Body::new(Mode::Predicate);
+        body.qualified = vec![from, to];
+        let relation = self.bool_expr(&mut body, &sim.relation);
+        let relation_locals = body.n_locals;
+        let proof = sim.proof.as_ref().map(|p| self.proof_block(p, from, to));
+        self.spec.simulations.push(Simulation {
+            name,
+            from,
+            to,
+            relation,
+            relation_locals,
+            proof,
+            span: sim.span,
+        });
+    }
+
+    fn aux_vars(&mut self, decls: &[ast::StateDecl], body: &mut Body) -> Vec<VarDecl> {
+        let mut out: Vec<VarDecl> = Vec::new();
+        for d in decls {
+            if let Some(prev) = out.iter().find(|v| v.name == d.name.name) {
+                let previous = prev.span;
+                self.error(CheckError::Duplicate {
+                    what: "variable",
+                    name: d.name.name.clone(),
+                    span: d.name.span,
+                    previous,
+                });
+                continue;
+            }
+            let ty = self.resolve_type(&d.ty);
+            let init = d.init.as_ref().map(|e| self.typed_expr(body, e, &ty));
+            body.aux.push((d.name.name.clone(), ty.clone(), d.span));
+            out.push(VarDecl {
+                name: d.name.name.clone(),
+                ty,
+                init,
+                span: d.span,
+            });
+        }
+        out
+    }
+
+    fn proof_block(
+        &mut self,
+        p: &ast::ProofBlock,
+        from: AutomatonId,
+        to: AutomatonId,
+    ) -> ProofBlock {
+        let mut start_body = Body::new(Mode::ProofStart);
+        start_body.qualified = vec![from, to];
+        start_body.qualified_writable = Some(to);
+        let aux = self.aux_vars(&p.states, &mut start_body);
+        let start = self.stmts(&mut start_body, &p.start);
+        let n_actions = self.spec.automata[from.0 as usize].actions.len();
+        let mut entries: Vec<Option<ProofEntry>> = vec![None; n_actions];
+        let mut seen: FxHashMap<u32, Span> = FxHashMap::default();
+        for e in &p.entries {
+            let Some(action) = self.action(from, &e.name) else {
+                continue;
+            };
+            let decl = self.spec.automata[from.0 as usize].actions[action.0 as usize].clone();
+            if decl.kind != e.kind {
+                self.error(CheckError::KindMismatch {
+                    action: decl.name.clone(),
+                    declared: decl.kind.keyword(),
+                    used: e.kind.keyword(),
+                    span: e.name.span,
+                });
+            }
+            if let Some(previous) = seen.insert(action.0, e.span) {
+                self.error(CheckError::Duplicate {
+                    what: "proof entry for action",
+                    name: decl.name.clone(),
+                    span: e.name.span,
+                    previous,
+                });
+                continue;
+            }
+            let mut body = Body::new(Mode::ProofEntry);
+            body.qualified = vec![from, to];
+            body.aux = start_body.aux.clone();
+            body.fire_target = Some(to);
+            self.action_args(&mut body, &decl, &e.args, e.body.is_none(), e.span);
+            let stmts = e.body.as_ref().map(|b| self.stmts(&mut body, b));
+            entries[action.0 as usize] = Some(ProofEntry {
+                body: stmts,
+                n_locals: body.n_locals,
+                span: e.span,
+            });
+        }
+        let from_actions = self.spec.automata[from.0 as usize].actions.clone();
+        for (k, a) in from_actions.iter().enumerate() {
+            if entries[k].is_none() && !seen.contains_key(&(k as u32)) {
+                self.error(CheckError::MissingProofEntry {
+                    action: a.name.clone(),
+                    span: p.span,
+                });
+            }
+        }
+        ProofBlock {
+            aux,
+            start,
+            start_locals: start_body.n_locals,
+            entries,
+        }
+    }
+
+    fn schedule(&mut self, s: &ast::ScheduleDecl, name: String, target: Option<&ast::Ident>) {
+        let Some(target) = target else {
+            self.error(CheckError::ScheduleWithoutTarget { span: s.span });
+            return;
+        };
+        let Some(a) = self.automaton(target) else {
+            return;
+        };
+        let mut body = Body::of_automaton(Mode::Schedule, a);
+        body.state_writable = false;
+        body.fire_target = Some(a);
+        let vars = self.aux_vars(&s.states, &mut body);
+        let stmts = self.stmts(&mut body, &s.body);
+        self.spec.schedules.push(Schedule {
+            name,
+            automaton: a,
+            vars,
+            body: stmts,
+            n_locals: body.n_locals,
+            span: s.span,
+        });
+    }
+}

@@ -1,0 +1,307 @@
+//! Type inference for the checker: [`Type::Infer`] variables with constraints, unification, and
+//! printing types with their declared names.
+//!
+//! Polymorphic literals get a variable: `{}` and `{a, b}` may be a set, multiset or sequence,
+//! `[a, b]` may be any declared tuple type of that shape, `constant(v)` any array or map with
+//! entries of `v`'s type. Context (an assignment, an action parameter, the other side of `=`)
+//! settles them; what context never settles is defaulted (collections to `Set`) or reported.
+
+use crate::ir::{Type, TypeDef, TypeDefKind};
+use crate::span::Span;
+
+/// What an inference variable is known to be.
+#[derive(Debug, Clone)]
+pub enum VarKind {
+    /// Nothing yet.
+    Any,
+    /// A set, multiset or sequence of the given element type.
+    Collection(Type),
+    /// A declared tuple type with these component types.
+    Tuple(Vec<Type>),
+    /// An array or map with these key and value types.
+    Indexable(Type, Type),
+}
+
+#[derive(Debug, Clone)]
+struct VarInfo {
+    binding: Option<Type>,
+    kind: VarKind,
+    origin: Span,
+}
+
+/// Why two types did not unify (the checker turns it into a diagnostic).
+#[derive(Debug)]
+pub struct Mismatch;
+
+/// The inference state.
+#[derive(Default)]
+pub struct Unifier {
+    vars: Vec<VarInfo>,
+}
+
+impl Unifier {
+    /// A fresh variable with a constraint, created for the expression at `origin`.
+    pub fn fresh(&mut self, kind: VarKind, origin: Span) -> Type {
+        self.vars.push(VarInfo {
+            binding: None,
+            kind,
+            origin,
+        });
+        Type::Infer(self.vars.len() as u32 - 1)
+    }
+
+    /// Follows variable bindings at the top of `t`.
+    pub fn shallow(&self, t: &Type) -> Type {
+        let mut t = t.clone();
+        while let Type::Infer(v) = t {
+            match &self.vars[v as usize].binding {
+                Some(b) => t = b.clone(),
+                None => return t,
+            }
+        }
+        t
+    }
+
+    /// The constraint on an unbound variable.
+    pub fn kind_of(&self, t: &Type) -> Option<&VarKind> {
+        match self.shallow(t) {
+            Type::Infer(v) => Some(&self.vars[v as usize].kind),
+            _ => None,
+        }
+    }
+
+    /// Substitutes every bound variable in `t`.
+    pub fn resolve(&self, t: &Type) -> Type {
+        match self.shallow(t) {
+            Type::Set(e) => Type::Set(Box::new(self.resolve(&e))),
+            Type::Mset(e) => Type::Mset(Box::new(self.resolve(&e))),
+            Type::Seq(e) => Type::Seq(Box::new(self.resolve(&e))),
+            Type::Null(e) => Type::Null(Box::new(self.resolve(&e))),
+            Type::Array(k, v) => {
+                Type::Array(Box::new(self.resolve(&k)), Box::new(self.resolve(&v)))
+            }
+            Type::Map(k, v) => Type::Map(Box::new(self.resolve(&k)), Box::new(self.resolve(&v))),
+            other => other,
+        }
+    }
+
+    /// Makes `a` and `b` the same type. `Int` and `Nat` are compatible (a negative `Nat` is a
+    /// run-time error).
+    pub fn unify(&mut self, a: &Type, b: &Type, types: &[TypeDef]) -> Result<(), Mismatch> {
+        let a = self.shallow(a);
+        let b = self.shallow(b);
+        match (&a, &b) {
+            (Type::Infer(x), Type::Infer(y)) if x == y => Ok(()),
+            (Type::Infer(x), Type::Infer(y)) => {
+                let (x, y) = (*x as usize, *y as usize);
+                let kx = self.vars[x].kind.clone();
+                let ky = self.vars[y].kind.clone();
+                self.vars[x].binding = Some(b.clone());
+                let merged = self.merge_kinds(kx, ky, types)?;
+                self.vars[y].kind = merged;
+                Ok(())
+            }
+            (Type::Infer(x), other) | (other, Type::Infer(x)) => {
+                let x = *x as usize;
+                let kind = self.vars[x].kind.clone();
+                if occurs(x as u32, other, self) {
+                    return Err(Mismatch);
+                }
+                self.vars[x].binding = Some(other.clone());
+                self.check_kind(&kind, other, types)
+            }
+            (Type::Int | Type::Nat, Type::Int | Type::Nat) => Ok(()),
+            (Type::Set(x), Type::Set(y))
+            | (Type::Mset(x), Type::Mset(y))
+            | (Type::Seq(x), Type::Seq(y))
+            | (Type::Null(x), Type::Null(y)) => self.unify(x, y, types),
+            (Type::Array(k1, v1), Type::Array(k2, v2)) | (Type::Map(k1, v1), Type::Map(k2, v2)) => {
+                self.unify(k1, k2, types)?;
+                self.unify(v1, v2, types)
+            }
+            (x, y) if x == y => Ok(()),
+            _ => Err(Mismatch),
+        }
+    }
+
+    fn merge_kinds(
+        &mut self,
+        a: VarKind,
+        b: VarKind,
+        types: &[TypeDef],
+    ) -> Result<VarKind, Mismatch> {
+        Ok(match (a, b) {
+            (VarKind::Any, k) | (k, VarKind::Any) => k,
+            (VarKind::Collection(x), VarKind::Collection(y)) => {
+                self.unify(&x, &y, types)?;
+                VarKind::Collection(x)
+            }
+            (VarKind::Tuple(xs), VarKind::Tuple(ys)) => {
+                if xs.len() != ys.len() {
+                    return Err(Mismatch);
+                }
+                for (x, y) in xs.iter().zip(&ys) {
+                    self.unify(x, y, types)?;
+                }
+                VarKind::Tuple(xs)
+            }
+            (VarKind::Indexable(k1, v1), VarKind::Indexable(k2, v2)) => {
+                self.unify(&k1, &k2, types)?;
+                self.unify(&v1, &v2, types)?;
+                VarKind::Indexable(k1, v1)
+            }
+            _ => return Err(Mismatch),
+        })
+    }
+
+    fn check_kind(&mut self, kind: &VarKind, t: &Type, types: &[TypeDef]) -> Result<(), Mismatch> {
+        match kind {
+            VarKind::Any => Ok(()),
+            VarKind::Collection(elem) => match t {
+                Type::Set(e) | Type::Mset(e) | Type::Seq(e) => self.unify(elem, e, types),
+                _ => Err(Mismatch),
+            },
+            VarKind::Tuple(parts) => match t {
+                Type::Named(id) => match &types[id.0 as usize].kind {
+                    TypeDefKind::Tuple(fields) if fields.len() == parts.len() => {
+                        for (p, (_, f)) in parts.iter().zip(fields) {
+                            self.unify(p, f, types)?;
+                        }
+                        Ok(())
+                    }
+                    _ => Err(Mismatch),
+                },
+                _ => Err(Mismatch),
+            },
+            VarKind::Indexable(k, v) => match t {
+                Type::Array(k2, v2) | Type::Map(k2, v2) => {
+                    self.unify(k, k2, types)?;
+                    self.unify(v, v2, types)
+                }
+                _ => Err(Mismatch),
+            },
+        }
+    }
+
+    /// Settles every unbound variable: collections default to `Set`; a tuple literal that
+    /// matches exactly one declared tuple type takes it. Returns the spans of literals whose
+    /// type could not be settled.
+    pub fn settle(&mut self, types: &[TypeDef]) -> Vec<(Span, VarKindName)> {
+        let mut unsettled = Vec::new();
+        loop {
+            let mut progress = false;
+            for v in 0..self.vars.len() {
+                if self.vars[v].binding.is_some() {
+                    continue;
+                }
+                let kind = self.vars[v].kind.clone();
+                let choice = match &kind {
+                    VarKind::Collection(e) => Some(Type::Set(Box::new(e.clone()))),
+                    VarKind::Tuple(parts) => unique_tuple_type(parts.len(), types),
+                    _ => None,
+                };
+                if let Some(t) = choice {
+                    if self.unify(&Type::Infer(v as u32), &t, types).is_ok() {
+                        progress = true;
+                    }
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        for info in &self.vars {
+            if info.binding.is_none() {
+                let what = match info.kind {
+                    VarKind::Any => VarKindName::Value,
+                    VarKind::Collection(_) => VarKindName::Collection,
+                    VarKind::Tuple(_) => VarKindName::Tuple,
+                    VarKind::Indexable(..) => VarKindName::Indexable,
+                };
+                unsettled.push((info.origin, what));
+            }
+        }
+        unsettled
+    }
+}
+
+/// What kind of literal could not be typed (for the message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarKindName {
+    /// Any value (`nil`, `choose`).
+    Value,
+    /// `{…}`.
+    Collection,
+    /// `[…]`.
+    Tuple,
+    /// `constant(…)`.
+    Indexable,
+}
+
+fn unique_tuple_type(arity: usize, types: &[TypeDef]) -> Option<Type> {
+    let mut found = None;
+    for (i, t) in types.iter().enumerate() {
+        if let TypeDefKind::Tuple(fields) = &t.kind {
+            if fields.len() == arity {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(Type::Named(crate::ir::TypeId(i as u32)));
+            }
+        }
+    }
+    found
+}
+
+fn occurs(var: u32, t: &Type, u: &Unifier) -> bool {
+    match u.shallow(t) {
+        Type::Infer(v) => v == var,
+        Type::Set(e) | Type::Mset(e) | Type::Seq(e) | Type::Null(e) => occurs(var, &e, u),
+        Type::Array(k, v) | Type::Map(k, v) => occurs(var, &k, u) || occurs(var, &v, u),
+        _ => false,
+    }
+}
+
+/// Prints a type as the user would write it.
+pub fn type_name(t: &Type, types: &[TypeDef], u: &Unifier) -> String {
+    match u.shallow(t) {
+        Type::Bool => "Bool".into(),
+        Type::Int => "Int".into(),
+        Type::Nat => "Nat".into(),
+        Type::String => "String".into(),
+        Type::Set(e) => format!("Set[{}]", type_name(&e, types, u)),
+        Type::Mset(e) => format!("Mset[{}]", type_name(&e, types, u)),
+        Type::Seq(e) => format!("Seq[{}]", type_name(&e, types, u)),
+        Type::Null(e) => format!("Null[{}]", type_name(&e, types, u)),
+        Type::Array(k, v) => format!(
+            "Array[{}, {}]",
+            type_name(&k, types, u),
+            type_name(&v, types, u)
+        ),
+        Type::Map(k, v) => format!(
+            "Map[{}, {}]",
+            type_name(&k, types, u),
+            type_name(&v, types, u)
+        ),
+        Type::Named(id) => types[id.0 as usize].name.clone(),
+        Type::Infer(v) => match &u.vars[v as usize].kind {
+            VarKind::Any => "?".into(),
+            VarKind::Collection(e) => {
+                format!("a set, multiset or sequence of {}", type_name(e, types, u))
+            }
+            VarKind::Tuple(parts) => format!(
+                "a tuple [{}]",
+                parts
+                    .iter()
+                    .map(|p| type_name(p, types, u))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            VarKind::Indexable(k, v) => format!(
+                "an array or map from {} to {}",
+                type_name(k, types, u),
+                type_name(v, types, u)
+            ),
+        },
+    }
+}

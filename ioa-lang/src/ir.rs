@@ -1,0 +1,593 @@
+//! The typed core IR ([`Spec`]) that every later crate consumes.
+//!
+//! Names are gone: state variables are slots, locals are frame slots, types are resolved, and
+//! operators are enums chosen by operand type. Spans stay, so any later stage can point back at
+//! the source.
+
+use crate::ast::{ActionKind, Quantifier};
+use crate::span::Span;
+use serde::Serialize;
+
+/// Index of a user-declared type in [`Spec::types`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct TypeId(pub u32);
+
+/// Index of an automaton in [`Spec::automata`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct AutomatonId(pub u32);
+
+/// Index of an action in its automaton's [`Automaton::actions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ActionId(pub u32);
+
+/// A fully resolved type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Type {
+    /// Booleans.
+    Bool,
+    /// Mathematical integers (64-bit, overflow is an error at run time).
+    Int,
+    /// Non-negative integers.
+    Nat,
+    /// Strings.
+    String,
+    /// Finite sets.
+    Set(Box<Type>),
+    /// Finite multisets.
+    Mset(Box<Type>),
+    /// Finite sequences.
+    Seq(Box<Type>),
+    /// Total functions from an index type (with a default value).
+    Array(Box<Type>, Box<Type>),
+    /// Finite partial maps.
+    Map(Box<Type>, Box<Type>),
+    /// A value or `nil`.
+    Null(Box<Type>),
+    /// A declared tuple, enumeration or union.
+    Named(TypeId),
+    /// A type still being inferred. Only the type checker creates these; no [`Spec`] returned
+    /// by [`crate::check_files`] contains one.
+    #[doc(hidden)]
+    Infer(u32),
+}
+
+/// A user-declared type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypeDef {
+    /// Its name.
+    pub name: String,
+    /// Tuple, enumeration or union.
+    pub kind: TypeDefKind,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// The shape of a declared type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum TypeDefKind {
+    /// Named fields, in order.
+    Tuple(Vec<(String, Type)>),
+    /// Constants, in order.
+    Enumeration(Vec<String>),
+    /// Tags with their payload types, in order.
+    Union(Vec<(String, Type)>),
+}
+
+/// The whole checked model.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Spec {
+    /// Declared types (synonyms are resolved away).
+    pub types: Vec<TypeDef>,
+    /// Primitive and composite automata.
+    pub automata: Vec<Automaton>,
+    /// Invariants, in source order.
+    pub invariants: Vec<Invariant>,
+    /// Forward simulations.
+    pub simulations: Vec<Simulation>,
+    /// Schedules.
+    pub schedules: Vec<Schedule>,
+}
+
+/// A typed variable declaration (state variable, parameter, auxiliary or schedule variable).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VarDecl {
+    /// The name, for printing.
+    pub name: String,
+    /// The type.
+    pub ty: Type,
+    /// The initial value, if any.
+    pub init: Option<Expr>,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// An automaton.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Automaton {
+    /// Its name.
+    pub name: String,
+    /// Formal parameters (slots of [`VarRef::Param`]).
+    pub params: Vec<VarDecl>,
+    /// Its actions: declared (primitive) or derived from the components (composite).
+    pub actions: Vec<Action>,
+    /// Primitive or composite body.
+    pub body: AutomatonBody,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// An action of an automaton's signature.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Action {
+    /// Its name.
+    pub name: String,
+    /// Input, output or internal (after hiding, for composites).
+    pub kind: ActionKind,
+    /// Parameters: their types, and for `const` parameters the fixed value.
+    pub params: Vec<ActionParam>,
+    /// The signature's `where` clause over the parameters (locals `0..params.len()`).
+    pub where_clause: Option<Expr>,
+    /// Locals needed to evaluate the `where` clause.
+    pub n_locals: u32,
+    /// The signature entry.
+    pub span: Span,
+}
+
+/// One parameter of an action.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionParam {
+    /// The name in the signature (or `_k` for a `const` parameter).
+    pub name: String,
+    /// Its type.
+    pub ty: Type,
+    /// For a `const` parameter, the value it always has (over the automaton's parameters).
+    pub fixed: Option<Expr>,
+}
+
+/// The body of an automaton.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum AutomatonBody {
+    /// A primitive automaton.
+    Primitive(Primitive),
+    /// A composition.
+    Composite(Composite),
+}
+
+/// A primitive automaton's states and transitions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Primitive {
+    /// State variables (slots of [`VarRef::State`]).
+    pub state: Vec<VarDecl>,
+    /// `so that` on start states (over state and parameters).
+    pub so_that: Option<Expr>,
+    /// Locals needed by the initialisers and `so that`.
+    pub init_locals: u32,
+    /// Transitions; several may belong to one action (cases).
+    pub transitions: Vec<Transition>,
+    /// Tasks (not executed yet; kept for liveness work).
+    pub tasks: Vec<Task>,
+}
+
+/// One transition definition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transition {
+    /// The action it defines.
+    pub action: ActionId,
+    /// The `case` label, if any.
+    pub case: Option<String>,
+    /// The action's parameters are locals `0..n`; a `const` argument becomes this check instead
+    /// of a binding: `params[k]` must equal the expression.
+    pub const_args: Vec<(u32, Expr)>,
+    /// The transition's `where` clause.
+    pub where_clause: Option<Expr>,
+    /// The precondition, as a list of conjuncts so that a failure can name the one that failed.
+    pub pre: Vec<Expr>,
+    /// The effect.
+    pub eff: Vec<Stmt>,
+    /// Number of local slots (parameters first, then quantifier, loop and choose variables).
+    pub n_locals: u32,
+    /// Names of the locals, for messages.
+    pub local_names: Vec<String>,
+    /// The transition definition.
+    pub span: Span,
+}
+
+/// A task: a set of action instances treated as one fairness class.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Task {
+    /// The actions in the task.
+    pub actions: Vec<ActionId>,
+    /// The task definition.
+    pub span: Span,
+}
+
+/// A composition of automata.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Composite {
+    /// The components (each possibly a family).
+    pub components: Vec<Component>,
+    /// For each of the composite's actions, which component actions take part.
+    pub action_members: Vec<Vec<(u32, ActionId)>>,
+    /// Hidden clauses.
+    pub hidden: Vec<Hidden>,
+}
+
+/// A component or indexed family of components.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Component {
+    /// Its name.
+    pub name: String,
+    /// Index variables of a family (locals `0..indices.len()`).
+    pub indices: Vec<VarDecl>,
+    /// The automaton instantiated.
+    pub automaton: AutomatonId,
+    /// Arguments for the automaton's parameters (over the indices and the composite's
+    /// parameters).
+    pub args: Vec<Expr>,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// `hidden name(args) where P`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hidden {
+    /// The composite action hidden.
+    pub action: ActionId,
+    /// Argument checks: parameter `k` must equal the expression (over the bound names, which
+    /// are locals `0..params`).
+    pub const_args: Vec<(u32, Expr)>,
+    /// The `where` clause.
+    pub where_clause: Option<Expr>,
+    /// Number of locals.
+    pub n_locals: u32,
+    /// The clause.
+    pub span: Span,
+}
+
+/// `invariant NAME of A: P`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Invariant {
+    /// Its name.
+    pub name: String,
+    /// The automaton.
+    pub automaton: AutomatonId,
+    /// The predicate.
+    pub body: Expr,
+    /// Number of locals (quantified variables).
+    pub n_locals: u32,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// A forward simulation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Simulation {
+    /// Its name (`A_to_B` when not given).
+    pub name: String,
+    /// The implementation.
+    pub from: AutomatonId,
+    /// The specification.
+    pub to: AutomatonId,
+    /// The relation, over [`VarRef::Qualified`] names of both automata.
+    pub relation: Expr,
+    /// Locals needed by the relation.
+    pub relation_locals: u32,
+    /// The step correspondence.
+    pub proof: Option<ProofBlock>,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// A simulation's step correspondence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProofBlock {
+    /// Auxiliary variables ([`VarRef::Aux`]).
+    pub aux: Vec<VarDecl>,
+    /// Assignments building the specification's start state.
+    pub start: Vec<Stmt>,
+    /// Locals needed by the start block.
+    pub start_locals: u32,
+    /// One entry per implementation action, indexed by [`ActionId`] of `from`.
+    pub entries: Vec<Option<ProofEntry>>,
+}
+
+/// The step correspondence for one implementation action.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProofEntry {
+    /// The action's parameters are locals `0..n`.
+    pub body: Option<Vec<Stmt>>,
+    /// Number of locals.
+    pub n_locals: u32,
+    /// The entry.
+    pub span: Span,
+}
+
+/// A schedule (nondeterminism-resolution program).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Schedule {
+    /// Its name.
+    pub name: String,
+    /// The automaton it drives.
+    pub automaton: AutomatonId,
+    /// Its variables ([`VarRef::Aux`]).
+    pub vars: Vec<VarDecl>,
+    /// The program.
+    pub body: Vec<Stmt>,
+    /// Number of locals.
+    pub n_locals: u32,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// A statement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stmt {
+    /// What it does.
+    pub kind: StmtKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// Statements.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum StmtKind {
+    /// `target := value`.
+    Assign {
+        /// The place assigned.
+        target: Place,
+        /// The value.
+        value: Expr,
+    },
+    /// Conditional with `elseif` branches.
+    If {
+        /// Conditions and branches, in order.
+        branches: Vec<(Expr, Vec<Stmt>)>,
+        /// The `else` branch.
+        otherwise: Vec<Stmt>,
+    },
+    /// `for x in S`: local `var` ranges over the collection's elements in value order.
+    ForIn {
+        /// The loop variable's local slot.
+        var: u32,
+        /// The collection.
+        collection: Expr,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `for x: T where P`: local `var` ranges over the values of `ty` that satisfy `cond`.
+    ForWhere {
+        /// The loop variable's local slot.
+        var: u32,
+        /// The type ranged over.
+        ty: Type,
+        /// The condition.
+        cond: Expr,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `while P do … od`.
+    While {
+        /// The condition.
+        cond: Expr,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `fire KIND act(args)`.
+    Fire {
+        /// The automaton whose action is fired.
+        automaton: AutomatonId,
+        /// The action.
+        action: ActionId,
+        /// Its arguments.
+        args: Vec<Expr>,
+        /// Values for the step's `choose`s.
+        det: Option<Vec<Stmt>>,
+    },
+    /// No step.
+    Ignore,
+    /// A value for a `choose`.
+    Yield(Expr),
+}
+
+/// An assignable place: a variable followed by fields and indices.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Place {
+    /// The variable.
+    pub root: VarRef,
+    /// Field and index steps into it.
+    pub path: Vec<PlaceStep>,
+}
+
+/// One step into a place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum PlaceStep {
+    /// A tuple field by position.
+    Field(u32),
+    /// An array or map entry.
+    Index(Expr),
+}
+
+/// What a name refers to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum VarRef {
+    /// A state variable of the automaton in scope.
+    State(u32),
+    /// A parameter of the automaton in scope.
+    Param(u32),
+    /// A local: action parameter, quantified, loop or chosen variable.
+    Local(u32),
+    /// An auxiliary variable of a proof block or a schedule variable.
+    Aux(u32),
+    /// A state variable of a named automaton (in simulations).
+    Qualified {
+        /// The automaton.
+        automaton: AutomatonId,
+        /// The state slot.
+        slot: u32,
+    },
+    /// A state variable of a component of the composite in scope (`P[i].x`).
+    Component {
+        /// The component's position.
+        component: u32,
+        /// The family indices.
+        indices: Vec<Expr>,
+        /// The state slot in the component's automaton.
+        slot: u32,
+    },
+}
+
+/// A typed expression.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Expr {
+    /// Its shape.
+    pub kind: ExprKind,
+    /// Its type.
+    pub ty: Type,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// Unary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum UnOp {
+    /// Boolean negation.
+    Not,
+    /// Integer negation.
+    Neg,
+}
+
+/// Binary operators, resolved by operand type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum BinOp {
+    /// `⇔`.
+    Iff,
+    /// `⇒` (short-circuit).
+    Implies,
+    /// `∨` (short-circuit).
+    Or,
+    /// `∧` (short-circuit).
+    And,
+    /// Equality of any type.
+    Eq,
+    /// Inequality of any type.
+    Neq,
+    /// Integer `<`.
+    Lt,
+    /// Integer `≤`.
+    Le,
+    /// Integer `>`.
+    Gt,
+    /// Integer `≥`.
+    Ge,
+    /// Integer `+`.
+    Add,
+    /// Integer `-`.
+    Sub,
+    /// Integer `*`.
+    Mul,
+    /// Integer division (floor).
+    Div,
+    /// Integer remainder (non-negative).
+    Mod,
+    /// Membership in a set, multiset or sequence.
+    In,
+    /// Non-membership.
+    NotIn,
+    /// Subset or equal (sets and multisets).
+    SubsetEq,
+    /// Proper subset.
+    Subset,
+    /// Union (sets; sum for multisets).
+    Union,
+    /// Intersection.
+    Intersect,
+    /// Difference.
+    Difference,
+    /// Append an element to a sequence.
+    Append,
+}
+
+/// Built-in functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Builtin {
+    /// `insert(x, S)`.
+    Insert,
+    /// `delete(x, S)`.
+    Delete,
+    /// `size(S)`.
+    Size,
+    /// `constant(v)`: the array or map with every entry `v`.
+    Constant,
+    /// `embed(v)`: into `Null[T]`.
+    Embed,
+    /// `head(s)`.
+    Head,
+    /// `tail(s)`.
+    Tail,
+    /// `min(a, b)`.
+    Min,
+    /// `max(a, b)`.
+    Max,
+    /// `min(S)` of a set of integers.
+    SetMin,
+    /// `max(S)` of a set of integers.
+    SetMax,
+    /// `abs(a)`.
+    Abs,
+    /// `defined(m, k)`: whether a map has the key.
+    Defined,
+    /// `update(m, k, v)`.
+    Update,
+}
+
+/// The shapes of expressions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ExprKind {
+    /// A variable.
+    Var(VarRef),
+    /// An integer.
+    Int(i64),
+    /// A Boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+    /// `nil`.
+    Nil,
+    /// An enumeration constant (by position).
+    EnumConst(u32),
+    /// A tuple of the expression's (named tuple) type.
+    Tuple(Vec<Expr>),
+    /// A set, multiset or sequence literal, per the expression's type.
+    Collection(Vec<Expr>),
+    /// Unary operator.
+    Unary(UnOp, Box<Expr>),
+    /// Binary operator.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Tuple field by position.
+    Field(Box<Expr>, u32),
+    /// The value inside a non-nil `Null`.
+    NullVal(Box<Expr>),
+    /// The payload of a union value with the given tag (error if the tag differs).
+    UnionPayload(Box<Expr>, u32),
+    /// A union value with the given tag.
+    UnionNew(u32, Box<Expr>),
+    /// Whether a union value has the given tag.
+    Is(Box<Expr>, u32),
+    /// Array, map or sequence lookup.
+    Index(Box<Expr>, Box<Expr>),
+    /// A built-in function.
+    Call(Builtin, Vec<Expr>),
+    /// A quantifier over locals with their types.
+    Quant(Quantifier, Vec<(u32, Type)>, Box<Expr>),
+    /// `if c then a else b`.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `choose x: T where P`.
+    Choose {
+        /// The chosen local.
+        var: u32,
+        /// The condition.
+        cond: Option<Box<Expr>>,
+        /// How to resolve it when executing.
+        det: Option<Vec<Stmt>>,
+    },
+}

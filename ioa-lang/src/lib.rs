@@ -1,0 +1,52 @@
+//! The IOA language: lexing, parsing, name resolution and type checking, lowering to the typed
+//! core IR ([`ir::Spec`]) every later crate consumes, pretty printing, and diagnostics.
+//!
+//! This crate does no I/O: files reach it through the [`loader::FileSystem`] trait, and
+//! diagnostics leave it as data ([`diagnostics::Diagnostic`]) or as rendered strings.
+
+pub mod ast;
+pub mod check;
+pub mod diagnostics;
+pub mod ir;
+pub mod lexer;
+pub mod loader;
+pub mod parse;
+pub mod source_map;
+pub mod span;
+
+use std::path::PathBuf;
+
+/// The outcome of checking a model.
+pub struct CheckResult {
+    /// Every file read (for rendering diagnostics).
+    pub sources: source_map::SourceMap,
+    /// The checked model, when there were no errors.
+    pub spec: Option<ir::Spec>,
+    /// Syntax, read and type errors, in source order.
+    pub diagnostics: Vec<diagnostics::Diagnostic>,
+}
+
+impl CheckResult {
+    /// How many files were read.
+    pub fn sources_count(&self) -> usize {
+        self.sources.len()
+    }
+}
+
+/// Reads, parses and checks the given files (and their imports) as one model.
+pub fn check_files(paths: &[PathBuf], fs: &dyn loader::FileSystem) -> CheckResult {
+    let loaded = loader::load(paths, fs);
+    let mut diagnostics = loaded.diagnostics;
+    let spec = if diagnostics.iter().any(|d| d.is_error()) {
+        None
+    } else {
+        let (spec, mut more) = check::check(&loaded.files);
+        diagnostics.append(&mut more);
+        spec
+    };
+    CheckResult {
+        sources: loaded.sources,
+        spec,
+        diagnostics,
+    }
+}
