@@ -136,6 +136,8 @@ pub struct AutomatonDecl {
 }
 
 /// What an automaton is made of.
+// Built once per declaration and never copied in bulk, so variant sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum AutomatonBody {
     /// Signature, states and transitions written out.

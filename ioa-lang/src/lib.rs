@@ -11,6 +11,7 @@ pub mod ir;
 pub mod lexer;
 pub mod loader;
 pub mod parse;
+pub mod pretty;
 pub mod source_map;
 pub mod span;
 

@@ -52,6 +52,8 @@ pub enum SyntaxError {
 }
 
 /// One item of a proof block's body as the grammar reads it (see the grammar's comment).
+// Short-lived: the grammar builds these and `build_proof_block` consumes them at once.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum ProofItem {
     /// A statement (belongs to `start`).
