@@ -1,5 +1,12 @@
 //! Executes I/O automata: values over persistent collections, expression evaluation, the step
 //! function, nondeterminism-resolution schedules, seeded random runs and traces.
 //!
-//! Not built yet: this crate holds only its header until the interpreter issue is resolved. It
-//! will consume `ioa_lang::ir::Spec` and nothing above it.
+//! Work in progress (the interpreter issue): values, universes, evaluation and effect execution
+//! are here; the step function over composites, schedules, random runs and traces come next.
+//! It consumes `ioa_lang::ir::Spec` and nothing above it.
+
+pub mod error;
+pub mod eval;
+pub mod exec;
+pub mod universe;
+pub mod value;

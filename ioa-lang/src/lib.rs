@@ -34,8 +34,26 @@ impl CheckResult {
     }
 }
 
+/// The stack the front end runs on: the parser and checker recurse over expressions, and a
+/// generated model may nest thousands deep.
+const FRONT_END_STACK: usize = 1 << 30;
+
 /// Reads, parses and checks the given files (and their imports) as one model.
-pub fn check_files(paths: &[PathBuf], fs: &dyn loader::FileSystem) -> CheckResult {
+///
+/// Runs on a thread with a large stack, so deeply nested input is checked, not a crash.
+pub fn check_files(paths: &[PathBuf], fs: &(dyn loader::FileSystem + Sync)) -> CheckResult {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("ioa-check".into())
+            .stack_size(FRONT_END_STACK)
+            .spawn_scoped(scope, || check_files_here(paths, fs))
+            .expect("a thread for the front end")
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+fn check_files_here(paths: &[PathBuf], fs: &dyn loader::FileSystem) -> CheckResult {
     let loaded = loader::load(paths, fs);
     let mut diagnostics = loaded.diagnostics;
     let spec = if diagnostics.iter().any(|d| d.is_error()) {

@@ -84,6 +84,10 @@ impl Checker {
     }
 
     fn register_global(&mut self, name: ast::Ident, ty: TypeId, k: u32, is_enum: bool) {
+        if !is_enum && super::expr::BUILTINS.contains(&name.name.as_str()) {
+            self.error(CheckError::Duplicate { what: "union tag (the name of a built-in function)", name: name.name, span: name.span, previous: name.span });
+            return;
+        }
         let previous = self
             .enum_consts
             .get(&name.name)
@@ -274,13 +278,16 @@ impl Checker {
             for (k, param) in entry.params.iter().enumerate() {
                 match param {
                     ast::SigParam::Formal(f) => {
-                        if let Some(prev) = body.local(&f.name.name) {
-                            let _ = prev;
+                        let earlier = entry.params[..k].iter().find_map(|p| match p {
+                            ast::SigParam::Formal(e) if e.name.name == f.name.name => Some(e.name.span),
+                            _ => None,
+                        });
+                        if let Some(previous) = earlier {
                             self.error(CheckError::Duplicate {
                                 what: "parameter",
                                 name: f.name.name.clone(),
                                 span: f.name.span,
-                                previous: f.name.span,
+                                previous,
                             });
                         }
                         let ty = self.resolve_type(&f.ty);
@@ -623,8 +630,11 @@ impl Checker {
                             });
                         }
                     }
-                    if body.locals.iter().any(|l| l.name == name.name) {
-                        let previous = name.span;
+                    let earlier = args[..k].iter().find_map(|a| match a {
+                        ActionArg::Bind { name: e, .. } if e.name == name.name => Some(e.span),
+                        _ => None,
+                    });
+                    if let Some(previous) = earlier {
                         self.error(CheckError::Duplicate {
                             what: "parameter",
                             name: name.name.clone(),

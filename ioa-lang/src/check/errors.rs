@@ -319,7 +319,7 @@ impl IntoDiagnostic for CheckError {
             }
             WrongArity { what, expected, found, span } => Diagnostic::error(
                 "E0201",
-                format!("{what} takes {expected} argument(s) but {found} were given"),
+                format!("{what} takes {expected} argument(s) but got {found}"),
                 *span,
             )
             .with_label_message(format!("expected {expected}")),

@@ -9,7 +9,7 @@ use crate::ir::{self, BinOp, Builtin, Expr, ExprKind, Type, TypeDefKind, UnOp, V
 use crate::span::Span;
 
 /// Built-in function names, for suggestions.
-const BUILTINS: &[&str] = &[
+pub(crate) const BUILTINS: &[&str] = &[
     "insert", "delete", "size", "constant", "embed", "head", "tail", "min", "max", "div", "mod",
     "abs", "defined", "update",
 ];
@@ -125,8 +125,10 @@ impl Checker {
                 let ty = self.resolve_type(&var.ty);
                 let det = det.as_ref().map(|stmts| {
                     let saved = body.yield_type.replace(ty.clone());
+                    let saved_free = std::mem::replace(&mut body.yield_any, false);
                     let out = self.stmts(body, stmts);
                     body.yield_type = saved;
+                    body.yield_any = saved_free;
                     out
                 });
                 let mark = body.mark();

@@ -46,6 +46,9 @@ pub(crate) struct Checker {
     state_names: Vec<FxHashMap<String, u32>>,
     /// For each automaton, its component names (composite automata only).
     component_names: Vec<FxHashMap<String, u32>>,
+    /// `yield`s in a fired step's `det` block: their types come from the `choose`s they answer
+    /// at run time, so literals in them may stay ambiguous.
+    free_yields: Vec<Span>,
 }
 
 /// Checks parsed files together (imports already read) and lowers them to a [`Spec`].
@@ -62,6 +65,7 @@ pub fn check(files: &[(FileId, SourceFile)]) -> (Option<Spec>, Vec<Diagnostic>) 
         automaton_names: FxHashMap::default(),
         state_names: Vec::new(),
         component_names: Vec::new(),
+        free_yields: Vec::new(),
     };
     let items: Vec<&ast::Item> = files.iter().flat_map(|(_, f)| f.items.iter()).collect();
     checker.declare_types(&items);

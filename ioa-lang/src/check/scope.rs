@@ -70,6 +70,8 @@ pub(crate) struct Body {
     pub fire_target: Option<AutomatonId>,
     /// Inside `det do … od`: `yield`s produce values of this type.
     pub yield_type: Option<Type>,
+    /// Inside a `fire … det` block, where each `yield` answers a different `choose`.
+    pub yield_any: bool,
 }
 
 impl Body {
@@ -88,6 +90,7 @@ impl Body {
             local_names: Vec::new(),
             fire_target: None,
             yield_type: None,
+            yield_any: false,
         }
     }
 

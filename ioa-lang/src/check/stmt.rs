@@ -155,6 +155,7 @@ impl Checker {
             S::Yield(e) => {
                 let e = self.expr(body, e);
                 match body.yield_type.clone() {
+                    Some(_) if body.yield_any => self.free_yields.push(e.span),
                     Some(t) => self.expect(&e, &t),
                     None => self.not_allowed(body, "yield", span),
                 }
@@ -216,11 +217,13 @@ impl Checker {
             })
             .collect();
         let det = det.map(|stmts| {
+            // Each `yield` of a fired step answers a different `choose`, so each has its own type.
             let saved = body.yield_type.take();
-            let any = self.unifier.fresh(super::types::VarKind::Any, span);
-            body.yield_type = Some(any);
+            let saved_free = std::mem::replace(&mut body.yield_any, true);
+            body.yield_type = Some(Type::Bool);
             let out = self.stmts(body, stmts);
             body.yield_type = saved;
+            body.yield_any = saved_free;
             out
         });
         Some(Stmt {
@@ -316,6 +319,14 @@ impl Checker {
                 }
                 let (mut place, ty) = self.place(body, base)?;
                 match self.unifier.shallow(&ty) {
+                    Type::Null(_) if f.name == "val" => {
+                        self.error(CheckError::AssignToNonState { name: format!("….{}", f.name), what: "the value inside a `Null`; assign `embed(…)` to the variable itself", span: lhs.span });
+                        None
+                    }
+                    Type::Named(id) if matches!(&self.spec.types[id.0 as usize].kind, TypeDefKind::Union(tags) if tags.iter().any(|(n, _)| *n == f.name)) => {
+                        self.error(CheckError::AssignToNonState { name: format!("….{}", f.name), what: "a union's payload; assign a whole union value instead", span: lhs.span });
+                        None
+                    }
                     Type::Named(id) => {
                         if let TypeDefKind::Tuple(fields) = &self.spec.types[id.0 as usize].kind {
                             if let Some(k) = fields.iter().position(|(n, _)| *n == f.name) {
@@ -353,6 +364,7 @@ impl Checker {
                 let (mut place, ty) = self.place(body, base)?;
                 let (key, value) = match self.unifier.shallow(&ty) {
                     Type::Array(k, v) | Type::Map(k, v) => (*k, *v),
+                    Type::Seq(e) => (Type::Int, *e),
                     _ => {
                         let shown = self.show(&ty);
                         self.error(CheckError::NotIndexable {

@@ -96,8 +96,8 @@ impl Unifier {
                 let (x, y) = (*x as usize, *y as usize);
                 let kx = self.vars[x].kind.clone();
                 let ky = self.vars[y].kind.clone();
-                self.vars[x].binding = Some(b.clone());
                 let merged = self.merge_kinds(kx, ky, types)?;
+                self.vars[x].binding = Some(b.clone());
                 self.vars[y].kind = merged;
                 Ok(())
             }
@@ -107,8 +107,11 @@ impl Unifier {
                 if occurs(x as u32, other, self) {
                     return Err(Mismatch);
                 }
+                // Check the constraint first, so a failed unification leaves the variable
+                // unbound and messages show what it really is.
+                self.check_kind(&kind, other, types)?;
                 self.vars[x].binding = Some(other.clone());
-                self.check_kind(&kind, other, types)
+                Ok(())
             }
             (Type::Int | Type::Nat, Type::Int | Type::Nat) => Ok(()),
             (Type::Set(x), Type::Set(y))
@@ -186,7 +189,9 @@ impl Unifier {
     /// Settles every unbound variable: collections default to `Set`; a tuple literal that
     /// matches exactly one declared tuple type takes it. Returns the spans of literals whose
     /// type could not be settled.
-    pub fn settle(&mut self, types: &[TypeDef]) -> Vec<(Span, VarKindName)> {
+    /// Literals whose origin `lenient` accepts take any type of the right shape (the first
+    /// declared tuple type of their arity, or `Bool`) instead of being reported.
+    pub fn settle(&mut self, types: &[TypeDef], lenient: &dyn Fn(Span) -> bool) -> Vec<(Span, VarKindName)> {
         let mut unsettled = Vec::new();
         loop {
             let mut progress = false;
@@ -195,9 +200,12 @@ impl Unifier {
                     continue;
                 }
                 let kind = self.vars[v].kind.clone();
+                let loose = lenient(self.vars[v].origin);
                 let choice = match &kind {
                     VarKind::Collection(e) => Some(Type::Set(Box::new(e.clone()))),
+                    VarKind::Tuple(parts) if loose => first_tuple_type(parts.len(), types),
                     VarKind::Tuple(parts) => unique_tuple_type(parts.len(), types),
+                    VarKind::Any if loose => Some(Type::Bool),
                     _ => None,
                 };
                 if let Some(t) = choice {
@@ -236,6 +244,10 @@ pub enum VarKindName {
     Tuple,
     /// `constant(…)`.
     Indexable,
+}
+
+fn first_tuple_type(arity: usize, types: &[TypeDef]) -> Option<Type> {
+    types.iter().position(|t| matches!(&t.kind, TypeDefKind::Tuple(f) if f.len() == arity)).map(|i| Type::Named(crate::ir::TypeId(i as u32)))
 }
 
 fn unique_tuple_type(arity: usize, types: &[TypeDef]) -> Option<Type> {

@@ -1,0 +1,514 @@
+//! Evaluating IR expressions over a state.
+//!
+//! `∧`, `∨` and `⇒` stop early, so guards such as `x ≠ nil ⇒ x.val ∈ S` are safe. Quantifiers
+//! range over a bound guard's collection when the body starts with `x ∈ S ∧ …` (∃) or
+//! `x ∈ S ⇒ …` (∀), and over the type's finite carrier otherwise.
+
+use crate::error::{EvalResult, RunError};
+use crate::universe::Universe;
+use crate::value::Value;
+use imbl::{OrdMap, OrdSet, Vector};
+use ioa_lang::ast::Quantifier;
+use ioa_lang::ir::{AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Stmt, StmtKind, Type, UnOp, VarRef};
+use ioa_lang::span::Span;
+use std::sync::Arc;
+
+/// Reads the state of other automata or components, for simulations and composites.
+pub trait StateView {
+    /// A state variable of a named automaton (simulations).
+    fn qualified(&self, automaton: AutomatonId, slot: u32) -> Option<Value>;
+    /// A state variable of a component instance (composites).
+    fn component(&self, component: u32, indices: &[Value], slot: u32) -> Option<Value>;
+}
+
+/// A view with nothing in it.
+pub struct NoView;
+
+impl StateView for NoView {
+    fn qualified(&self, _: AutomatonId, _: u32) -> Option<Value> {
+        None
+    }
+    fn component(&self, _: u32, _: &[Value], _: u32) -> Option<Value> {
+        None
+    }
+}
+
+/// Resolves `choose`: from a schedule's `det` values, at random, or not at all.
+pub trait Chooser {
+    /// Picks one of `candidates` (all satisfy the condition; never empty) for the `choose` at
+    /// `span`, or reports that nothing resolves it.
+    fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value>;
+    /// A value offered by a `det` block, if any is pending (checked against the condition).
+    fn offered(&mut self) -> Option<Value> {
+        None
+    }
+}
+
+/// A chooser that refuses: used where no choice can be resolved (predicates).
+pub struct NoChoice;
+
+impl Chooser for NoChoice {
+    fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value> {
+        if candidates.len() == 1 {
+            return Ok(candidates[0].clone());
+        }
+        Err(RunError::UnresolvedChoice { span })
+    }
+}
+
+/// What an expression can see.
+pub struct Scope<'a> {
+    /// The spec (types, for carriers).
+    pub spec: &'a Spec,
+    /// Carriers of open types.
+    pub universe: &'a Universe,
+    /// The state of the automaton in scope.
+    pub state: &'a [Value],
+    /// Its parameters.
+    pub params: &'a [Value],
+    /// Schedule or auxiliary variables.
+    pub aux: &'a [Value],
+    /// Other automata and components.
+    pub view: &'a dyn StateView,
+}
+
+fn ovf(span: Span) -> RunError {
+    RunError::Overflow { span }
+}
+
+fn undefined(span: Span, what: &'static str) -> RunError {
+    RunError::Undefined { span, what }
+}
+
+impl Scope<'_> {
+    /// Evaluates a Boolean expression.
+    pub fn truth(&self, e: &Expr, locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<bool> {
+        Ok(self.eval(e, locals, ch)?.as_bool().unwrap_or(false))
+    }
+
+    /// Evaluates an expression.
+    pub fn eval(&self, e: &Expr, locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<Value> {
+        let span = e.span;
+        Ok(match &e.kind {
+            ExprKind::Var(r) => self.var(r, locals, ch, span)?,
+            ExprKind::Int(i) => Value::Int(*i),
+            ExprKind::Bool(b) => Value::Bool(*b),
+            ExprKind::Str(s) => Value::Str(s.as_str().into()),
+            ExprKind::Nil => Value::Nil,
+            ExprKind::EnumConst(k) => match &e.ty {
+                Type::Named(id) => Value::Enum(*id, *k),
+                _ => unreachable!("enumeration constants have named types"),
+            },
+            ExprKind::Tuple(parts) => {
+                let vals: EvalResult<Vec<Value>> = parts.iter().map(|p| self.eval(p, locals, ch)).collect();
+                Value::Tuple(vals?.into())
+            }
+            ExprKind::Collection(items) => {
+                let vals: EvalResult<Vec<Value>> = items.iter().map(|p| self.eval(p, locals, ch)).collect();
+                let vals = vals?;
+                match &e.ty {
+                    Type::Seq(_) => Value::Seq(vals.into_iter().collect()),
+                    Type::Mset(_) => {
+                        let mut m = OrdMap::new();
+                        for v in vals {
+                            *m.entry(v).or_insert(0) += 1;
+                        }
+                        Value::Mset(m)
+                    }
+                    _ => Value::Set(vals.into_iter().collect()),
+                }
+            }
+            ExprKind::Unary(UnOp::Not, x) => Value::Bool(!self.truth(x, locals, ch)?),
+            ExprKind::Unary(UnOp::Neg, x) => {
+                let v = self.int(x, locals, ch)?;
+                Value::Int(v.checked_neg().ok_or_else(|| ovf(span))?)
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, locals, ch, span)?,
+            ExprKind::Field(x, k) => match self.eval(x, locals, ch)? {
+                Value::Tuple(fields) => fields[*k as usize].clone(),
+                _ => return Err(undefined(span, "field of a non-tuple")),
+            },
+            ExprKind::NullVal(x) => match self.eval(x, locals, ch)? {
+                Value::Embed(v) => (*v).clone(),
+                _ => return Err(undefined(span, "`.val` of `nil`")),
+            },
+            ExprKind::UnionPayload(x, k) => match self.eval(x, locals, ch)? {
+                Value::Union(_, tag, v) if tag == *k => (*v).clone(),
+                _ => return Err(undefined(span, "payload of a union value with another tag")),
+            },
+            ExprKind::UnionNew(k, x) => match &e.ty {
+                Type::Named(id) => Value::Union(*id, *k, Arc::new(self.eval(x, locals, ch)?)),
+                _ => unreachable!("union values have named types"),
+            },
+            ExprKind::Is(x, k) => match self.eval(x, locals, ch)? {
+                Value::Union(_, tag, _) => Value::Bool(tag == *k),
+                _ => Value::Bool(false),
+            },
+            ExprKind::Index(x, i) => {
+                let base = self.eval(x, locals, ch)?;
+                let key = self.eval(i, locals, ch)?;
+                index(&base, &key, span)?
+            }
+            ExprKind::Call(b, args) => self.call(*b, args, locals, ch, span)?,
+            ExprKind::Quant(q, binders, body) => Value::Bool(self.quant(*q, binders, body, locals, ch, span)?),
+            ExprKind::Cond(c, a, b) => {
+                if self.truth(c, locals, ch)? {
+                    self.eval(a, locals, ch)?
+                } else {
+                    self.eval(b, locals, ch)?
+                }
+            }
+            ExprKind::Choose { var, cond, det } => self.choose(*var, &e.ty, cond.as_deref(), det.as_deref(), locals, ch, span)?,
+        })
+    }
+
+    fn var(&self, r: &VarRef, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+        Ok(match r {
+            VarRef::State(s) => self.state[*s as usize].clone(),
+            VarRef::Param(s) => self.params[*s as usize].clone(),
+            VarRef::Local(s) => locals[*s as usize].clone(),
+            VarRef::Aux(s) => self.aux[*s as usize].clone(),
+            VarRef::Qualified { automaton, slot } => {
+                self.view.qualified(*automaton, *slot).ok_or_else(|| undefined(span, "state of an automaton not running"))?
+            }
+            VarRef::Component { component, indices, slot } => {
+                let idx: EvalResult<Vec<Value>> = indices.iter().map(|i| self.eval(i, locals, ch)).collect();
+                self.view.component(*component, &idx?, *slot).ok_or_else(|| undefined(span, "state of a component index outside the universe"))?
+            }
+        })
+    }
+
+    fn int(&self, e: &Expr, locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<i64> {
+        match self.eval(e, locals, ch)? {
+            Value::Int(i) => Ok(i),
+            _ => Err(undefined(e.span, "a non-integer in arithmetic")),
+        }
+    }
+
+    fn binary(&self, op: BinOp, l: &Expr, r: &Expr, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+        use BinOp::*;
+        Ok(match op {
+            And => Value::Bool(self.truth(l, locals, ch)? && self.truth(r, locals, ch)?),
+            Or => Value::Bool(self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
+            Implies => Value::Bool(!self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
+            Iff => Value::Bool(self.truth(l, locals, ch)? == self.truth(r, locals, ch)?),
+            Eq => Value::Bool(self.eval(l, locals, ch)? == self.eval(r, locals, ch)?),
+            Neq => Value::Bool(self.eval(l, locals, ch)? != self.eval(r, locals, ch)?),
+            Lt | Le | Gt | Ge | Add | Sub | Mul | Div | Mod => {
+                let a = self.int(l, locals, ch)?;
+                let b = self.int(r, locals, ch)?;
+                match op {
+                    Lt => Value::Bool(a < b),
+                    Le => Value::Bool(a <= b),
+                    Gt => Value::Bool(a > b),
+                    Ge => Value::Bool(a >= b),
+                    Add => Value::Int(a.checked_add(b).ok_or_else(|| ovf(span))?),
+                    Sub => Value::Int(a.checked_sub(b).ok_or_else(|| ovf(span))?),
+                    Mul => Value::Int(a.checked_mul(b).ok_or_else(|| ovf(span))?),
+                    Div => {
+                        if b == 0 {
+                            return Err(RunError::DivisionByZero { span });
+                        }
+                        Value::Int(a.checked_div_euclid(b).ok_or_else(|| ovf(span))?)
+                    }
+                    _ => {
+                        if b == 0 {
+                            return Err(RunError::DivisionByZero { span });
+                        }
+                        Value::Int(a.checked_rem_euclid(b).ok_or_else(|| ovf(span))?)
+                    }
+                }
+            }
+            In | NotIn => {
+                let x = self.eval(l, locals, ch)?;
+                let c = self.eval(r, locals, ch)?;
+                let found = match &c {
+                    Value::Set(s) => s.contains(&x),
+                    Value::Mset(m) => m.contains_key(&x),
+                    Value::Seq(s) => s.iter().any(|y| *y == x),
+                    _ => false,
+                };
+                Value::Bool(found == (op == In))
+            }
+            SubsetEq | Subset => {
+                let a = self.eval(l, locals, ch)?;
+                let b = self.eval(r, locals, ch)?;
+                let sub = match (&a, &b) {
+                    (Value::Set(x), Value::Set(y)) => x.is_subset(y),
+                    (Value::Mset(x), Value::Mset(y)) => x.iter().all(|(k, n)| y.get(k).is_some_and(|m| m >= n)),
+                    _ => false,
+                };
+                Value::Bool(sub && (op == SubsetEq || a != b))
+            }
+            Union | Intersect | Difference => {
+                let a = self.eval(l, locals, ch)?;
+                let b = self.eval(r, locals, ch)?;
+                match (a, b) {
+                    (Value::Set(x), Value::Set(y)) => Value::Set(match op {
+                        Union => x.union(y),
+                        Intersect => x.intersection(y),
+                        _ => x.relative_complement(y),
+                    }),
+                    (Value::Mset(x), Value::Mset(y)) => Value::Mset(mset_op(op, x, y)),
+                    _ => return Err(undefined(span, "a set operation on a non-set")),
+                }
+            }
+            Append => {
+                let s = self.eval(l, locals, ch)?;
+                let x = self.eval(r, locals, ch)?;
+                match s {
+                    Value::Seq(mut v) => {
+                        v.push_back(x);
+                        Value::Seq(v)
+                    }
+                    _ => return Err(undefined(span, "append to a non-sequence")),
+                }
+            }
+        })
+    }
+
+    fn call(&self, b: Builtin, args: &[Expr], locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.eval(a, locals, ch)?);
+        }
+        let mut it = vals.into_iter();
+        let mut next = || it.next().expect("arity checked by the type checker");
+        Ok(match b {
+            Builtin::Insert | Builtin::Delete => {
+                let x = next();
+                match next() {
+                    Value::Set(s) => Value::Set(if b == Builtin::Insert { s.update(x) } else { s.without(&x) }),
+                    Value::Mset(mut m) => {
+                        if b == Builtin::Insert {
+                            *m.entry(x).or_insert(0) += 1;
+                        } else if let Some(n) = m.get(&x).copied() {
+                            if n <= 1 {
+                                m.remove(&x);
+                            } else {
+                                m.insert(x, n - 1);
+                            }
+                        }
+                        Value::Mset(m)
+                    }
+                    _ => return Err(undefined(span, "insert/delete on a non-set")),
+                }
+            }
+            Builtin::Size => Value::Int(match next() {
+                Value::Set(s) => s.len() as i64,
+                Value::Mset(m) => m.values().sum::<u64>() as i64,
+                Value::Seq(s) => s.len() as i64,
+                _ => return Err(undefined(span, "size of a non-collection")),
+            }),
+            Builtin::Constant => {
+                let v = next();
+                Value::Array(Arc::new(v), OrdMap::new())
+            }
+            Builtin::Embed => Value::Embed(Arc::new(next())),
+            Builtin::Head => match next() {
+                Value::Seq(s) => s.front().cloned().ok_or_else(|| undefined(span, "`head` of an empty sequence"))?,
+                _ => return Err(undefined(span, "head of a non-sequence")),
+            },
+            Builtin::Tail => match next() {
+                Value::Seq(s) => {
+                    if s.is_empty() {
+                        return Err(undefined(span, "`tail` of an empty sequence"));
+                    }
+                    Value::Seq(s.skip(1))
+                }
+                _ => return Err(undefined(span, "tail of a non-sequence")),
+            },
+            Builtin::Min | Builtin::Max => {
+                let a = next().as_int().unwrap_or(0);
+                let c = next().as_int().unwrap_or(0);
+                Value::Int(if b == Builtin::Min { a.min(c) } else { a.max(c) })
+            }
+            Builtin::SetMin | Builtin::SetMax => match next() {
+                Value::Set(s) => {
+                    let v = if b == Builtin::SetMin { s.get_min() } else { s.get_max() };
+                    v.cloned().ok_or_else(|| undefined(span, "`min`/`max` of an empty set"))?
+                }
+                _ => return Err(undefined(span, "min/max of a non-set")),
+            },
+            Builtin::Abs => Value::Int(next().as_int().unwrap_or(0).checked_abs().ok_or_else(|| ovf(span))?),
+            Builtin::Defined => {
+                let m = next();
+                let k = next();
+                match m {
+                    Value::Map(m) => Value::Bool(m.contains_key(&k)),
+                    _ => Value::Bool(true),
+                }
+            }
+            Builtin::Update => {
+                let m = next();
+                let k = next();
+                let v = next();
+                match m {
+                    Value::Array(d, e) => Value::array_set(&d, &e, k, v),
+                    Value::Map(m) => Value::Map(m.update(k, v)),
+                    _ => return Err(undefined(span, "update of a non-array")),
+                }
+            }
+        })
+    }
+
+    /// The values a binder ranges over: a bound guard's collection if the body has one,
+    /// otherwise the type's carrier.
+    fn range_of(&self, q: Quantifier, slot: u32, ty: &Type, body: &Expr, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Vec<Value>> {
+        if let Some(coll) = bound_guard(q, slot, body) {
+            let c = self.eval(coll, locals, ch)?;
+            return Ok(match c {
+                Value::Set(s) => s.into_iter().collect(),
+                Value::Mset(m) => m.keys().cloned().collect(),
+                Value::Seq(s) => s.into_iter().collect(),
+                _ => vec![],
+            });
+        }
+        Ok(self.universe.carrier_at(self.spec, ty, span)?.to_vec())
+    }
+
+    fn quant(&self, q: Quantifier, binders: &[(u32, Type)], body: &Expr, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<bool> {
+        let Some(((slot, ty), rest)) = binders.split_first() else {
+            return self.truth(body, locals, ch);
+        };
+        let range = self.range_of(q, *slot, ty, body, locals, ch, span)?;
+        for v in range {
+            locals[*slot as usize] = v;
+            let holds = self.quant(q, rest, body, locals, ch, span)?;
+            match q {
+                Quantifier::ForAll if !holds => return Ok(false),
+                Quantifier::Exists if holds => return Ok(true),
+                _ => {}
+            }
+        }
+        Ok(q == Quantifier::ForAll)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn choose(&self, slot: u32, ty: &Type, cond: Option<&Expr>, det: Option<&[Stmt]>, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+        // A det block attached to the choose itself: its first yielded value.
+        if let Some(stmts) = det {
+            if let Some(v) = self.first_yield(stmts, locals, ch)? {
+                return self.accept_offer(slot, v, cond, locals, ch, span);
+            }
+        }
+        if let Some(v) = ch.offered() {
+            return self.accept_offer(slot, v, cond, locals, ch, span);
+        }
+        let range = match cond {
+            Some(c) => self.range_of(Quantifier::Exists, slot, ty, c, locals, ch, span)?,
+            None => self.universe.carrier_at(self.spec, ty, span)?.to_vec(),
+        };
+        let mut candidates = Vec::new();
+        for v in range {
+            locals[slot as usize] = v.clone();
+            if cond.map(|c| self.truth(c, locals, ch)).transpose()?.unwrap_or(true) {
+                candidates.push(v);
+            }
+        }
+        if candidates.is_empty() {
+            return Err(RunError::EmptyChoice { span });
+        }
+        ch.choose(span, &candidates)
+    }
+
+    fn accept_offer(&self, slot: u32, v: Value, cond: Option<&Expr>, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+        locals[slot as usize] = v.clone();
+        if let Some(c) = cond {
+            if !self.truth(c, locals, ch)? {
+                let value = crate::value::Printer::new(self.spec).show(&v);
+                return Err(RunError::BadYield { span, value });
+            }
+        }
+        Ok(v)
+    }
+
+    fn first_yield(&self, stmts: &[Stmt], locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<Option<Value>> {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Yield(e) => return Ok(Some(self.eval(e, locals, ch)?)),
+                StmtKind::If { branches, otherwise } => {
+                    let mut taken = None;
+                    for (c, b) in branches {
+                        if self.truth(c, locals, ch)? {
+                            taken = Some(b);
+                            break;
+                        }
+                    }
+                    if let Some(v) = self.first_yield(taken.unwrap_or(otherwise), locals, ch)? {
+                        return Ok(Some(v));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// `x ∈ S ∧ …` (for ∃) or `x ∈ S ⇒ …` (for ∀) where `S` does not mention `x`: the collection.
+fn bound_guard(q: Quantifier, slot: u32, body: &Expr) -> Option<&Expr> {
+    let first = match (&body.kind, q) {
+        (ExprKind::Binary(BinOp::Implies, l, _), Quantifier::ForAll) => leftmost_conjunct(l),
+        (ExprKind::Binary(BinOp::And, _, _), Quantifier::Exists) => leftmost_conjunct(body),
+        (ExprKind::Binary(BinOp::In, _, _), Quantifier::Exists) => body,
+        _ => return None,
+    };
+    match &first.kind {
+        ExprKind::Binary(BinOp::In, x, coll) if matches!(x.kind, ExprKind::Var(VarRef::Local(s)) if s == slot) && !mentions_local(coll, slot) => Some(coll),
+        _ => None,
+    }
+}
+
+fn leftmost_conjunct(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Binary(BinOp::And, l, _) => leftmost_conjunct(l),
+        _ => e,
+    }
+}
+
+fn mentions_local(e: &Expr, slot: u32) -> bool {
+    // Serialising is slow, so walk the few shapes a collection expression takes and be
+    // conservative about the rest.
+    match &e.kind {
+        ExprKind::Var(VarRef::Local(s)) => *s == slot,
+        ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Nil | ExprKind::EnumConst(_) | ExprKind::Str(_) => false,
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => mentions_local(a, slot) || mentions_local(b, slot),
+        ExprKind::Field(a, _) | ExprKind::NullVal(a) | ExprKind::Unary(_, a) => mentions_local(a, slot),
+        ExprKind::Call(_, xs) | ExprKind::Collection(xs) | ExprKind::Tuple(xs) => xs.iter().any(|x| mentions_local(x, slot)),
+        _ => true,
+    }
+}
+
+fn index(base: &Value, key: &Value, span: Span) -> EvalResult<Value> {
+    match base {
+        Value::Array(d, e) => Ok(Value::array_get(d, e, key)),
+        Value::Map(m) => m.get(key).cloned().ok_or_else(|| undefined(span, "a map lookup of a missing key")),
+        Value::Seq(s) => {
+            let i = key.as_int().unwrap_or(-1);
+            usize::try_from(i).ok().and_then(|i| s.get(i)).cloned().ok_or_else(|| undefined(span, "a sequence index out of range"))
+        }
+        _ => Err(undefined(span, "indexing a non-array")),
+    }
+}
+
+fn mset_op(op: BinOp, x: OrdMap<Value, u64>, y: OrdMap<Value, u64>) -> OrdMap<Value, u64> {
+    let mut out = OrdMap::new();
+    let keys: OrdSet<Value> = x.keys().chain(y.keys()).cloned().collect();
+    for k in keys {
+        let a = x.get(&k).copied().unwrap_or(0);
+        let b = y.get(&k).copied().unwrap_or(0);
+        let n = match op {
+            BinOp::Union => a + b,
+            BinOp::Intersect => a.min(b),
+            _ => a.saturating_sub(b),
+        };
+        if n > 0 {
+            out.insert(k, n);
+        }
+    }
+    out
+}
+
+/// Sequences as persistent vectors, re-exported for callers building values.
+pub type Seq = Vector<Value>;
