@@ -14,7 +14,9 @@ fn every_path_named_in_architecture_md_exists() {
             continue;
         }
         let looks_like_path = chunk.contains('/')
-            || [".rs", ".md", ".lalrpop", ".toml"].iter().any(|e| chunk.ends_with(e));
+            || [".rs", ".md", ".lalrpop", ".toml"]
+                .iter()
+                .any(|e| chunk.ends_with(e));
         if !looks_like_path || chunk.contains("::") {
             continue;
         }
@@ -23,6 +25,12 @@ fn every_path_named_in_architecture_md_exists() {
             missing.push(chunk.to_string());
         }
     }
-    assert!(checked >= 20, "only {checked} paths found; did the format change?");
-    assert!(missing.is_empty(), "ARCHITECTURE.md names missing paths: {missing:?}");
+    assert!(
+        checked >= 20,
+        "only {checked} paths found; did the format change?"
+    );
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names missing paths: {missing:?}"
+    );
 }

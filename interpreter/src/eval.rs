@@ -9,7 +9,9 @@ use crate::universe::Universe;
 use crate::value::Value;
 use imbl::{OrdMap, OrdSet, Vector};
 use ioa_lang::ast::Quantifier;
-use ioa_lang::ir::{AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Stmt, StmtKind, Type, UnOp, VarRef};
+use ioa_lang::ir::{
+    AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Stmt, StmtKind, Type, UnOp, VarRef,
+};
 use ioa_lang::span::Span;
 use std::sync::Arc;
 
@@ -100,11 +102,13 @@ impl Scope<'_> {
                 _ => unreachable!("enumeration constants have named types"),
             },
             ExprKind::Tuple(parts) => {
-                let vals: EvalResult<Vec<Value>> = parts.iter().map(|p| self.eval(p, locals, ch)).collect();
+                let vals: EvalResult<Vec<Value>> =
+                    parts.iter().map(|p| self.eval(p, locals, ch)).collect();
                 Value::Tuple(vals?.into())
             }
             ExprKind::Collection(items) => {
-                let vals: EvalResult<Vec<Value>> = items.iter().map(|p| self.eval(p, locals, ch)).collect();
+                let vals: EvalResult<Vec<Value>> =
+                    items.iter().map(|p| self.eval(p, locals, ch)).collect();
                 let vals = vals?;
                 match &e.ty {
                     Type::Seq(_) => Value::Seq(vals.into_iter().collect()),
@@ -150,7 +154,9 @@ impl Scope<'_> {
                 index(&base, &key, span)?
             }
             ExprKind::Call(b, args) => self.call(*b, args, locals, ch, span)?,
-            ExprKind::Quant(q, binders, body) => Value::Bool(self.quant(*q, binders, body, locals, ch, span)?),
+            ExprKind::Quant(q, binders, body) => {
+                Value::Bool(self.quant(*q, binders, body, locals, ch, span)?)
+            }
             ExprKind::Cond(c, a, b) => {
                 if self.truth(c, locals, ch)? {
                     self.eval(a, locals, ch)?
@@ -158,22 +164,46 @@ impl Scope<'_> {
                     self.eval(b, locals, ch)?
                 }
             }
-            ExprKind::Choose { var, cond, det } => self.choose(*var, &e.ty, cond.as_deref(), det.as_deref(), locals, ch, span)?,
+            ExprKind::Choose { var, cond, det } => self.choose(
+                *var,
+                &e.ty,
+                cond.as_deref(),
+                det.as_deref(),
+                locals,
+                ch,
+                span,
+            )?,
         })
     }
 
-    fn var(&self, r: &VarRef, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+    fn var(
+        &self,
+        r: &VarRef,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Value> {
         Ok(match r {
             VarRef::State(s) => self.state[*s as usize].clone(),
             VarRef::Param(s) => self.params[*s as usize].clone(),
             VarRef::Local(s) => locals[*s as usize].clone(),
             VarRef::Aux(s) => self.aux[*s as usize].clone(),
-            VarRef::Qualified { automaton, slot } => {
-                self.view.qualified(*automaton, *slot).ok_or_else(|| undefined(span, "state of an automaton not running"))?
-            }
-            VarRef::Component { component, indices, slot } => {
-                let idx: EvalResult<Vec<Value>> = indices.iter().map(|i| self.eval(i, locals, ch)).collect();
-                self.view.component(*component, &idx?, *slot).ok_or_else(|| undefined(span, "state of a component index outside the universe"))?
+            VarRef::Qualified { automaton, slot } => self
+                .view
+                .qualified(*automaton, *slot)
+                .ok_or_else(|| undefined(span, "state of an automaton not running"))?,
+            VarRef::Component {
+                component,
+                indices,
+                slot,
+            } => {
+                let idx: EvalResult<Vec<Value>> =
+                    indices.iter().map(|i| self.eval(i, locals, ch)).collect();
+                self.view
+                    .component(*component, &idx?, *slot)
+                    .ok_or_else(|| {
+                        undefined(span, "state of a component index outside the universe")
+                    })?
             }
         })
     }
@@ -185,7 +215,15 @@ impl Scope<'_> {
         }
     }
 
-    fn binary(&self, op: BinOp, l: &Expr, r: &Expr, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+    fn binary(
+        &self,
+        op: BinOp,
+        l: &Expr,
+        r: &Expr,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Value> {
         use BinOp::*;
         Ok(match op {
             And => Value::Bool(self.truth(l, locals, ch)? && self.truth(r, locals, ch)?),
@@ -235,7 +273,9 @@ impl Scope<'_> {
                 let b = self.eval(r, locals, ch)?;
                 let sub = match (&a, &b) {
                     (Value::Set(x), Value::Set(y)) => x.is_subset(y),
-                    (Value::Mset(x), Value::Mset(y)) => x.iter().all(|(k, n)| y.get(k).is_some_and(|m| m >= n)),
+                    (Value::Mset(x), Value::Mset(y)) => {
+                        x.iter().all(|(k, n)| y.get(k).is_some_and(|m| m >= n))
+                    }
                     _ => false,
                 };
                 Value::Bool(sub && (op == SubsetEq || a != b))
@@ -267,7 +307,14 @@ impl Scope<'_> {
         })
     }
 
-    fn call(&self, b: Builtin, args: &[Expr], locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+    fn call(
+        &self,
+        b: Builtin,
+        args: &[Expr],
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Value> {
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             vals.push(self.eval(a, locals, ch)?);
@@ -278,7 +325,11 @@ impl Scope<'_> {
             Builtin::Insert | Builtin::Delete => {
                 let x = next();
                 match next() {
-                    Value::Set(s) => Value::Set(if b == Builtin::Insert { s.update(x) } else { s.without(&x) }),
+                    Value::Set(s) => Value::Set(if b == Builtin::Insert {
+                        s.update(x)
+                    } else {
+                        s.without(&x)
+                    }),
                     Value::Mset(mut m) => {
                         if b == Builtin::Insert {
                             *m.entry(x).or_insert(0) += 1;
@@ -306,7 +357,10 @@ impl Scope<'_> {
             }
             Builtin::Embed => Value::Embed(Arc::new(next())),
             Builtin::Head => match next() {
-                Value::Seq(s) => s.front().cloned().ok_or_else(|| undefined(span, "`head` of an empty sequence"))?,
+                Value::Seq(s) => s
+                    .front()
+                    .cloned()
+                    .ok_or_else(|| undefined(span, "`head` of an empty sequence"))?,
                 _ => return Err(undefined(span, "head of a non-sequence")),
             },
             Builtin::Tail => match next() {
@@ -321,16 +375,31 @@ impl Scope<'_> {
             Builtin::Min | Builtin::Max => {
                 let a = next().as_int().unwrap_or(0);
                 let c = next().as_int().unwrap_or(0);
-                Value::Int(if b == Builtin::Min { a.min(c) } else { a.max(c) })
+                Value::Int(if b == Builtin::Min {
+                    a.min(c)
+                } else {
+                    a.max(c)
+                })
             }
             Builtin::SetMin | Builtin::SetMax => match next() {
                 Value::Set(s) => {
-                    let v = if b == Builtin::SetMin { s.get_min() } else { s.get_max() };
-                    v.cloned().ok_or_else(|| undefined(span, "`min`/`max` of an empty set"))?
+                    let v = if b == Builtin::SetMin {
+                        s.get_min()
+                    } else {
+                        s.get_max()
+                    };
+                    v.cloned()
+                        .ok_or_else(|| undefined(span, "`min`/`max` of an empty set"))?
                 }
                 _ => return Err(undefined(span, "min/max of a non-set")),
             },
-            Builtin::Abs => Value::Int(next().as_int().unwrap_or(0).checked_abs().ok_or_else(|| ovf(span))?),
+            Builtin::Abs => Value::Int(
+                next()
+                    .as_int()
+                    .unwrap_or(0)
+                    .checked_abs()
+                    .ok_or_else(|| ovf(span))?,
+            ),
             Builtin::Defined => {
                 let m = next();
                 let k = next();
@@ -354,7 +423,16 @@ impl Scope<'_> {
 
     /// The values a binder ranges over: a bound guard's collection if the body has one,
     /// otherwise the type's carrier.
-    fn range_of(&self, q: Quantifier, slot: u32, ty: &Type, body: &Expr, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Vec<Value>> {
+    fn range_of(
+        &self,
+        q: Quantifier,
+        slot: u32,
+        ty: &Type,
+        body: &Expr,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Vec<Value>> {
         if let Some(coll) = bound_guard(q, slot, body) {
             let c = self.eval(coll, locals, ch)?;
             return Ok(match c {
@@ -367,7 +445,15 @@ impl Scope<'_> {
         Ok(self.universe.carrier_at(self.spec, ty, span)?.to_vec())
     }
 
-    fn quant(&self, q: Quantifier, binders: &[(u32, Type)], body: &Expr, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<bool> {
+    fn quant(
+        &self,
+        q: Quantifier,
+        binders: &[(u32, Type)],
+        body: &Expr,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<bool> {
         let Some(((slot, ty), rest)) = binders.split_first() else {
             return self.truth(body, locals, ch);
         };
@@ -385,7 +471,16 @@ impl Scope<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn choose(&self, slot: u32, ty: &Type, cond: Option<&Expr>, det: Option<&[Stmt]>, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+    fn choose(
+        &self,
+        slot: u32,
+        ty: &Type,
+        cond: Option<&Expr>,
+        det: Option<&[Stmt]>,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Value> {
         // A det block attached to the choose itself: its first yielded value.
         if let Some(stmts) = det {
             if let Some(v) = self.first_yield(stmts, locals, ch)? {
@@ -402,7 +497,11 @@ impl Scope<'_> {
         let mut candidates = Vec::new();
         for v in range {
             locals[slot as usize] = v.clone();
-            if cond.map(|c| self.truth(c, locals, ch)).transpose()?.unwrap_or(true) {
+            if cond
+                .map(|c| self.truth(c, locals, ch))
+                .transpose()?
+                .unwrap_or(true)
+            {
                 candidates.push(v);
             }
         }
@@ -412,7 +511,15 @@ impl Scope<'_> {
         ch.choose(span, &candidates)
     }
 
-    fn accept_offer(&self, slot: u32, v: Value, cond: Option<&Expr>, locals: &mut [Value], ch: &mut dyn Chooser, span: Span) -> EvalResult<Value> {
+    fn accept_offer(
+        &self,
+        slot: u32,
+        v: Value,
+        cond: Option<&Expr>,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Value> {
         locals[slot as usize] = v.clone();
         if let Some(c) = cond {
             if !self.truth(c, locals, ch)? {
@@ -423,11 +530,19 @@ impl Scope<'_> {
         Ok(v)
     }
 
-    fn first_yield(&self, stmts: &[Stmt], locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<Option<Value>> {
+    fn first_yield(
+        &self,
+        stmts: &[Stmt],
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<Option<Value>> {
         for s in stmts {
             match &s.kind {
                 StmtKind::Yield(e) => return Ok(Some(self.eval(e, locals, ch)?)),
-                StmtKind::If { branches, otherwise } => {
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                } => {
                     let mut taken = None;
                     for (c, b) in branches {
                         if self.truth(c, locals, ch)? {
@@ -455,7 +570,12 @@ fn bound_guard(q: Quantifier, slot: u32, body: &Expr) -> Option<&Expr> {
         _ => return None,
     };
     match &first.kind {
-        ExprKind::Binary(BinOp::In, x, coll) if matches!(x.kind, ExprKind::Var(VarRef::Local(s)) if s == slot) && !mentions_local(coll, slot) => Some(coll),
+        ExprKind::Binary(BinOp::In, x, coll)
+            if matches!(x.kind, ExprKind::Var(VarRef::Local(s)) if s == slot)
+                && !mentions_local(coll, slot) =>
+        {
+            Some(coll)
+        }
         _ => None,
     }
 }
@@ -472,10 +592,21 @@ fn mentions_local(e: &Expr, slot: u32) -> bool {
     // conservative about the rest.
     match &e.kind {
         ExprKind::Var(VarRef::Local(s)) => *s == slot,
-        ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Nil | ExprKind::EnumConst(_) | ExprKind::Str(_) => false,
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => mentions_local(a, slot) || mentions_local(b, slot),
-        ExprKind::Field(a, _) | ExprKind::NullVal(a) | ExprKind::Unary(_, a) => mentions_local(a, slot),
-        ExprKind::Call(_, xs) | ExprKind::Collection(xs) | ExprKind::Tuple(xs) => xs.iter().any(|x| mentions_local(x, slot)),
+        ExprKind::Var(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Nil
+        | ExprKind::EnumConst(_)
+        | ExprKind::Str(_) => false,
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            mentions_local(a, slot) || mentions_local(b, slot)
+        }
+        ExprKind::Field(a, _) | ExprKind::NullVal(a) | ExprKind::Unary(_, a) => {
+            mentions_local(a, slot)
+        }
+        ExprKind::Call(_, xs) | ExprKind::Collection(xs) | ExprKind::Tuple(xs) => {
+            xs.iter().any(|x| mentions_local(x, slot))
+        }
         _ => true,
     }
 }
@@ -483,10 +614,17 @@ fn mentions_local(e: &Expr, slot: u32) -> bool {
 fn index(base: &Value, key: &Value, span: Span) -> EvalResult<Value> {
     match base {
         Value::Array(d, e) => Ok(Value::array_get(d, e, key)),
-        Value::Map(m) => m.get(key).cloned().ok_or_else(|| undefined(span, "a map lookup of a missing key")),
+        Value::Map(m) => m
+            .get(key)
+            .cloned()
+            .ok_or_else(|| undefined(span, "a map lookup of a missing key")),
         Value::Seq(s) => {
             let i = key.as_int().unwrap_or(-1);
-            usize::try_from(i).ok().and_then(|i| s.get(i)).cloned().ok_or_else(|| undefined(span, "a sequence index out of range"))
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| s.get(i))
+                .cloned()
+                .ok_or_else(|| undefined(span, "a sequence index out of range"))
         }
         _ => Err(undefined(span, "indexing a non-array")),
     }

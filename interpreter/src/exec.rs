@@ -30,11 +30,23 @@ pub struct Frame<'a> {
 impl Frame<'_> {
     /// A read-only scope over the frame's current values.
     pub fn scope(&self) -> Scope<'_> {
-        Scope { spec: self.spec, universe: self.universe, state: self.state, params: self.params, aux: self.aux, view: self.view }
+        Scope {
+            spec: self.spec,
+            universe: self.universe,
+            state: self.state,
+            params: self.params,
+            aux: self.aux,
+            view: self.view,
+        }
     }
 
     /// Runs statements in order.
-    pub fn exec(&mut self, stmts: &[Stmt], locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<()> {
+    pub fn exec(
+        &mut self,
+        stmts: &[Stmt],
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<()> {
         for s in stmts {
             self.exec_one(s, locals, ch)?;
         }
@@ -47,7 +59,10 @@ impl Frame<'_> {
                 let v = self.scope().eval(value, locals, ch)?;
                 self.assign(target, v, locals, ch, s.span)
             }
-            StmtKind::If { branches, otherwise } => {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
                 for (c, body) in branches {
                     if self.scope().truth(c, locals, ch)? {
                         return self.exec(body, locals, ch);
@@ -55,10 +70,17 @@ impl Frame<'_> {
                 }
                 self.exec(otherwise, locals, ch)
             }
-            StmtKind::ForIn { var, collection, body } => {
+            StmtKind::ForIn {
+                var,
+                collection,
+                body,
+            } => {
                 let items: Vec<Value> = match self.scope().eval(collection, locals, ch)? {
                     Value::Set(x) => x.into_iter().collect(),
-                    Value::Mset(m) => m.into_iter().flat_map(|(x, n)| std::iter::repeat_n(x, n as usize)).collect(),
+                    Value::Mset(m) => m
+                        .into_iter()
+                        .flat_map(|(x, n)| std::iter::repeat_n(x, n as usize))
+                        .collect(),
                     Value::Seq(x) => x.into_iter().collect(),
                     _ => vec![],
                 };
@@ -68,7 +90,12 @@ impl Frame<'_> {
                 }
                 Ok(())
             }
-            StmtKind::ForWhere { var, ty, cond, body } => {
+            StmtKind::ForWhere {
+                var,
+                ty,
+                cond,
+                body,
+            } => {
                 let range = self.universe.carrier_at(self.spec, ty, s.span)?;
                 for item in range.iter() {
                     locals[*var as usize] = item.clone();
@@ -80,13 +107,22 @@ impl Frame<'_> {
             }
             StmtKind::Ignore | StmtKind::Yield(_) => Ok(()),
             StmtKind::While { .. } | StmtKind::Fire { .. } => {
-                unreachable!("the checker allows `while` and `fire` only in schedules and proof entries")
+                unreachable!(
+                    "the checker allows `while` and `fire` only in schedules and proof entries"
+                )
             }
         }
     }
 
     /// Assigns `v` to a place, checking `Nat` targets.
-    pub fn assign(&mut self, target: &Place, v: Value, locals: &mut [Value], ch: &mut dyn Chooser, span: ioa_lang::span::Span) -> EvalResult<()> {
+    pub fn assign(
+        &mut self,
+        target: &Place,
+        v: Value,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: ioa_lang::span::Span,
+    ) -> EvalResult<()> {
         let (root_ty, slot) = match &target.root {
             VarRef::State(s) => (self.state_types.get(*s as usize), *s as usize),
             VarRef::Aux(s) => (self.aux_types.get(*s as usize), *s as usize),
@@ -120,7 +156,12 @@ enum Key {
     Index(Value),
 }
 
-fn update_path(old: &Value, keys: &[Key], v: Value, span: ioa_lang::span::Span) -> EvalResult<Value> {
+fn update_path(
+    old: &Value,
+    keys: &[Key],
+    v: Value,
+    span: ioa_lang::span::Span,
+) -> EvalResult<Value> {
     let Some((first, rest)) = keys.split_first() else {
         return Ok(v);
     };
@@ -135,8 +176,14 @@ fn update_path(old: &Value, keys: &[Key], v: Value, span: ioa_lang::span::Span) 
             Ok(Value::array_set(d, e, i.clone(), inner))
         }
         (Key::Index(i), Value::Seq(s)) => {
-            let k = i.as_int().and_then(|k| usize::try_from(k).ok()).filter(|k| *k < s.len());
-            let k = k.ok_or(RunError::Undefined { span, what: "a sequence index out of range" })?;
+            let k = i
+                .as_int()
+                .and_then(|k| usize::try_from(k).ok())
+                .filter(|k| *k < s.len());
+            let k = k.ok_or(RunError::Undefined {
+                span,
+                what: "a sequence index out of range",
+            })?;
             let inner = update_path(&s[k], rest, v, span)?;
             Ok(Value::Seq(s.update(k, inner)))
         }
@@ -145,6 +192,9 @@ fn update_path(old: &Value, keys: &[Key], v: Value, span: ioa_lang::span::Span) 
             let inner = update_path(&current, rest, v, span)?;
             Ok(Value::Map(m.update(i.clone(), inner)))
         }
-        _ => Err(RunError::Undefined { span, what: "an assignment into a value of another shape" }),
+        _ => Err(RunError::Undefined {
+            span,
+            what: "an assignment into a value of another shape",
+        }),
     }
 }

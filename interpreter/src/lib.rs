@@ -8,5 +8,8 @@
 pub mod error;
 pub mod eval;
 pub mod exec;
+pub mod machine;
+pub mod runner;
+pub mod trace;
 pub mod universe;
 pub mod value;

@@ -85,27 +85,60 @@ impl Universe {
     fn add_line(&mut self, spec: &Spec, file: FileId, line: &Line) -> Result<(), Diagnostic> {
         let (ty, param_key) = if let Some((action, param)) = line.lhs.split_once('.') {
             let ty = param_type(spec, action.trim(), param.trim()).ok_or_else(|| {
-                Diagnostic::error("E0511", format!("no action parameter `{}`", line.lhs), line.lhs_span)
-                    .with_hint("write `action.parameter`, naming a parameter of an action of the automaton")
+                Diagnostic::error(
+                    "E0511",
+                    format!("no action parameter `{}`", line.lhs),
+                    line.lhs_span,
+                )
+                .with_hint(
+                    "write `action.parameter`, naming a parameter of an action of the automaton",
+                )
             })?;
-            (ty, Some((action.trim().to_string(), param.trim().to_string())))
+            (
+                ty,
+                Some((action.trim().to_string(), param.trim().to_string())),
+            )
         } else {
             let ty = named_type(spec, line.lhs).ok_or_else(|| {
-                Diagnostic::error("E0511", format!("unknown type `{}` in universe", line.lhs), line.lhs_span)
-                    .with_hint("name a declared type or Int, Nat, Bool")
+                Diagnostic::error(
+                    "E0511",
+                    format!("unknown type `{}` in universe", line.lhs),
+                    line.lhs_span,
+                )
+                .with_hint("name a declared type or Int, Nat, Bool")
             })?;
             (ty, None)
         };
         let values = if let Some(dots) = line.rhs.find("..") {
             let lo = self.const_of(spec, file, &line.rhs[..dots], line.rhs_offset, &ty)?;
-            let hi = self.const_of(spec, file, &line.rhs[dots + 2..], line.rhs_offset + dots + 2, &ty)?;
+            let hi = self.const_of(
+                spec,
+                file,
+                &line.rhs[dots + 2..],
+                line.rhs_offset + dots + 2,
+                &ty,
+            )?;
             range(&lo, &hi).ok_or_else(|| {
-                Diagnostic::error("E0512", "a range needs integers or one-integer tuples, low to high", Span::new(file, line.rhs_offset, line.rhs_offset + line.rhs.trim_end().len()))
+                Diagnostic::error(
+                    "E0512",
+                    "a range needs integers or one-integer tuples, low to high",
+                    Span::new(
+                        file,
+                        line.rhs_offset,
+                        line.rhs_offset + line.rhs.trim_end().len(),
+                    ),
+                )
             })?
         } else {
             let text = format!("{{{}}}", line.rhs);
             let set_ty = Type::Set(Box::new(ty.clone()));
-            match self.const_of(spec, file, &text, line.rhs_offset.saturating_sub(1), &set_ty)? {
+            match self.const_of(
+                spec,
+                file,
+                &text,
+                line.rhs_offset.saturating_sub(1),
+                &set_ty,
+            )? {
                 Value::Set(s) => s.into_iter().collect(),
                 _ => unreachable!("a set literal evaluates to a set"),
             }
@@ -122,7 +155,14 @@ impl Universe {
         Ok(())
     }
 
-    fn const_of(&self, spec: &Spec, file: FileId, text: &str, base: usize, ty: &Type) -> Result<Value, Diagnostic> {
+    fn const_of(
+        &self,
+        spec: &Spec,
+        file: FileId,
+        text: &str,
+        base: usize,
+        ty: &Type,
+    ) -> Result<Value, Diagnostic> {
         let shift = |s: Span| Span::new(file, s.start as usize + base, s.end as usize + base);
         let expr = ioa_lang::parse::parse_expr(FileId(u32::MAX), text).map_err(|e| {
             use ioa_lang::diagnostics::IntoDiagnostic;
@@ -132,12 +172,15 @@ impl Universe {
             }
             d
         })?;
-        const_value(spec, &expr, ty).map_err(|(span, msg)| Diagnostic::error("E0513", msg, shift(span)))
+        const_value(spec, &expr, ty)
+            .map_err(|(span, msg)| Diagnostic::error("E0513", msg, shift(span)))
     }
 
     /// The candidate values for a parameter of an action, if the universe names them.
     pub fn param_candidates(&self, action: &str, param: &str) -> Option<Arc<[Value]>> {
-        self.params.get(&(action.to_string(), param.to_string())).cloned()
+        self.params
+            .get(&(action.to_string(), param.to_string()))
+            .cloned()
     }
 
     /// The finite carrier of a type, if it has one.
@@ -146,13 +189,19 @@ impl Universe {
             return c.clone();
         }
         let computed = self.compute(spec, ty);
-        self.cache.write().expect("universe cache lock").insert(ty.clone(), computed.clone());
+        self.cache
+            .write()
+            .expect("universe cache lock")
+            .insert(ty.clone(), computed.clone());
         computed
     }
 
     /// The carrier, or an [`RunError::Unbounded`] at `span`.
     pub fn carrier_at(&self, spec: &Spec, ty: &Type, span: Span) -> Result<Arc<[Value]>, RunError> {
-        self.carrier(spec, ty).ok_or_else(|| RunError::Unbounded { span, ty: type_text(spec, ty) })
+        self.carrier(spec, ty).ok_or_else(|| RunError::Unbounded {
+            span,
+            ty: type_text(spec, ty),
+        })
     }
 
     fn compute(&self, spec: &Spec, ty: &Type) -> Option<Arc<[Value]>> {
@@ -162,19 +211,37 @@ impl Universe {
         }
         let values: Vec<Value> = match ty {
             Type::Bool => vec![Value::Bool(false), Value::Bool(true)],
-            Type::Nat => self.explicit.get("Int")?.iter().filter(|v| v.as_int().is_some_and(|i| i >= 0)).cloned().collect(),
-            Type::Int | Type::String | Type::Seq(_) | Type::Mset(_) | Type::Map(..) | Type::Infer(_) => return None,
+            Type::Nat => self
+                .explicit
+                .get("Int")?
+                .iter()
+                .filter(|v| v.as_int().is_some_and(|i| i >= 0))
+                .cloned()
+                .collect(),
+            Type::Int
+            | Type::String
+            | Type::Seq(_)
+            | Type::Mset(_)
+            | Type::Map(..)
+            | Type::Infer(_) => return None,
             Type::Named(id) => match &spec.types[id.0 as usize].kind {
-                TypeDefKind::Enumeration(names) => (0..names.len() as u32).map(|k| Value::Enum(*id, k)).collect(),
+                TypeDefKind::Enumeration(names) => (0..names.len() as u32)
+                    .map(|k| Value::Enum(*id, k))
+                    .collect(),
                 TypeDefKind::Tuple(fields) => {
                     let mut acc: Vec<Vec<Value>> = vec![vec![]];
                     for (_, fty) in fields {
                         let c = self.carrier(spec, fty)?;
-                        acc = acc.into_iter().flat_map(|prefix| c.iter().map(move |x| {
-                            let mut p = prefix.clone();
-                            p.push(x.clone());
-                            p
-                        })).collect();
+                        acc = acc
+                            .into_iter()
+                            .flat_map(|prefix| {
+                                c.iter().map(move |x| {
+                                    let mut p = prefix.clone();
+                                    p.push(x.clone());
+                                    p
+                                })
+                            })
+                            .collect();
                         if acc.len() > 1_000_000 {
                             return None;
                         }
@@ -193,7 +260,11 @@ impl Universe {
             },
             Type::Null(inner) => {
                 let mut out = vec![Value::Nil];
-                out.extend(self.carrier(spec, inner)?.iter().map(|x| Value::Embed(Arc::new(x.clone()))));
+                out.extend(
+                    self.carrier(spec, inner)?
+                        .iter()
+                        .map(|x| Value::Embed(Arc::new(x.clone()))),
+                );
                 out
             }
             Type::Set(inner) => {
@@ -203,7 +274,12 @@ impl Universe {
                 }
                 let mut out = Vec::with_capacity(1 << elems.len());
                 for mask in 0u32..(1u32 << elems.len()) {
-                    let set: OrdSet<Value> = elems.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, x)| x.clone()).collect();
+                    let set: OrdSet<Value> = elems
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| mask & (1 << i) != 0)
+                        .map(|(_, x)| x.clone())
+                        .collect();
                     out.push(Value::Set(set));
                 }
                 out.sort();
@@ -223,7 +299,9 @@ impl Universe {
                         .into_iter()
                         .flat_map(|a| {
                             vals.iter().map(move |x| match &a {
-                                Value::Array(d, e) => Value::array_set(d, e, key.clone(), x.clone()),
+                                Value::Array(d, e) => {
+                                    Value::array_set(d, e, key.clone(), x.clone())
+                                }
                                 _ => unreachable!("built as arrays"),
                             })
                         })
@@ -280,10 +358,17 @@ pub fn type_text(spec: &Spec, ty: &Type) -> String {
 
 fn range(lo: &Value, hi: &Value) -> Option<Vec<Value>> {
     match (lo, hi) {
-        (Value::Int(a), Value::Int(b)) if a <= b && b - a <= 1_000_000 => Some((*a..=*b).map(Value::Int).collect()),
+        (Value::Int(a), Value::Int(b)) if a <= b && b - a <= 1_000_000 => {
+            Some((*a..=*b).map(Value::Int).collect())
+        }
         (Value::Tuple(x), Value::Tuple(y)) if x.len() == 1 && y.len() == 1 => {
             let inner = range(&x[0], &y[0])?;
-            Some(inner.into_iter().map(|v| Value::Tuple(vec![v].into())).collect())
+            Some(
+                inner
+                    .into_iter()
+                    .map(|v| Value::Tuple(vec![v].into()))
+                    .collect(),
+            )
         }
         _ => None,
     }
@@ -293,7 +378,12 @@ fn range(lo: &Value, hi: &Value) -> Option<Vec<Value>> {
 /// constants, union constructors) at a known type.
 pub fn const_value(spec: &Spec, e: &ast::Expr, ty: &Type) -> Result<Value, (Span, String)> {
     use ast::ExprKind as A;
-    let mismatch = || (e.span, format!("this value does not have type `{}`", type_text(spec, ty)));
+    let mismatch = || {
+        (
+            e.span,
+            format!("this value does not have type `{}`", type_text(spec, ty)),
+        )
+    };
     match (&e.kind, ty) {
         (A::Int(i), Type::Int | Type::Nat) => {
             if *ty == Type::Nat && *i < 0 {
@@ -313,7 +403,11 @@ pub fn const_value(spec: &Spec, e: &ast::Expr, ty: &Type) -> Result<Value, (Span
         }
         (A::Tuple(parts), Type::Named(id)) => match &spec.types[id.0 as usize].kind {
             TypeDefKind::Tuple(fields) if fields.len() == parts.len() => {
-                let vals: Result<Vec<Value>, _> = parts.iter().zip(fields).map(|(p, (_, t))| const_value(spec, p, t)).collect();
+                let vals: Result<Vec<Value>, _> = parts
+                    .iter()
+                    .zip(fields)
+                    .map(|(p, (_, t))| const_value(spec, p, t))
+                    .collect();
                 Ok(Value::Tuple(vals?.into()))
             }
             _ => Err(mismatch()),
@@ -326,19 +420,30 @@ pub fn const_value(spec: &Spec, e: &ast::Expr, ty: &Type) -> Result<Value, (Span
                 .ok_or_else(mismatch),
             _ => Err(mismatch()),
         },
-        (A::Call(f, args), Type::Named(id)) if args.len() == 1 => match &spec.types[id.0 as usize].kind {
-            TypeDefKind::Union(tags) => {
-                let k = tags.iter().position(|(t, _)| *t == f.name).ok_or_else(mismatch)?;
-                Ok(Value::Union(*id, k as u32, Arc::new(const_value(spec, &args[0], &tags[k].1)?)))
+        (A::Call(f, args), Type::Named(id)) if args.len() == 1 => {
+            match &spec.types[id.0 as usize].kind {
+                TypeDefKind::Union(tags) => {
+                    let k = tags
+                        .iter()
+                        .position(|(t, _)| *t == f.name)
+                        .ok_or_else(mismatch)?;
+                    Ok(Value::Union(
+                        *id,
+                        k as u32,
+                        Arc::new(const_value(spec, &args[0], &tags[k].1)?),
+                    ))
+                }
+                _ => Err(mismatch()),
             }
-            _ => Err(mismatch()),
-        },
+        }
         (A::SetLit(items), Type::Set(inner)) => {
-            let vals: Result<OrdSet<Value>, _> = items.iter().map(|x| const_value(spec, x, inner)).collect();
+            let vals: Result<OrdSet<Value>, _> =
+                items.iter().map(|x| const_value(spec, x, inner)).collect();
             Ok(Value::Set(vals?))
         }
         (A::SetLit(items), Type::Seq(inner)) => {
-            let vals: Result<imbl::Vector<Value>, _> = items.iter().map(|x| const_value(spec, x, inner)).collect();
+            let vals: Result<imbl::Vector<Value>, _> =
+                items.iter().map(|x| const_value(spec, x, inner)).collect();
             Ok(Value::Seq(vals?))
         }
         _ => Err(mismatch()),

@@ -64,8 +64,17 @@ impl Value {
 
     /// Array update that keeps the representation canonical (entries equal to the default are
     /// dropped, so equal arrays are equal values).
-    pub fn array_set(default: &Arc<Value>, entries: &OrdMap<Value, Value>, key: Value, value: Value) -> Value {
-        let entries = if value == **default { entries.without(&key) } else { entries.update(key, value) };
+    pub fn array_set(
+        default: &Arc<Value>,
+        entries: &OrdMap<Value, Value>,
+        key: Value,
+        value: Value,
+    ) -> Value {
+        let entries = if value == **default {
+            entries.without(&key)
+        } else {
+            entries.update(key, value)
+        };
         Value::Array(default.clone(), entries)
     }
 }
@@ -88,7 +97,13 @@ impl<'a> Printer<'a> {
         out
     }
 
-    fn list<'v>(&self, out: &mut String, open: &str, items: impl Iterator<Item = &'v Value>, close: &str) {
+    fn list<'v>(
+        &self,
+        out: &mut String,
+        open: &str,
+        items: impl Iterator<Item = &'v Value>,
+        close: &str,
+    ) {
         out.push_str(open);
         for (i, x) in items.enumerate() {
             if i > 0 {
@@ -133,7 +148,10 @@ impl<'a> Printer<'a> {
             Value::Set(s) => self.list(out, "{", s.iter(), "}"),
             Value::Seq(s) => self.list(out, "{", s.iter(), "}"),
             Value::Mset(m) => {
-                let items: Vec<&Value> = m.iter().flat_map(|(x, n)| std::iter::repeat_n(x, *n as usize)).collect();
+                let items: Vec<&Value> = m
+                    .iter()
+                    .flat_map(|(x, n)| std::iter::repeat_n(x, *n as usize))
+                    .collect();
                 self.list(out, "{", items.into_iter(), "}");
             }
             Value::Array(default, entries) => {
@@ -189,18 +207,26 @@ impl<'a> Printer<'a> {
                     }
                     serde_json::Value::Object(map)
                 }
-                _ => json!({ "#tup": fields.iter().map(|x| self.itf(x, &Type::Bool)).collect::<Vec<_>>() }),
+                _ => {
+                    json!({ "#tup": fields.iter().map(|x| self.itf(x, &Type::Bool)).collect::<Vec<_>>() })
+                }
             },
-            (Value::Tuple(fields), _) => json!({ "#tup": fields.iter().map(|x| self.itf(x, &Type::Bool)).collect::<Vec<_>>() }),
+            (Value::Tuple(fields), _) => {
+                json!({ "#tup": fields.iter().map(|x| self.itf(x, &Type::Bool)).collect::<Vec<_>>() })
+            }
             (Value::Union(t, k, payload), _) => {
                 let (tag, pty) = match &self.spec.types[t.0 as usize].kind {
-                    TypeDefKind::Union(tags) => (tags[*k as usize].0.clone(), tags[*k as usize].1.clone()),
+                    TypeDefKind::Union(tags) => {
+                        (tags[*k as usize].0.clone(), tags[*k as usize].1.clone())
+                    }
                     _ => (String::new(), Type::Bool),
                 };
                 json!({ "tag": tag, "value": self.itf(payload, &pty) })
             }
             (Value::Nil, _) => json!({ "tag": "nil", "value": { "#tup": [] } }),
-            (Value::Embed(x), Type::Null(inner)) => json!({ "tag": "embed", "value": self.itf(x, inner) }),
+            (Value::Embed(x), Type::Null(inner)) => {
+                json!({ "tag": "embed", "value": self.itf(x, inner) })
+            }
             (Value::Embed(x), _) => json!({ "tag": "embed", "value": self.itf(x, &Type::Bool) }),
             (Value::Set(s), _) => {
                 let e = elem(ty);

@@ -93,7 +93,9 @@ fn bench(c: &mut Criterion) {
     let text = generated_spec(80);
     let lines = text.lines().count();
     assert!(lines >= 5000, "generated {lines} lines");
-    c.bench_function(&format!("check {lines}-line spec"), |b| b.iter(|| check(&text)));
+    c.bench_function(&format!("check {lines}-line spec"), |b| {
+        b.iter(|| check(&text))
+    });
 }
 
 criterion_group!(benches, bench);

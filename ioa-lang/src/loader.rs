@@ -98,7 +98,10 @@ pub fn load(roots: &[PathBuf], fs: &dyn FileSystem) -> Loaded {
             }
         };
         // A byte-order mark is not part of the text.
-        let text = text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text);
+        let text = text
+            .strip_prefix('\u{feff}')
+            .map(str::to_string)
+            .unwrap_or(text);
         let file = loaded.sources.add(path.display().to_string(), text);
         match parse_file(file, loaded.sources.text(file)) {
             Ok(parsed) => {

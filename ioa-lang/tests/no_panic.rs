@@ -30,7 +30,8 @@ fn examples() -> Vec<String> {
 /// Checks one text as a file with no imports available.
 fn check_text(text: &str) {
     let mut fs = MemoryFileSystem::default();
-    fs.files.insert(PathBuf::from("input.ioa"), text.to_string());
+    fs.files
+        .insert(PathBuf::from("input.ioa"), text.to_string());
     let result = ioa_lang::check_files(&[PathBuf::from("input.ioa")], &fs);
     // Rendering must not panic either, whatever the spans are.
     let _ = ioa_lang::diagnostics::render(&result.diagnostics, &result.sources, false);
@@ -51,10 +52,49 @@ enum Mutation {
 }
 
 const TOKENS: &[&str] = &[
-    "od", "fi", "do", "(", ")", "[", "]", "{", "}", ":=", "∀", "∃", "if", "then", "else", "for", "fire",
-    "input", "output", "internal", "states", "transitions", "pre", "eff", ",", ";", ":", "nil", "choose",
-    "where", "proof", "start", "ignore", "\\A", "/\\", "∈", "⊆", "-", "999999999999999999999", "\"",
-    "%", "é", "\u{0}",
+    "od",
+    "fi",
+    "do",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":=",
+    "∀",
+    "∃",
+    "if",
+    "then",
+    "else",
+    "for",
+    "fire",
+    "input",
+    "output",
+    "internal",
+    "states",
+    "transitions",
+    "pre",
+    "eff",
+    ",",
+    ";",
+    ":",
+    "nil",
+    "choose",
+    "where",
+    "proof",
+    "start",
+    "ignore",
+    "\\A",
+    "/\\",
+    "∈",
+    "⊆",
+    "-",
+    "999999999999999999999",
+    "\"",
+    "%",
+    "é",
+    "\u{0}",
 ];
 
 fn mutation() -> impl Strategy<Value = Mutation> {
@@ -64,7 +104,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         any::<usize>().prop_map(Mutation::RepeatLine),
         (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapWords(a, b)),
         any::<usize>().prop_map(Mutation::Truncate),
-        (any::<usize>(), proptest::sample::select(TOKENS)).prop_map(|(p, t)| Mutation::InsertToken(p, t)),
+        (any::<usize>(), proptest::sample::select(TOKENS))
+            .prop_map(|(p, t)| Mutation::InsertToken(p, t)),
     ]
 }
 
@@ -116,8 +157,15 @@ fn apply(text: &str, m: &Mutation) -> String {
 }
 
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1500);
-    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(1500);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 proptest! {

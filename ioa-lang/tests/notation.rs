@@ -71,7 +71,9 @@ fn lowered(dir: &str, root: &str, transform: fn(&str) -> String) -> serde_json::
     }
     let result = ioa_lang::check_files(&[Path::new(dir).join(root)], &fs);
     let rendered = ioa_lang::diagnostics::render(&result.diagnostics, &result.sources, false);
-    let spec = result.spec.unwrap_or_else(|| panic!("{dir}/{root} must check:\n{rendered}"));
+    let spec = result
+        .spec
+        .unwrap_or_else(|| panic!("{dir}/{root} must check:\n{rendered}"));
     let mut value = serde_json::to_value(&spec).unwrap();
     strip_spans(&mut value);
     value
@@ -89,7 +91,10 @@ fn unicode_and_ascii_consensus_models_lower_to_identical_ir() {
     ] {
         let unicode = lowered("consensus", root, |t| t.to_string());
         let ascii = lowered("consensus", root, to_ascii);
-        assert_eq!(unicode, ascii, "{root}: ASCII and Unicode spellings lower differently");
+        assert_eq!(
+            unicode, ascii,
+            "{root}: ASCII and Unicode spellings lower differently"
+        );
     }
 }
 

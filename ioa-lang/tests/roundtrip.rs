@@ -1,9 +1,10 @@
 //! Round trips through the pretty printer: for every tree the parser can produce,
-//! `parse(print(t)) == t` (spans aside) and `print(parse(print(t))) == print(t)`.
+//! `parse(print(t)) == t` (spans aside) and `print(parse(print(t))) == print(t)`; and the same for
+//! `format_source`, which must also keep every comment.
 
 use ioa_lang::ast::*;
 use ioa_lang::parse::{parse_expr, parse_file};
-use ioa_lang::pretty::{print_expr, print_file};
+use ioa_lang::pretty::{format_source, print_expr, print_file, MAX_WIDTH};
 use ioa_lang::span::{FileId, Span};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
@@ -70,6 +71,57 @@ fn check_expr_roundtrip(e: &Expr) -> Result<(), String> {
     Ok(())
 }
 
+/// The comments of `source` (a `%` outside a string literal up to the end of its line, without
+/// trailing white space), sorted: a multiset to compare.
+fn comment_texts(source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in source.lines() {
+        let mut in_string = false;
+        for (i, c) in line.char_indices() {
+            match c {
+                '"' => in_string = !in_string,
+                '%' if !in_string => {
+                    out.push(line[i..].trim_end().to_string());
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Formats `source` and checks that the result keeps the tree and every comment and is a fixed
+/// point; returns the formatted text.
+fn check_format(source: &str) -> Result<String, String> {
+    let file =
+        parse_file(FileId(0), source).map_err(|e| format!("source does not parse: {e:?}"))?;
+    let formatted = format_source(&file, source);
+    let reparsed = parse_file(FileId(0), &formatted).map_err(|e| {
+        format!("formatted text does not parse: {e:?}\n--- formatted ---\n{formatted}")
+    })?;
+    if spanless(&reparsed) != spanless(&file) {
+        return Err(format!(
+            "formatting changed the tree\n--- source ---\n{source}\n--- formatted ---\n{formatted}"
+        ));
+    }
+    if comment_texts(&formatted) != comment_texts(source) {
+        return Err(format!(
+            "formatting lost or changed comments: {:?} became {:?}\n--- source ---\n{source}\n--- formatted ---\n{formatted}",
+            comment_texts(source),
+            comment_texts(&formatted)
+        ));
+    }
+    let again = format_source(&reparsed, &formatted);
+    if again != formatted {
+        return Err(format!(
+            "formatting is not idempotent\n--- source ---\n{source}\n--- first ---\n{formatted}\n--- second ---\n{again}"
+        ));
+    }
+    Ok(formatted)
+}
+
 fn ioa_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -88,13 +140,7 @@ fn ioa_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn examples_and_ok_test_data_round_trip() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut examples = Vec::new();
-    ioa_files(&root.join("examples"), &mut examples);
-    let mut data = Vec::new();
-    ioa_files(&root.join("tests").join("data"), &mut data);
-    data.retain(|p| p.to_string_lossy().replace('\\', "/").contains("/ok/"));
-    assert!(!examples.is_empty(), "no examples found");
+    let (examples, data) = example_and_ok_files();
 
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -119,6 +165,248 @@ fn examples_and_ok_test_data_round_trip() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     eprintln!("round-tripped {checked} files");
+}
+
+/// The examples, and the files under tests/data that must parse.
+fn example_and_ok_files() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut examples = Vec::new();
+    ioa_files(&root.join("examples"), &mut examples);
+    let mut data = Vec::new();
+    ioa_files(&root.join("tests").join("data"), &mut data);
+    data.retain(|p| p.to_string_lossy().replace('\\', "/").contains("/ok/"));
+    assert!(!examples.is_empty(), "no examples found");
+    examples.sort();
+    data.sort();
+    (examples, data)
+}
+
+#[test]
+fn formatting_keeps_comments_and_trees_and_is_idempotent() {
+    let (examples, data) = example_and_ok_files();
+    let mut failures = Vec::new();
+    for (path, must_parse) in examples
+        .iter()
+        .map(|p| (p, true))
+        .chain(data.iter().map(|p| (p, false)))
+    {
+        let source = std::fs::read_to_string(path).expect("readable file");
+        if !must_parse && parse_file(FileId(0), &source).is_err() {
+            continue;
+        }
+        if let Err(msg) = check_format(&source) {
+            failures.push(format!("{}: {msg}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn examples_keep_every_comment() {
+    let (examples, _) = example_and_ok_files();
+    for path in examples {
+        let source = std::fs::read_to_string(&path).expect("readable file");
+        let file = parse_file(FileId(0), &source).expect("examples parse");
+        let formatted = format_source(&file, &source);
+        assert!(
+            !comment_texts(&source).is_empty(),
+            "{}: no comments",
+            path.display()
+        );
+        assert_eq!(
+            comment_texts(&formatted),
+            comment_texts(&source),
+            "{}: comments differ",
+            path.display()
+        );
+    }
+}
+
+/// What `ioa fmt --check examples/*/*.ioa` checks in CI.
+#[test]
+fn examples_are_in_canonical_form() {
+    let (examples, _) = example_and_ok_files();
+    let mut unformatted = Vec::new();
+    for path in examples {
+        let source = std::fs::read_to_string(&path).expect("readable file");
+        let file = parse_file(FileId(0), &source).expect("examples parse");
+        if format_source(&file, &source) != source {
+            unformatted.push(path.display().to_string());
+        }
+    }
+    assert!(
+        unformatted.is_empty(),
+        "not in canonical form (run `ioa fmt --write` on them): {unformatted:?}"
+    );
+}
+
+#[test]
+fn comments_stay_where_they_were() {
+    let source = r#"% The header.
+
+import "a.ioa" ;   % after an import
+type T = enumeration of a, b
+
+automaton A(n: Int)   % after the name
+  signature
+    input x(i: Int),   % first
+          y
+    % before z
+    input z
+    output w where n > 0   % w
+  states
+    s: Int := 0,  % the counter
+    t: Bool := false % a flag
+  so that s = 0
+  transitions
+    input x(i)
+      % before the effect
+      eff s := s + i;  % add
+          if s > n then
+            % reset
+            s := 0
+            % end of then
+          else
+            % nothing
+          fi;
+          t := choose b: Bool det do % inline
+            yield true od
+
+    % the second transition
+
+    input y
+      eff for k: Int in {1, 2} do
+            % nothing to do
+          od
+  tasks
+    { w } % one task
+automaton B
+  components
+    P: A(1);
+    % the other one
+    Q: A(2)
+  hidden x,   % x is internal
+         y, z % y and z too
+% before the schedule
+schedule S for A do % go
+  fire input x(1) ; fire input y
+  % done
+od
+
+% at the end
+"#;
+    let expected = r#"% The header.
+
+import "a.ioa"  % after an import
+
+type T = enumeration of a, b
+
+automaton A(n: Int)
+  % after the name
+  signature
+    input x(i: Int),  % first
+          y
+    % before z
+    input z
+    output w where n > 0  % w
+  states
+    s: Int := 0,      % the counter
+    t: Bool := false  % a flag
+  so that s = 0
+  transitions
+    input x(i)
+      % before the effect
+      eff s := s + i;  % add
+          if s > n then
+            % reset
+            s := 0
+            % end of then
+          else
+            % nothing
+          fi;
+          t := choose b: Bool det do yield true od
+
+    % inline
+
+    % the second transition
+
+    input y
+      eff for k: Int in {1, 2} do
+            % nothing to do
+          od
+  tasks
+    { w }  % one task
+
+automaton B
+  components
+    P: A(1);
+    % the other one
+    Q: A(2)
+  hidden x,    % x is internal
+         y, z  % y and z too
+
+% before the schedule
+schedule S for A
+  do
+    % go
+    fire input x(1);
+    fire input y
+    % done
+  od
+
+% at the end
+"#;
+    let formatted = check_format(source).unwrap();
+    assert_eq!(formatted, expected, "\n--- got ---\n{formatted}");
+}
+
+#[test]
+fn long_predicates_are_broken_at_top_level_operators() {
+    let source = "automaton A
+  signature
+    internal go(i: Int)
+  states
+    first: Int := 0, second: Int := 0, third: Int := 0
+  transitions
+    internal go(i)
+      pre first = 1 ∧ second = 2 ∧ third = 3 ∧ (first = second ∨ second = third ∨ third = first)
+          ∧ ∀ k: Int (k > i ⇒ k > 0)
+      eff if first = 1 ∧ second = 2 ∧ third = 3 ∧ first + second + third = 6 ∧ i = 1234567890123 then
+            first := 0
+          fi
+
+invariant Long of A:
+  ∀ i: Int (first = i ∨ second = i ∨ third = i ⇒ (first + second + third > i ∧ first + second + third < 1000 + i ∧ i ≥ 0))
+";
+    let expected = "automaton A
+  signature
+    internal go(i: Int)
+  states
+    first: Int := 0,
+    second: Int := 0,
+    third: Int := 0
+  transitions
+    internal go(i)
+      pre first = 1
+          ∧ second = 2
+          ∧ third = 3
+          ∧ (first = second ∨ second = third ∨ third = first)
+          ∧ ∀ k: Int (k > i ⇒ k > 0)
+      eff if first = 1
+             ∧ second = 2
+             ∧ third = 3
+             ∧ first + second + third = 6
+             ∧ i = 1234567890123 then
+            first := 0
+          fi
+
+invariant Long of A:
+  ∀ i: Int (first = i ∨ second = i ∨ third = i
+            ⇒ first + second + third > i ∧ first + second + third < 1000 + i ∧ i ≥ 0)
+";
+    let formatted = check_format(source).unwrap();
+    assert_eq!(formatted, expected, "\n--- got ---\n{formatted}");
+    assert!(formatted.lines().all(|l| l.chars().count() <= MAX_WIDTH));
 }
 
 #[test]
@@ -622,5 +910,26 @@ proptest! {
     #[test]
     fn random_files_round_trip(items in prop::collection::vec(item(), 0..5)) {
         check_file_roundtrip(&SourceFile { items }).map_err(TestCaseError::fail)?;
+    }
+
+    /// Comments (on lines of their own or ending lines) and blank lines put anywhere in a printed
+    /// file survive formatting, which keeps the tree and is idempotent.
+    #[test]
+    fn random_comments_survive_formatting(
+        items in prop::collection::vec(item(), 0..4),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0..4u8, 0..8usize), 0..8),
+    ) {
+        let printed = print_file(&SourceFile { items });
+        let mut lines: Vec<String> = printed.lines().map(str::to_string).collect();
+        for (n, (at, kind, indent)) in edits.into_iter().enumerate() {
+            let at = at.index(lines.len() + 1);
+            match kind {
+                0 if at < lines.len() => lines[at].push_str(&format!(" % end {n}")),
+                1 => lines.insert(at, String::new()),
+                _ => lines.insert(at, format!("{}% own {n}", " ".repeat(indent))),
+            }
+        }
+        let source = lines.join("\n") + "\n";
+        check_format(&source).map_err(TestCaseError::fail)?;
     }
 }

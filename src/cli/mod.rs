@@ -1,8 +1,12 @@
 //! Command-line parsing (clap) and dispatch to the subcommands.
 
 mod check;
+mod fmt;
 mod fs;
+mod model;
 mod output;
+mod replay;
+mod run;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -53,6 +57,79 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Execute an automaton under a schedule or at random, checking its invariants on every state.
+    Run {
+        /// The .ioa model.
+        file: PathBuf,
+        /// The automaton to run (default: the schedule's, or the only one).
+        #[arg(long)]
+        automaton: Option<String>,
+        /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+        #[arg(long = "param")]
+        params: Vec<String>,
+        /// Run this schedule (an NDR program in the model).
+        #[arg(long, conflicts_with = "random")]
+        schedule: Option<String>,
+        /// Pick enabled action instances at random.
+        #[arg(long)]
+        random: bool,
+        /// Steps per random run; for schedules, the most steps and loop iterations allowed.
+        #[arg(long, default_value_t = 1000)]
+        steps: u64,
+        /// Seed of the (first) random run; run k uses SEED + k.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Number of random runs.
+        #[arg(long, default_value_t = 1)]
+        runs: u64,
+        /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
+        #[arg(long)]
+        weights: Option<String>,
+        /// A universe line such as `Node = [0]..[2]` or `abstain.B = {[0]}, {[1]}` (repeatable).
+        #[arg(long)]
+        universe: Vec<String>,
+        /// A universe file (default: MODEL.universe beside the model, if it exists).
+        #[arg(long)]
+        universe_file: Option<PathBuf>,
+        /// Write the run as an ITF JSON trace.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Print every step of random runs in the paper's log format.
+        #[arg(long)]
+        log: bool,
+        /// Print only the summary (and the steps before a failure).
+        #[arg(long)]
+        quiet: bool,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Re-execute a trace written by `ioa run --trace` and confirm every step.
+    Replay {
+        /// The ITF JSON trace.
+        trace: PathBuf,
+        /// The model, if not the one the trace names.
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Print IOA files in the canonical form (Unicode operators, two-space indentation).
+    Fmt {
+        /// The .ioa files to format.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Do not print; exit 1 if any file is not already in canonical form.
+        #[arg(long, conflicts_with = "write")]
+        check: bool,
+        /// Rewrite the files in place.
+        #[arg(long)]
+        write: bool,
+        /// Colour the diagnostics for files that do not parse.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -64,5 +141,58 @@ pub fn run() -> ExitCode {
             format,
             color,
         } => check::run(&files, format, color),
+        Command::Run {
+            file,
+            automaton,
+            params,
+            schedule,
+            random,
+            steps,
+            seed,
+            runs,
+            weights,
+            universe,
+            universe_file,
+            trace,
+            log,
+            quiet,
+            color,
+        } => run::run(run::RunArgs {
+            file,
+            automaton,
+            params,
+            schedule,
+            random,
+            steps,
+            seed,
+            runs,
+            weights,
+            universe,
+            universe_file,
+            trace,
+            log,
+            quiet,
+            color,
+        }),
+        Command::Replay {
+            trace,
+            model,
+            color,
+        } => replay::run(&trace, model.as_ref(), color),
+        Command::Fmt {
+            files,
+            check,
+            write,
+            color,
+        } => {
+            let mode = if check {
+                fmt::FmtMode::Check
+            } else if write {
+                fmt::FmtMode::Write
+            } else {
+                fmt::FmtMode::Print
+            };
+            fmt::run(&files, mode, color)
+        }
     }
 }

@@ -85,7 +85,12 @@ impl Checker {
 
     fn register_global(&mut self, name: ast::Ident, ty: TypeId, k: u32, is_enum: bool) {
         if !is_enum && super::expr::BUILTINS.contains(&name.name.as_str()) {
-            self.error(CheckError::Duplicate { what: "union tag (the name of a built-in function)", name: name.name, span: name.span, previous: name.span });
+            self.error(CheckError::Duplicate {
+                what: "union tag (the name of a built-in function)",
+                name: name.name,
+                span: name.span,
+                previous: name.span,
+            });
             return;
         }
         let previous = self
@@ -279,7 +284,9 @@ impl Checker {
                 match param {
                     ast::SigParam::Formal(f) => {
                         let earlier = entry.params[..k].iter().find_map(|p| match p {
-                            ast::SigParam::Formal(e) if e.name.name == f.name.name => Some(e.name.span),
+                            ast::SigParam::Formal(e) if e.name.name == f.name.name => {
+                                Some(e.name.span)
+                            }
                             _ => None,
                         });
                         if let Some(previous) = earlier {

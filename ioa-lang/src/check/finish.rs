@@ -12,7 +12,10 @@ impl Checker {
     /// Settles inference variables and substitutes them everywhere.
     pub(crate) fn finish(&mut self) {
         let free = std::mem::take(&mut self.free_yields);
-        let lenient = |s: crate::span::Span| free.iter().any(|f| f.file == s.file && f.start <= s.start && s.end <= f.end);
+        let lenient = |s: crate::span::Span| {
+            free.iter()
+                .any(|f| f.file == s.file && f.start <= s.start && s.end <= f.end)
+        };
         let unsettled = self.unifier.settle(&self.spec.types, &lenient);
         for (span, what) in unsettled {
             let what = match what {

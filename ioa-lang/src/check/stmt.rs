@@ -323,8 +323,13 @@ impl Checker {
                         self.error(CheckError::AssignToNonState { name: format!("….{}", f.name), what: "the value inside a `Null`; assign `embed(…)` to the variable itself", span: lhs.span });
                         None
                     }
-                    Type::Named(id) if matches!(&self.spec.types[id.0 as usize].kind, TypeDefKind::Union(tags) if tags.iter().any(|(n, _)| *n == f.name)) => {
-                        self.error(CheckError::AssignToNonState { name: format!("….{}", f.name), what: "a union's payload; assign a whole union value instead", span: lhs.span });
+                    Type::Named(id) if matches!(&self.spec.types[id.0 as usize].kind, TypeDefKind::Union(tags) if tags.iter().any(|(n, _)| *n == f.name)) =>
+                    {
+                        self.error(CheckError::AssignToNonState {
+                            name: format!("….{}", f.name),
+                            what: "a union's payload; assign a whole union value instead",
+                            span: lhs.span,
+                        });
                         None
                     }
                     Type::Named(id) => {

@@ -191,7 +191,11 @@ impl Unifier {
     /// type could not be settled.
     /// Literals whose origin `lenient` accepts take any type of the right shape (the first
     /// declared tuple type of their arity, or `Bool`) instead of being reported.
-    pub fn settle(&mut self, types: &[TypeDef], lenient: &dyn Fn(Span) -> bool) -> Vec<(Span, VarKindName)> {
+    pub fn settle(
+        &mut self,
+        types: &[TypeDef],
+        lenient: &dyn Fn(Span) -> bool,
+    ) -> Vec<(Span, VarKindName)> {
         let mut unsettled = Vec::new();
         loop {
             let mut progress = false;
@@ -247,7 +251,10 @@ pub enum VarKindName {
 }
 
 fn first_tuple_type(arity: usize, types: &[TypeDef]) -> Option<Type> {
-    types.iter().position(|t| matches!(&t.kind, TypeDefKind::Tuple(f) if f.len() == arity)).map(|i| Type::Named(crate::ir::TypeId(i as u32)))
+    types
+        .iter()
+        .position(|t| matches!(&t.kind, TypeDefKind::Tuple(f) if f.len() == arity))
+        .map(|i| Type::Named(crate::ir::TypeId(i as u32)))
 }
 
 fn unique_tuple_type(arity: usize, types: &[TypeDef]) -> Option<Type> {

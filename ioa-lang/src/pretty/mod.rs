@@ -9,25 +9,56 @@
 //! minus, `div`/`mod` infix), two-space indentation, a blank line between top-level declarations,
 //! one state or signature entry per line, and one statement per line with `;` between the
 //! statements of a list. Parentheses are inserted only where precedence or associativity needs
-//! them, and always around a quantifier body. Comments are not in the AST and so are not
-//! preserved; nor is the grouping of signature entries or the spelling of operators. String
-//! literals are written as stored: the language has no escapes, so a string holding `"` or a line
-//! break (which the parser never produces) cannot be printed faithfully.
+//! them, and always around a quantifier body. The grouping of signature entries and the spelling
+//! of operators are not preserved. String literals are written as stored: the language has no
+//! escapes, so a string holding `"` or a line break (which the parser never produces) cannot be
+//! printed faithfully.
+//!
+//! Long lines are broken (see [`MAX_WIDTH`]): when a `pre`, `where`, `so that`, `if`/`elseif`/
+//! `while` condition, invariant body or simulation relation does not fit, its top-level chain of
+//! `∧` (or `∨`, `⇒`, `⇔`) is written one operand per line, each continuation line starting with
+//! the operator under the start of the expression. An operand that still does not fit is broken
+//! the same way when it is itself such a chain, a parenthesised one, a negation or a quantifier
+//! (whose body is then laid out under the character after its `(`); anything else stays on one
+//! line.
+//!
+//! Comments are not in the AST. [`format_source`] takes them from the source text instead and
+//! puts each one back before the declaration, entry or statement that follows it (or, for a
+//! comment that ends a line of code, at the end of that node's last line); see `comments.rs`.
+//! The other functions print no comments.
+
+mod comments;
+mod wrap;
 
 use crate::ast::*;
+use crate::lexer::Token;
+use crate::span::Span;
+
+pub use wrap::MAX_WIDTH;
 
 /// Prints a whole file: its declarations separated by blank lines, ending in a newline.
 pub fn print_file(file: &SourceFile) -> String {
-    render(|p| {
-        for (i, item) in file.items.iter().enumerate() {
-            if i > 0 {
-                p.nl();
-                p.nl();
-            }
-            p.item(item);
-        }
-        p.nl();
-    })
+    let mut p = Printer::default();
+    p.file(file);
+    p.finish()
+}
+
+/// Prints `file` like [`print_file`], keeping every `%` comment of `source`, the text `file` was
+/// parsed from. This is what `ioa fmt` writes.
+///
+/// A comment on a line of its own is printed on its own line, at the indentation of the
+/// declaration, signature entry, state, clause, transition, task, component, hidden entry, proof
+/// entry or statement that follows it; comments after the last node of a `do … od`, `then`/`else`
+/// block or file go at its end. A comment that ends a line of code is printed at the end of the
+/// line where the node before it ends (consecutive such comments aligned), or before the next node
+/// when that is not possible. A blank line before or after a group of comments is kept.
+pub fn format_source(file: &SourceFile, source: &str) -> String {
+    let mut p = Printer {
+        src: Some(comments::Source::new(source)),
+        ..Printer::default()
+    };
+    p.file(file);
+    p.finish()
 }
 
 /// Prints one top-level declaration (without a trailing newline).
@@ -53,7 +84,7 @@ pub fn print_stmts(stmts: &[Stmt]) -> String {
 fn render(f: impl FnOnce(&mut Printer)) -> String {
     let mut p = Printer::default();
     f(&mut p);
-    p.out
+    p.finish()
 }
 
 /// Binding strength of each expression level, loosest first (see the grammar).
@@ -121,17 +152,46 @@ fn binop_info(op: BinOp) -> (&'static str, u8, u8, u8) {
     (sym, lvl, left, right)
 }
 
+fn start(span: Span) -> usize {
+    span.start as usize
+}
+
+fn end(span: Span) -> usize {
+    span.end as usize
+}
+
+fn item_span(item: &Item) -> Span {
+    match item {
+        Item::Import(i) => i.span,
+        Item::Type(t) => t.span,
+        Item::Automaton(a) => a.span,
+        Item::Invariant(i) => i.span,
+        Item::Simulation(s) => s.span,
+        Item::Schedule(s) => s.span,
+    }
+}
+
 /// Accumulates output with indentation, which is written lazily so that blank lines carry no
 /// trailing spaces. In inline mode (statements inside an expression) line breaks become spaces.
+/// With a source (`format_source`), it also puts the source's comments back (`comments.rs`).
 #[derive(Default)]
-struct Printer {
+struct Printer<'s> {
     out: String,
     indent: usize,
     pending_indent: bool,
     inline: bool,
+    /// The comments (and tokens) of the source being reformatted, if any.
+    src: Option<comments::Source<'s>>,
+    /// A comment to write at the end of the current line, at the next line break.
+    pending_trailing: Option<String>,
+    /// Comments written at the end of lines: the line's index and the comment's text. They are
+    /// added (aligned) by `finish`.
+    trailing: Vec<(usize, String)>,
+    /// Nothing has been written yet in the current block (so no blank line is wanted).
+    block_start: bool,
 }
 
-impl Printer {
+impl Printer<'_> {
     /// Writes `parts` in order (after the pending indentation, if a line has just begun).
     fn text(&mut self, parts: &[&str]) {
         if std::mem::take(&mut self.pending_indent) {
@@ -144,6 +204,10 @@ impl Printer {
         if self.inline {
             self.out.push(' ');
         } else {
+            if let Some(comment) = self.pending_trailing.take() {
+                let line = self.out.matches('\n').count();
+                self.trailing.push((line, comment));
+            }
             self.out.push('\n');
             self.pending_indent = true;
         }
@@ -186,10 +250,12 @@ impl Printer {
         }
     }
 
-    /// `keyword` on a new line, then `f` indented below it.
-    fn section(&mut self, keyword: &str, f: impl FnOnce(&mut Self)) {
+    /// `keyword` (found at `at` in the source) on a new line, then `f` indented below it.
+    fn section(&mut self, keyword: &str, at: usize, f: impl FnOnce(&mut Self)) {
         self.nl();
+        self.comments_before(at);
         self.text(&[keyword]);
+        self.block_start = true;
         self.indented(2, f);
     }
 
@@ -201,11 +267,14 @@ impl Printer {
         }
     }
 
-    /// `e` on the next line, indented.
+    /// `e` on the next line, indented, broken if long.
     fn below(&mut self, e: &Expr) {
         self.indented(2, |p| {
+            p.block_start = true;
             p.nl();
-            p.expr(e);
+            p.comments_before(start(e.span));
+            p.expr_wrapped(e, prec::TOP, 0);
+            p.trailing_after(end(e.span));
         });
     }
 
@@ -217,7 +286,44 @@ impl Printer {
         }
     }
 
+    /// `keyword e` when `e` is present, broken if long; `tail` columns follow it on its line.
+    fn wrapped_clause(&mut self, keyword: &str, e: Option<&Expr>, tail: usize) {
+        if let Some(e) = e {
+            self.text(&[keyword]);
+            self.expr_wrapped(e, prec::TOP, tail);
+        }
+    }
+
+    /// `keyword e` on a line of its own, with the comments before it.
+    fn clause_line(&mut self, keyword: &str, e: &Expr) {
+        self.nl();
+        self.comments_before(start(e.span));
+        self.wrapped_clause(keyword, Some(e), 0);
+        self.trailing_after(end(e.span));
+    }
+
     // ------------------------------------------------------------ declarations
+
+    fn file(&mut self, file: &SourceFile) {
+        self.block_start = true;
+        for (i, item) in file.items.iter().enumerate() {
+            if i > 0 {
+                self.nl();
+                self.nl();
+            }
+            let span = item_span(item);
+            self.comments_before(start(span));
+            self.item(item);
+            self.trailing_after(end(span));
+        }
+        if !file.items.is_empty() {
+            self.nl();
+        }
+        self.comments_at_end(usize::MAX);
+        if self.out.is_empty() {
+            self.out.push('\n');
+        }
+    }
 
     fn item(&mut self, item: &Item) {
         match item {
@@ -225,20 +331,25 @@ impl Printer {
             Item::Type(t) => {
                 self.text(&["type ", &t.name.name, " = "]);
                 match &t.def {
-                    TypeDef::Tuple(fields) => self.list("tuple of ", fields, "", Self::field),
-                    TypeDef::Enumeration(names) => {
-                        self.list("enumeration of ", names, "", |p, n| p.text(&[&n.name]))
+                    TypeDef::Tuple(fields) => {
+                        self.filled_list("tuple of ", fields, |p, f| p.field(f))
                     }
-                    TypeDef::Union(fields) => self.list("union of ", fields, "", Self::field),
+                    TypeDef::Enumeration(names) => {
+                        self.filled_list("enumeration of ", names, |p, n| p.text(&[&n.name]))
+                    }
+                    TypeDef::Union(fields) => {
+                        self.filled_list("union of ", fields, |p, f| p.field(f))
+                    }
                     TypeDef::Alias(ty) => self.ty(ty),
                 }
             }
             Item::Automaton(a) => {
                 self.text(&["automaton ", &a.name.name]);
                 self.args(&a.params, Self::param);
+                let from = end(a.name.span);
                 self.indented(2, |p| match &a.body {
-                    AutomatonBody::Primitive(prim) => p.primitive(prim),
-                    AutomatonBody::Composite(comp) => p.composite(comp),
+                    AutomatonBody::Primitive(prim) => p.primitive(prim, from),
+                    AutomatonBody::Composite(comp) => p.composite(comp, from),
                 });
             }
             Item::Invariant(i) => {
@@ -254,11 +365,18 @@ impl Printer {
                 if let Some(target) = &s.target {
                     self.text(&[" for ", &target.name]);
                 }
+                let states_at = self.find_token(start(s.span), |t| matches!(t, Token::States));
+                let od = self.token_before(end(s.span));
+                let do_at = match s.body.first() {
+                    Some(first) => self.token_before(start(first.span)),
+                    None => self.token_before(od),
+                };
                 self.indented(2, |p| {
-                    p.states(&s.states);
+                    p.states(&s.states, states_at);
                     p.nl();
+                    p.comments_before(do_at);
                     p.text(&["do"]);
-                    p.block(&s.body);
+                    p.block(&s.body, od);
                     p.text(&["od"]);
                 });
             }
@@ -282,18 +400,23 @@ impl Printer {
         self.ty(&p.ty);
     }
 
-    fn primitive(&mut self, prim: &Primitive) {
-        // Consecutive entries of one kind share the keyword; later ones line up under the first.
+    /// The body of a primitive automaton whose name ends at `from` in the source.
+    fn primitive(&mut self, prim: &Primitive, from: usize) {
+        // Consecutive entries of one kind share the keyword; later ones line up under the first
+        // (a comment before an entry starts a new group).
         let sig = &prim.signature;
-        self.section("signature", |p| {
+        let at = self.find_token(from, |t| matches!(t, Token::Signature));
+        self.section("signature", at, |p| {
             for (i, entry) in sig.iter().enumerate() {
                 let kw = entry.kind.keyword();
-                if i > 0 && sig[i - 1].kind == entry.kind {
+                let entry_start = start(entry.span);
+                if i > 0 && sig[i - 1].kind == entry.kind && !p.has_comments_before(entry_start) {
                     p.text(&[","]);
                     p.nl();
                     p.text(&[&" ".repeat(kw.len() + 1)]);
                 } else {
                     p.nl();
+                    p.comments_before(entry_start);
                     p.text(&[kw, " "]);
                 }
                 p.text(&[&entry.name.name]);
@@ -301,39 +424,55 @@ impl Printer {
                     SigParam::Formal(f) => p.param(f),
                     SigParam::Const(c) => p.clause("const ", Some(c)),
                 });
-                p.clause(" where ", entry.where_clause.as_ref());
+                p.wrapped_clause(" where ", entry.where_clause.as_ref(), 1);
+                p.trailing_after(end(entry.span));
             }
         });
-        self.states(&prim.states);
+        let at = self.find_token(from, |t| matches!(t, Token::States));
+        self.states(&prim.states, at);
         if let Some(so_that) = &prim.so_that {
-            self.nl();
-            self.clause("so that ", Some(so_that));
+            self.clause_line("so that ", so_that);
         }
         if !prim.transitions.is_empty() {
-            self.section("transitions", |p| {
+            let at = self.find_token(from, |t| matches!(t, Token::Transitions));
+            self.section("transitions", at, |p| {
                 p.lines(&prim.transitions, "", |p, i, t| {
                     if i > 0 {
                         p.nl(); // a blank line between transitions
                     }
-                    p.transition(t)
+                    p.comments_before(start(t.span));
+                    p.transition(t);
+                    p.trailing_after(end(t.span));
                 })
             });
         }
         if !prim.tasks.is_empty() {
-            self.section("tasks", |p| p.lines(&prim.tasks, ";", |p, _, t| p.task(t)));
+            let at = self.find_token(from, |t| matches!(t, Token::Tasks));
+            self.section("tasks", at, |p| {
+                p.lines(&prim.tasks, ";", |p, _, t| {
+                    p.comments_before(start(t.span));
+                    p.task(t);
+                    p.trailing_after(end(t.span));
+                })
+            });
         }
     }
 
-    /// A `states` section, one declaration per line, or nothing when there are none.
-    fn states(&mut self, states: &[StateDecl]) {
+    /// A `states` section (its keyword at `at`), one declaration per line, or nothing when there
+    /// are none.
+    fn states(&mut self, states: &[StateDecl], at: usize) {
         if states.is_empty() {
             return;
         }
-        self.section("states", |p| {
+        self.section("states", at, |p| {
             p.lines(states, ",", |p, _, s| {
+                p.comments_before(start(s.span));
                 p.text(&[&s.name.name, ": "]);
                 p.ty(&s.ty);
-                p.clause(" := ", s.init.as_ref());
+                if let Some(init) = &s.init {
+                    p.initialiser(init, 1);
+                }
+                p.trailing_after(end(s.span));
             })
         });
     }
@@ -345,14 +484,15 @@ impl Printer {
             self.text(&[" case ", &case.name]);
         }
         self.indented(2, |p| {
+            p.block_start = true;
             for (keyword, e) in [("where ", &t.where_clause), ("pre ", &t.pre)] {
                 if let Some(e) = e {
-                    p.nl();
-                    p.clause(keyword, Some(e));
+                    p.clause_line(keyword, e);
                 }
             }
-            if !t.eff.is_empty() {
+            if let Some(first) = t.eff.first() {
                 p.nl();
+                p.comments_before(start(first.span));
                 p.text(&["eff "]); // the statements line up after `eff `
                 p.indented(4, |p| p.stmt_list(&t.eff));
             }
@@ -377,29 +517,50 @@ impl Printer {
         if !task.bound.is_empty() {
             self.list(" for ", &task.bound, "", Self::param);
         }
-        self.clause(" where ", task.where_clause.as_ref());
+        self.wrapped_clause(" where ", task.where_clause.as_ref(), 3);
         self.text(&[" }"]);
     }
 
-    fn composite(&mut self, comp: &Composite) {
-        self.section("components", |p| {
+    /// The body of a composite automaton whose name ends at `from` in the source.
+    fn composite(&mut self, comp: &Composite, from: usize) {
+        let at = self.find_token(from, |t| matches!(t, Token::Components));
+        self.section("components", at, |p| {
             p.lines(&comp.components, ";", |p, _, c| {
+                p.comments_before(start(c.span));
                 p.text(&[&c.name.name]);
                 if !c.indices.is_empty() {
                     p.list("[", &c.indices, "]", Self::param);
                 }
                 p.text(&[": ", &c.automaton.name]);
                 p.args(&c.args, Self::expr);
+                p.trailing_after(end(c.span));
             })
         });
-        if !comp.hidden.is_empty() {
-            self.nl();
-            self.list("hidden ", &comp.hidden, "", |p, h| {
+        let Some(first) = comp.hidden.first() else {
+            return;
+        };
+        // The entries share a line unless a comment comes between them; then the next entry
+        // starts a line of its own, lined up under the first.
+        self.nl();
+        self.comments_before(start(first.span));
+        self.text(&["hidden "]);
+        self.indented("hidden ".len(), |p| {
+            for (i, h) in comp.hidden.iter().enumerate() {
+                if i > 0 {
+                    p.text(&[","]);
+                    if p.pending_trailing.is_some() || p.has_comments_before(start(h.span)) {
+                        p.nl();
+                        p.comments_before(start(h.span));
+                    } else {
+                        p.text(&[" "]);
+                    }
+                }
                 p.text(&[&h.name.name]);
                 p.args(&h.args, Self::action_arg);
-                p.clause(" where ", h.where_clause.as_ref());
-            });
-        }
+                p.wrapped_clause(" where ", h.where_clause.as_ref(), 1);
+                p.trailing_after(end(h.span));
+            }
+        });
     }
 
     fn simulation(&mut self, s: &SimulationDecl) {
@@ -410,21 +571,29 @@ impl Printer {
         self.text(&["from ", &s.from.name, " to ", &s.to.name, ":"]);
         self.below(&s.relation);
         let Some(proof) = &s.proof else { return };
-        self.section("proof", |p| {
-            p.states(&proof.states);
+        let proof_at = self.find_token(end(s.relation.span), |t| matches!(t, Token::Proof));
+        let states_at = self.find_token(proof_at, |t| matches!(t, Token::States));
+        let start_at = self.find_token(proof_at, |t| matches!(t, Token::Start));
+        self.section("proof", proof_at, |p| {
+            p.states(&proof.states, states_at);
             if !proof.start.is_empty() {
-                p.section("start", |p| {
+                p.section("start", start_at, |p| {
                     p.nl();
                     p.stmt_list(&proof.start);
                 });
             }
             p.lines(&proof.entries, "", |p, _, entry| {
+                p.comments_before(start(entry.span));
                 p.text(&["for ", entry.kind.keyword(), " ", &entry.name.name]);
                 p.args(&entry.args, Self::action_arg);
                 match &entry.body {
                     None => p.text(&[" ignore"]),
-                    Some(body) => p.do_block(body),
+                    Some(body) => {
+                        let od = p.token_before(end(entry.span));
+                        p.do_block(body, od)
+                    }
                 }
+                p.trailing_after(end(entry.span));
             });
         });
     }
@@ -438,31 +607,40 @@ impl Printer {
                 self.text(&[";"]);
                 self.nl();
             }
+            self.comments_before(start(s.span));
             self.stmt(s);
+            self.trailing_after(end(s.span));
         }
     }
 
     /// An indented statement block on its own lines, ending on a fresh line at the outer
-    /// indentation; an empty block is a single space.
-    fn block(&mut self, stmts: &[Stmt]) {
-        if stmts.is_empty() {
+    /// indentation; an empty block is a single space. `closer` is where the keyword that ends the
+    /// block stands in the source: comments before it go at the end of the block.
+    fn block(&mut self, stmts: &[Stmt], closer: usize) {
+        if stmts.is_empty() && !self.has_comments_before(closer) {
             return self.text(&[" "]);
         }
         self.indented(2, |p| {
+            p.block_start = true;
             p.nl();
             p.stmt_list(stmts);
+            if !stmts.is_empty() {
+                p.nl();
+            }
+            p.comments_at_end(closer);
         });
-        self.nl();
     }
 
-    /// ` do <block> od`.
-    fn do_block(&mut self, stmts: &[Stmt]) {
+    /// ` do <block> od`, the `od` at `closer` in the source.
+    fn do_block(&mut self, stmts: &[Stmt], closer: usize) {
         self.text(&[" do"]);
-        self.block(stmts);
+        self.block(stmts, closer);
         self.text(&["od"]);
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        // The keyword that ends a compound statement (`od`, `fi`).
+        let last = self.token_before(end(s.span));
         match &s.kind {
             StmtKind::Assign { lhs, ty, rhs } => {
                 self.expr_at(lhs, prec::POSTFIX);
@@ -474,25 +652,46 @@ impl Printer {
                 otherwise,
             } => {
                 for (i, (cond, body)) in branches.iter().enumerate() {
-                    self.clause(if i == 0 { "if " } else { "elseif " }, Some(cond));
+                    self.text(&[if i == 0 { "if " } else { "elseif " }]);
+                    self.expr_wrapped(cond, prec::TOP, " then".len());
                     self.text(&[" then"]);
-                    self.block(body);
+                    let closer = if i + 1 == branches.len() && otherwise.is_none() {
+                        last
+                    } else {
+                        // The `elseif` or `else` after the block.
+                        let after = match body.last() {
+                            Some(s) => end(s.span),
+                            None => self.token_after(end(cond.span), |t| t == Token::RParen).1,
+                        };
+                        self.token_after(after, |t| t == Token::Semi).0
+                    };
+                    self.block(body, closer);
                 }
                 if let Some(body) = otherwise {
                     self.text(&["else"]);
-                    self.block(body);
+                    self.block(body, last);
                 }
                 self.text(&["fi"]);
             }
             StmtKind::ForIn {
                 var,
-                collection: e,
+                collection,
                 body,
-            } => self.for_loop(var, " in ", e, body),
-            StmtKind::ForWhere { var, cond: e, body } => self.for_loop(var, " where ", e, body),
+            } => {
+                self.text(&["for "]);
+                self.param(var);
+                self.clause(" in ", Some(collection));
+                self.do_block(body, last);
+            }
+            StmtKind::ForWhere { var, cond, body } => {
+                self.text(&["for "]);
+                self.param(var);
+                self.wrapped_clause(" where ", Some(cond), " do".len());
+                self.do_block(body, last);
+            }
             StmtKind::While { cond, body } => {
-                self.clause("while ", Some(cond));
-                self.do_block(body);
+                self.wrapped_clause("while ", Some(cond), " do".len());
+                self.do_block(body, last);
             }
             StmtKind::Fire {
                 kind,
@@ -504,19 +703,12 @@ impl Printer {
                 self.args(args, Self::expr);
                 if let Some(det) = det {
                     self.text(&[" det"]);
-                    self.do_block(det);
+                    self.do_block(det, last);
                 }
             }
             StmtKind::Ignore => self.text(&["ignore"]),
             StmtKind::Yield(e) => self.clause("yield ", Some(e)),
         }
-    }
-
-    fn for_loop(&mut self, var: &Param, keyword: &str, e: &Expr, body: &[Stmt]) {
-        self.text(&["for "]);
-        self.param(var);
-        self.clause(keyword, Some(e));
-        self.do_block(body);
     }
 
     // ------------------------------------------------------------ expressions
@@ -544,9 +736,7 @@ impl Printer {
             ExprKind::Tuple(es) => self.list("[", es, "]", Self::expr),
             ExprKind::SetLit(es) => self.list("{", es, "}", Self::expr),
             ExprKind::Unary(UnOp::Not, inner) => {
-                // A space marks an operand that is not a single term: `¬ a = b` is `¬(a = b)`.
-                let spaced = level(inner) < prec::NEG;
-                self.text(&["¬", if spaced { " " } else { "" }]);
+                self.text(&[not_prefix(inner)]);
                 self.expr_at(inner, prec::NOT);
             }
             ExprKind::Unary(UnOp::Neg, inner) => {
@@ -573,11 +763,7 @@ impl Printer {
                 self.text(&[" is ", &tag.name]);
             }
             ExprKind::Quant(q, params, body) => {
-                let q = match q {
-                    Quantifier::ForAll => "∀ ",
-                    Quantifier::Exists => "∃ ",
-                };
-                self.list(q, params, " (", Self::param);
+                self.list(quantifier(*q), params, " (", Self::param);
                 self.expr(body);
                 self.text(&[")"]);
             }
@@ -594,13 +780,30 @@ impl Printer {
                     self.expr_at(cond, prec::IFF);
                 }
                 if let Some(det) = det {
-                    // Statements inside an expression stay on its line.
+                    // Statements inside an expression stay on its line (and carry no comments).
                     let saved = std::mem::replace(&mut self.inline, true);
                     self.text(&[" det"]);
-                    self.do_block(det);
+                    self.do_block(det, 0);
                     self.inline = saved;
                 }
             }
         }
+    }
+}
+
+/// `¬`, followed by a space when the operand is not a single term: `¬ a = b` is `¬(a = b)`.
+fn not_prefix(operand: &Expr) -> &'static str {
+    if level(operand) < prec::NEG {
+        "¬ "
+    } else {
+        "¬"
+    }
+}
+
+/// A quantifier and the space after it.
+fn quantifier(q: Quantifier) -> &'static str {
+    match q {
+        Quantifier::ForAll => "∀ ",
+        Quantifier::Exists => "∃ ",
     }
 }

@@ -1,0 +1,620 @@
+//! The executable form of an automaton: every primitive instance of a (possibly composite)
+//! automaton laid out in one state vector, its action instances, enabledness (with the reason a
+//! step is not enabled) and the step function.
+//!
+//! A primitive automaton is a machine with one instance. A composite's action is the
+//! synchronised step of every instance that has an action of that name whose `const`
+//! parameters and `where` clause accept the arguments: at most one of them controls it (output or
+//! internal), the rest take it as input.
+
+use crate::error::{EvalResult, RunError};
+use crate::eval::{Chooser, Scope, StateView};
+use crate::exec::Frame;
+use crate::universe::Universe;
+use crate::value::{Printer, Value};
+use ioa_lang::ast::ActionKind;
+use ioa_lang::ir::{
+    ActionId, Automaton, AutomatonBody, AutomatonId, Expr, ExprKind, Primitive, Spec, Type, VarRef,
+};
+use ioa_lang::span::Span;
+use rustc_hash::FxHashMap;
+
+/// A global state: every instance's variables, concatenated.
+pub type State = Vec<Value>;
+
+/// One primitive automaton inside the machine.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Which automaton.
+    pub automaton: AutomatonId,
+    /// Its parameter values.
+    pub params: Vec<Value>,
+    /// Where its variables start in the state vector.
+    pub offset: usize,
+    /// How many variables it has.
+    pub len: usize,
+    /// Its name for messages (`Global1`, `P[0]`, `C[1]`).
+    pub name: String,
+    /// Declared types of its variables.
+    pub state_types: Vec<Type>,
+}
+
+/// An action of the machine (of its root automaton).
+#[derive(Debug, Clone)]
+pub struct MachineAction {
+    /// The name.
+    pub name: String,
+    /// Its kind at the root (before per-instance hiding).
+    pub kind: ActionKind,
+    /// Parameter types.
+    pub param_types: Vec<Type>,
+    /// Parameter names, for candidate lookups.
+    pub param_names: Vec<String>,
+    /// Instances that have an action of this name.
+    pub members: Vec<(usize, ActionId)>,
+}
+
+/// Why an action instance cannot be taken.
+#[derive(Debug, Clone)]
+pub enum Disabled {
+    /// No component has this action with these arguments.
+    NoParticipant,
+    /// A precondition conjunct (or `where` clause) is false.
+    Precondition {
+        /// The instance whose transition is disabled.
+        instance: usize,
+        /// The conjunct or clause that is false.
+        span: Span,
+        /// The state variables and parameters it reads, with their values.
+        reads: Vec<(String, String)>,
+    },
+    /// Two components both control the action.
+    SeveralControllers {
+        /// Their names.
+        names: Vec<String>,
+    },
+}
+
+/// A step ready to execute: for each participant, the transition and its bound locals.
+pub struct Plan {
+    parts: Vec<(usize, usize, Vec<Value>)>,
+}
+
+/// A primitive automaton's state variables and params.
+fn primitive(spec: &Spec, a: AutomatonId) -> &Primitive {
+    match &spec.automata[a.0 as usize].body {
+        AutomatonBody::Primitive(p) => p,
+        AutomatonBody::Composite(_) => unreachable!("instances are primitive"),
+    }
+}
+
+/// The executable model.
+pub struct Machine<'s> {
+    /// The spec.
+    pub spec: &'s Spec,
+    /// Carriers.
+    pub universe: &'s Universe,
+    /// The automaton run.
+    pub root: AutomatonId,
+    /// Its parameters.
+    pub root_params: Vec<Value>,
+    /// Primitive instances.
+    pub instances: Vec<Instance>,
+    /// The root's actions.
+    pub actions: Vec<MachineAction>,
+    /// Top-level component (index, family indices) to instance.
+    components: FxHashMap<(u32, Vec<Value>), usize>,
+    /// Total state slots.
+    pub n_slots: usize,
+}
+
+/// A view of the machine's state for expressions that read components.
+pub struct MachineView<'a, 's> {
+    machine: &'a Machine<'s>,
+    state: &'a [Value],
+}
+
+impl StateView for MachineView<'_, '_> {
+    fn qualified(&self, _: AutomatonId, _: u32) -> Option<Value> {
+        None
+    }
+    fn component(&self, component: u32, indices: &[Value], slot: u32) -> Option<Value> {
+        let inst = *self
+            .machine
+            .components
+            .get(&(component, indices.to_vec()))?;
+        let i = &self.machine.instances[inst];
+        self.state.get(i.offset + slot as usize).cloned()
+    }
+}
+
+impl<'s> Machine<'s> {
+    /// Builds the machine for `root` with parameter values `params`.
+    pub fn new(
+        spec: &'s Spec,
+        universe: &'s Universe,
+        root: AutomatonId,
+        params: Vec<Value>,
+    ) -> EvalResult<Machine<'s>> {
+        let mut m = Machine {
+            spec,
+            universe,
+            root,
+            root_params: params.clone(),
+            instances: Vec::new(),
+            actions: Vec::new(),
+            components: FxHashMap::default(),
+            n_slots: 0,
+        };
+        let name = spec.automata[root.0 as usize].name.clone();
+        m.expand(root, params, name, None)?;
+        let aut = &spec.automata[root.0 as usize];
+        for a in &aut.actions {
+            let members = m
+                .instances
+                .iter()
+                .enumerate()
+                .filter_map(|(k, inst)| {
+                    let inner = &spec.automata[inst.automaton.0 as usize];
+                    inner
+                        .actions
+                        .iter()
+                        .position(|x| x.name == a.name)
+                        .map(|p| (k, ActionId(p as u32)))
+                })
+                .collect();
+            m.actions.push(MachineAction {
+                name: a.name.clone(),
+                kind: a.kind,
+                param_types: a.params.iter().map(|p| p.ty.clone()).collect(),
+                param_names: a.params.iter().map(|p| p.name.clone()).collect(),
+                members,
+            });
+        }
+        Ok(m)
+    }
+
+    fn expand(
+        &mut self,
+        a: AutomatonId,
+        params: Vec<Value>,
+        name: String,
+        top: Option<(u32, Vec<Value>)>,
+    ) -> EvalResult<()> {
+        let aut: &Automaton = &self.spec.automata[a.0 as usize];
+        match &aut.body {
+            AutomatonBody::Primitive(p) => {
+                let len = p.state.len();
+                if let Some(key) = top {
+                    self.components.insert(key, self.instances.len());
+                }
+                self.instances.push(Instance {
+                    automaton: a,
+                    params,
+                    offset: self.n_slots,
+                    len,
+                    name,
+                    state_types: p.state.iter().map(|v| v.ty.clone()).collect(),
+                });
+                self.n_slots += len;
+            }
+            AutomatonBody::Composite(c) => {
+                for (ci, comp) in c.components.iter().enumerate() {
+                    let mut combos: Vec<Vec<Value>> = vec![vec![]];
+                    for idx in &comp.indices {
+                        let carrier = self.universe.carrier_at(self.spec, &idx.ty, idx.span)?;
+                        combos = combos
+                            .into_iter()
+                            .flat_map(|p| {
+                                carrier.iter().map(move |v| {
+                                    let mut q = p.clone();
+                                    q.push(v.clone());
+                                    q
+                                })
+                            })
+                            .collect();
+                    }
+                    for combo in combos {
+                        let scope = Scope {
+                            spec: self.spec,
+                            universe: self.universe,
+                            state: &[],
+                            params: &params,
+                            aux: &[],
+                            view: &crate::eval::NoView,
+                        };
+                        let mut locals = combo.clone();
+                        locals.resize(combo.len().max(8), Value::Bool(false));
+                        let mut args = Vec::new();
+                        for e in &comp.args {
+                            args.push(scope.eval(e, &mut locals, &mut crate::eval::NoChoice)?);
+                        }
+                        let printer = Printer::new(self.spec);
+                        let inst_name = if combo.is_empty() {
+                            comp.name.clone()
+                        } else {
+                            format!(
+                                "{}[{}]",
+                                comp.name,
+                                combo
+                                    .iter()
+                                    .map(|v| printer.show(v))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        };
+                        let key = if top.is_none() {
+                            Some((ci as u32, combo.clone()))
+                        } else {
+                            None
+                        };
+                        self.expand(comp.automaton, args, inst_name, key.or(top.clone()))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A scope for instance `inst` over `state`.
+    fn scope<'a>(
+        &'a self,
+        inst: usize,
+        state: &'a [Value],
+        view: &'a MachineView<'a, 's>,
+    ) -> Scope<'a> {
+        let i = &self.instances[inst];
+        Scope {
+            spec: self.spec,
+            universe: self.universe,
+            state: &state[i.offset..i.offset + i.len],
+            params: &i.params,
+            aux: &[],
+            view,
+        }
+    }
+
+    /// The view used by invariants of the root.
+    pub fn view<'a>(&'a self, state: &'a [Value]) -> MachineView<'a, 's> {
+        MachineView {
+            machine: self,
+            state,
+        }
+    }
+
+    /// The start state: initial values, with `ch` choosing values for variables without one.
+    pub fn initial_state(&self, ch: &mut dyn Chooser) -> EvalResult<State> {
+        let mut state = vec![Value::Bool(false); self.n_slots];
+        for (k, inst) in self.instances.iter().enumerate() {
+            let p = primitive(self.spec, inst.automaton);
+            let mut locals = vec![Value::Bool(false); p.init_locals as usize + 1];
+            for (slot, decl) in p.state.iter().enumerate() {
+                let v = match &decl.init {
+                    Some(e) => {
+                        let view = self.view(&state);
+                        let scope = self.scope(k, &state, &view);
+                        scope.eval(e, &mut locals, ch)?
+                    }
+                    None => {
+                        let carrier = self.universe.carrier_at(self.spec, &decl.ty, decl.span)?;
+                        ch.choose(decl.span, &carrier)?
+                    }
+                };
+                state[inst.offset + slot] = v;
+            }
+        }
+        Ok(state)
+    }
+
+    /// Whether every instance's `so that` holds in `state`.
+    pub fn so_that_holds(&self, state: &[Value]) -> EvalResult<Option<Span>> {
+        for (k, inst) in self.instances.iter().enumerate() {
+            let p = primitive(self.spec, inst.automaton);
+            if let Some(e) = &p.so_that {
+                let view = self.view(state);
+                let scope = self.scope(k, state, &view);
+                let mut locals = vec![Value::Bool(false); p.init_locals as usize + 1];
+                if !scope.truth(e, &mut locals, &mut crate::eval::NoChoice)? {
+                    return Ok(Some(e.span));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The kind of an action instance at the root (hidden outputs are internal).
+    pub fn kind_of(&self, action: usize, args: &[Value]) -> EvalResult<ActionKind> {
+        let a = &self.actions[action];
+        if let AutomatonBody::Composite(c) = &self.spec.automata[self.root.0 as usize].body {
+            for h in &c.hidden {
+                if h.action.0 as usize != action {
+                    continue;
+                }
+                let mut locals = args.to_vec();
+                locals.resize((h.n_locals as usize).max(args.len()), Value::Bool(false));
+                let scope = Scope {
+                    spec: self.spec,
+                    universe: self.universe,
+                    state: &[],
+                    params: &self.root_params,
+                    aux: &[],
+                    view: &crate::eval::NoView,
+                };
+                let mut ok = true;
+                for (k, e) in &h.const_args {
+                    ok &= scope.eval(e, &mut locals, &mut crate::eval::NoChoice)?
+                        == args[*k as usize];
+                }
+                if let Some(w) = &h.where_clause {
+                    ok = ok && scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
+                }
+                if ok {
+                    return Ok(ActionKind::Internal);
+                }
+            }
+        }
+        Ok(a.kind)
+    }
+
+    /// Whether action instance `(action, args)` is enabled in `state`; if so, how to take it.
+    pub fn enabled(
+        &self,
+        state: &[Value],
+        action: usize,
+        args: &[Value],
+    ) -> EvalResult<Result<Plan, Disabled>> {
+        let a = &self.actions[action];
+        let view = self.view(state);
+        let mut parts = Vec::new();
+        let mut controllers = Vec::new();
+        let mut first_disabled = None;
+        for &(inst, aid) in &a.members {
+            let i = &self.instances[inst];
+            let aut = &self.spec.automata[i.automaton.0 as usize];
+            let sig = &aut.actions[aid.0 as usize];
+            let scope = self.scope(inst, state, &view);
+            // Does this instance take part with these arguments?
+            let mut locals = args.to_vec();
+            locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
+            let mut takes_part = true;
+            for (k, p) in sig.params.iter().enumerate() {
+                if let Some(fixed) = &p.fixed {
+                    if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
+                        takes_part = false;
+                        break;
+                    }
+                }
+            }
+            if takes_part {
+                if let Some(w) = &sig.where_clause {
+                    takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
+                }
+            }
+            if !takes_part {
+                continue;
+            }
+            if sig.kind != ActionKind::Input {
+                controllers.push(i.name.clone());
+            }
+            // Find an enabled transition case.
+            let prim = primitive(self.spec, i.automaton);
+            let mut chosen = None;
+            for (ti, t) in prim.transitions.iter().enumerate() {
+                if t.action != aid {
+                    continue;
+                }
+                let mut locals = args.to_vec();
+                locals.resize((t.n_locals as usize).max(args.len()), Value::Bool(false));
+                let mut ok = true;
+                for (k, e) in &t.const_args {
+                    if scope.eval(e, &mut locals, &mut crate::eval::NoChoice)? != args[*k as usize]
+                    {
+                        ok = false;
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                if let Some(w) = &t.where_clause {
+                    if !scope.truth(w, &mut locals, &mut crate::eval::NoChoice)? {
+                        first_disabled.get_or_insert_with(|| {
+                            self.disabled_at(inst, w, &scope, &mut locals, &t.local_names)
+                        });
+                        continue;
+                    }
+                }
+                let mut failed = None;
+                for conj in &t.pre {
+                    if !scope.truth(conj, &mut locals, &mut crate::eval::NoChoice)? {
+                        failed = Some(conj);
+                        break;
+                    }
+                }
+                if let Some(conj) = failed {
+                    first_disabled.get_or_insert_with(|| {
+                        self.disabled_at(inst, conj, &scope, &mut locals, &t.local_names)
+                    });
+                    continue;
+                }
+                chosen = Some((ti, locals));
+                break;
+            }
+            match chosen {
+                Some((ti, locals)) => parts.push((inst, ti, locals)),
+                None if sig.kind == ActionKind::Input => {}
+                None => return Ok(Err(first_disabled.unwrap_or(Disabled::NoParticipant))),
+            }
+        }
+        if controllers.len() > 1 {
+            return Ok(Err(Disabled::SeveralControllers { names: controllers }));
+        }
+        if parts.is_empty() && controllers.is_empty() && a.members.is_empty() {
+            return Ok(Err(Disabled::NoParticipant));
+        }
+        Ok(Ok(Plan { parts }))
+    }
+
+    fn disabled_at(
+        &self,
+        inst: usize,
+        e: &Expr,
+        scope: &Scope,
+        locals: &mut [Value],
+        local_names: &[String],
+    ) -> Disabled {
+        let printer = Printer::new(self.spec);
+        let prim = primitive(self.spec, self.instances[inst].automaton);
+        let mut reads = Vec::new();
+        collect_reads(e, &mut |r| {
+            let (name, value) = match r {
+                VarRef::State(s) => (
+                    prim.state[*s as usize].name.clone(),
+                    scope.state.get(*s as usize).cloned(),
+                ),
+                VarRef::Local(s) => (
+                    local_names.get(*s as usize).cloned().unwrap_or_default(),
+                    locals.get(*s as usize).cloned(),
+                ),
+                VarRef::Param(s) => (
+                    self.spec.automata[self.instances[inst].automaton.0 as usize].params
+                        [*s as usize]
+                        .name
+                        .clone(),
+                    scope.params.get(*s as usize).cloned(),
+                ),
+                _ => return,
+            };
+            if let Some(v) = value {
+                if !name.starts_with('_')
+                    && !reads.iter().any(|(n, _): &(String, String)| *n == name)
+                {
+                    reads.push((name, printer.show(&v)));
+                }
+            }
+        });
+        Disabled::Precondition {
+            instance: inst,
+            span: e.span,
+            reads,
+        }
+    }
+
+    /// Takes a planned step, returning the next state.
+    pub fn execute(&self, state: &[Value], plan: Plan, ch: &mut dyn Chooser) -> EvalResult<State> {
+        let mut next = state.to_vec();
+        for (inst, ti, mut locals) in plan.parts {
+            let i = &self.instances[inst];
+            let prim = primitive(self.spec, i.automaton);
+            let t = &prim.transitions[ti];
+            let mut local_state: Vec<Value> = next[i.offset..i.offset + i.len].to_vec();
+            let mut aux = Vec::new();
+            let snapshot = next.clone();
+            let view = self.view(&snapshot);
+            let mut frame = Frame {
+                spec: self.spec,
+                universe: self.universe,
+                state: &mut local_state,
+                state_types: &i.state_types,
+                params: &i.params,
+                aux: &mut aux,
+                aux_types: &[],
+                view: &view,
+            };
+            frame.exec(&t.eff, &mut locals, ch)?;
+            next[i.offset..i.offset + i.len].clone_from_slice(&local_state);
+        }
+        Ok(next)
+    }
+
+    /// Checks the root's invariants in `state`; returns the first that fails.
+    pub fn failing_invariant(&self, state: &[Value]) -> EvalResult<Option<usize>> {
+        for (k, inv) in self.spec.invariants.iter().enumerate() {
+            if inv.automaton != self.root {
+                continue;
+            }
+            let view = self.view(state);
+            let scope = if self.instances.len() == 1 && self.instances[0].automaton == self.root {
+                self.scope(0, state, &view)
+            } else {
+                Scope {
+                    spec: self.spec,
+                    universe: self.universe,
+                    state: &[],
+                    params: &self.root_params,
+                    aux: &[],
+                    view: &view,
+                }
+            };
+            let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
+            if !scope.truth(&inv.body, &mut locals, &mut crate::eval::NoChoice)? {
+                return Ok(Some(k));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Names of the state slots (`x` for a primitive, `P[0].x` in a composite).
+    pub fn slot_names(&self) -> Vec<String> {
+        let single = self.instances.len() == 1;
+        let mut out = Vec::with_capacity(self.n_slots);
+        for inst in &self.instances {
+            for v in &primitive(self.spec, inst.automaton).state {
+                out.push(if single {
+                    v.name.clone()
+                } else {
+                    format!("{}.{}", inst.name, v.name)
+                });
+            }
+        }
+        out
+    }
+
+    /// Types of the state slots.
+    pub fn slot_types(&self) -> Vec<Type> {
+        self.instances
+            .iter()
+            .flat_map(|i| i.state_types.iter().cloned())
+            .collect()
+    }
+
+    /// Reports an unbounded carrier as an error at `span`.
+    pub fn carrier(&self, ty: &Type, span: Span) -> Result<std::sync::Arc<[Value]>, RunError> {
+        self.universe.carrier_at(self.spec, ty, span)
+    }
+}
+
+/// Calls `f` on every variable an expression reads.
+pub fn collect_reads(e: &Expr, f: &mut dyn FnMut(&VarRef)) {
+    match &e.kind {
+        ExprKind::Var(r) => f(r),
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Nil
+        | ExprKind::EnumConst(_) => {}
+        ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
+            xs.iter().for_each(|x| collect_reads(x, f))
+        }
+        ExprKind::Unary(_, x)
+        | ExprKind::Field(x, _)
+        | ExprKind::NullVal(x)
+        | ExprKind::UnionPayload(x, _)
+        | ExprKind::UnionNew(_, x)
+        | ExprKind::Is(x, _) => collect_reads(x, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            collect_reads(a, f);
+            collect_reads(b, f);
+        }
+        ExprKind::Quant(_, _, b) => collect_reads(b, f),
+        ExprKind::Cond(a, b, c) => {
+            collect_reads(a, f);
+            collect_reads(b, f);
+            collect_reads(c, f);
+        }
+        ExprKind::Choose { cond, .. } => {
+            if let Some(c) = cond {
+                collect_reads(c, f);
+            }
+        }
+    }
+}

@@ -1,0 +1,788 @@
+//! Running a machine: under a schedule (an NDR program), at random from a seed, or replaying a
+//! recorded trace. Every reached state is checked against the root automaton's invariants.
+
+use crate::error::{EvalResult, RunError};
+use crate::eval::{Chooser, Scope};
+use crate::exec::Frame;
+use crate::machine::{Disabled, Machine, State};
+use crate::trace::{Trace, TraceStep};
+use crate::value::Value;
+use ioa_lang::ir::{Schedule, Stmt, StmtKind, Type};
+use ioa_lang::span::Span;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+
+/// Why a run stopped.
+#[derive(Debug, Clone)]
+pub enum Stop {
+    /// The schedule ended, or the step budget was used up.
+    Completed,
+    /// No action instance was enabled (random runs).
+    Deadlock,
+    /// A schedule fired an action that was not enabled.
+    NotEnabled {
+        /// The action, as a log line.
+        action: String,
+        /// Why.
+        reason: Disabled,
+        /// The `fire` statement.
+        span: Span,
+    },
+    /// An invariant failed in the last state of the trace.
+    InvariantViolated {
+        /// Its index in the spec.
+        invariant: usize,
+    },
+    /// The start state violates `so that`.
+    StartRejected {
+        /// The constraint.
+        span: Span,
+    },
+    /// Evaluation failed.
+    Error(RunError),
+    /// A recorded trace does not replay.
+    ReplayMismatch {
+        /// The step (0 = the start state).
+        step: usize,
+        /// What differs.
+        what: String,
+    },
+}
+
+/// The outcome of one run.
+pub struct RunReport {
+    /// What happened, up to the stop.
+    pub trace: Trace,
+    /// Why it stopped.
+    pub stop: Stop,
+    /// For each step, the indices chosen by `choose`s (for replay).
+    pub choices: Vec<Vec<usize>>,
+}
+
+impl RunReport {
+    /// Whether the run ended without a violation or error.
+    pub fn ok(&self) -> bool {
+        matches!(self.stop, Stop::Completed | Stop::Deadlock)
+    }
+}
+
+/// Records the index of every choice it makes.
+struct Recording<'a> {
+    inner: &'a mut dyn FnMut(usize) -> usize,
+    offered: VecDeque<Value>,
+    picks: Vec<usize>,
+}
+
+impl Chooser for Recording<'_> {
+    fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value> {
+        if candidates.len() == 1 {
+            self.picks.push(0);
+            return Ok(candidates[0].clone());
+        }
+        let k = (self.inner)(candidates.len());
+        if k >= candidates.len() {
+            return Err(RunError::UnresolvedChoice { span });
+        }
+        self.picks.push(k);
+        Ok(candidates[k].clone())
+    }
+    fn offered(&mut self) -> Option<Value> {
+        self.offered.pop_front()
+    }
+}
+
+/// How random runs pick action instances.
+#[derive(Debug, Clone, Default)]
+pub struct Weights {
+    /// Weight by action name or by kind keyword (`input`, `output`, `internal`); default 1.
+    pub by_name: Vec<(String, f64)>,
+}
+
+impl Weights {
+    fn of(&self, name: &str, kind: ioa_lang::ast::ActionKind) -> f64 {
+        self.by_name
+            .iter()
+            .find(|(n, _)| n == name)
+            .or_else(|| self.by_name.iter().find(|(n, _)| n == kind.keyword()))
+            .map(|(_, w)| *w)
+            .unwrap_or(1.0)
+    }
+}
+
+/// Runs machines.
+pub struct Runner<'m, 's> {
+    machine: &'m Machine<'s>,
+}
+
+/// A step callback: gets the trace after each step (for logging as the run goes).
+pub type OnStep<'a> = &'a mut dyn FnMut(&Trace);
+
+impl<'m, 's> Runner<'m, 's> {
+    /// A runner for a machine.
+    pub fn new(machine: &'m Machine<'s>) -> Self {
+        Runner { machine }
+    }
+
+    fn check_state(&self, trace: &Trace) -> Option<Stop> {
+        match self
+            .machine
+            .failing_invariant(trace.states.last().expect("non-empty"))
+        {
+            Ok(Some(k)) => Some(Stop::InvariantViolated { invariant: k }),
+            Ok(None) => None,
+            Err(e) => Some(Stop::Error(e)),
+        }
+    }
+
+    fn start(
+        &self,
+        pick: &mut dyn FnMut(usize) -> usize,
+        choices: &mut Vec<Vec<usize>>,
+    ) -> Result<State, Stop> {
+        let mut ch = Recording {
+            inner: pick,
+            offered: VecDeque::new(),
+            picks: vec![],
+        };
+        let state = self.machine.initial_state(&mut ch).map_err(Stop::Error)?;
+        choices.push(ch.picks);
+        match self.machine.so_that_holds(&state) {
+            Ok(None) => Ok(state),
+            Ok(Some(span)) => Err(Stop::StartRejected { span }),
+            Err(e) => Err(Stop::Error(e)),
+        }
+    }
+
+    /// Runs a schedule. `max_steps` bounds both fired steps and loop iterations.
+    pub fn schedule(&self, schedule: &Schedule, max_steps: u64, on_step: OnStep) -> RunReport {
+        let mut choices = Vec::new();
+        let mut least = |_n: usize| 0usize;
+        let state = match self.start(&mut least, &mut choices) {
+            Ok(s) => s,
+            Err(stop) => {
+                return RunReport {
+                    trace: Trace::start(vec![]),
+                    stop,
+                    choices,
+                }
+            }
+        };
+        let mut run = ScheduleRun {
+            runner: self,
+            trace: Trace::start(state),
+            aux: Vec::new(),
+            aux_types: schedule.vars.iter().map(|v| v.ty.clone()).collect(),
+            budget: max_steps,
+            choices,
+            on_step,
+        };
+        if let Some(stop) = self.check_state(&run.trace) {
+            return RunReport {
+                trace: run.trace,
+                stop,
+                choices: run.choices,
+            };
+        }
+        let mut locals = vec![Value::Bool(false); schedule.n_locals as usize + 1];
+        for v in &schedule.vars {
+            let value = match &v.init {
+                Some(e) => match run.scope_eval(e, &mut locals) {
+                    Ok(x) => x,
+                    Err(e) => return run.finish(Stop::Error(e)),
+                },
+                None => match self.machine.carrier(&v.ty, v.span) {
+                    Ok(c) if !c.is_empty() => c[0].clone(),
+                    Ok(_) => {
+                        return run.finish(Stop::Error(RunError::EmptyChoice { span: v.span }))
+                    }
+                    Err(e) => return run.finish(Stop::Error(e)),
+                },
+            };
+            run.aux.push(value);
+        }
+        let stop = match run.stmts(&schedule.body, &mut locals) {
+            Ok(()) => Stop::Completed,
+            Err(stop) => stop,
+        };
+        run.finish(stop)
+    }
+
+    /// One random run of at most `steps` steps from `seed`.
+    pub fn random(&self, seed: u64, steps: u64, weights: &Weights, on_step: OnStep) -> RunReport {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut choices = Vec::new();
+        let state = {
+            let mut pick = |n: usize| rng.random_range(0..n);
+            match self.start(&mut pick, &mut choices) {
+                Ok(s) => s,
+                Err(stop) => {
+                    return RunReport {
+                        trace: Trace::start(vec![]),
+                        stop,
+                        choices,
+                    }
+                }
+            }
+        };
+        let mut trace = Trace::start(state);
+        if let Some(stop) = self.check_state(&trace) {
+            return RunReport {
+                trace,
+                stop,
+                choices,
+            };
+        }
+        let sampler = match Sampler::new(self.machine, weights) {
+            Ok(s) => s,
+            Err(e) => {
+                return RunReport {
+                    trace,
+                    stop: Stop::Error(e),
+                    choices,
+                }
+            }
+        };
+        for _ in 0..steps {
+            let current = trace.states.last().expect("non-empty").clone();
+            let picked = match sampler.pick(self.machine, &current, &mut rng) {
+                Ok(Some(p)) => p,
+                Ok(None) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Deadlock,
+                        choices,
+                    }
+                }
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices,
+                    }
+                }
+            };
+            let (action, args, plan) = picked;
+            let kind = match self.machine.kind_of(action, &args) {
+                Ok(k) => k,
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices,
+                    }
+                }
+            };
+            let mut pick = |n: usize| rng.random_range(0..n);
+            let mut ch = Recording {
+                inner: &mut pick,
+                offered: VecDeque::new(),
+                picks: vec![],
+            };
+            let next = match self.machine.execute(&current, plan, &mut ch) {
+                Ok(n) => n,
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices,
+                    }
+                }
+            };
+            choices.push(ch.picks);
+            trace.steps.push(TraceStep { action, kind, args });
+            trace.states.push(next);
+            on_step(&trace);
+            if let Some(stop) = self.check_state(&trace) {
+                return RunReport {
+                    trace,
+                    stop,
+                    choices,
+                };
+            }
+        }
+        RunReport {
+            trace,
+            stop: Stop::Completed,
+            choices,
+        }
+    }
+
+    /// Re-executes a recorded run: the start state must be a start state, every step enabled,
+    /// and every state equal to the recorded one.
+    pub fn replay(&self, recorded: &Trace, choices: &[Vec<usize>]) -> RunReport {
+        let mut step_choices = choices.iter();
+        let first = step_choices.next().cloned().unwrap_or_default();
+        let mut it = first.into_iter();
+        let mut pick = |_n: usize| it.next().unwrap_or(usize::MAX);
+        let mut all = Vec::new();
+        let start = match self.start(&mut pick, &mut all) {
+            Ok(s) => s,
+            Err(stop) => {
+                return RunReport {
+                    trace: Trace::start(vec![]),
+                    stop,
+                    choices: all,
+                }
+            }
+        };
+        let mut trace = Trace::start(start);
+        if recorded.states.first() != trace.states.first() {
+            return RunReport {
+                trace,
+                stop: Stop::ReplayMismatch {
+                    step: 0,
+                    what: "the start state differs".into(),
+                },
+                choices: all,
+            };
+        }
+        if let Some(stop) = self.check_state(&trace) {
+            return RunReport {
+                trace,
+                stop,
+                choices: all,
+            };
+        }
+        for (k, step) in recorded.steps.iter().enumerate() {
+            let current = trace.states.last().expect("non-empty").clone();
+            let plan = match self.machine.enabled(&current, step.action, &step.args) {
+                Ok(Ok(p)) => p,
+                Ok(Err(reason)) => {
+                    let action = format!("{}", self.machine.actions[step.action].name);
+                    return RunReport {
+                        trace,
+                        stop: Stop::NotEnabled {
+                            action,
+                            reason,
+                            span: Span::default(),
+                        },
+                        choices: all,
+                    };
+                }
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices: all,
+                    }
+                }
+            };
+            let picks = step_choices.next().cloned().unwrap_or_default();
+            let mut it = picks.into_iter();
+            let mut pick = |_n: usize| it.next().unwrap_or(usize::MAX);
+            let mut ch = Recording {
+                inner: &mut pick,
+                offered: VecDeque::new(),
+                picks: vec![],
+            };
+            let next = match self.machine.execute(&current, plan, &mut ch) {
+                Ok(n) => n,
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices: all,
+                    }
+                }
+            };
+            all.push(ch.picks);
+            trace.steps.push(step.clone());
+            trace.states.push(next);
+            if recorded.states.get(k + 1) != trace.states.last() {
+                let names = self.machine.slot_names();
+                let recorded_state = recorded.states.get(k + 1);
+                let differs: Vec<&str> = names
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| {
+                        recorded_state.map(|s| s.get(*i))
+                            != Some(trace.states.last().and_then(|s| s.get(*i)))
+                    })
+                    .map(|(_, n)| n.as_str())
+                    .collect();
+                return RunReport {
+                    trace,
+                    stop: Stop::ReplayMismatch {
+                        step: k + 1,
+                        what: format!("the state after it differs in: {}", differs.join(", ")),
+                    },
+                    choices: all,
+                };
+            }
+            if let Some(stop) = self.check_state(&trace) {
+                return RunReport {
+                    trace,
+                    stop,
+                    choices: all,
+                };
+            }
+        }
+        RunReport {
+            trace,
+            stop: Stop::Completed,
+            choices: all,
+        }
+    }
+}
+
+/// A schedule being executed.
+struct ScheduleRun<'r, 'm, 's, 'c> {
+    runner: &'r Runner<'m, 's>,
+    trace: Trace,
+    aux: Vec<Value>,
+    aux_types: Vec<Type>,
+    budget: u64,
+    choices: Vec<Vec<usize>>,
+    on_step: OnStep<'c>,
+}
+
+impl ScheduleRun<'_, '_, '_, '_> {
+    fn finish(self, stop: Stop) -> RunReport {
+        RunReport {
+            trace: self.trace,
+            stop,
+            choices: self.choices,
+        }
+    }
+
+    fn root_slice(&self) -> (usize, usize) {
+        let m = self.runner.machine;
+        if m.instances.len() == 1 && m.instances[0].automaton == m.root {
+            (0, m.instances[0].len)
+        } else {
+            (0, 0)
+        }
+    }
+
+    fn scope_eval(&self, e: &ioa_lang::ir::Expr, locals: &mut [Value]) -> EvalResult<Value> {
+        let m = self.runner.machine;
+        let state = self.trace.states.last().expect("non-empty");
+        let (a, b) = self.root_slice();
+        let view = m.view(state);
+        let scope = Scope {
+            spec: m.spec,
+            universe: m.universe,
+            state: &state[a..b],
+            params: &m.root_params,
+            aux: &self.aux,
+            view: &view,
+        };
+        scope.eval(e, locals, &mut crate::eval::NoChoice)
+    }
+
+    fn truth(&self, e: &ioa_lang::ir::Expr, locals: &mut [Value]) -> Result<bool, Stop> {
+        Ok(self
+            .scope_eval(e, locals)
+            .map_err(Stop::Error)?
+            .as_bool()
+            .unwrap_or(false))
+    }
+
+    fn spend(&mut self, span: Span) -> Result<(), Stop> {
+        if self.budget == 0 {
+            return Err(Stop::Error(RunError::LoopLimit { span, limit: 0 }));
+        }
+        self.budget -= 1;
+        Ok(())
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt], locals: &mut [Value]) -> Result<(), Stop> {
+        for s in stmts {
+            self.stmt(s, locals)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt, locals: &mut [Value]) -> Result<(), Stop> {
+        let m = self.runner.machine;
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                let v = self.scope_eval(value, locals).map_err(Stop::Error)?;
+                let state = self.trace.states.last().expect("non-empty").clone();
+                let (a, b) = self.root_slice();
+                let mut root = state[a..b].to_vec();
+                let view = m.view(&state);
+                let mut frame = Frame {
+                    spec: m.spec,
+                    universe: m.universe,
+                    state: &mut root,
+                    state_types: &[],
+                    params: &m.root_params,
+                    aux: &mut self.aux,
+                    aux_types: &self.aux_types,
+                    view: &view,
+                };
+                frame
+                    .assign(target, v, locals, &mut crate::eval::NoChoice, s.span)
+                    .map_err(Stop::Error)
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, body) in branches {
+                    if self.truth(c, locals)? {
+                        return self.stmts(body, locals);
+                    }
+                }
+                self.stmts(otherwise, locals)
+            }
+            StmtKind::ForIn {
+                var,
+                collection,
+                body,
+            } => {
+                let items: Vec<Value> =
+                    match self.scope_eval(collection, locals).map_err(Stop::Error)? {
+                        Value::Set(x) => x.into_iter().collect(),
+                        Value::Seq(x) => x.into_iter().collect(),
+                        Value::Mset(x) => x.keys().cloned().collect(),
+                        _ => vec![],
+                    };
+                for item in items {
+                    locals[*var as usize] = item;
+                    self.stmts(body, locals)?;
+                }
+                Ok(())
+            }
+            StmtKind::ForWhere {
+                var,
+                ty,
+                cond,
+                body,
+            } => {
+                let carrier = m.carrier(ty, s.span).map_err(Stop::Error)?;
+                for item in carrier.iter() {
+                    locals[*var as usize] = item.clone();
+                    if self.truth(cond, locals)? {
+                        self.stmts(body, locals)?;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::While { cond, body } => {
+                while self.truth(cond, locals)? {
+                    self.spend(s.span)?;
+                    self.stmts(body, locals)?;
+                }
+                Ok(())
+            }
+            StmtKind::Fire {
+                action, args, det, ..
+            } => {
+                self.spend(s.span)?;
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.scope_eval(a, locals).map_err(Stop::Error)?);
+                }
+                let mut offered = VecDeque::new();
+                if let Some(d) = det {
+                    self.yields(d, locals, &mut offered)?;
+                }
+                self.fire(action.0 as usize, vals, offered, s.span)
+            }
+            StmtKind::Ignore | StmtKind::Yield(_) => Ok(()),
+        }
+    }
+
+    fn yields(
+        &self,
+        stmts: &[Stmt],
+        locals: &mut [Value],
+        out: &mut VecDeque<Value>,
+    ) -> Result<(), Stop> {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Yield(e) => {
+                    out.push_back(self.scope_eval(e, locals).map_err(Stop::Error)?)
+                }
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                } => {
+                    let mut taken = None;
+                    for (c, b) in branches {
+                        if self.truth(c, locals)? {
+                            taken = Some(b);
+                            break;
+                        }
+                    }
+                    self.yields(taken.unwrap_or(otherwise), locals, out)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn fire(
+        &mut self,
+        action: usize,
+        args: Vec<Value>,
+        offered: VecDeque<Value>,
+        span: Span,
+    ) -> Result<(), Stop> {
+        let m = self.runner.machine;
+        let current = self.trace.states.last().expect("non-empty").clone();
+        let plan = match m.enabled(&current, action, &args).map_err(Stop::Error)? {
+            Ok(p) => p,
+            Err(reason) => {
+                let kind = m.kind_of(action, &args).map_err(Stop::Error)?;
+                let mut t = self.trace.clone();
+                t.steps.push(TraceStep { action, kind, args });
+                t.states.push(current);
+                let line = t.log_line(m, t.steps.len());
+                return Err(Stop::NotEnabled {
+                    action: line,
+                    reason,
+                    span,
+                });
+            }
+        };
+        let kind = m.kind_of(action, &args).map_err(Stop::Error)?;
+        let mut refuse = |_n: usize| usize::MAX;
+        let mut ch = Recording {
+            inner: &mut refuse,
+            offered,
+            picks: vec![],
+        };
+        let next = m.execute(&current, plan, &mut ch).map_err(Stop::Error)?;
+        self.choices.push(ch.picks);
+        self.trace.steps.push(TraceStep { action, kind, args });
+        self.trace.states.push(next);
+        (self.on_step)(&self.trace);
+        match self.runner.check_state(&self.trace) {
+            Some(stop) => Err(stop),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Picks random enabled action instances: rejection sampling over all instances (uniform, or
+/// weighted), falling back to enumerating the enabled ones when few are enabled.
+struct Sampler {
+    carriers: Vec<Vec<std::sync::Arc<[Value]>>>,
+    counts: Vec<f64>,
+    weights: Vec<f64>,
+    total: f64,
+}
+
+type Picked = (usize, Vec<Value>, crate::machine::Plan);
+
+impl Sampler {
+    fn new(machine: &Machine, weights: &Weights) -> EvalResult<Sampler> {
+        let mut carriers = Vec::new();
+        let mut counts = Vec::new();
+        let mut ws = Vec::new();
+        for a in &machine.actions {
+            let mut cs = Vec::new();
+            let mut count = 1.0;
+            for (ty, name) in a.param_types.iter().zip(&a.param_names) {
+                let c = match machine.universe.param_candidates(&a.name, name) {
+                    Some(c) => c,
+                    None => machine.carrier(
+                        ty,
+                        machine.spec.automata[machine.root.0 as usize]
+                            .actions
+                            .iter()
+                            .find(|x| x.name == a.name)
+                            .map(|x| x.span)
+                            .unwrap_or_default(),
+                    )?,
+                };
+                count *= c.len() as f64;
+                cs.push(c);
+            }
+            let w = weights.of(&a.name, a.kind);
+            carriers.push(cs);
+            counts.push(count);
+            ws.push(w * count);
+        }
+        let total = ws.iter().sum();
+        Ok(Sampler {
+            carriers,
+            counts,
+            weights: ws,
+            total,
+        })
+    }
+
+    fn args(&self, action: usize, mut index: u64) -> Vec<Value> {
+        let mut out = Vec::with_capacity(self.carriers[action].len());
+        for c in &self.carriers[action] {
+            let n = c.len() as u64;
+            out.push(c[(index % n) as usize].clone());
+            index /= n;
+        }
+        out
+    }
+
+    fn pick(
+        &self,
+        machine: &Machine,
+        state: &[Value],
+        rng: &mut ChaCha8Rng,
+    ) -> EvalResult<Option<Picked>> {
+        if self.total <= 0.0 {
+            return Ok(None);
+        }
+        for _ in 0..64 {
+            let mut r = rng.random_range(0.0..self.total);
+            let mut action = self.weights.len() - 1;
+            for (k, w) in self.weights.iter().enumerate() {
+                if r < *w {
+                    action = k;
+                    break;
+                }
+                r -= w;
+            }
+            if self.counts[action] < 1.0 {
+                continue;
+            }
+            let index = rng.random_range(0..self.counts[action] as u64);
+            let args = self.args(action, index);
+            if let Ok(plan) = machine.enabled(state, action, &args)? {
+                return Ok(Some((action, args, plan)));
+            }
+        }
+        // Few instances are enabled: enumerate them all and pick by weight.
+        let mut enabled: Vec<(usize, u64, f64)> = Vec::new();
+        for action in 0..self.counts.len() {
+            let per = if self.counts[action] > 0.0 {
+                self.weights[action] / self.counts[action]
+            } else {
+                0.0
+            };
+            for index in 0..(self.counts[action] as u64).min(1_000_000) {
+                let args = self.args(action, index);
+                if machine.enabled(state, action, &args)?.is_ok() {
+                    enabled.push((action, index, per));
+                }
+            }
+        }
+        let total: f64 = enabled.iter().map(|e| e.2).sum();
+        if enabled.is_empty() || total <= 0.0 {
+            return Ok(None);
+        }
+        let mut r = rng.random_range(0.0..total);
+        for (action, index, w) in &enabled {
+            if r < *w {
+                let args = self.args(*action, *index);
+                let plan = machine
+                    .enabled(state, *action, &args)?
+                    .ok()
+                    .expect("enabled a moment ago");
+                return Ok(Some((*action, args, plan)));
+            }
+            r -= w;
+        }
+        let (action, index, _) = enabled[enabled.len() - 1];
+        let args = self.args(action, index);
+        let plan = machine
+            .enabled(state, action, &args)?
+            .ok()
+            .expect("enabled a moment ago");
+        Ok(Some((action, args, plan)))
+    }
+}

@@ -1,0 +1,173 @@
+//! Loading what `run` and `replay` need: the checked spec, the universe, and the machine's
+//! automaton and parameters, with every problem reported as a diagnostic.
+
+use super::fs::OsFileSystem;
+use super::output::print_diagnostics;
+use super::{ColorChoice, Format};
+use interpreter::universe::Universe;
+use interpreter::value::Value;
+use ioa_lang::diagnostics::Diagnostic;
+use ioa_lang::ir::{AutomatonId, Spec};
+use ioa_lang::source_map::SourceMap;
+use std::path::{Path, PathBuf};
+
+/// A checked model ready to run.
+pub struct Model {
+    /// The spec.
+    pub spec: Spec,
+    /// All sources read (model files and universe text), for diagnostics.
+    pub sources: SourceMap,
+    /// Carriers.
+    pub universe: Universe,
+    /// The universe text used (recorded in traces so that replay uses the same).
+    pub universe_text: String,
+}
+
+/// Prints diagnostics and returns exit code 1.
+pub fn fail(
+    diags: &[Diagnostic],
+    sources: &SourceMap,
+    color: ColorChoice,
+) -> std::process::ExitCode {
+    print_diagnostics(diags, sources, Format::Text, color);
+    std::process::ExitCode::from(1)
+}
+
+/// The universe file used when none is given: `model.universe` beside `model.ioa`, or else
+/// `default.universe` in the same folder.
+pub fn default_universe_file(model: &Path) -> Option<PathBuf> {
+    let own = model.with_extension("universe");
+    let shared = model.with_file_name("default.universe");
+    [own, shared].into_iter().find(|p| p.exists())
+}
+
+/// Checks the model and reads the universe (file first, then `--universe` lines).
+pub fn load(
+    file: &Path,
+    universe_file: Option<&Path>,
+    universe_lines: &[String],
+    recorded_universe: Option<&str>,
+) -> Result<Model, (Vec<Diagnostic>, SourceMap)> {
+    let result = ioa_lang::check_files(&[file.to_path_buf()], &OsFileSystem);
+    let mut sources = result.sources;
+    let Some(spec) = result.spec else {
+        return Err((result.diagnostics, sources));
+    };
+    let mut text = String::new();
+    if let Some(recorded) = recorded_universe {
+        text.push_str(recorded);
+    } else {
+        let path = universe_file
+            .map(Path::to_path_buf)
+            .or_else(|| default_universe_file(file));
+        if let Some(path) = path {
+            match std::fs::read_to_string(&path) {
+                Ok(t) => {
+                    text.push_str(&format!("% from {}\n", path.display()));
+                    text.push_str(&t);
+                    if !t.ends_with('\n') {
+                        text.push('\n');
+                    }
+                }
+                Err(e) => {
+                    let d = Diagnostic {
+                        code: "E0006",
+                        severity: ioa_lang::diagnostics::Severity::Error,
+                        message: format!("cannot read universe file `{}`: {e}", path.display()),
+                        labels: vec![],
+                        notes: vec![],
+                        hint: Some("see the README's section on universes".into()),
+                    };
+                    return Err((vec![d], sources));
+                }
+            }
+        }
+        for line in universe_lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    let id = sources.add("<universe>", text.clone());
+    let universe = match Universe::parse(&spec, id, &text) {
+        Ok(u) => u,
+        Err(diags) => return Err((diags, sources)),
+    };
+    Ok(Model {
+        spec,
+        sources,
+        universe,
+        universe_text: text,
+    })
+}
+
+/// Finds the automaton to run: named, or the schedule's, or the only one.
+pub fn pick_automaton(
+    spec: &Spec,
+    name: Option<&str>,
+    schedule: Option<&str>,
+) -> Result<AutomatonId, String> {
+    if let Some(n) = name {
+        return spec
+            .automata
+            .iter()
+            .position(|a| a.name == n)
+            .map(|i| AutomatonId(i as u32))
+            .ok_or_else(|| format!("no automaton `{n}`; the model has: {}", names(spec)));
+    }
+    if let Some(s) = schedule {
+        if let Some(sch) = spec.schedules.iter().find(|x| x.name == s) {
+            return Ok(sch.automaton);
+        }
+    }
+    match spec.automata.len() {
+        1 => Ok(AutomatonId(0)),
+        _ => Err(format!(
+            "say which automaton to run with --automaton; the model has: {}",
+            names(spec)
+        )),
+    }
+}
+
+fn names(spec: &Spec) -> String {
+    spec.automata
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Parses `--param NAME=VALUE` for the automaton's parameters.
+pub fn params(spec: &Spec, a: AutomatonId, given: &[String]) -> Result<Vec<Value>, String> {
+    let aut = &spec.automata[a.0 as usize];
+    let mut out = Vec::new();
+    for p in &aut.params {
+        let text = given
+            .iter()
+            .find_map(|g| {
+                g.split_once('=')
+                    .filter(|(n, _)| n.trim() == p.name)
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .ok_or_else(|| {
+                format!(
+                    "automaton `{}` needs a value for its parameter `{}`: add `--param {}=VALUE`",
+                    aut.name, p.name, p.name
+                )
+            })?;
+        let expr = ioa_lang::parse::parse_expr(ioa_lang::span::FileId(u32::MAX), &text)
+            .map_err(|_| format!("`{text}` is not a value"))?;
+        let v = interpreter::universe::const_value(spec, &expr, &p.ty)
+            .map_err(|(_, m)| format!("--param {}: {m}", p.name))?;
+        out.push(v);
+    }
+    for g in given {
+        let name = g.split_once('=').map(|(n, _)| n.trim()).unwrap_or(g);
+        if !aut.params.iter().any(|p| p.name == name) {
+            return Err(format!(
+                "automaton `{}` has no parameter `{name}`",
+                aut.name
+            ));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,359 @@
+//! `ioa run`: execute an automaton under a schedule or at random, checking invariants, logging
+//! steps in the paper's format and writing traces.
+
+use super::model::{self, Model};
+use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::{ColorChoice, Format};
+use interpreter::machine::{collect_reads, Disabled, Machine};
+use interpreter::runner::{RunReport, Runner, Stop, Weights};
+use interpreter::trace::Trace;
+use interpreter::value::Printer;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa_lang::ir::VarRef;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Options of `ioa run`.
+pub struct RunArgs {
+    pub file: PathBuf,
+    pub automaton: Option<String>,
+    pub params: Vec<String>,
+    pub schedule: Option<String>,
+    pub random: bool,
+    pub steps: u64,
+    pub seed: u64,
+    pub runs: u64,
+    pub weights: Option<String>,
+    pub universe: Vec<String>,
+    pub universe_file: Option<PathBuf>,
+    pub trace: Option<PathBuf>,
+    pub log: bool,
+    pub quiet: bool,
+    pub color: ColorChoice,
+}
+
+fn usage(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(2)
+}
+
+/// Runs `ioa run`.
+pub fn run(args: RunArgs) -> ExitCode {
+    let m = match model::load(
+        &args.file,
+        args.universe_file.as_deref(),
+        &args.universe,
+        None,
+    ) {
+        Ok(m) => m,
+        Err((d, s)) => return model::fail(&d, &s, args.color),
+    };
+    if args.schedule.is_none() && !args.random {
+        return usage("say how to run: --schedule NAME, or --random [--steps N] [--seed S]".into());
+    }
+    let automaton =
+        match model::pick_automaton(&m.spec, args.automaton.as_deref(), args.schedule.as_deref()) {
+            Ok(a) => a,
+            Err(e) => return usage(e),
+        };
+    let params = match model::params(&m.spec, automaton, &args.params) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
+        Ok(mach) => mach,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    };
+    let runner = Runner::new(&machine);
+    let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
+    if let Some(name) = &args.schedule {
+        let Some(schedule) = m.spec.schedules.iter().find(|s| &s.name == name) else {
+            let known: Vec<&str> = m.spec.schedules.iter().map(|s| s.name.as_str()).collect();
+            return usage(format!(
+                "no schedule `{name}`; the model has: {}",
+                known.join(", ")
+            ));
+        };
+        if schedule.automaton != automaton {
+            return usage(format!(
+                "schedule `{name}` drives `{}`, not `{aut_name}`",
+                m.spec.automata[schedule.automaton.0 as usize].name
+            ));
+        }
+        let quiet = args.quiet;
+        let mut on_step = |t: &Trace| {
+            if !quiet {
+                print_stdout(&t.log_line(&machine, t.steps.len()));
+            }
+        };
+        let report = runner.schedule(schedule, args.steps, &mut on_step);
+        let meta = serde_json::json!({ "schedule": name });
+        return finish(
+            &args,
+            &m,
+            &machine,
+            &report,
+            meta,
+            &format!("schedule {name}"),
+        );
+    }
+    let weights = match parse_weights(args.weights.as_deref()) {
+        Ok(w) => w,
+        Err(e) => return usage(e),
+    };
+    print_stderr(&format!(
+        "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s)\n",
+        args.seed, args.steps, args.runs
+    ));
+    let mut total_steps = 0u64;
+    let mut deadlocks = 0u64;
+    for r in 0..args.runs {
+        let seed = args.seed.wrapping_add(r);
+        let log = args.log && !args.quiet;
+        let mut on_step = |t: &Trace| {
+            if log {
+                print_stdout(&t.log_line(&machine, t.steps.len()));
+            }
+        };
+        let report = runner.random(seed, args.steps, &weights, &mut on_step);
+        total_steps += report.trace.steps.len() as u64;
+        if matches!(report.stop, Stop::Deadlock) {
+            deadlocks += 1;
+        }
+        if !report.ok() || args.runs == 1 {
+            let meta = serde_json::json!({ "seed": seed });
+            let code = finish(&args, &m, &machine, &report, meta, &format!("seed {seed}"));
+            if !report.ok() {
+                print_stderr(&format!("found by run {} of {} (seed {seed}); replay it with `--seed {seed} --runs 1`\n", r + 1, args.runs));
+            }
+            if !report.ok() || args.runs == 1 {
+                return code;
+            }
+        }
+    }
+    let n_inv = m
+        .spec
+        .invariants
+        .iter()
+        .filter(|i| i.automaton == automaton)
+        .count();
+    print_stderr(&format!(
+        "{} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n",
+        args.runs
+    ));
+    ExitCode::SUCCESS
+}
+
+fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
+    let mut w = Weights::default();
+    for item in text
+        .unwrap_or("")
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+    {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--weights takes NAME=WEIGHT items, not `{item}`"))?;
+        let v: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{value}` is not a number in --weights"))?;
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(format!(
+                "weights must be non-negative numbers, not `{value}`"
+            ));
+        }
+        w.by_name.push((name.trim().to_string(), v));
+    }
+    Ok(w)
+}
+
+/// Prints the outcome, writes the trace, and returns the exit code.
+fn finish(
+    args: &RunArgs,
+    m: &Model,
+    machine: &Machine,
+    report: &RunReport,
+    mut meta: serde_json::Value,
+    what: &str,
+) -> ExitCode {
+    if let Some(path) = &args.trace {
+        meta["format"] = "ITF".into();
+        meta["format-description"] = "https://apalache-mc.org/docs/adr/015adr-trace.html".into();
+        meta["source"] = args.file.display().to_string().into();
+        meta["automaton"] = machine.spec.automata[machine.root.0 as usize]
+            .name
+            .clone()
+            .into();
+        meta["params"] = args.params.clone().into();
+        meta["universe"] = m.universe_text.clone().into();
+        meta["choices"] = serde_json::to_value(&report.choices).unwrap_or_default();
+        let itf = report.trace.to_itf(machine, meta);
+        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&itf).expect("JSON")) {
+            print_stderr(&format!(
+                "error: cannot write trace `{}`: {e}\n",
+                path.display()
+            ));
+            return ExitCode::from(1);
+        }
+    }
+    let steps = report.trace.steps.len();
+    match stop_diagnostic(machine, report) {
+        None => {
+            let n_inv = machine
+                .spec
+                .invariants
+                .iter()
+                .filter(|i| i.automaton == machine.root)
+                .count();
+            let end = if matches!(report.stop, Stop::Deadlock) {
+                " (then no action was enabled)"
+            } else {
+                ""
+            };
+            print_stderr(&format!(
+                "{what}: {steps} step(s){end}; all {n_inv} invariant(s) held in {} state(s)\n",
+                report.trace.states.len()
+            ));
+            ExitCode::SUCCESS
+        }
+        Some(d) => {
+            if args.quiet || (args.schedule.is_none() && !args.log) {
+                // Show the trace that led here, as the paper's log.
+                let start = steps.saturating_sub(20);
+                if start > 0 {
+                    print_stdout(&format!(
+                        "… {start} earlier step(s) (write them with --trace FILE)"
+                    ));
+                }
+                for k in start + 1..=steps {
+                    print_stdout(&report.trace.log_line(machine, k));
+                }
+            }
+            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+            print_stderr(&format!("{what}: stopped after {steps} step(s)\n"));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The diagnostic for a run that stopped on a problem.
+pub fn stop_diagnostic(machine: &Machine, report: &RunReport) -> Option<Diagnostic> {
+    let printer = Printer::new(machine.spec);
+    let step = report.trace.steps.len();
+    Some(match &report.stop {
+        Stop::Completed | Stop::Deadlock => return None,
+        Stop::NotEnabled {
+            action,
+            reason,
+            span,
+        } => match reason {
+            Disabled::Precondition {
+                instance,
+                span: conj,
+                reads,
+            } => {
+                let inst = &machine.instances[*instance].name;
+                let mut d = Diagnostic::error(
+                    "E0520",
+                    format!("step {}: `{}` is not enabled", step + 1, strip_step(action)),
+                    *conj,
+                )
+                .with_label_message(format!("this part of {inst}'s precondition is false"));
+                if *span != Default::default() {
+                    d = d.with_secondary(*span, "fired here");
+                }
+                d.with_note(format!(
+                    "values: {}",
+                    reads
+                        .iter()
+                        .map(|(n, v)| format!("{n} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+            Disabled::NoParticipant => Diagnostic::error(
+                "E0520",
+                format!(
+                    "step {}: `{}` is not an action of any component with these arguments",
+                    step + 1,
+                    strip_step(action)
+                ),
+                *span,
+            ),
+            Disabled::SeveralControllers { names } => Diagnostic::error(
+                "E0520",
+                format!(
+                    "step {}: `{}` is controlled by several components: {}",
+                    step + 1,
+                    strip_step(action),
+                    names.join(", ")
+                ),
+                *span,
+            ),
+        },
+        Stop::InvariantViolated { invariant } => {
+            let inv = &machine.spec.invariants[*invariant];
+            let state = report.trace.states.last().expect("non-empty");
+            let names = machine.slot_names();
+            let mut reads = Vec::new();
+            collect_reads(&inv.body, &mut |r| {
+                if let VarRef::State(s) = r {
+                    let n = &names[*s as usize];
+                    let line = format!("{n} = {}", printer.show(&state[*s as usize]));
+                    if !reads.contains(&line) {
+                        reads.push(line);
+                    }
+                }
+            });
+            let after = if step == 0 {
+                "in the start state".to_string()
+            } else {
+                format!(
+                    "after step {step}: {}",
+                    strip_step(&report.trace.log_line(machine, step))
+                )
+            };
+            Diagnostic::error(
+                "E0521",
+                format!("invariant `{}` is violated {after}", inv.name),
+                inv.span,
+            )
+            .with_label_message("this invariant is false")
+            .with_note(format!(
+                "values: {}",
+                if reads.is_empty() {
+                    "(see the trace)".to_string()
+                } else {
+                    reads.join(", ")
+                }
+            ))
+        }
+        Stop::StartRejected { span } => {
+            Diagnostic::error("E0522", "the start state does not satisfy `so that`", *span)
+        }
+        Stop::Error(e) => {
+            let mut d = e.to_diagnostic();
+            d.notes.push(if step == 0 {
+                "while building the start state".into()
+            } else {
+                format!("during step {}", step + 1)
+            });
+            d
+        }
+        Stop::ReplayMismatch { step, what } => Diagnostic {
+            code: "E0523",
+            severity: ioa_lang::diagnostics::Severity::Error,
+            message: format!("the trace does not replay at step {step}: {what}"),
+            labels: vec![],
+            notes: vec![],
+            hint: Some(
+                "the model, universe or parameters changed since the trace was recorded".into(),
+            ),
+        },
+    })
+}
+
+fn strip_step(line: &str) -> &str {
+    line.split_once(": ").map(|(_, rest)| rest).unwrap_or(line)
+}
