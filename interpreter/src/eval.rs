@@ -111,7 +111,7 @@ impl Scope<'_> {
                     items.iter().map(|p| self.eval(p, locals, ch)).collect();
                 let vals = vals?;
                 match &e.ty {
-                    Type::Seq(_) => Value::Seq(vals.into_iter().collect()),
+                    Type::Seq(_) => Value::seq(vals.into_iter().collect()),
                     Type::Mset(_) => {
                         let mut m = OrdMap::new();
                         for v in vals {
@@ -297,9 +297,10 @@ impl Scope<'_> {
                 let s = self.eval(l, locals, ch)?;
                 let x = self.eval(r, locals, ch)?;
                 match s {
-                    Value::Seq(mut v) => {
+                    Value::Seq(v) => {
+                        let mut v = (*v).clone();
                         v.push_back(x);
-                        Value::Seq(v)
+                        Value::seq(v)
                     }
                     _ => return Err(undefined(span, "append to a non-sequence")),
                 }
@@ -353,7 +354,7 @@ impl Scope<'_> {
             }),
             Builtin::Constant => {
                 let v = next();
-                Value::Array(Arc::new(v), OrdMap::new())
+                Value::constant_array(v)
             }
             Builtin::Embed => Value::Embed(Arc::new(next())),
             Builtin::Head => match next() {
@@ -368,7 +369,7 @@ impl Scope<'_> {
                     if s.is_empty() {
                         return Err(undefined(span, "`tail` of an empty sequence"));
                     }
-                    Value::Seq(s.skip(1))
+                    Value::seq(s.skip(1))
                 }
                 _ => return Err(undefined(span, "tail of a non-sequence")),
             },
@@ -413,7 +414,7 @@ impl Scope<'_> {
                 let k = next();
                 let v = next();
                 match m {
-                    Value::Array(d, e) => Value::array_set(&d, &e, k, v),
+                    Value::Array(a) => Value::array_set(&a, k, v),
                     Value::Map(m) => Value::Map(m.update(k, v)),
                     _ => return Err(undefined(span, "update of a non-array")),
                 }
@@ -423,6 +424,7 @@ impl Scope<'_> {
 
     /// The values a binder ranges over: a bound guard's collection if the body has one,
     /// otherwise the type's carrier.
+    #[allow(clippy::too_many_arguments)]
     fn range_of(
         &self,
         q: Quantifier,
@@ -432,17 +434,19 @@ impl Scope<'_> {
         locals: &mut [Value],
         ch: &mut dyn Chooser,
         span: Span,
-    ) -> EvalResult<Vec<Value>> {
+    ) -> EvalResult<Range> {
         if let Some(coll) = bound_guard(q, slot, body) {
             let c = self.eval(coll, locals, ch)?;
-            return Ok(match c {
+            return Ok(Range::Owned(match c {
                 Value::Set(s) => s.into_iter().collect(),
                 Value::Mset(m) => m.keys().cloned().collect(),
-                Value::Seq(s) => s.into_iter().collect(),
+                Value::Seq(s) => s.iter().cloned().collect(),
                 _ => vec![],
-            });
+            }));
         }
-        Ok(self.universe.carrier_at(self.spec, ty, span)?.to_vec())
+        Ok(Range::Carrier(
+            self.universe.carrier_at(self.spec, ty, span)?,
+        ))
     }
 
     fn quant(
@@ -458,8 +462,8 @@ impl Scope<'_> {
             return self.truth(body, locals, ch);
         };
         let range = self.range_of(q, *slot, ty, body, locals, ch, span)?;
-        for v in range {
-            locals[*slot as usize] = v;
+        for v in range.values() {
+            locals[*slot as usize] = v.clone();
             let holds = self.quant(q, rest, body, locals, ch, span)?;
             match q {
                 Quantifier::ForAll if !holds => return Ok(false),
@@ -492,10 +496,10 @@ impl Scope<'_> {
         }
         let range = match cond {
             Some(c) => self.range_of(Quantifier::Exists, slot, ty, c, locals, ch, span)?,
-            None => self.universe.carrier_at(self.spec, ty, span)?.to_vec(),
+            None => Range::Carrier(self.universe.carrier_at(self.spec, ty, span)?),
         };
         let mut candidates = Vec::new();
-        for v in range {
+        for v in range.values().iter().cloned() {
             locals[slot as usize] = v.clone();
             if cond
                 .map(|c| self.truth(c, locals, ch))
@@ -561,6 +565,24 @@ impl Scope<'_> {
     }
 }
 
+/// What a binder ranges over: a type's shared carrier or a collection's elements.
+pub enum Range {
+    /// A carrier from the universe (shared, not copied).
+    Carrier(Arc<[Value]>),
+    /// The elements of a bound guard's collection.
+    Owned(Vec<Value>),
+}
+
+impl Range {
+    /// The values, in order.
+    pub fn values(&self) -> &[Value] {
+        match self {
+            Range::Carrier(c) => c,
+            Range::Owned(v) => v,
+        }
+    }
+}
+
 /// `x ∈ S ∧ …` (for ∃) or `x ∈ S ⇒ …` (for ∀) where `S` does not mention `x`: the collection.
 fn bound_guard(q: Quantifier, slot: u32, body: &Expr) -> Option<&Expr> {
     let first = match (&body.kind, q) {
@@ -613,7 +635,7 @@ fn mentions_local(e: &Expr, slot: u32) -> bool {
 
 fn index(base: &Value, key: &Value, span: Span) -> EvalResult<Value> {
     match base {
-        Value::Array(d, e) => Ok(Value::array_get(d, e, key)),
+        Value::Array(a) => Ok(Value::array_get(a, key)),
         Value::Map(m) => m
             .get(key)
             .cloned()

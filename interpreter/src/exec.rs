@@ -81,7 +81,7 @@ impl Frame<'_> {
                         .into_iter()
                         .flat_map(|(x, n)| std::iter::repeat_n(x, n as usize))
                         .collect(),
-                    Value::Seq(x) => x.into_iter().collect(),
+                    Value::Seq(x) => x.iter().cloned().collect(),
                     _ => vec![],
                 };
                 for item in items {
@@ -171,9 +171,9 @@ fn update_path(
             f[*k] = update_path(&fields[*k], rest, v, span)?;
             Ok(Value::Tuple(f.into()))
         }
-        (Key::Index(i), Value::Array(d, e)) => {
-            let inner = update_path(&Value::array_get(d, e, i), rest, v, span)?;
-            Ok(Value::array_set(d, e, i.clone(), inner))
+        (Key::Index(i), Value::Array(a)) => {
+            let inner = update_path(&Value::array_get(a, i), rest, v, span)?;
+            Ok(Value::array_set(a, i.clone(), inner))
         }
         (Key::Index(i), Value::Seq(s)) => {
             let k = i
@@ -185,7 +185,7 @@ fn update_path(
                 what: "a sequence index out of range",
             })?;
             let inner = update_path(&s[k], rest, v, span)?;
-            Ok(Value::Seq(s.update(k, inner)))
+            Ok(Value::seq(s.update(k, inner)))
         }
         (Key::Index(i), Value::Map(m)) => {
             let current = m.get(i).cloned().unwrap_or(Value::Nil);

@@ -106,6 +106,8 @@ pub struct Machine<'s> {
     components: FxHashMap<(u32, Vec<Value>), usize>,
     /// Total state slots.
     pub n_slots: usize,
+    /// For each automaton and action, the indices of its transitions (cases).
+    transitions_of: Vec<Vec<Vec<usize>>>,
 }
 
 /// A view of the machine's state for expressions that read components.
@@ -145,6 +147,23 @@ impl<'s> Machine<'s> {
             actions: Vec::new(),
             components: FxHashMap::default(),
             n_slots: 0,
+            transitions_of: spec
+                .automata
+                .iter()
+                .map(|a| match &a.body {
+                    AutomatonBody::Primitive(p) => (0..a.actions.len())
+                        .map(|k| {
+                            p.transitions
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, t)| t.action.0 as usize == k)
+                                .map(|(i, _)| i)
+                                .collect()
+                        })
+                        .collect(),
+                    AutomatonBody::Composite(_) => Vec::new(),
+                })
+                .collect(),
         };
         let name = spec.automata[root.0 as usize].name.clone();
         m.expand(root, params, name, None)?;
@@ -362,6 +381,7 @@ impl<'s> Machine<'s> {
         state: &[Value],
         action: usize,
         args: &[Value],
+        explain: bool,
     ) -> EvalResult<Result<Plan, Disabled>> {
         let a = &self.actions[action];
         let view = self.view(state);
@@ -399,10 +419,8 @@ impl<'s> Machine<'s> {
             // Find an enabled transition case.
             let prim = primitive(self.spec, i.automaton);
             let mut chosen = None;
-            for (ti, t) in prim.transitions.iter().enumerate() {
-                if t.action != aid {
-                    continue;
-                }
+            for &ti in &self.transitions_of[i.automaton.0 as usize][aid.0 as usize] {
+                let t = &prim.transitions[ti];
                 let mut locals = args.to_vec();
                 locals.resize((t.n_locals as usize).max(args.len()), Value::Bool(false));
                 let mut ok = true;
@@ -418,7 +436,7 @@ impl<'s> Machine<'s> {
                 if let Some(w) = &t.where_clause {
                     if !scope.truth(w, &mut locals, &mut crate::eval::NoChoice)? {
                         first_disabled.get_or_insert_with(|| {
-                            self.disabled_at(inst, w, &scope, &mut locals, &t.local_names)
+                            self.disabled_at(inst, w, &scope, &mut locals, &t.local_names, explain)
                         });
                         continue;
                     }
@@ -432,7 +450,7 @@ impl<'s> Machine<'s> {
                 }
                 if let Some(conj) = failed {
                     first_disabled.get_or_insert_with(|| {
-                        self.disabled_at(inst, conj, &scope, &mut locals, &t.local_names)
+                        self.disabled_at(inst, conj, &scope, &mut locals, &t.local_names, explain)
                     });
                     continue;
                 }
@@ -461,7 +479,15 @@ impl<'s> Machine<'s> {
         scope: &Scope,
         locals: &mut [Value],
         local_names: &[String],
+        explain: bool,
     ) -> Disabled {
+        if !explain {
+            return Disabled::Precondition {
+                instance: inst,
+                span: e.span,
+                reads: Vec::new(),
+            };
+        }
         let printer = Printer::new(self.spec);
         let prim = primitive(self.spec, self.instances[inst].automaton);
         let mut reads = Vec::new();
@@ -502,14 +528,13 @@ impl<'s> Machine<'s> {
     /// Takes a planned step, returning the next state.
     pub fn execute(&self, state: &[Value], plan: Plan, ch: &mut dyn Chooser) -> EvalResult<State> {
         let mut next = state.to_vec();
+        let mut aux = Vec::new();
         for (inst, ti, mut locals) in plan.parts {
             let i = &self.instances[inst];
             let prim = primitive(self.spec, i.automaton);
             let t = &prim.transitions[ti];
+            // Effects read and write only their own instance's variables.
             let mut local_state: Vec<Value> = next[i.offset..i.offset + i.len].to_vec();
-            let mut aux = Vec::new();
-            let snapshot = next.clone();
-            let view = self.view(&snapshot);
             let mut frame = Frame {
                 spec: self.spec,
                 universe: self.universe,
@@ -518,10 +543,12 @@ impl<'s> Machine<'s> {
                 params: &i.params,
                 aux: &mut aux,
                 aux_types: &[],
-                view: &view,
+                view: &crate::eval::NoView,
             };
             frame.exec(&t.eff, &mut locals, ch)?;
-            next[i.offset..i.offset + i.len].clone_from_slice(&local_state);
+            for (slot, v) in next[i.offset..i.offset + i.len].iter_mut().zip(local_state) {
+                *slot = v;
+            }
         }
         Ok(next)
     }

@@ -346,10 +346,13 @@ impl<'m, 's> Runner<'m, 's> {
         }
         for (k, step) in recorded.steps.iter().enumerate() {
             let current = trace.states.last().expect("non-empty").clone();
-            let plan = match self.machine.enabled(&current, step.action, &step.args) {
+            let plan = match self
+                .machine
+                .enabled(&current, step.action, &step.args, true)
+            {
                 Ok(Ok(p)) => p,
                 Ok(Err(reason)) => {
-                    let action = format!("{}", self.machine.actions[step.action].name);
+                    let action = self.machine.actions[step.action].name.to_string();
                     return RunReport {
                         trace,
                         stop: Stop::NotEnabled {
@@ -536,7 +539,7 @@ impl ScheduleRun<'_, '_, '_, '_> {
                 let items: Vec<Value> =
                     match self.scope_eval(collection, locals).map_err(Stop::Error)? {
                         Value::Set(x) => x.into_iter().collect(),
-                        Value::Seq(x) => x.into_iter().collect(),
+                        Value::Seq(x) => x.iter().cloned().collect(),
                         Value::Mset(x) => x.keys().cloned().collect(),
                         _ => vec![],
                     };
@@ -625,7 +628,10 @@ impl ScheduleRun<'_, '_, '_, '_> {
     ) -> Result<(), Stop> {
         let m = self.runner.machine;
         let current = self.trace.states.last().expect("non-empty").clone();
-        let plan = match m.enabled(&current, action, &args).map_err(Stop::Error)? {
+        let plan = match m
+            .enabled(&current, action, &args, true)
+            .map_err(Stop::Error)?
+        {
             Ok(p) => p,
             Err(reason) => {
                 let kind = m.kind_of(action, &args).map_err(Stop::Error)?;
@@ -742,7 +748,7 @@ impl Sampler {
             }
             let index = rng.random_range(0..self.counts[action] as u64);
             let args = self.args(action, index);
-            if let Ok(plan) = machine.enabled(state, action, &args)? {
+            if let Ok(plan) = machine.enabled(state, action, &args, false)? {
                 return Ok(Some((action, args, plan)));
             }
         }
@@ -756,7 +762,7 @@ impl Sampler {
             };
             for index in 0..(self.counts[action] as u64).min(1_000_000) {
                 let args = self.args(action, index);
-                if machine.enabled(state, action, &args)?.is_ok() {
+                if machine.enabled(state, action, &args, false)?.is_ok() {
                     enabled.push((action, index, per));
                 }
             }
@@ -770,8 +776,7 @@ impl Sampler {
             if r < *w {
                 let args = self.args(*action, *index);
                 let plan = machine
-                    .enabled(state, *action, &args)?
-                    .ok()
+                    .enabled(state, *action, &args, false)?
                     .expect("enabled a moment ago");
                 return Ok(Some((*action, args, plan)));
             }
@@ -780,8 +785,7 @@ impl Sampler {
         let (action, index, _) = enabled[enabled.len() - 1];
         let args = self.args(action, index);
         let plan = machine
-            .enabled(state, action, &args)?
-            .ok()
+            .enabled(state, action, &args, false)?
             .expect("enabled a moment ago");
         Ok(Some((action, args, plan)))
     }

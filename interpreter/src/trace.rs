@@ -155,7 +155,7 @@ pub fn from_itf(spec: &Spec, j: &Json, ty: &Type) -> Result<Value, String> {
             let items = j.as_array().ok_or_else(bad)?;
             let vals: Result<imbl::Vector<Value>, String> =
                 items.iter().map(|x| from_itf(spec, x, e)).collect();
-            Value::Seq(vals?)
+            Value::seq(vals?)
         }
         Type::Mset(e) => {
             let items = j.get("#map").and_then(|s| s.as_array()).ok_or_else(bad)?;
@@ -177,11 +177,10 @@ pub fn from_itf(spec: &Spec, j: &Json, ty: &Type) -> Result<Value, String> {
             }
             if matches!(ty, Type::Array(..)) {
                 let default = from_itf(spec, j.get("default").ok_or_else(bad)?, vt)?;
-                let default = Arc::new(default);
-                let mut arr = Value::Array(default.clone(), OrdMap::new());
+                let mut arr = Value::constant_array(default);
                 for (k, v) in m {
-                    if let Value::Array(d, e) = &arr {
-                        arr = Value::array_set(d, e, k, v);
+                    if let Value::Array(a) = &arr {
+                        arr = Value::array_set(a, k, v);
                     }
                 }
                 arr

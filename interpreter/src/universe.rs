@@ -292,16 +292,13 @@ impl Universe {
                 if total > 100_000.0 {
                     return None;
                 }
-                let default = Arc::new(vals[0].clone());
-                let mut acc = vec![Value::Array(default.clone(), imbl::OrdMap::new())];
+                let mut acc = vec![Value::constant_array(vals[0].clone())];
                 for key in keys.iter() {
                     acc = acc
                         .into_iter()
                         .flat_map(|a| {
                             vals.iter().map(move |x| match &a {
-                                Value::Array(d, e) => {
-                                    Value::array_set(d, e, key.clone(), x.clone())
-                                }
+                                Value::Array(a) => Value::array_set(a, key.clone(), x.clone()),
                                 _ => unreachable!("built as arrays"),
                             })
                         })
@@ -444,7 +441,7 @@ pub fn const_value(spec: &Spec, e: &ast::Expr, ty: &Type) -> Result<Value, (Span
         (A::SetLit(items), Type::Seq(inner)) => {
             let vals: Result<imbl::Vector<Value>, _> =
                 items.iter().map(|x| const_value(spec, x, inner)).collect();
-            Ok(Value::Seq(vals?))
+            Ok(Value::seq(vals?))
         }
         _ => Err(mismatch()),
     }

@@ -9,6 +9,15 @@ use ioa_lang::ir::{Spec, Type, TypeDefKind, TypeId};
 use std::fmt::Write;
 use std::sync::Arc;
 
+/// An array value: entries equal to the default are never stored, so equal arrays are equal.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArrayValue {
+    /// The value of every index not in `entries`.
+    pub default: Value,
+    /// The indices whose value differs from the default.
+    pub entries: OrdMap<Value, Value>,
+}
+
 /// A value of any IOA type.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
@@ -32,10 +41,10 @@ pub enum Value {
     Set(OrdSet<Value>),
     /// A finite multiset: element to (positive) count.
     Mset(OrdMap<Value, u64>),
-    /// A finite sequence.
-    Seq(Vector<Value>),
+    /// A finite sequence (boxed: `imbl`'s vector is large, and values stay 32 bytes).
+    Seq(Arc<Vector<Value>>),
     /// A total array: a default and the entries that differ from it.
-    Array(Arc<Value>, OrdMap<Value, Value>),
+    Array(Arc<ArrayValue>),
     /// A finite map.
     Map(OrdMap<Value, Value>),
 }
@@ -57,25 +66,39 @@ impl Value {
         }
     }
 
+    /// The array with every entry `default`.
+    pub fn constant_array(default: Value) -> Value {
+        Value::Array(Arc::new(ArrayValue {
+            default,
+            entries: OrdMap::new(),
+        }))
+    }
+
+    /// A sequence value.
+    pub fn seq(items: Vector<Value>) -> Value {
+        Value::Seq(Arc::new(items))
+    }
+
     /// Array lookup (default when absent).
-    pub fn array_get(default: &Value, entries: &OrdMap<Value, Value>, key: &Value) -> Value {
-        entries.get(key).cloned().unwrap_or_else(|| default.clone())
+    pub fn array_get(a: &ArrayValue, key: &Value) -> Value {
+        a.entries
+            .get(key)
+            .cloned()
+            .unwrap_or_else(|| a.default.clone())
     }
 
     /// Array update that keeps the representation canonical (entries equal to the default are
     /// dropped, so equal arrays are equal values).
-    pub fn array_set(
-        default: &Arc<Value>,
-        entries: &OrdMap<Value, Value>,
-        key: Value,
-        value: Value,
-    ) -> Value {
-        let entries = if value == **default {
-            entries.without(&key)
+    pub fn array_set(a: &ArrayValue, key: Value, value: Value) -> Value {
+        let entries = if value == a.default {
+            a.entries.without(&key)
         } else {
-            entries.update(key, value)
+            a.entries.update(key, value)
         };
-        Value::Array(default.clone(), entries)
+        Value::Array(Arc::new(ArrayValue {
+            default: a.default.clone(),
+            entries,
+        }))
     }
 }
 
@@ -154,7 +177,8 @@ impl<'a> Printer<'a> {
                     .collect();
                 self.list(out, "{", items.into_iter(), "}");
             }
-            Value::Array(default, entries) => {
+            Value::Array(a) => {
+                let (default, entries) = (&a.default, &a.entries);
                 let mut text = String::from("constant(");
                 self.write(&mut text, default);
                 text.push(')');
@@ -240,7 +264,8 @@ impl<'a> Printer<'a> {
                 let e = elem(ty);
                 serde_json::Value::Array(s.iter().map(|x| self.itf(x, &e)).collect())
             }
-            (Value::Array(default, entries), _) => {
+            (Value::Array(a), _) => {
+                let (default, entries) = (&a.default, &a.entries);
                 let (kt, vt) = key_value(ty);
                 json!({
                     "#map": entries.iter().map(|(k, x)| json!([self.itf(k, &kt), self.itf(x, &vt)])).collect::<Vec<_>>(),

@@ -34,15 +34,6 @@ fn to_ascii(text: &str) -> String {
     out
 }
 
-fn to_unicode(text: &str) -> String {
-    // Only used on files already in ASCII: the reverse of `to_ascii` for the backslash forms.
-    let mut out = text.to_string();
-    for (u, a) in SPELLINGS.iter().filter(|(_, a)| a.trim().starts_with('\\')) {
-        out = out.replace(a.trim(), u);
-    }
-    out
-}
-
 fn strip_spans(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(map) => {
@@ -98,11 +89,38 @@ fn unicode_and_ascii_consensus_models_lower_to_identical_ir() {
     }
 }
 
+/// Lowers one self-contained file given as text.
+fn lowered_text(name: &str, text: &str) -> serde_json::Value {
+    let mut fs = MemoryFileSystem::default();
+    fs.files.insert(PathBuf::from(name), text.to_string());
+    let result = ioa_lang::check_files(&[PathBuf::from(name)], &fs);
+    let rendered = ioa_lang::diagnostics::render(&result.diagnostics, &result.sources, false);
+    let spec = result
+        .spec
+        .unwrap_or_else(|| panic!("{name} must check:\n{rendered}"));
+    let mut value = serde_json::to_value(&spec).unwrap();
+    strip_spans(&mut value);
+    value
+}
+
 #[test]
-fn ascii_lcr_model_lowers_like_its_unicode_spelling() {
-    let ascii = lowered("lcr", "lcr.ioa", |t| t.to_string());
-    let unicode = lowered("lcr", "lcr.ioa", to_unicode);
-    assert_eq!(ascii, unicode);
+fn ascii_lcr_model_lowers_like_the_unicode_example() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let unicode = std::fs::read_to_string(root.join("examples/lcr/lcr.ioa")).unwrap();
+    let ascii =
+        std::fs::read_to_string(root.join("tests/data/parse/ok/0017_lcr_ascii.ioa")).unwrap();
+    assert!(
+        ascii.contains("/\\") && !ascii.contains('∧'),
+        "the test file must use ASCII operators"
+    );
+    assert!(
+        unicode.contains('∧'),
+        "the example must use Unicode operators"
+    );
+    assert_eq!(
+        lowered_text("lcr.ioa", &unicode),
+        lowered_text("lcr.ioa", &ascii)
+    );
 }
 
 #[test]

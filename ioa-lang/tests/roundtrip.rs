@@ -412,7 +412,9 @@ invariant Long of A:
 #[test]
 fn hand_written_precedence_cases() {
     let cases = [
-        ("¬ a = b", "¬ a = b"),
+        ("¬ a = b", "¬(a = b)"),
+        ("¬¬a", "¬¬a"),
+        ("¬(a ∧ b)", "¬(a ∧ b)"),
         ("(¬a) = b", "(¬a) = b"),
         ("a ⇒ b ⇒ c", "a ⇒ b ⇒ c"),
         ("(a ⇒ b) ⇒ c", "(a ⇒ b) ⇒ c"),
@@ -930,6 +932,31 @@ proptest! {
             }
         }
         let source = lines.join("\n") + "\n";
+        check_format(&source).map_err(TestCaseError::fail)?;
+    }
+
+    /// Comments put before any tokens of the examples and test files (so also inside
+    /// expressions and between keywords) survive formatting too.
+    #[test]
+    fn comments_between_any_tokens_survive_formatting(
+        which in any::<prop::sample::Index>(),
+        spots in prop::collection::vec(any::<prop::sample::Index>(), 1..12),
+    ) {
+        let (examples, data) = example_and_ok_files();
+        let files: Vec<&PathBuf> = examples.iter().chain(&data).collect();
+        let mut source = std::fs::read_to_string(which.get(&files)).expect("readable file");
+        prop_assume!(parse_file(FileId(0), &source).is_ok());
+        let starts: Vec<usize> = ioa_lang::lexer::Lexer::new(&source)
+            .filter_map(Result::ok)
+            .map(|(start, _, _)| start)
+            .collect();
+        prop_assume!(!starts.is_empty());
+        let mut at: Vec<usize> = spots.iter().map(|i| *i.get(&starts)).collect();
+        at.sort_unstable_by(|a, b| b.cmp(a));
+        at.dedup();
+        for (n, pos) in at.into_iter().enumerate() {
+            source.insert_str(pos, &format!("% inserted {n}\n"));
+        }
         check_format(&source).map_err(TestCaseError::fail)?;
     }
 }

@@ -1,6 +1,7 @@
 //! Breaking long predicates over several lines.
 
-use super::{binop_info, level, not_prefix, prec, quantifier, render, Printer};
+use super::expr::{binop_info, level, not_prefix, prec, quantifier};
+use super::{render, Printer};
 use crate::ast::{BinOp, Expr, ExprKind, UnOp};
 
 /// The longest line (in characters) the printer writes when it can break it.
@@ -54,7 +55,7 @@ impl Printer<'_> {
             }
             ExprKind::Unary(UnOp::Not, inner) => {
                 self.text(&[not_prefix(inner)]);
-                self.expr_wrapped(inner, prec::NOT, tail);
+                self.expr_wrapped(inner, super::expr::not_operand_level(inner), tail);
             }
             ExprKind::Quant(q, params, body) => {
                 self.list(quantifier(*q), params, " (", Self::param);

@@ -20,19 +20,24 @@
 //! the operator under the start of the expression. An operand that still does not fit is broken
 //! the same way when it is itself such a chain, a parenthesised one, a negation or a quantifier
 //! (whose body is then laid out under the character after its `(`); anything else stays on one
-//! line.
+//! line. A state variable's initial value that does not fit goes on the next line, and the names
+//! of an enumeration (or the fields of a tuple or union type) fill lines lined up under the first.
+//! Only [`print_expr`] never breaks lines.
 //!
 //! Comments are not in the AST. [`format_source`] takes them from the source text instead and
 //! puts each one back before the declaration, entry or statement that follows it (or, for a
-//! comment that ends a line of code, at the end of that node's last line); see `comments.rs`.
-//! The other functions print no comments.
+//! comment that ends a line of code, at the end of that node's last line); see
+//! `pretty/comments.rs`. A comment inside an expression (or an inline `choose … det` block) moves
+//! to before the next node. The other functions print no comments.
 
 mod comments;
+mod expr;
 mod wrap;
 
 use crate::ast::*;
 use crate::lexer::Token;
 use crate::span::Span;
+use expr::prec;
 
 pub use wrap::MAX_WIDTH;
 
@@ -85,71 +90,6 @@ fn render(f: impl FnOnce(&mut Printer)) -> String {
     let mut p = Printer::default();
     f(&mut p);
     p.finish()
-}
-
-/// Binding strength of each expression level, loosest first (see the grammar).
-mod prec {
-    pub const TOP: u8 = 0; // `if … then … else`, `choose`
-    pub const IFF: u8 = 1;
-    pub const IMPLIES: u8 = 2;
-    pub const OR: u8 = 3;
-    pub const AND: u8 = 4;
-    pub const NOT: u8 = 5;
-    pub const CMP: u8 = 6;
-    pub const ADD: u8 = 7;
-    pub const MUL: u8 = 8;
-    pub const NEG: u8 = 9;
-    pub const POSTFIX: u8 = 10;
-    pub const ATOM: u8 = 11;
-}
-
-/// The level an expression's outermost node lives at.
-fn level(e: &Expr) -> u8 {
-    match &e.kind {
-        ExprKind::Cond(..) | ExprKind::Choose { .. } => prec::TOP,
-        ExprKind::Binary(op, ..) => binop_info(*op).1,
-        ExprKind::Unary(UnOp::Not, _) => prec::NOT,
-        ExprKind::Unary(UnOp::Neg, _) => prec::NEG,
-        ExprKind::Is(..) => prec::CMP,
-        ExprKind::Field(..) | ExprKind::Index(..) => prec::POSTFIX,
-        _ => prec::ATOM,
-    }
-}
-
-/// A binary operator's symbol, its level, and the levels its left and right operands need.
-fn binop_info(op: BinOp) -> (&'static str, u8, u8, u8) {
-    use prec::*;
-    let (sym, lvl) = match op {
-        BinOp::Iff => ("⇔", IFF),
-        BinOp::Implies => ("⇒", IMPLIES),
-        BinOp::Or => ("∨", OR),
-        BinOp::And => ("∧", AND),
-        BinOp::Eq => ("=", CMP),
-        BinOp::Neq => ("≠", CMP),
-        BinOp::Lt => ("<", CMP),
-        BinOp::Le => ("≤", CMP),
-        BinOp::Gt => (">", CMP),
-        BinOp::Ge => ("≥", CMP),
-        BinOp::In => ("∈", CMP),
-        BinOp::NotIn => ("∉", CMP),
-        BinOp::SubsetEq => ("⊆", CMP),
-        BinOp::Subset => ("⊂", CMP),
-        BinOp::Add => ("+", ADD),
-        BinOp::Sub => ("-", ADD),
-        BinOp::Union => ("∪", ADD),
-        BinOp::Append => ("⊢", ADD),
-        BinOp::Mul => ("*", MUL),
-        BinOp::Intersect => ("∩", MUL),
-        BinOp::Div => ("div", MUL),
-        BinOp::Mod => ("mod", MUL),
-    };
-    let (left, right) = match lvl {
-        IFF => (IFF, IMPLIES),    // left-associative
-        IMPLIES => (OR, IMPLIES), // right-associative
-        CMP => (ADD, ADD),        // non-associative
-        _ => (lvl, lvl + 1),      // left-associative
-    };
-    (sym, lvl, left, right)
 }
 
 fn start(span: Span) -> usize {
@@ -709,101 +649,5 @@ impl Printer<'_> {
             StmtKind::Ignore => self.text(&["ignore"]),
             StmtKind::Yield(e) => self.clause("yield ", Some(e)),
         }
-    }
-
-    // ------------------------------------------------------------ expressions
-
-    fn expr(&mut self, e: &Expr) {
-        self.expr_at(e, prec::TOP);
-    }
-
-    /// Writes `e` where the grammar expects an expression of level `min`, parenthesising it if
-    /// it binds more loosely.
-    fn expr_at(&mut self, e: &Expr, min: u8) {
-        let parens = level(e) < min;
-        self.text(&[if parens { "(" } else { "" }]);
-        self.expr_bare(e);
-        self.text(&[if parens { ")" } else { "" }]);
-    }
-
-    fn expr_bare(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Name(n) => self.text(&[&n.name]),
-            ExprKind::Int(v) => self.text(&[&v.to_string()]),
-            ExprKind::Bool(b) => self.text(&[if *b { "true" } else { "false" }]),
-            ExprKind::Str(s) => self.text(&["\"", s, "\""]),
-            ExprKind::Nil => self.text(&["nil"]),
-            ExprKind::Tuple(es) => self.list("[", es, "]", Self::expr),
-            ExprKind::SetLit(es) => self.list("{", es, "}", Self::expr),
-            ExprKind::Unary(UnOp::Not, inner) => {
-                self.text(&[not_prefix(inner)]);
-                self.expr_at(inner, prec::NOT);
-            }
-            ExprKind::Unary(UnOp::Neg, inner) => {
-                self.text(&["-"]);
-                self.expr_at(inner, prec::NEG);
-            }
-            ExprKind::Binary(op, l, r) => {
-                let (sym, _, left, right) = binop_info(*op);
-                self.expr_at(l, left);
-                self.text(&[" ", sym, " "]);
-                self.expr_at(r, right);
-            }
-            ExprKind::Field(base, f) => {
-                self.expr_at(base, prec::POSTFIX);
-                self.text(&[".", &f.name]);
-            }
-            ExprKind::Index(base, idx) => {
-                self.expr_at(base, prec::POSTFIX);
-                self.list("[", idx, "]", Self::expr);
-            }
-            ExprKind::Call(f, args) => self.list(&format!("{}(", f.name), args, ")", Self::expr),
-            ExprKind::Is(inner, tag) => {
-                self.expr_at(inner, prec::ADD);
-                self.text(&[" is ", &tag.name]);
-            }
-            ExprKind::Quant(q, params, body) => {
-                self.list(quantifier(*q), params, " (", Self::param);
-                self.expr(body);
-                self.text(&[")"]);
-            }
-            ExprKind::Cond(c, a, b) => {
-                self.clause("if ", Some(c));
-                self.clause(" then ", Some(a));
-                self.clause(" else ", Some(b));
-            }
-            ExprKind::Choose { var, cond, det } => {
-                self.text(&["choose "]);
-                self.param(var);
-                if let Some(cond) = cond {
-                    self.text(&[" where "]);
-                    self.expr_at(cond, prec::IFF);
-                }
-                if let Some(det) = det {
-                    // Statements inside an expression stay on its line (and carry no comments).
-                    let saved = std::mem::replace(&mut self.inline, true);
-                    self.text(&[" det"]);
-                    self.do_block(det, 0);
-                    self.inline = saved;
-                }
-            }
-        }
-    }
-}
-
-/// `¬`, followed by a space when the operand is not a single term: `¬ a = b` is `¬(a = b)`.
-fn not_prefix(operand: &Expr) -> &'static str {
-    if level(operand) < prec::NEG {
-        "¬ "
-    } else {
-        "¬"
-    }
-}
-
-/// A quantifier and the space after it.
-fn quantifier(q: Quantifier) -> &'static str {
-    match q {
-        Quantifier::ForAll => "∀ ",
-        Quantifier::Exists => "∃ ",
     }
 }

@@ -1,0 +1,837 @@
+//! End-to-end tests of `ioa run` and `ioa replay`: the `ioa` binary is started as a user would
+//! start it, from the package root with relative paths, and its exit code, standard output and
+//! standard error are checked.
+//!
+//! - One helper per feature: the paper's §4 schedule, the Global1 schedule suite with the paper's
+//!   invariants, a schedule that fires a disabled action (Cons `TwiceChooseVal`), determinism and
+//!   replay of long random runs, the planted bug of `global1_planted_bug.ioa` found by random
+//!   runs, LCR under random schedules, and corrupted traces given to `ioa replay`.
+//! - Bad command lines are data: every `tests/data/run/cases/*.case` file holds `% expect: exit N[,
+//!   CODE]` on its first line, `%` comments, then the arguments of `ioa`, one per line. Its output
+//!   is recorded as an insta snapshot.
+//! - Tests marked `#[ignore]` pin bugs that are known and not fixed yet; each says what is wrong.
+//!   Run them with `cargo test --test run -- --ignored`.
+//!
+//! Snapshots hold no machine-specific text: paths are relative to the package root, temporary
+//! files are shown as `$TMP/…`, and colour is off.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The package root; the binary runs here, so paths in its output are relative.
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// What one run of the binary did.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    /// Standard output and standard error, labelled, for snapshots.
+    fn both(&self) -> String {
+        format!(
+            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+
+    /// Fails with the whole output if the process panicked.
+    fn assert_no_panic(&self) {
+        assert!(
+            !self.stderr.contains("panicked") && self.code != 101,
+            "ioa panicked:\n{}",
+            self.both()
+        );
+    }
+}
+
+/// A directory for the trace files of one test, emptied first.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("run-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch directory");
+    dir
+}
+
+/// Runs `ioa ARGS…` in the package root. Temporary paths in the output become `$TMP`.
+fn ioa<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("start ioa");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests");
+    let normalise = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace(tmp.to_str().expect("UTF-8 path"), "$TMP")
+            .replace(ROOT, "$ROOT")
+    };
+    let o = Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: normalise(&out.stdout),
+        stderr: normalise(&out.stderr),
+    };
+    o.assert_no_panic();
+    o
+}
+
+/// `ioa run ARGS… --color never`.
+fn run(args: &[&str]) -> Outcome {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--color", "never"]);
+    ioa(&all)
+}
+
+/// `ioa replay TRACE --color never`.
+fn replay(trace: &Path) -> Outcome {
+    ioa(&[
+        "replay".as_ref(),
+        trace.as_os_str(),
+        "--color".as_ref(),
+        "never".as_ref(),
+    ])
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The paper's §4 schedule
+// ---------------------------------------------------------------------------------------------
+
+/// Section 4 of the paper: with `Node = [0]..[5]` the `Paper` schedule of global1.ioa prints
+/// exactly five log lines on standard output, and a summary on standard error.
+#[test]
+fn paper_schedule_prints_the_five_log_lines() {
+    let o = run(&[
+        "examples/consensus/global1.ioa",
+        "--schedule",
+        "Paper",
+        "--universe",
+        "Node = [0]..[5]",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert_eq!(o.stdout.lines().count(), 5, "{}", o.both());
+    insta::assert_snapshot!(o.both());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Global1 schedule suite with the paper's invariants
+// ---------------------------------------------------------------------------------------------
+
+/// Every schedule of global1_schedules.ioa, run through global1_suite.ioa (which adds Inv1–Inv6
+/// and the helper invariants), with the number of steps it takes.
+const SUITE: [(&str, usize); 6] = [
+    ("NormalRun", 13),
+    ("Failures", 13),
+    ("Abstentions", 18),
+    ("LaterBallotKeepsValue", 20),
+    ("DecideBeforeValue", 17),
+    ("ManyBallots", 38),
+];
+
+/// The invariants of Global1 in global1_invariants.ioa: Inv1–Inv6, QuorumsIntersect,
+/// DeadAbstained, DecidedInitiated.
+const GLOBAL1_INVARIANTS: usize = 9;
+
+/// Runs one suite schedule and checks its summary line.
+fn assert_suite_schedule(name: &str, steps: usize) {
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--schedule",
+        name,
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 0, "schedule {name}:\n{}", o.both());
+    assert_eq!(o.stdout, "", "--quiet prints no log lines");
+    assert_eq!(
+        o.stderr,
+        format!(
+            "schedule {name}: {steps} step(s); all {GLOBAL1_INVARIANTS} invariant(s) held in {} state(s)\n",
+            steps + 1
+        ),
+        "schedule {name}"
+    );
+}
+
+#[test]
+fn every_global1_suite_schedule_keeps_every_invariant() {
+    for (name, steps) in SUITE {
+        assert_suite_schedule(name, steps);
+    }
+}
+
+/// Without `--quiet` the suite's log lines go to standard output, one per step.
+#[test]
+fn suite_schedule_logs_every_step() {
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--schedule",
+        "NormalRun",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    insta::assert_snapshot!(o.stdout);
+}
+
+/// The paper's schedule, imported into the suite, also keeps the invariants.
+#[test]
+fn paper_schedule_keeps_the_invariants_of_the_suite() {
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--schedule",
+        "Paper",
+        "--universe",
+        "Node = [0]..[5]",
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert_eq!(
+        o.stderr,
+        "schedule Paper: 5 step(s); all 9 invariant(s) held in 6 state(s)\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A schedule that fires a disabled action
+// ---------------------------------------------------------------------------------------------
+
+/// Cons has no Ballot and no abstain, so the shared default.universe beside cons.ioa does not fit
+/// it; the Cons schedules run with their own universe.
+const CONS_UNIVERSE: &str = "tests/data/run/cons.universe";
+
+#[test]
+fn cons_schedules_that_are_enabled_complete() {
+    for (name, steps) in [("ConsNormalRun", 7), ("ConsFailures", 7)] {
+        let o = run(&[
+            "examples/consensus/cons_schedules.ioa",
+            "--universe-file",
+            CONS_UNIVERSE,
+            "--schedule",
+            name,
+            "--quiet",
+        ]);
+        assert_eq!(o.code, 0, "{name}:\n{}", o.both());
+        assert_eq!(
+            o.stderr,
+            format!(
+                "schedule {name}: {steps} step(s); all 3 invariant(s) held in {} state(s)\n",
+                steps + 1
+            )
+        );
+    }
+}
+
+/// The second `chooseVal` fails `chosen = {}`: exit 1, and a diagnostic that names the step,
+/// the action with its arguments, the false conjunct with its file:line:col, the `fire`
+/// statement, and the values the conjunct reads.
+#[test]
+fn twice_choose_val_stops_at_the_second_choose_val() {
+    let o = run(&[
+        "examples/consensus/cons_schedules.ioa",
+        "--universe-file",
+        CONS_UNIVERSE,
+        "--schedule",
+        "TwiceChooseVal",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    assert_eq!(
+        o.stdout.lines().count(),
+        3,
+        "three steps were taken:\n{}",
+        o.both()
+    );
+    assert!(o.stderr.contains(
+        "error[E0520]: step 4: `internal chooseVal([2]) in automaton Cons` is not enabled"
+    ));
+    assert!(o.stderr.contains("examples/consensus/cons.ioa:"));
+    assert!(o.stderr.contains("chosen = {}"));
+    assert!(o.stderr.contains("values: chosen = {[1]}"));
+    assert!(o
+        .stderr
+        .ends_with("schedule TwiceChooseVal: stopped after 3 step(s)\n"));
+    insta::assert_snapshot!(o.stderr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random runs: determinism and replay
+// ---------------------------------------------------------------------------------------------
+
+/// The steps of the determinism test. The acceptance check uses `--steps 100000`, which takes
+/// minutes in a debug build; it is done by hand with the release binary:
+///   ioa run examples/consensus/global1_suite.ioa --automaton Global1 --random \
+///     --steps 100000 --seed 7 --quiet --trace a.itf.json   (twice, then cmp, then ioa replay)
+/// Here 3,000 steps keep the test to seconds.
+const RANDOM_STEPS: &str = "3000";
+
+/// A random run is a function of its seed: two runs of Global1 with `--seed 7` write
+/// byte-identical traces, and `ioa replay` accepts the trace.
+#[test]
+fn random_runs_are_deterministic_and_replay() {
+    let dir = scratch("deterministic");
+    let mut traces = Vec::new();
+    for k in ["a", "b"] {
+        let trace = dir.join(format!("{k}.itf.json"));
+        let o = run(&[
+            "examples/consensus/global1_suite.ioa",
+            "--automaton",
+            "Global1",
+            "--random",
+            "--steps",
+            RANDOM_STEPS,
+            "--seed",
+            "7",
+            "--quiet",
+            "--trace",
+            path_str(&trace),
+        ]);
+        assert_eq!(o.code, 0, "{}", o.both());
+        assert_eq!(o.stdout, "");
+        assert_eq!(
+            o.stderr,
+            format!(
+                "random run of Global1: seed 7, {RANDOM_STEPS} step(s) per run, 1 run(s)\n\
+                 seed 7: {RANDOM_STEPS} step(s); all 9 invariant(s) held in 3001 state(s)\n"
+            )
+        );
+        traces.push(std::fs::read(&trace).expect("trace written"));
+    }
+    assert!(
+        traces[0] == traces[1],
+        "two runs with seed 7 wrote different traces"
+    );
+    // The traces are identical, so replaying one replays both.
+    let o = replay(&dir.join("a.itf.json"));
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert_eq!(
+        o.stderr,
+        format!("replayed {RANDOM_STEPS} step(s) of Global1: every step enabled, every state as recorded\n")
+    );
+    // The trace is ITF: it names its format, model, automaton, seed and universe.
+    let json: serde_json::Value = serde_json::from_slice(&traces[0]).expect("JSON");
+    let meta = &json["#meta"];
+    assert_eq!(meta["format"], "ITF");
+    assert_eq!(meta["source"], "examples/consensus/global1_suite.ioa");
+    assert_eq!(meta["automaton"], "Global1");
+    assert_eq!(meta["seed"], 7);
+    assert!(meta["universe"]
+        .as_str()
+        .is_some_and(|u| u.contains("Ballot = [0]..[19]")));
+    assert_eq!(json["states"].as_array().map(Vec::len), Some(3001));
+}
+
+/// A different seed gives a different run.
+#[test]
+fn different_seeds_give_different_runs() {
+    let log = |seed: &str| {
+        let o = run(&[
+            "examples/consensus/global1_suite.ioa",
+            "--automaton",
+            "Global1",
+            "--random",
+            "--steps",
+            "30",
+            "--seed",
+            seed,
+            "--log",
+        ]);
+        assert_eq!(o.code, 0, "{}", o.both());
+        assert_eq!(o.stdout.lines().count(), 30);
+        o.stdout
+    };
+    assert_ne!(log("7"), log("8"));
+    assert_eq!(log("7"), log("7"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The planted bug
+// ---------------------------------------------------------------------------------------------
+
+const PLANTED: &str = "examples/consensus/global1_planted_bug.ioa";
+
+/// Where random runs find the planted bug (assignVal without its ∀ b' clause) with
+/// `--random --runs 1000 --steps 200 --seed 0` and no weights: run 4, seed 3, after step 115,
+/// when a second ballot with another value succeeds.
+const PLANTED_SEED: u64 = 3;
+const PLANTED_RUN: u64 = 4;
+const PLANTED_STEP: usize = 115;
+
+#[test]
+fn planted_bug_is_found_by_random_runs_and_replays() {
+    let dir = scratch("planted");
+    let trace = dir.join("bug.itf.json");
+    let o = run(&[
+        PLANTED,
+        "--automaton",
+        "Global1Bug",
+        "--random",
+        "--runs",
+        "1000",
+        "--steps",
+        "200",
+        "--seed",
+        "0",
+        "--quiet",
+        "--trace",
+        path_str(&trace),
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    let violated = format!("error[E0521]: invariant `Agreement` is violated after step {PLANTED_STEP}: internal internalDecide(");
+    assert!(o.stderr.contains(&violated), "{}", o.both());
+    assert!(o.stderr.contains(&format!(
+        "seed {PLANTED_SEED}: stopped after {PLANTED_STEP} step(s)\n"
+    )));
+    assert!(o.stderr.contains(&format!(
+        "found by run {PLANTED_RUN} of 1000 (seed {PLANTED_SEED}); replay it with `--seed {PLANTED_SEED} --runs 1`\n"
+    )));
+    // The last 20 steps are shown, after a line counting the earlier ones.
+    assert_eq!(o.stdout.lines().count(), 21, "{}", o.stdout);
+    assert!(o.stdout.starts_with(&format!(
+        "… {} earlier step(s) (write them with --trace FILE)\n",
+        PLANTED_STEP - 20
+    )));
+    insta::assert_snapshot!("planted_bug_run", o.both());
+
+    // The trace holds the whole run, up to the violating state.
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&trace).expect("trace written")).expect("JSON");
+    assert_eq!(json["#meta"]["seed"], PLANTED_SEED);
+    assert_eq!(
+        json["states"].as_array().map(Vec::len),
+        Some(PLANTED_STEP + 1)
+    );
+
+    // Replay re-executes every step, and the violation shows again: the same diagnostic, exit 1.
+    let r = replay(&trace);
+    assert_eq!(r.code, 1, "{}", r.both());
+    assert!(r.stderr.contains(&violated), "{}", r.both());
+    assert!(
+        !r.stderr.contains("E0523"),
+        "the trace replays: {}",
+        r.both()
+    );
+    insta::assert_snapshot!("planted_bug_replay", r.both());
+
+    // The seed that found it finds it again on its own.
+    let again = run(&[
+        PLANTED,
+        "--automaton",
+        "Global1Bug",
+        "--random",
+        "--runs",
+        "1",
+        "--steps",
+        "200",
+        "--seed",
+        &PLANTED_SEED.to_string(),
+        "--quiet",
+    ]);
+    assert_eq!(again.code, 1);
+    assert!(again.stderr.contains(&violated));
+}
+
+/// The paper's Inv4 catches the same bug much sooner: it ranges over every ballot of the
+/// universe, so the first assignVal of a ballot above [0] breaks it (run 1, step 7).
+#[test]
+fn planted_bug_breaks_inv4_at_the_first_assign_val() {
+    let o = run(&[
+        "tests/data/run/models/planted_bug_inv4.ioa",
+        "--universe-file",
+        "examples/consensus/default.universe",
+        "--automaton",
+        "Global1Bug",
+        "--random",
+        "--runs",
+        "1000",
+        "--steps",
+        "200",
+        "--seed",
+        "0",
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    assert!(o.stderr.contains(
+        "error[E0521]: invariant `Inv4` is violated after step 7: internal assignVal([3], [2]) in automaton Global1Bug"
+    ), "{}", o.both());
+    assert!(o
+        .stderr
+        .contains("found by run 1 of 1000 (seed 0); replay it with `--seed 0 --runs 1`"));
+}
+
+/// The correct Global1 keeps Agreement-style invariants over the same number of random runs
+/// that find the planted bug (a smaller number here, for time): the bug is the missing clause.
+#[test]
+fn correct_global1_survives_the_runs_that_find_the_bug() {
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--automaton",
+        "Global1",
+        "--random",
+        "--runs",
+        "20",
+        "--steps",
+        "200",
+        "--seed",
+        "0",
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(o.stderr.ends_with(
+        "20 run(s), 4000 step(s) in all (0 ended with no action enabled): all 9 invariant(s) held\n"
+    ), "{}", o.both());
+}
+
+// ---------------------------------------------------------------------------------------------
+// LCR: a composite under random schedules
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn lcr_random_runs_keep_their_invariants() {
+    let o = run(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--universe",
+        "Int = 0..2",
+        "--random",
+        "--runs",
+        "20",
+        "--steps",
+        "200",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert_eq!(
+        o.stderr,
+        "random run of LCR: seed 0, 200 step(s) per run, 20 run(s)\n\
+         20 run(s), 4000 step(s) in all (0 ended with no action enabled): all 3 invariant(s) held\n"
+    );
+}
+
+#[test]
+fn lcr_ring_schedule_elects_process_2() {
+    let o = run(&[
+        "examples/lcr/lcr.ioa",
+        "--param",
+        "n=3",
+        "--universe",
+        "Int = 0..2",
+        "--schedule",
+        "Ring",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    insta::assert_snapshot!(o.both());
+}
+
+/// LCR needs a universe for Int: its components are indexed by Int.
+#[test]
+fn lcr_without_an_int_universe_is_unbounded() {
+    let o = run(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--random",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    assert!(o.stderr.contains("error[E0505]"));
+    assert!(o.stderr.contains("examples/lcr/lcr.ioa:"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input, one data file per case
+// ---------------------------------------------------------------------------------------------
+
+/// One `tests/data/run/cases/*.case` file.
+struct Case {
+    exit: i32,
+    code: Option<String>,
+    args: Vec<String>,
+    text: String,
+}
+
+fn read_case(path: &Path) -> Case {
+    let text = std::fs::read_to_string(path).expect("read case");
+    let first = text.lines().next().unwrap_or("");
+    let expect = first.strip_prefix("% expect: exit ").unwrap_or_else(|| {
+        panic!(
+            "{}: first line must be `% expect: exit N[, CODE]`",
+            path.display()
+        )
+    });
+    let (exit, code) = match expect.split_once(',') {
+        Some((e, c)) => (e.trim(), Some(c.trim().to_string())),
+        None => (expect.trim(), None),
+    };
+    let args = text
+        .lines()
+        .filter(|l| !l.starts_with('%') && !l.is_empty())
+        .map(String::from)
+        .collect();
+    Case {
+        exit: exit.parse().expect("exit code"),
+        code,
+        args,
+        text,
+    }
+}
+
+/// Every case exits with its expected code, without panicking, with its diagnostic code first
+/// (when it names one), a location when the problem has one in a file, and its output recorded.
+#[test]
+fn bad_input_is_reported() {
+    insta::glob!("data/run/cases/*.case", |path| {
+        let case = read_case(path);
+        let mut args = case.args.clone();
+        if args[0] == "run" || args[0] == "replay" {
+            args.extend(["--color".to_string(), "never".to_string()]);
+        }
+        let o = ioa(&args);
+        assert_eq!(o.code, case.exit, "{}:\n{}", path.display(), o.both());
+        let first_error = o
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("error"))
+            .unwrap_or_else(|| panic!("{}: no error line:\n{}", path.display(), o.both()));
+        if let Some(code) = &case.code {
+            assert!(
+                first_error.starts_with(&format!("error[{code}]")),
+                "{}: expected {code} first:\n{}",
+                path.display(),
+                o.both()
+            );
+        }
+        insta::with_settings!({ description => case.text.trim_end(), omit_expression => true }, {
+            insta::assert_snapshot!(o.both());
+        });
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corrupted traces
+// ---------------------------------------------------------------------------------------------
+
+type Mutation = fn(&mut serde_json::Value);
+
+/// Ways to damage the NormalRun trace (14 states: the start state and 13 steps; step 5 is
+/// makeBallot([0]), step 6 assignVal([0], [2])).
+const CORRUPTIONS: [(&str, i32, Mutation); 12] = [
+    ("state_value_changed", 1, |j| {
+        j["states"][5]["proposed"] = serde_json::json!({ "#set": [{ "value": 9 }] })
+    }),
+    ("start_state_changed", 1, |j| {
+        j["states"][0]["failed"] = serde_json::json!({ "#set": [{ "location": 1 }] })
+    }),
+    ("step_removed", 1, |j| {
+        j["states"].as_array_mut().expect("states").remove(7);
+    }),
+    ("step_not_enabled", 1, |j| {
+        j["states"][4]["#meta"]["action"] = serde_json::json!({ "name": "internalDecide", "kind": "internal", "args": [{ "ordering": 0 }] })
+    }),
+    ("unknown_action", 1, |j| {
+        j["states"][3]["#meta"]["action"]["name"] = "propose".into()
+    }),
+    ("argument_of_wrong_type", 1, |j| {
+        j["states"][3]["#meta"]["action"]["args"][0] = 0.into()
+    }),
+    ("extra_argument", 1, |j| {
+        j["states"][3]["#meta"]["action"]["args"]
+            .as_array_mut()
+            .expect("args")
+            .push(1.into())
+    }),
+    ("action_missing", 1, |j| {
+        j["states"][4]["#meta"]
+            .as_object_mut()
+            .expect("meta")
+            .remove("action");
+    }),
+    ("variable_missing", 1, |j| {
+        j["states"][2]
+            .as_object_mut()
+            .expect("state")
+            .remove("ballots");
+    }),
+    ("no_states", 1, |j| j["states"] = serde_json::json!([])),
+    ("model_not_named", 1, |j| {
+        j["#meta"].as_object_mut().expect("meta").remove("source");
+    }),
+    ("automaton_unknown", 1, |j| {
+        j["#meta"]["automaton"] = "Nope".into()
+    }),
+];
+
+#[test]
+fn corrupted_traces_are_rejected() {
+    let dir = scratch("corrupted");
+    let good = dir.join("good.itf.json");
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--schedule",
+        "NormalRun",
+        "--quiet",
+        "--trace",
+        path_str(&good),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let r = replay(&good);
+    assert_eq!(r.code, 0, "{}", r.both());
+    assert_eq!(
+        r.stderr,
+        "replayed 13 step(s) of Global1: every step enabled, every state as recorded\n"
+    );
+    let original: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&good).expect("read")).expect("JSON");
+    let mut report = String::new();
+    for (name, exit, mutate) in CORRUPTIONS {
+        let mut j = original.clone();
+        mutate(&mut j);
+        let path = dir.join(format!("{name}.itf.json"));
+        std::fs::write(&path, serde_json::to_string(&j).expect("JSON")).expect("write");
+        let r = replay(&path);
+        assert_eq!(r.code, exit, "{name}:\n{}", r.both());
+        assert!(
+            r.stderr.starts_with("error"),
+            "{name}: no error:\n{}",
+            r.both()
+        );
+        report.push_str(&format!("=== {name}\n{}\n", r.both()));
+    }
+    insta::assert_snapshot!(report);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Known bugs (see the doc comment at the top)
+// ---------------------------------------------------------------------------------------------
+
+/// An action instance that no component of a composite has (process 1 sends only to process 2)
+/// is taken as an enabled step that changes nothing, in schedules and in random runs.
+#[test]
+#[ignore = "bug: action instances with no participating component are enabled no-ops"]
+fn bug_action_instance_with_no_participant_is_not_enabled() {
+    let o = run(&[
+        "tests/data/run/models/lcr_phantom_step.ioa",
+        "--param",
+        "n=3",
+        "--universe",
+        "Int = 0..2",
+        "--schedule",
+        "Phantom",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    assert!(o.stderr.contains("error[E0520]"), "{}", o.both());
+}
+
+/// Random LCR runs should only ever send along the ring: send(i, i + 1 mod 3, m).
+#[test]
+#[ignore = "bug: random runs of LCR take send/receive steps that no component has"]
+fn bug_lcr_random_steps_follow_the_ring() {
+    let o = run(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--universe",
+        "Int = 0..2",
+        "--random",
+        "--steps",
+        "40",
+        "--log",
+    ]);
+    for line in o.stdout.lines() {
+        for (i, j) in [(0, 2), (1, 0), (2, 1), (0, 0), (1, 1), (2, 2)] {
+            assert!(
+                !line.contains(&format!("send({i}, {j},"))
+                    && !line.contains(&format!("receive({i}, {j},")),
+                "off-ring step: {line}"
+            );
+        }
+    }
+}
+
+/// A universe range whose width does not fit in 64 bits panics (`attempt to subtract with
+/// overflow` in universe.rs) instead of reporting E0512.
+#[test]
+#[ignore = "bug: panics on a universe range wider than i64"]
+fn bug_huge_universe_range_is_an_error_not_a_panic() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args([
+            "run",
+            "examples/consensus/global1.ioa",
+            "--schedule",
+            "Paper",
+            "--universe",
+            "Int = -9223372036854775807..9223372036854775807",
+        ])
+        .current_dir(ROOT)
+        .output()
+        .expect("start ioa");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("E0512"));
+}
+
+/// `--schedule NoSuch` on a model with several automata asks for `--automaton` instead of
+/// saying that there is no such schedule.
+#[test]
+#[ignore = "bug: an unknown schedule is reported as a missing --automaton"]
+fn bug_unknown_schedule_is_named_as_such() {
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--schedule",
+        "NoSuch",
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("no schedule `NoSuch`"), "{}", o.both());
+}
+
+/// The default.universe beside cons.ioa names Ballot and abstain.B, which Cons does not have,
+/// so `ioa run examples/consensus/cons.ioa` fails before it starts.
+#[test]
+#[ignore = "bug: the shared default.universe cannot be used by cons.ioa"]
+fn bug_cons_runs_with_the_default_universe() {
+    let o = run(&["examples/consensus/cons.ioa", "--random", "--steps", "50"]);
+    assert_eq!(o.code, 0, "{}", o.both());
+}
+
+/// An empty universe line (`Node =`) silently makes Node empty, so every `∀ n: Node` holds
+/// vacuously and every action with a Node parameter disappears from random runs.
+#[test]
+#[ignore = "bug: an empty universe is accepted silently"]
+fn bug_empty_universe_is_rejected() {
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--automaton",
+        "Global1",
+        "--random",
+        "--steps",
+        "10",
+        "--universe",
+        "Node =",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+}
+
+/// The step budget of a schedule is reported as "loop ran more than 0 times".
+#[test]
+#[ignore = "bug: the schedule step budget is reported with limit 0"]
+fn bug_schedule_budget_names_the_limit() {
+    let o = run(&[
+        "examples/consensus/global1_suite.ioa",
+        "--schedule",
+        "ManyBallots",
+        "--steps",
+        "10",
+    ]);
+    assert!(!o.stderr.contains("more than 0 times"), "{}", o.both());
+    assert!(o.stderr.contains("10"), "{}", o.both());
+}
