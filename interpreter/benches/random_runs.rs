@@ -55,7 +55,7 @@ fn bench_model(c: &mut Criterion, file: &str, automaton: &str, with_invariants: 
     group.bench_function(label, |b| {
         b.iter(|| {
             seed += 1;
-            let report = runner.random(seed, steps, &Weights::default(), &mut |_| {});
+            let report = runner.random(seed, steps, &Weights::default(), &mut |_| true);
             assert!(report.ok());
             report.trace.steps.len()
         })

@@ -41,6 +41,8 @@ pub enum Stop {
     },
     /// Evaluation failed.
     Error(RunError),
+    /// The step observer asked to stop (it keeps its own account of why).
+    Halted,
     /// A recorded trace does not replay.
     ReplayMismatch {
         /// The step (0 = the start state).
@@ -116,7 +118,9 @@ pub struct Runner<'m, 's> {
 }
 
 /// A step callback: gets the trace after each step (for logging as the run goes).
-pub type OnStep<'a> = &'a mut dyn FnMut(&Trace);
+/// It is also called once for the start state; returning `false` halts the run
+/// ([`Stop::Halted`]).
+pub type OnStep<'a> = &'a mut dyn FnMut(&Trace) -> bool;
 
 impl<'m, 's> Runner<'m, 's> {
     /// A runner for a machine.
@@ -184,6 +188,9 @@ impl<'m, 's> Runner<'m, 's> {
                 choices: run.choices,
             };
         }
+        if !(run.on_step)(&run.trace) {
+            return run.finish(Stop::Halted);
+        }
         let mut locals = vec![Value::Bool(false); schedule.n_locals as usize + 1];
         for v in &schedule.vars {
             let value = match &v.init {
@@ -230,6 +237,13 @@ impl<'m, 's> Runner<'m, 's> {
             return RunReport {
                 trace,
                 stop,
+                choices,
+            };
+        }
+        if !on_step(&trace) {
+            return RunReport {
+                trace,
+                stop: Stop::Halted,
                 choices,
             };
         }
@@ -292,11 +306,17 @@ impl<'m, 's> Runner<'m, 's> {
             choices.push(ch.picks);
             trace.steps.push(TraceStep { action, kind, args });
             trace.states.push(next);
-            on_step(&trace);
             if let Some(stop) = self.check_state(&trace) {
                 return RunReport {
                     trace,
                     stop,
+                    choices,
+                };
+            }
+            if !on_step(&trace) {
+                return RunReport {
+                    trace,
+                    stop: Stop::Halted,
                     choices,
                 };
             }
@@ -657,10 +677,13 @@ impl ScheduleRun<'_, '_, '_, '_> {
         self.choices.push(ch.picks);
         self.trace.steps.push(TraceStep { action, kind, args });
         self.trace.states.push(next);
-        (self.on_step)(&self.trace);
-        match self.runner.check_state(&self.trace) {
-            Some(stop) => Err(stop),
-            None => Ok(()),
+        if let Some(stop) = self.runner.check_state(&self.trace) {
+            return Err(stop);
+        }
+        if (self.on_step)(&self.trace) {
+            Ok(())
+        } else {
+            Err(Stop::Halted)
         }
     }
 }

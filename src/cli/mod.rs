@@ -5,6 +5,7 @@ mod fmt;
 mod fs;
 mod model;
 mod output;
+mod pair;
 mod replay;
 mod run;
 
@@ -104,6 +105,42 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Paired execution: run a simulation's implementation and, through its proof block, its
+    /// specification in lockstep, checking enabledness, external traces and the relation.
+    Pair {
+        /// The .ioa model (with both automata and the simulation).
+        file: PathBuf,
+        /// The simulation (default: the only one).
+        #[arg(long)]
+        simulation: Option<String>,
+        /// Drive the implementation with this schedule.
+        #[arg(long, conflicts_with = "random")]
+        schedule: Option<String>,
+        /// Drive the implementation with random runs.
+        #[arg(long)]
+        random: bool,
+        /// Number of random runs.
+        #[arg(long, default_value_t = 1)]
+        runs: u64,
+        /// Steps per random run (and the most a schedule may take).
+        #[arg(long, default_value_t = 1000)]
+        steps: u64,
+        /// Seed of the first random run; run k uses SEED + k.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// A universe line (repeatable); see `ioa run --help`.
+        #[arg(long)]
+        universe: Vec<String>,
+        /// A universe file (default: MODEL.universe or default.universe beside the model).
+        #[arg(long)]
+        universe_file: Option<PathBuf>,
+        /// Report as text (stderr) or JSON (stdout).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
     Replay {
         /// The ITF JSON trace.
@@ -172,6 +209,31 @@ pub fn run() -> ExitCode {
             trace,
             log,
             quiet,
+            color,
+        }),
+        Command::Pair {
+            file,
+            simulation,
+            schedule,
+            random,
+            runs,
+            steps,
+            seed,
+            universe,
+            universe_file,
+            format,
+            color,
+        } => pair::run(pair::PairArgs {
+            file,
+            simulation,
+            schedule,
+            random,
+            runs,
+            steps,
+            seed,
+            universe,
+            universe_file,
+            format,
             color,
         }),
         Command::Replay {

@@ -82,9 +82,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         }
         let quiet = args.quiet;
         let mut on_step = |t: &Trace| {
-            if !quiet {
+            if !quiet && !t.steps.is_empty() {
                 print_stdout(&t.log_line(&machine, t.steps.len()));
             }
+            true
         };
         let report = runner.schedule(schedule, args.steps, &mut on_step);
         let meta = serde_json::json!({ "schedule": name });
@@ -111,9 +112,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         let seed = args.seed.wrapping_add(r);
         let log = args.log && !args.quiet;
         let mut on_step = |t: &Trace| {
-            if log {
+            if log && !t.steps.is_empty() {
                 print_stdout(&t.log_line(&machine, t.steps.len()));
             }
+            true
         };
         let report = runner.random(seed, args.steps, &weights, &mut on_step);
         total_steps += report.trace.steps.len() as u64;
@@ -242,7 +244,7 @@ pub fn stop_diagnostic(machine: &Machine, report: &RunReport) -> Option<Diagnost
     let printer = Printer::new(machine.spec);
     let step = report.trace.steps.len();
     Some(match &report.stop {
-        Stop::Completed | Stop::Deadlock => return None,
+        Stop::Completed | Stop::Deadlock | Stop::Halted => return None,
         Stop::NotEnabled {
             action,
             reason,

@@ -1,0 +1,542 @@
+//! The paired state and the three checks of a simulation step.
+
+use interpreter::error::RunError;
+use interpreter::eval::{NoChoice, Scope, StateView};
+use interpreter::exec::Frame;
+use interpreter::machine::{collect_reads, Disabled, Machine, State};
+use interpreter::value::{Printer, Value};
+use ioa_lang::ast::ActionKind;
+use ioa_lang::ir::{
+    AutomatonId, BinOp, Expr, ExprKind, ProofBlock, Simulation, Spec, Stmt, StmtKind, VarRef,
+};
+use ioa_lang::span::Span;
+use std::collections::VecDeque;
+
+/// Which check of paired execution failed.
+#[derive(Debug, Clone)]
+pub enum Check {
+    /// The start block gave B a variable a value its declaration does not allow.
+    StartNotStartState {
+        /// The B variable.
+        variable: String,
+        /// Its initial value by B's declaration.
+        declared: String,
+        /// The value the start block gave it.
+        given: String,
+    },
+    /// A fired B action is not enabled.
+    NotEnabled {
+        /// The B action, as `internal chooseVal([2])`.
+        action: String,
+        /// Why.
+        reason: Disabled,
+        /// The `fire` statement.
+        fire: Span,
+    },
+    /// The fired sequence's external actions differ from A's.
+    TraceMismatch {
+        /// A's external image.
+        expected: Vec<String>,
+        /// What the entry fired.
+        fired: Vec<String>,
+    },
+    /// The relation is false after the step (or at the start).
+    Relation {
+        /// The false conjunct.
+        conjunct: Span,
+        /// Values of the variables it reads, qualified.
+        values: Vec<(String, String)>,
+    },
+    /// Evaluating the entry, a fired action or the relation failed.
+    Error(RunError),
+}
+
+/// A failed check, with where it happened.
+#[derive(Debug, Clone)]
+pub struct PairFailure {
+    /// The step of A (0 = the start).
+    pub step: usize,
+    /// A's action at that step, as a log fragment.
+    pub action: Option<String>,
+    /// What failed.
+    pub check: Check,
+}
+
+/// Reads A's and B's states for qualified names.
+struct PairView<'a> {
+    a: AutomatonId,
+    a_state: &'a [Value],
+    b: AutomatonId,
+    b_state: &'a [Value],
+}
+
+impl StateView for PairView<'_> {
+    fn qualified(&self, automaton: AutomatonId, slot: u32) -> Option<Value> {
+        if automaton == self.a {
+            self.a_state.get(slot as usize).cloned()
+        } else if automaton == self.b {
+            self.b_state.get(slot as usize).cloned()
+        } else {
+            None
+        }
+    }
+    fn component(&self, _: u32, _: &[Value], _: u32) -> Option<Value> {
+        None
+    }
+}
+
+/// A paired execution in progress.
+pub struct Pair<'m, 's> {
+    /// The implementation.
+    pub a: &'m Machine<'s>,
+    /// The specification.
+    pub b: &'m Machine<'s>,
+    sim: &'s Simulation,
+    proof: &'s ProofBlock,
+    /// B's current state.
+    pub b_state: State,
+    /// The proof block's auxiliary variables.
+    pub aux: Vec<Value>,
+    /// B's steps so far, as log lines.
+    pub b_log: Vec<String>,
+}
+
+impl<'m, 's> Pair<'m, 's> {
+    /// Starts paired execution from A's start state `a0`: builds B's start state from the start
+    /// block and checks it, and the relation.
+    pub fn start(
+        spec: &'s Spec,
+        sim: &'s Simulation,
+        a: &'m Machine<'s>,
+        b: &'m Machine<'s>,
+        a0: &[Value],
+    ) -> Result<Self, PairFailure> {
+        let fail = |check| PairFailure {
+            step: 0,
+            action: None,
+            check,
+        };
+        let proof = sim.proof.as_ref().ok_or_else(|| {
+            fail(Check::Error(RunError::Undefined {
+                span: sim.span,
+                what: "a step correspondence: this simulation has no proof block",
+            }))
+        })?;
+        let mut b_state = b
+            .initial_state(&mut NoChoice)
+            .map_err(|e| fail(Check::Error(e)))?;
+        let declared = b_state.clone();
+        let mut pair = Pair {
+            a,
+            b,
+            sim,
+            proof,
+            b_state: Vec::new(),
+            aux: Vec::new(),
+            b_log: Vec::new(),
+        };
+        let mut locals = vec![Value::Bool(false); proof.start_locals as usize + 1];
+        for v in &proof.aux {
+            let value = match &v.init {
+                Some(e) => pair
+                    .eval_with(e, a0, &b_state, &mut locals)
+                    .map_err(|e| fail(Check::Error(e)))?,
+                None => a
+                    .carrier(&v.ty, v.span)
+                    .map_err(|e| fail(Check::Error(e)))?
+                    .first()
+                    .cloned()
+                    .unwrap_or(Value::Bool(false)),
+            };
+            pair.aux.push(value);
+        }
+        for s in &proof.start {
+            pair.start_stmt(s, a0, &mut b_state, &mut locals)
+                .map_err(|e| fail(Check::Error(e)))?;
+        }
+        // Variables B declares with an initial value must keep it; the others may be anything.
+        let prim = b.instances.first().map(|i| i.automaton).and_then(|id| {
+            match &spec.automata[id.0 as usize].body {
+                ioa_lang::ir::AutomatonBody::Primitive(p) => Some(p),
+                _ => None,
+            }
+        });
+        if let Some(p) = prim {
+            let printer = Printer::new(spec);
+            for (k, decl) in p.state.iter().enumerate() {
+                if decl.init.is_some() && declared[k] != b_state[k] {
+                    return Err(fail(Check::StartNotStartState {
+                        variable: format!(
+                            "{}.{}",
+                            spec.automata[sim.to.0 as usize].name, decl.name
+                        ),
+                        declared: printer.show(&declared[k]),
+                        given: printer.show(&b_state[k]),
+                    }));
+                }
+            }
+        }
+        if let Some(span) = b
+            .so_that_holds(&b_state)
+            .map_err(|e| fail(Check::Error(e)))?
+        {
+            return Err(fail(Check::Relation {
+                conjunct: span,
+                values: vec![],
+            }));
+        }
+        pair.b_state = b_state;
+        pair.check_relation(a0).map_err(fail)?;
+        Ok(pair)
+    }
+
+    fn view<'a>(&self, a_state: &'a [Value], b_state: &'a [Value]) -> PairView<'a> {
+        PairView {
+            a: self.sim.from,
+            a_state,
+            b: self.sim.to,
+            b_state,
+        }
+    }
+
+    fn eval_with(
+        &self,
+        e: &Expr,
+        a_state: &[Value],
+        b_state: &[Value],
+        locals: &mut [Value],
+    ) -> Result<Value, RunError> {
+        let view = self.view(a_state, b_state);
+        let scope = Scope {
+            spec: self.a.spec,
+            universe: self.a.universe,
+            state: &[],
+            params: &[],
+            aux: &self.aux,
+            view: &view,
+        };
+        scope.eval(e, locals, &mut NoChoice)
+    }
+
+    fn start_stmt(
+        &mut self,
+        s: &Stmt,
+        a0: &[Value],
+        b_state: &mut State,
+        locals: &mut [Value],
+    ) -> Result<(), RunError> {
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                let v = self.eval_with(value, a0, b_state, locals)?;
+                match &target.root {
+                    VarRef::Qualified { slot, .. } if target.path.is_empty() => {
+                        b_state[*slot as usize] = v;
+                        Ok(())
+                    }
+                    VarRef::Aux(k) if target.path.is_empty() => {
+                        self.aux[*k as usize] = v;
+                        Ok(())
+                    }
+                    _ => Err(RunError::Undefined {
+                        span: s.span,
+                        what: "an assignment into part of a variable in a start block",
+                    }),
+                }
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, body) in branches {
+                    if self.eval_with(c, a0, b_state, locals)?.as_bool() == Some(true) {
+                        for s in body {
+                            self.start_stmt(s, a0, b_state, locals)?;
+                        }
+                        return Ok(());
+                    }
+                }
+                for s in otherwise {
+                    self.start_stmt(s, a0, b_state, locals)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the relation between A's `a_state` and B's current state.
+    fn check_relation(&self, a_state: &[Value]) -> Result<(), Check> {
+        let mut locals = vec![Value::Bool(false); self.sim.relation_locals as usize + 1];
+        for conj in conjuncts(&self.sim.relation) {
+            let holds = self
+                .eval_with(conj, a_state, &self.b_state, &mut locals)
+                .map_err(Check::Error)?;
+            if holds.as_bool() != Some(true) {
+                return Err(Check::Relation {
+                    conjunct: conj.span,
+                    values: self.values_read(conj, a_state),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn values_read(&self, e: &Expr, a_state: &[Value]) -> Vec<(String, String)> {
+        let spec = self.a.spec;
+        let printer = Printer::new(spec);
+        let mut out: Vec<(String, String)> = Vec::new();
+        collect_reads(e, &mut |r| {
+            if let VarRef::Qualified { automaton, slot } = r {
+                let aut = &spec.automata[automaton.0 as usize];
+                let decl = match &aut.body {
+                    ioa_lang::ir::AutomatonBody::Primitive(p) => &p.state[*slot as usize],
+                    _ => return,
+                };
+                let value = if *automaton == self.sim.from {
+                    &a_state[*slot as usize]
+                } else {
+                    &self.b_state[*slot as usize]
+                };
+                let name = format!("{}.{}", aut.name, decl.name);
+                if !out.iter().any(|(n, _)| *n == name) {
+                    out.push((name, printer.show(value)));
+                }
+            }
+        });
+        out
+    }
+
+    /// After A took `action(args)` from `a_pre` to `a_post` (its `step`-th step): runs the
+    /// entry, fires B's actions, and checks the external trace and the relation.
+    pub fn step(
+        &mut self,
+        step: usize,
+        action: usize,
+        kind: ActionKind,
+        args: &[Value],
+        a_pre: &[Value],
+        a_post: &[Value],
+    ) -> Result<(), PairFailure> {
+        let printer = Printer::new(self.a.spec);
+        let a_action = &self.a.actions[action];
+        let line = format!(
+            "{} {}({})",
+            kind.keyword(),
+            a_action.name,
+            args.iter()
+                .map(|v| printer.show(v))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let fail = |check| PairFailure {
+            step,
+            action: Some(line.clone()),
+            check,
+        };
+        let entry = self.proof.entries.get(action).and_then(|e| e.as_ref());
+        let mut fired: Vec<(String, ActionKind, String)> = Vec::new();
+        if let Some(entry) = entry {
+            if let Some(body) = &entry.body {
+                let mut locals = args.to_vec();
+                locals.resize(
+                    (entry.n_locals as usize).max(args.len()) + 1,
+                    Value::Bool(false),
+                );
+                self.run_entry(body, a_pre, &mut locals, &mut fired)
+                    .map_err(fail)?;
+            }
+        }
+        let expected: Vec<String> = if kind == ActionKind::Internal {
+            vec![]
+        } else {
+            vec![format!(
+                "{}({})",
+                a_action.name,
+                args.iter()
+                    .map(|v| printer.show(v))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )]
+        };
+        let external: Vec<String> = fired
+            .iter()
+            .filter(|(_, k, _)| *k != ActionKind::Internal)
+            .map(|(_, _, text)| text.clone())
+            .collect();
+        if expected != external {
+            return Err(fail(Check::TraceMismatch {
+                expected,
+                fired: external,
+            }));
+        }
+        self.check_relation(a_post).map_err(fail)
+    }
+
+    fn run_entry(
+        &mut self,
+        body: &[Stmt],
+        a_pre: &[Value],
+        locals: &mut [Value],
+        fired: &mut Vec<(String, ActionKind, String)>,
+    ) -> Result<(), Check> {
+        for s in body {
+            match &s.kind {
+                StmtKind::Fire {
+                    action, args, det, ..
+                } => {
+                    let mut vals = Vec::new();
+                    for a in args {
+                        vals.push(
+                            self.eval_with(a, a_pre, &self.b_state.clone(), locals)
+                                .map_err(Check::Error)?,
+                        );
+                    }
+                    let mut offered = VecDeque::new();
+                    if let Some(d) = det {
+                        for st in d {
+                            if let StmtKind::Yield(e) = &st.kind {
+                                offered.push_back(
+                                    self.eval_with(e, a_pre, &self.b_state.clone(), locals)
+                                        .map_err(Check::Error)?,
+                                );
+                            }
+                        }
+                    }
+                    self.fire(action.0 as usize, vals, offered, s.span, fired)?;
+                }
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                } => {
+                    let mut taken = None;
+                    for (c, b) in branches {
+                        if self
+                            .eval_with(c, a_pre, &self.b_state.clone(), locals)
+                            .map_err(Check::Error)?
+                            .as_bool()
+                            == Some(true)
+                        {
+                            taken = Some(b);
+                            break;
+                        }
+                    }
+                    self.run_entry(taken.unwrap_or(otherwise), a_pre, locals, fired)?;
+                }
+                StmtKind::ForIn {
+                    var,
+                    collection,
+                    body,
+                } => {
+                    let items: Vec<Value> = match self
+                        .eval_with(collection, a_pre, &self.b_state.clone(), locals)
+                        .map_err(Check::Error)?
+                    {
+                        Value::Set(x) => x.into_iter().collect(),
+                        Value::Seq(x) => x.iter().cloned().collect(),
+                        _ => vec![],
+                    };
+                    for item in items {
+                        locals[*var as usize] = item;
+                        self.run_entry(body, a_pre, locals, fired)?;
+                    }
+                }
+                StmtKind::Assign { target, value } => {
+                    let v = self
+                        .eval_with(value, a_pre, &self.b_state.clone(), locals)
+                        .map_err(Check::Error)?;
+                    if let VarRef::Aux(k) = target.root {
+                        let mut state = Vec::new();
+                        let view = self.view(a_pre, &self.b_state);
+                        let aux_types: Vec<_> =
+                            self.proof.aux.iter().map(|d| d.ty.clone()).collect();
+                        let mut aux = std::mem::take(&mut self.aux);
+                        let mut frame = Frame {
+                            spec: self.a.spec,
+                            universe: self.a.universe,
+                            state: &mut state,
+                            state_types: &[],
+                            params: &[],
+                            aux: &mut aux,
+                            aux_types: &aux_types,
+                            view: &view,
+                        };
+                        let result = frame.assign(target, v, locals, &mut NoChoice, s.span);
+                        self.aux = aux;
+                        result.map_err(Check::Error)?;
+                        let _ = k;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn fire(
+        &mut self,
+        action: usize,
+        args: Vec<Value>,
+        offered: VecDeque<Value>,
+        span: Span,
+        fired: &mut Vec<(String, ActionKind, String)>,
+    ) -> Result<(), Check> {
+        let printer = Printer::new(self.b.spec);
+        let kind = self.b.kind_of(action, &args).map_err(Check::Error)?;
+        let text = format!(
+            "{}({})",
+            self.b.actions[action].name,
+            args.iter()
+                .map(|v| printer.show(v))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let plan = match self
+            .b
+            .enabled(&self.b_state, action, &args, true)
+            .map_err(Check::Error)?
+        {
+            Ok(p) => p,
+            Err(reason) => {
+                return Err(Check::NotEnabled {
+                    action: format!("{} {text}", kind.keyword()),
+                    reason,
+                    fire: span,
+                })
+            }
+        };
+        let mut ch = Offered(offered);
+        self.b_state = self
+            .b
+            .execute(&self.b_state, plan, &mut ch)
+            .map_err(Check::Error)?;
+        self.b_log.push(format!("{} {text}", kind.keyword()));
+        fired.push((self.b.actions[action].name.clone(), kind, text));
+        Ok(())
+    }
+}
+
+/// Resolves B's `choose`s from a fire's `det` values.
+struct Offered(VecDeque<Value>);
+
+impl interpreter::eval::Chooser for Offered {
+    fn choose(&mut self, span: Span, candidates: &[Value]) -> Result<Value, RunError> {
+        if candidates.len() == 1 {
+            return Ok(candidates[0].clone());
+        }
+        Err(RunError::UnresolvedChoice { span })
+    }
+    fn offered(&mut self) -> Option<Value> {
+        self.0.pop_front()
+    }
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Binary(BinOp::And, l, r) => {
+            let mut out = conjuncts(l);
+            out.extend(conjuncts(r));
+            out
+        }
+        _ => vec![e],
+    }
+}

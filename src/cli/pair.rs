@@ -1,0 +1,328 @@
+//! `ioa pair`: paired execution of a forward simulation's implementation and specification
+//! through its proof block, under A's schedule or random runs of A.
+
+use super::model;
+use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::{ColorChoice, Format};
+use interpreter::machine::{Disabled, Machine};
+use interpreter::runner::{Runner, Weights};
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use simrel::{Check, Pair, PairFailure};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Options of `ioa pair`.
+pub struct PairArgs {
+    pub file: PathBuf,
+    pub simulation: Option<String>,
+    pub schedule: Option<String>,
+    pub random: bool,
+    pub runs: u64,
+    pub steps: u64,
+    pub seed: u64,
+    pub universe: Vec<String>,
+    pub universe_file: Option<PathBuf>,
+    pub format: Format,
+    pub color: ColorChoice,
+}
+
+fn usage(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(2)
+}
+
+/// What one paired run ended with.
+struct Outcome {
+    trace: Trace,
+    failure: Option<PairFailure>,
+    other: Option<Diagnostic>,
+    b_log: Vec<String>,
+}
+
+/// Runs `ioa pair`.
+pub fn run(args: PairArgs) -> ExitCode {
+    let m = match model::load(
+        &args.file,
+        args.universe_file.as_deref(),
+        &args.universe,
+        None,
+    ) {
+        Ok(m) => m,
+        Err((d, s)) => return model::fail(&d, &s, args.color),
+    };
+    let sim = match &args.simulation {
+        Some(n) => m.spec.simulations.iter().find(|s| &s.name == n),
+        None if m.spec.simulations.len() == 1 => m.spec.simulations.first(),
+        None => None,
+    };
+    let Some(sim) = sim else {
+        let names: Vec<&str> = m.spec.simulations.iter().map(|s| s.name.as_str()).collect();
+        return usage(format!(
+            "say which simulation with --simulation NAME; the model has: {}",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ));
+    };
+    if args.schedule.is_none() && !args.random {
+        return usage("say how to drive the implementation: --schedule NAME, or --random".into());
+    }
+    let a = match Machine::new(&m.spec, &m.universe, sim.from, vec![]) {
+        Ok(x) => x,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    };
+    let b = match Machine::new(&m.spec, &m.universe, sim.to, vec![]) {
+        Ok(x) => x,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    };
+    let a_name = m.spec.automata[sim.from.0 as usize].name.clone();
+    let runner = Runner::new(&a);
+    let drive = |run: &mut dyn FnMut(
+        &mut dyn FnMut(&Trace) -> bool,
+    ) -> interpreter::runner::RunReport|
+     -> Outcome {
+        let mut pair: Option<Pair> = None;
+        let mut failure = None;
+        let mut on_step = |t: &Trace| -> bool {
+            let k = t.steps.len();
+            let result = if k == 0 {
+                Pair::start(&m.spec, sim, &a, &b, &t.states[0]).map(|p| pair = Some(p))
+            } else {
+                let s = &t.steps[k - 1];
+                match pair.as_mut() {
+                    Some(p) => p.step(k, s.action, s.kind, &s.args, &t.states[k - 1], &t.states[k]),
+                    None => Ok(()),
+                }
+            };
+            match result {
+                Ok(()) => true,
+                Err(f) => {
+                    failure = Some(f);
+                    false
+                }
+            }
+        };
+        let report = run(&mut on_step);
+        let other = if failure.is_none() {
+            super::run::stop_diagnostic(&a, &report)
+        } else {
+            None
+        };
+        Outcome {
+            trace: report.trace,
+            failure,
+            other,
+            b_log: pair.map(|p| p.b_log).unwrap_or_default(),
+        }
+    };
+    let (outcome, what) = if let Some(name) = &args.schedule {
+        let Some(schedule) = m
+            .spec
+            .schedules
+            .iter()
+            .find(|s| &s.name == name && s.automaton == sim.from)
+        else {
+            let known: Vec<&str> = m
+                .spec
+                .schedules
+                .iter()
+                .filter(|s| s.automaton == sim.from)
+                .map(|s| s.name.as_str())
+                .collect();
+            return usage(format!(
+                "no schedule `{name}` for `{a_name}`; the model has: {}",
+                known.join(", ")
+            ));
+        };
+        (
+            drive(&mut |cb| runner.schedule(schedule, args.steps, cb)),
+            format!("schedule {name}"),
+        )
+    } else {
+        let mut total = 0;
+        let mut result = None;
+        for r in 0..args.runs {
+            let seed = args.seed.wrapping_add(r);
+            let o = drive(&mut |cb| runner.random(seed, args.steps, &Weights::default(), cb));
+            total += o.trace.steps.len();
+            if o.failure.is_some() || o.other.is_some() {
+                result = Some((o, format!("run {} of {} (seed {seed})", r + 1, args.runs)));
+                break;
+            }
+        }
+        match result {
+            Some(r) => r,
+            None => {
+                let msg = format!("paired execution of simulation {}: {} random run(s), {total} step(s) of {a_name}: every step matched, the relation held throughout", sim.name, args.runs);
+                if args.format == Format::Json {
+                    print_stdout(&serde_json::json!({ "simulation": sim.name, "ok": true, "runs": args.runs, "steps": total }).to_string());
+                } else {
+                    print_stderr(&format!("{msg}\n"));
+                }
+                return ExitCode::SUCCESS;
+            }
+        }
+    };
+    report(&args, &m, sim, &a, &outcome, &what)
+}
+
+fn report(
+    args: &PairArgs,
+    m: &model::Model,
+    sim: &ioa_lang::ir::Simulation,
+    a: &Machine,
+    o: &Outcome,
+    what: &str,
+) -> ExitCode {
+    let steps = o.trace.steps.len();
+    let lines: Vec<String> = (1..=steps).map(|k| o.trace.log_line(a, k)).collect();
+    let diag = o
+        .failure
+        .as_ref()
+        .map(|f| failure_diagnostic(sim, f))
+        .or_else(|| o.other.clone());
+    if args.format == Format::Json {
+        let doc = serde_json::json!({
+            "simulation": sim.name,
+            "ok": diag.is_none(),
+            "run": what,
+            "steps": steps,
+            "implementation_trace": lines,
+            "specification_steps": o.b_log,
+            "failure": o.failure.as_ref().map(|f| failure_json(f)),
+            "diagnostic": diag.as_ref().map(|d| ioa_lang::diagnostics::to_json(d, &m.sources)),
+        });
+        print_stdout(&serde_json::to_string_pretty(&doc).expect("JSON"));
+        return if diag.is_none() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
+    }
+    match diag {
+        None => {
+            print_stderr(&format!("paired execution of simulation {} ({what}): {steps} step(s) matched, the relation held throughout\n", sim.name));
+            ExitCode::SUCCESS
+        }
+        Some(d) => {
+            let start = lines.len().saturating_sub(20);
+            if start > 0 {
+                print_stdout(&format!("… {start} earlier step(s)"));
+            }
+            for l in &lines[start..] {
+                print_stdout(l);
+            }
+            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+            print_stderr(&format!(
+                "paired execution of simulation {} ({what}) failed at step {steps}\n",
+                sim.name
+            ));
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn failure_json(f: &PairFailure) -> serde_json::Value {
+    let (kind, detail) = match &f.check {
+        Check::StartNotStartState {
+            variable,
+            declared,
+            given,
+        } => (
+            "start-not-start-state",
+            serde_json::json!({ "variable": variable, "declared": declared, "given": given }),
+        ),
+        Check::NotEnabled { action, reason, .. } => (
+            "not-enabled",
+            serde_json::json!({ "action": action, "values": reads(reason) }),
+        ),
+        Check::TraceMismatch { expected, fired } => (
+            "trace-mismatch",
+            serde_json::json!({ "expected": expected, "fired": fired }),
+        ),
+        Check::Relation { values, .. } => ("relation", serde_json::json!({ "values": values })),
+        Check::Error(e) => (
+            "error",
+            serde_json::json!({ "message": e.to_diagnostic().message }),
+        ),
+    };
+    serde_json::json!({ "step": f.step, "action": f.action, "check": kind, "detail": detail })
+}
+
+fn reads(reason: &Disabled) -> Vec<(String, String)> {
+    match reason {
+        Disabled::Precondition { reads, .. } => reads.clone(),
+        _ => vec![],
+    }
+}
+
+/// The diagnostic for a failed check.
+fn failure_diagnostic(sim: &ioa_lang::ir::Simulation, f: &PairFailure) -> Diagnostic {
+    let at = match &f.action {
+        Some(a) => format!("step {} ({a})", f.step),
+        None => "the start".to_string(),
+    };
+    match &f.check {
+        Check::StartNotStartState {
+            variable,
+            declared,
+            given,
+        } => Diagnostic::error(
+            "E0530",
+            format!("at {at}: the start block does not build a start state of the specification"),
+            sim.span,
+        )
+        .with_note(format!(
+            "{variable} must start as {declared}, but the start block gives {given}"
+        )),
+        Check::NotEnabled {
+            action,
+            reason,
+            fire,
+        } => {
+            let mut d = match reason {
+                Disabled::Precondition { span, reads, .. } => Diagnostic::error("E0531", format!("at {at}: the proof block fires `{action}`, which is not enabled"), *span)
+                    .with_label_message("this part of its precondition is false")
+                    .with_note(format!("values: {}", reads.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", "))),
+                _ => Diagnostic::error("E0531", format!("at {at}: the proof block fires `{action}`, which is not an action instance of the specification"), *fire),
+            };
+            d = d.with_secondary(*fire, "fired here");
+            d
+        }
+        Check::TraceMismatch { expected, fired } => Diagnostic::error(
+            "E0532",
+            format!("at {at}: the fired actions' external trace differs from the implementation's"),
+            sim.span,
+        )
+        .with_note(format!(
+            "the implementation's external action(s): [{}]",
+            expected.join(", ")
+        ))
+        .with_note(format!(
+            "the proof block fired external action(s): [{}]",
+            fired.join(", ")
+        )),
+        Check::Relation { conjunct, values } => Diagnostic::error(
+            "E0533",
+            format!("at {at}: the simulation relation does not hold"),
+            *conjunct,
+        )
+        .with_label_message("this conjunct is false")
+        .with_note(format!(
+            "values: {}",
+            values
+                .iter()
+                .map(|(n, v)| format!("{n} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        Check::Error(e) => {
+            let mut d = e.to_diagnostic();
+            d.notes.push(format!("at {at}"));
+            d
+        }
+    }
+}
