@@ -32,6 +32,9 @@ fn usage(message: String) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Runs the implementation with a step observer.
+type RunWith<'a> = dyn FnMut(&mut dyn FnMut(&Trace) -> bool) -> interpreter::runner::RunReport + 'a;
+
 /// What one paired run ended with.
 struct Outcome {
     trace: Trace,
@@ -80,10 +83,7 @@ pub fn run(args: PairArgs) -> ExitCode {
     };
     let a_name = m.spec.automata[sim.from.0 as usize].name.clone();
     let runner = Runner::new(&a);
-    let drive = |run: &mut dyn FnMut(
-        &mut dyn FnMut(&Trace) -> bool,
-    ) -> interpreter::runner::RunReport|
-     -> Outcome {
+    let drive = |run: &mut RunWith| -> Outcome {
         let mut pair: Option<Pair> = None;
         let mut failure = None;
         let mut on_step = |t: &Trace| -> bool {
@@ -192,7 +192,7 @@ fn report(
             "steps": steps,
             "implementation_trace": lines,
             "specification_steps": o.b_log,
-            "failure": o.failure.as_ref().map(|f| failure_json(f)),
+            "failure": o.failure.as_ref().map(failure_json),
             "diagnostic": diag.as_ref().map(|d| ioa_lang::diagnostics::to_json(d, &m.sources)),
         });
         print_stdout(&serde_json::to_string_pretty(&doc).expect("JSON"));
