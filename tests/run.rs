@@ -465,8 +465,9 @@ fn planted_bug_breaks_inv4_at_the_first_assign_val() {
         .contains("found by run 1 of 1000 (seed 0); replay it with `--seed 0 --runs 1`"));
 }
 
-/// The correct Global1 keeps Agreement-style invariants over the same number of random runs
-/// that find the planted bug (a smaller number here, for time): the bug is the missing clause.
+/// The correct Global1 keeps the paper's invariants (Inv4 among them) under random runs of the
+/// same length from the same seeds as the bug hunt: the bug is the missing clause, not the
+/// invariants or the universe.
 #[test]
 fn correct_global1_survives_the_runs_that_find_the_bug() {
     let o = run(&[
@@ -870,4 +871,25 @@ fn bug_invariant_error_names_the_invariant() {
         o.both()
     );
     assert!(o.stderr.contains("SomeIntAbove"), "{}", o.both());
+}
+
+/// The log of a schedule (and `--log` of a random run) should end with the step after which an
+/// invariant fails; it stops one step short, although `--quiet` shows that step.
+#[test]
+#[ignore = "bug: the violating step is missing from the log"]
+fn bug_log_shows_the_violating_step() {
+    for mode in [
+        &["--schedule", "ThreeTicks"][..],
+        &["--random", "--log"][..],
+    ] {
+        let mut args = vec!["tests/data/run/models/violation.ioa"];
+        args.extend_from_slice(mode);
+        let o = run(&args);
+        assert_eq!(o.code, 1, "{}", o.both());
+        assert!(
+            o.stdout.contains("2: internal tick() in automaton Count"),
+            "{mode:?}:\n{}",
+            o.both()
+        );
+    }
 }

@@ -55,7 +55,7 @@ pub enum RunError {
         /// The value yielded.
         value: String,
     },
-    /// E0509: a `while` loop in a schedule that ran past the step limit.
+    /// E0509: a schedule that ran past its limit of steps and loop iterations (`--steps`).
     LoopLimit {
         /// The loop.
         span: Span,
@@ -83,7 +83,8 @@ impl IntoDiagnostic for RunError {
             RunError::UnresolvedChoice { span } => Diagnostic::error("E0507", "this `choose` was not resolved", *span)
                 .with_hint("in a schedule, resolve it with `fire … det do yield VALUE od`"),
             RunError::BadYield { span, value } => Diagnostic::error("E0508", format!("the value `{value}` yielded by `det` does not satisfy this `choose`"), *span),
-            RunError::LoopLimit { span, limit } => Diagnostic::error("E0509", format!("loop ran more than {limit} times"), *span)
+            RunError::LoopLimit { span, limit } => Diagnostic::error("E0509", format!("the schedule used up its limit of {limit} steps and loop iterations"), *span)
+                .with_label_message("the limit was reached here")
                 .with_hint("raise the limit with --steps, or check the loop condition"),
         }
     }

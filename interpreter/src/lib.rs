@@ -10,6 +10,7 @@ pub mod eval;
 pub mod exec;
 pub mod machine;
 pub mod runner;
+pub mod shrink;
 pub mod trace;
 pub mod universe;
 pub mod value;

@@ -387,6 +387,7 @@ impl<'s> Machine<'s> {
         let view = self.view(state);
         let mut parts = Vec::new();
         let mut controllers = Vec::new();
+        let mut participants = 0;
         let mut first_disabled = None;
         for &(inst, aid) in &a.members {
             let i = &self.instances[inst];
@@ -413,6 +414,7 @@ impl<'s> Machine<'s> {
             if !takes_part {
                 continue;
             }
+            participants += 1;
             if sig.kind != ActionKind::Input {
                 controllers.push(i.name.clone());
             }
@@ -466,7 +468,7 @@ impl<'s> Machine<'s> {
         if controllers.len() > 1 {
             return Ok(Err(Disabled::SeveralControllers { names: controllers }));
         }
-        if parts.is_empty() && controllers.is_empty() && a.members.is_empty() {
+        if participants == 0 {
             return Ok(Err(Disabled::NoParticipant));
         }
         Ok(Ok(Plan { parts }))

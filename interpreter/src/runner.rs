@@ -178,6 +178,7 @@ impl<'m, 's> Runner<'m, 's> {
             aux: Vec::new(),
             aux_types: schedule.vars.iter().map(|v| v.ty.clone()).collect(),
             budget: max_steps,
+            max_steps,
             choices,
             on_step,
         };
@@ -306,6 +307,15 @@ impl<'m, 's> Runner<'m, 's> {
             choices.push(ch.picks);
             trace.steps.push(TraceStep { action, kind, args });
             trace.states.push(next);
+            // Observe (log) the step before checking the state it reached, so a report of a
+            // violation shows the step that caused it.
+            if !on_step(&trace) {
+                return RunReport {
+                    trace,
+                    stop: Stop::Halted,
+                    choices,
+                };
+            }
             if let Some(stop) = self.check_state(&trace) {
                 return RunReport {
                     trace,
@@ -313,10 +323,102 @@ impl<'m, 's> Runner<'m, 's> {
                     choices,
                 };
             }
+        }
+        RunReport {
+            trace,
+            stop: Stop::Completed,
+            choices,
+        }
+    }
+
+    /// Runs a fixed list of action instances from the start state (the least value for every
+    /// choice), skipping those that are not enabled when their turn comes. Used to shrink
+    /// failing runs.
+    pub fn actions(&self, list: &[(usize, Vec<Value>)], on_step: OnStep) -> RunReport {
+        let mut choices = Vec::new();
+        let mut least = |_n: usize| 0usize;
+        let state = match self.start(&mut least, &mut choices) {
+            Ok(s) => s,
+            Err(stop) => {
+                return RunReport {
+                    trace: Trace::start(vec![]),
+                    stop,
+                    choices,
+                }
+            }
+        };
+        let mut trace = Trace::start(state);
+        if let Some(stop) = self.check_state(&trace) {
+            return RunReport {
+                trace,
+                stop,
+                choices,
+            };
+        }
+        if !on_step(&trace) {
+            return RunReport {
+                trace,
+                stop: Stop::Halted,
+                choices,
+            };
+        }
+        for (action, args) in list {
+            let current = trace.states.last().expect("non-empty").clone();
+            let plan = match self.machine.enabled(&current, *action, args, false) {
+                Ok(Ok(p)) => p,
+                Ok(Err(_)) => continue,
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices,
+                    }
+                }
+            };
+            let kind = match self.machine.kind_of(*action, args) {
+                Ok(k) => k,
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices,
+                    }
+                }
+            };
+            let mut least = |_n: usize| 0usize;
+            let mut ch = Recording {
+                inner: &mut least,
+                offered: VecDeque::new(),
+                picks: vec![],
+            };
+            let next = match self.machine.execute(&current, plan, &mut ch) {
+                Ok(n) => n,
+                Err(e) => {
+                    return RunReport {
+                        trace,
+                        stop: Stop::Error(e),
+                        choices,
+                    }
+                }
+            };
+            choices.push(ch.picks);
+            trace.steps.push(TraceStep {
+                action: *action,
+                kind,
+                args: args.clone(),
+            });
+            trace.states.push(next);
             if !on_step(&trace) {
                 return RunReport {
                     trace,
                     stop: Stop::Halted,
+                    choices,
+                };
+            }
+            if let Some(stop) = self.check_state(&trace) {
+                return RunReport {
+                    trace,
+                    stop,
                     choices,
                 };
             }
@@ -456,6 +558,7 @@ struct ScheduleRun<'r, 'm, 's, 'c> {
     aux: Vec<Value>,
     aux_types: Vec<Type>,
     budget: u64,
+    max_steps: u64,
     choices: Vec<Vec<usize>>,
     on_step: OnStep<'c>,
 }
@@ -504,7 +607,10 @@ impl ScheduleRun<'_, '_, '_, '_> {
 
     fn spend(&mut self, span: Span) -> Result<(), Stop> {
         if self.budget == 0 {
-            return Err(Stop::Error(RunError::LoopLimit { span, limit: 0 }));
+            return Err(Stop::Error(RunError::LoopLimit {
+                span,
+                limit: self.max_steps,
+            }));
         }
         self.budget -= 1;
         Ok(())
@@ -677,13 +783,12 @@ impl ScheduleRun<'_, '_, '_, '_> {
         self.choices.push(ch.picks);
         self.trace.steps.push(TraceStep { action, kind, args });
         self.trace.states.push(next);
-        if let Some(stop) = self.runner.check_state(&self.trace) {
-            return Err(stop);
+        if !(self.on_step)(&self.trace) {
+            return Err(Stop::Halted);
         }
-        if (self.on_step)(&self.trace) {
-            Ok(())
-        } else {
-            Err(Stop::Halted)
+        match self.runner.check_state(&self.trace) {
+            Some(stop) => Err(stop),
+            None => Ok(()),
         }
     }
 }

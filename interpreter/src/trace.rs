@@ -52,41 +52,75 @@ impl Trace {
         )
     }
 
-    /// The whole trace as ITF JSON.
+    /// One state (with the action that led to it) as an ITF state object.
+    fn itf_state(
+        &self,
+        machine: &Machine,
+        printer: &Printer,
+        names: &[String],
+        types: &[Type],
+        i: usize,
+    ) -> Json {
+        let mut obj = serde_json::Map::new();
+        let mut m = serde_json::Map::new();
+        m.insert("index".into(), json!(i));
+        if i > 0 {
+            let step = &self.steps[i - 1];
+            let action = &machine.actions[step.action];
+            let args: Vec<Json> = step
+                .args
+                .iter()
+                .zip(&action.param_types)
+                .map(|(v, t)| printer.itf(v, t))
+                .collect();
+            m.insert(
+                "action".into(),
+                json!({ "name": action.name, "kind": step.kind.keyword(), "args": args }),
+            );
+        }
+        obj.insert("#meta".into(), Json::Object(m));
+        for ((n, v), t) in names.iter().zip(&self.states[i]).zip(types) {
+            obj.insert(n.clone(), printer.itf(v, t));
+        }
+        Json::Object(obj)
+    }
+
+    /// The whole trace as ITF JSON (in memory; for long traces use [`Trace::write_itf`]).
     pub fn to_itf(&self, machine: &Machine, meta: Json) -> Json {
         let printer = Printer::new(machine.spec);
         let names = machine.slot_names();
         let types = machine.slot_types();
-        let states: Vec<Json> = self
-            .states
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let mut obj = serde_json::Map::new();
-                let mut m = serde_json::Map::new();
-                m.insert("index".into(), json!(i));
-                if i > 0 {
-                    let step = &self.steps[i - 1];
-                    let action = &machine.actions[step.action];
-                    let args: Vec<Json> = step
-                        .args
-                        .iter()
-                        .zip(&action.param_types)
-                        .map(|(v, t)| printer.itf(v, t))
-                        .collect();
-                    m.insert(
-                        "action".into(),
-                        json!({ "name": action.name, "kind": step.kind.keyword(), "args": args }),
-                    );
-                }
-                obj.insert("#meta".into(), Json::Object(m));
-                for ((n, v), t) in names.iter().zip(s).zip(&types) {
-                    obj.insert(n.clone(), printer.itf(v, t));
-                }
-                Json::Object(obj)
-            })
+        let states: Vec<Json> = (0..self.states.len())
+            .map(|i| self.itf_state(machine, &printer, &names, &types, i))
             .collect();
         json!({ "#meta": meta, "vars": names, "states": states })
+    }
+
+    /// Writes the trace as ITF JSON, one state per line, without building it in memory.
+    pub fn write_itf(
+        &self,
+        machine: &Machine,
+        meta: &Json,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let printer = Printer::new(machine.spec);
+        let names = machine.slot_names();
+        let types = machine.slot_types();
+        write!(out, "{{\"#meta\":")?;
+        serde_json::to_writer(&mut *out, meta)?;
+        write!(out, ",\n\"vars\":")?;
+        serde_json::to_writer(&mut *out, &names)?;
+        write!(out, ",\n\"states\":[\n")?;
+        for i in 0..self.states.len() {
+            if i > 0 {
+                writeln!(out, ",")?;
+            }
+            serde_json::to_writer(
+                &mut *out,
+                &self.itf_state(machine, &printer, &names, &types, i),
+            )?;
+        }
+        writeln!(out, "\n]}}")
     }
 }
 

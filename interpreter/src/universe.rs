@@ -41,12 +41,20 @@ impl Universe {
     /// text's id in the caller's source map, for error spans.
     pub fn parse(spec: &Spec, file: FileId, text: &str) -> Result<Universe, Vec<Diagnostic>> {
         let mut u = Universe::default();
-        u.add(spec, file, text)?;
+        u.add(spec, file, text, false)?;
         Ok(u)
     }
 
-    /// Adds the definitions in `text` to this universe.
-    pub fn add(&mut self, spec: &Spec, file: FileId, text: &str) -> Result<(), Vec<Diagnostic>> {
+    /// Adds the definitions in `text` to this universe. A `lenient` text (a universe file found
+    /// beside the model, shared by several models) may name types and actions this model lacks;
+    /// those lines are skipped.
+    pub fn add(
+        &mut self,
+        spec: &Spec,
+        file: FileId,
+        text: &str,
+        lenient: bool,
+    ) -> Result<(), Vec<Diagnostic>> {
         let mut errors = Vec::new();
         let mut offset = 0;
         for raw in text.split_inclusive('\n') {
@@ -70,8 +78,19 @@ impl Universe {
                 rhs_offset: line_start + eq + 1,
                 lhs_span: Span::new(file, lhs_start, lhs_start + lhs.len()),
             };
-            if let Err(e) = self.add_line(spec, file, &line) {
-                errors.push(e);
+            if line.rhs.trim().is_empty() {
+                let span = Span::new(file, line_start, line_start + code.trim_end().len());
+                errors.push(
+                    Diagnostic::error("E0510", format!("no values for `{lhs}`"), span).with_hint(
+                        "list values (`Node = [0], [1]`) or a range (`Node = [0]..[2]`)",
+                    ),
+                );
+                continue;
+            }
+            match self.add_line(spec, file, &line) {
+                Err(e) if lenient && e.code == "E0511" => {}
+                Err(e) => errors.push(e),
+                Ok(()) => {}
             }
         }
         if errors.is_empty() {
@@ -355,7 +374,9 @@ pub fn type_text(spec: &Spec, ty: &Type) -> String {
 
 fn range(lo: &Value, hi: &Value) -> Option<Vec<Value>> {
     match (lo, hi) {
-        (Value::Int(a), Value::Int(b)) if a <= b && b - a <= 1_000_000 => {
+        (Value::Int(a), Value::Int(b))
+            if a <= b && b.checked_sub(*a).is_some_and(|w| w <= 1_000_000) =>
+        {
             Some((*a..=*b).map(Value::Int).collect())
         }
         (Value::Tuple(x), Value::Tuple(y)) if x.len() == 1 && y.len() == 1 => {

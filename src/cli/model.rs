@@ -53,22 +53,46 @@ pub fn load(
     let Some(spec) = result.spec else {
         return Err((result.diagnostics, sources));
     };
+    // Each source of universe lines is its own file in the source map, so errors name it.
+    let mut universe = Universe::default();
     let mut text = String::new();
+    let mut errors = Vec::new();
+    let mut add = |sources: &mut SourceMap,
+                   universe: &mut Universe,
+                   name: String,
+                   body: String,
+                   lenient: bool| {
+        let id = sources.add(name, body.clone());
+        if let Err(mut d) = universe.add(&spec, id, &body, lenient) {
+            errors.append(&mut d);
+        }
+        text.push_str(&body);
+        if !body.ends_with('\n') {
+            text.push('\n');
+        }
+    };
     if let Some(recorded) = recorded_universe {
-        text.push_str(recorded);
+        add(
+            &mut sources,
+            &mut universe,
+            "<universe recorded in the trace>".into(),
+            recorded.to_string(),
+            true,
+        );
     } else {
-        let path = universe_file
-            .map(Path::to_path_buf)
-            .or_else(|| default_universe_file(file));
+        let (path, lenient) = match universe_file {
+            Some(p) => (Some(p.to_path_buf()), false),
+            None => (default_universe_file(file), true),
+        };
         if let Some(path) = path {
             match std::fs::read_to_string(&path) {
-                Ok(t) => {
-                    text.push_str(&format!("% from {}\n", path.display()));
-                    text.push_str(&t);
-                    if !t.ends_with('\n') {
-                        text.push('\n');
-                    }
-                }
+                Ok(t) => add(
+                    &mut sources,
+                    &mut universe,
+                    path.display().to_string(),
+                    t,
+                    lenient,
+                ),
                 Err(e) => {
                     let d = Diagnostic {
                         code: "E0006",
@@ -76,22 +100,25 @@ pub fn load(
                         message: format!("cannot read universe file `{}`: {e}", path.display()),
                         labels: vec![],
                         notes: vec![],
-                        hint: Some("see the README's section on universes".into()),
+                        hint: Some("give an existing file to --universe-file".into()),
                     };
                     return Err((vec![d], sources));
                 }
             }
         }
         for line in universe_lines {
-            text.push_str(line);
-            text.push('\n');
+            add(
+                &mut sources,
+                &mut universe,
+                "--universe".into(),
+                line.clone(),
+                false,
+            );
         }
     }
-    let id = sources.add("<universe>", text.clone());
-    let universe = match Universe::parse(&spec, id, &text) {
-        Ok(u) => u,
-        Err(diags) => return Err((diags, sources)),
-    };
+    if !errors.is_empty() {
+        return Err((errors, sources));
+    }
     Ok(Model {
         spec,
         sources,
@@ -115,9 +142,20 @@ pub fn pick_automaton(
             .ok_or_else(|| format!("no automaton `{n}`; the model has: {}", names(spec)));
     }
     if let Some(s) = schedule {
-        if let Some(sch) = spec.schedules.iter().find(|x| x.name == s) {
-            return Ok(sch.automaton);
-        }
+        return match spec.schedules.iter().find(|x| x.name == s) {
+            Some(sch) => Ok(sch.automaton),
+            None => {
+                let known: Vec<&str> = spec.schedules.iter().map(|x| x.name.as_str()).collect();
+                Err(format!(
+                    "no schedule `{s}`; the model has: {}",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            }
+        };
     }
     match spec.automata.len() {
         1 => Ok(AutomatonId(0)),

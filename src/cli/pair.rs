@@ -149,7 +149,40 @@ pub fn run(args: PairArgs) -> ExitCode {
             let o = drive(&mut |cb| runner.random(seed, args.steps, &Weights::default(), cb));
             total += o.trace.steps.len();
             if o.failure.is_some() || o.other.is_some() {
-                result = Some((o, format!("run {} of {} (seed {seed})", r + 1, args.runs)));
+                let found = o.trace.steps.len();
+                let steps: Vec<(usize, Vec<interpreter::value::Value>)> = o
+                    .trace
+                    .steps
+                    .iter()
+                    .map(|s| (s.action, s.args.clone()))
+                    .collect();
+                // Shrink to a shorter run of the implementation that still fails a check.
+                let mut fails = |list: &[(usize, Vec<interpreter::value::Value>)]| {
+                    let again = drive(&mut |cb| runner.actions(list, cb));
+                    (again.failure.is_some() || again.other.is_some()).then(|| {
+                        again
+                            .trace
+                            .steps
+                            .iter()
+                            .map(|s| (s.action, s.args.clone()))
+                            .collect()
+                    })
+                };
+                let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut fails);
+                let shrunk = (short.len() < steps.len())
+                    .then(|| drive(&mut |cb| runner.actions(&short, cb)))
+                    .filter(|x| x.failure.is_some() || x.other.is_some());
+                let label = format!("run {} of {} (seed {seed})", r + 1, args.runs);
+                result = Some(match shrunk {
+                    Some(x) => {
+                        print_stderr(&format!(
+                            "{label} failed after {found} step(s); shrunk to {} step(s):\n",
+                            x.trace.steps.len()
+                        ));
+                        (x, format!("{label}, shrunk from {found} steps"))
+                    }
+                    None => (o, label),
+                });
                 break;
             }
         }

@@ -123,10 +123,34 @@ pub fn run(args: RunArgs) -> ExitCode {
             deadlocks += 1;
         }
         if !report.ok() || args.runs == 1 {
-            let meta = serde_json::json!({ "seed": seed });
-            let code = finish(&args, &m, &machine, &report, meta, &format!("seed {seed}"));
+            let (report, meta, what) = match shrink_violation(&runner, &report) {
+                Some(short) => {
+                    print_stderr(&format!(
+                        "run {} of {} (seed {seed}) failed after {} step(s); shrunk to {} step(s):\n",
+                        r + 1,
+                        args.runs,
+                        report.trace.steps.len(),
+                        short.trace.steps.len()
+                    ));
+                    (
+                        short,
+                        serde_json::json!({ "seed": seed, "shrunk": true }),
+                        format!("seed {seed}, shrunk"),
+                    )
+                }
+                None => (
+                    report,
+                    serde_json::json!({ "seed": seed }),
+                    format!("seed {seed}"),
+                ),
+            };
+            let code = finish(&args, &m, &machine, &report, meta, &what);
             if !report.ok() {
-                print_stderr(&format!("found by run {} of {} (seed {seed}); replay it with `--seed {seed} --runs 1`\n", r + 1, args.runs));
+                print_stderr(&format!(
+                    "found by run {} of {} (seed {seed}); rerun it with `--seed {seed} --runs 1`\n",
+                    r + 1,
+                    args.runs
+                ));
             }
             if !report.ok() || args.runs == 1 {
                 return code;
@@ -144,6 +168,38 @@ pub fn run(args: RunArgs) -> ExitCode {
         args.runs
     ));
     ExitCode::SUCCESS
+}
+
+/// Shrinks a random run that violated an invariant to a shorter run violating the same one.
+fn shrink_violation(runner: &Runner, report: &RunReport) -> Option<RunReport> {
+    let Stop::InvariantViolated { invariant } = report.stop else {
+        return None;
+    };
+    let steps: Vec<(usize, Vec<interpreter::value::Value>)> = report
+        .trace
+        .steps
+        .iter()
+        .map(|s| (s.action, s.args.clone()))
+        .collect();
+    let mut replay = |list: &[(usize, Vec<interpreter::value::Value>)]| {
+        let r = runner.actions(list, &mut |_| true);
+        match r.stop {
+            Stop::InvariantViolated { invariant: k } if k == invariant => Some(
+                r.trace
+                    .steps
+                    .iter()
+                    .map(|s| (s.action, s.args.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    };
+    let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut replay);
+    if short.len() >= steps.len() {
+        return None;
+    }
+    let r = runner.actions(&short, &mut |_| true);
+    matches!(r.stop, Stop::InvariantViolated { .. }).then_some(r)
 }
 
 fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
@@ -182,7 +238,9 @@ fn finish(
     if let Some(path) = &args.trace {
         meta["format"] = "ITF".into();
         meta["format-description"] = "https://apalache-mc.org/docs/adr/015adr-trace.html".into();
-        meta["source"] = args.file.display().to_string().into();
+        // An absolute path, so the trace replays from any folder.
+        let source = std::fs::canonicalize(&args.file).unwrap_or_else(|_| args.file.clone());
+        meta["source"] = source.display().to_string().into();
         meta["automaton"] = machine.spec.automata[machine.root.0 as usize]
             .name
             .clone()
@@ -190,8 +248,12 @@ fn finish(
         meta["params"] = args.params.clone().into();
         meta["universe"] = m.universe_text.clone().into();
         meta["choices"] = serde_json::to_value(&report.choices).unwrap_or_default();
-        let itf = report.trace.to_itf(machine, meta);
-        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&itf).expect("JSON")) {
+        let written = std::fs::File::create(path).and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            report.trace.write_itf(machine, &meta, &mut w)?;
+            std::io::Write::flush(&mut w)
+        });
+        if let Err(e) = written {
             print_stderr(&format!(
                 "error: cannot write trace `{}`: {e}\n",
                 path.display()
@@ -336,10 +398,10 @@ pub fn stop_diagnostic(machine: &Machine, report: &RunReport) -> Option<Diagnost
         }
         Stop::Error(e) => {
             let mut d = e.to_diagnostic();
-            d.notes.push(if step == 0 {
+            d.notes.push(if report.trace.states.is_empty() {
                 "while building the start state".into()
             } else {
-                format!("during step {}", step + 1)
+                format!("after {step} completed step(s)")
             });
             d
         }
