@@ -555,8 +555,9 @@ impl<'s> Machine<'s> {
         Ok(next)
     }
 
-    /// Checks the root's invariants in `state`; returns the first that fails.
-    pub fn failing_invariant(&self, state: &[Value]) -> EvalResult<Option<usize>> {
+    /// Checks the root's invariants in `state`; returns the first that fails, or the one whose
+    /// evaluation failed.
+    pub fn failing_invariant(&self, state: &[Value]) -> Result<Option<usize>, (usize, RunError)> {
         for (k, inv) in self.spec.invariants.iter().enumerate() {
             if inv.automaton != self.root {
                 continue;
@@ -575,7 +576,10 @@ impl<'s> Machine<'s> {
                 }
             };
             let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
-            if !scope.truth(&inv.body, &mut locals, &mut crate::eval::NoChoice)? {
+            if !scope
+                .truth(&inv.body, &mut locals, &mut crate::eval::NoChoice)
+                .map_err(|e| (k, e))?
+            {
                 return Ok(Some(k));
             }
         }

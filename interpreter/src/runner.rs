@@ -39,8 +39,17 @@ pub enum Stop {
         /// The constraint.
         span: Span,
     },
-    /// Evaluation failed.
+    /// Evaluation failed outside a step (start state, schedule statements).
     Error(RunError),
+    /// Evaluation failed while deciding or taking the next step.
+    StepError(RunError),
+    /// An invariant could not be evaluated in the last state.
+    InvariantError {
+        /// Its index in the spec.
+        invariant: usize,
+        /// What went wrong.
+        error: RunError,
+    },
     /// The step observer asked to stop (it keeps its own account of why).
     Halted,
     /// A recorded trace does not replay.
@@ -135,7 +144,7 @@ impl<'m, 's> Runner<'m, 's> {
         {
             Ok(Some(k)) => Some(Stop::InvariantViolated { invariant: k }),
             Ok(None) => None,
-            Err(e) => Some(Stop::Error(e)),
+            Err((invariant, error)) => Some(Stop::InvariantError { invariant, error }),
         }
     }
 
@@ -272,7 +281,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices,
                     }
                 }
@@ -283,7 +292,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices,
                     }
                 }
@@ -299,7 +308,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices,
                     }
                 }
@@ -370,7 +379,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices,
                     }
                 }
@@ -380,7 +389,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices,
                     }
                 }
@@ -396,7 +405,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices,
                     }
                 }
@@ -488,7 +497,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices: all,
                     }
                 }
@@ -506,7 +515,7 @@ impl<'m, 's> Runner<'m, 's> {
                 Err(e) => {
                     return RunReport {
                         trace,
-                        stop: Stop::Error(e),
+                        stop: Stop::StepError(e),
                         choices: all,
                     }
                 }
@@ -756,11 +765,11 @@ impl ScheduleRun<'_, '_, '_, '_> {
         let current = self.trace.states.last().expect("non-empty").clone();
         let plan = match m
             .enabled(&current, action, &args, true)
-            .map_err(Stop::Error)?
+            .map_err(Stop::StepError)?
         {
             Ok(p) => p,
             Err(reason) => {
-                let kind = m.kind_of(action, &args).map_err(Stop::Error)?;
+                let kind = m.kind_of(action, &args).map_err(Stop::StepError)?;
                 let mut t = self.trace.clone();
                 t.steps.push(TraceStep { action, kind, args });
                 t.states.push(current);
@@ -772,14 +781,16 @@ impl ScheduleRun<'_, '_, '_, '_> {
                 });
             }
         };
-        let kind = m.kind_of(action, &args).map_err(Stop::Error)?;
+        let kind = m.kind_of(action, &args).map_err(Stop::StepError)?;
         let mut refuse = |_n: usize| usize::MAX;
         let mut ch = Recording {
             inner: &mut refuse,
             offered,
             picks: vec![],
         };
-        let next = m.execute(&current, plan, &mut ch).map_err(Stop::Error)?;
+        let next = m
+            .execute(&current, plan, &mut ch)
+            .map_err(Stop::StepError)?;
         self.choices.push(ch.picks);
         self.trace.steps.push(TraceStep { action, kind, args });
         self.trace.states.push(next);

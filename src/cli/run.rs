@@ -396,6 +396,23 @@ pub fn stop_diagnostic(machine: &Machine, report: &RunReport) -> Option<Diagnost
         Stop::StartRejected { span } => {
             Diagnostic::error("E0522", "the start state does not satisfy `so that`", *span)
         }
+        Stop::StepError(e) => {
+            let mut d = e.to_diagnostic();
+            d.notes.push(format!("during step {}", step + 1));
+            d
+        }
+        Stop::InvariantError { invariant, error } => {
+            let inv = &machine.spec.invariants[*invariant];
+            let mut d = error.to_diagnostic();
+            let when = if step == 0 {
+                "in the start state".to_string()
+            } else {
+                format!("after step {step}")
+            };
+            d.notes
+                .push(format!("while checking invariant `{}` {when}", inv.name));
+            d
+        }
         Stop::Error(e) => {
             let mut d = e.to_diagnostic();
             d.notes.push(if report.trace.states.is_empty() {
