@@ -1,4 +1,20 @@
-//! Explicit-state exploration of automata (exhaustive with symmetry reduction, later local model
-//! checking, consequence prediction and random-walk liveness).
+//! Explicit-state exploration of automata: every reachable state of a (primitive or composite)
+//! automaton over finite universes, breadth first, checking every invariant in every state.
 //!
-//! Not built yet: this crate holds only its header until the explorer issue is resolved.
+//! - [`explore`]: the one exploration loop (the [`explore::Model`] trait, the visited-state
+//!   graph, the frontier, limits, statistics). Later strategies (local model checking,
+//!   consequence prediction, random walks) reuse it rather than copying a search.
+//! - [`model`]: the interpreter's `Machine` as a model: action instances, branching over every
+//!   resolution of `choose`, invariant checks, re-executing a path into a replayable trace.
+//! - [`symmetry`]: symmetry reduction for types declared symmetric, with canonical
+//!   fingerprints and the checks that make the reduction sound.
+//! - [`fingerprint`]: fixed-seed 128-bit state fingerprints.
+//! - [`memory`]: the process's resident memory, for limits and statistics.
+//!
+//! The crate never prints: progress and results are data for the `ioa explore` command.
+
+pub mod explore;
+pub mod fingerprint;
+pub mod memory;
+pub mod model;
+pub mod symmetry;

@@ -1,0 +1,579 @@
+//! The exploration loop: breadth-first search over the reachable states of a [`Model`], checking
+//! every state, with limits, statistics and the shortest path to any state it reports.
+//!
+//! **This is the one exploration loop of the crate.** Strategies differ in the [`Model`] they
+//! explore (a plain machine, a machine whose fingerprints are canonical under a symmetry, later
+//! a local or consequence-predicting view of one) and in how they pick frontier states, not in
+//! their own copies of a BFS: they reuse [`StateGraph`] (the visited set, keyed by fingerprint,
+//! with the parent and step that first reached each state) and [`Frontier`] (one BFS level of
+//! concrete states awaiting expansion), and report through [`Report`].
+//!
+//! How a level is processed, and why:
+//! - The frontier is cut into batches. Each batch is expanded in parallel (rayon): every state is
+//!   checked, its successors are computed and fingerprinted, and successors whose fingerprint
+//!   is already in the graph are dropped. This is where nearly all the time goes (evaluating
+//!   preconditions and effects), and it scales with cores.
+//! - The survivors are then merged into the graph by one thread, in frontier order. Merging
+//!   costs one hash-set insert per candidate, so it does not limit scaling; doing it in order
+//!   makes every run of the same model produce the same state numbering, the same statistics
+//!   and the same counterexample, whatever the number of threads.
+//! - Every state is checked when its level is expanded, and the first failing state in
+//!   frontier order is reported. Breadth-first order makes its path a shortest one.
+//! - Limits (states, depth, time, memory) are checked between batches, so a search stops
+//!   cleanly and can say which levels it completed.
+//!
+//! Two states with the same fingerprint are taken to be the same state (128-bit fingerprints,
+//! see [`crate::fingerprint`]). Only fingerprints and parent links are kept for visited states;
+//! concrete states are kept for the current and the next level only. A path is rebuilt from the
+//! parent links as a list of steps, which the model can re-execute into a concrete trace.
+
+use crate::fingerprint::{Fingerprint, FingerprintSet};
+use crate::memory;
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// What an explorer needs from a system under exploration.
+///
+/// The explorer treats states as opaque: it asks for start states and successors, checks each
+/// state once, and identifies states by [`Model::fingerprint`], which may be canonical under a
+/// symmetry (two states with equal fingerprints are explored once).
+pub trait Model: Sync {
+    /// A concrete state.
+    type State: Send + Sync;
+    /// How a state was reached from its parent (or how a start state was built); enough to
+    /// re-execute the step.
+    type Step: Clone + Send + Sync;
+    /// What a failed check names (for machines, an invariant).
+    type Property: Clone + Send;
+    /// An error while building, expanding or checking a state.
+    type Error: Send;
+
+    /// Appends every start state, each with the step that builds it.
+    fn initial_states(&self, out: &mut Vec<(Self::Step, Self::State)>) -> Result<(), Self::Error>;
+
+    /// Appends every successor of `state` with the step that reaches it. No successor at all
+    /// means the state is deadlocked.
+    fn successors(
+        &self,
+        state: &Self::State,
+        out: &mut Vec<(Self::Step, Self::State)>,
+    ) -> Result<(), Self::Error>;
+
+    /// The first property `state` violates, if any.
+    fn check(&self, state: &Self::State) -> Result<Option<Self::Property>, Self::Error>;
+
+    /// The state's fingerprint; states with equal fingerprints are explored once.
+    fn fingerprint(&self, state: &Self::State) -> Fingerprint;
+}
+
+/// The position of a visited state in a [`StateGraph`] (in discovery order).
+pub type StateId = u32;
+
+/// The parent of a start state.
+const NO_PARENT: StateId = StateId::MAX;
+
+/// Every state visited so far: its fingerprint, and the parent and step that first reached it.
+pub struct StateGraph<Step> {
+    seen: FingerprintSet,
+    parents: Vec<StateId>,
+    steps: Vec<Step>,
+}
+
+impl<Step: Clone> Default for StateGraph<Step> {
+    fn default() -> Self {
+        StateGraph {
+            seen: FingerprintSet::default(),
+            parents: Vec::new(),
+            steps: Vec::new(),
+        }
+    }
+}
+
+impl<Step: Clone> StateGraph<Step> {
+    /// The number of states visited.
+    pub fn len(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// Whether no state has been visited.
+    pub fn is_empty(&self) -> bool {
+        self.parents.is_empty()
+    }
+
+    /// Whether a state with this fingerprint has been visited.
+    pub fn contains(&self, fingerprint: Fingerprint) -> bool {
+        self.seen.contains(&fingerprint)
+    }
+
+    /// Records a state reached from `parent` (none for a start state) by `step`; returns its id,
+    /// or `None` if a state with this fingerprint was visited before.
+    pub fn insert(
+        &mut self,
+        fingerprint: Fingerprint,
+        parent: Option<StateId>,
+        step: Step,
+    ) -> Option<StateId> {
+        if !self.seen.insert(fingerprint) {
+            return None;
+        }
+        let id = self.parents.len() as StateId;
+        self.parents.push(parent.unwrap_or(NO_PARENT));
+        self.steps.push(step);
+        Some(id)
+    }
+
+    /// The steps from a start state to state `id`: the first builds the start state, each
+    /// further one is a transition.
+    pub fn path_to(&self, id: StateId) -> Vec<Step> {
+        let mut path = Vec::new();
+        let mut at = id;
+        loop {
+            path.push(self.steps[at as usize].clone());
+            let parent = self.parents[at as usize];
+            if parent == NO_PARENT {
+                break;
+            }
+            at = parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The bytes the graph holds (fingerprint table, parent links and steps), not counting
+    /// heap data the steps point to.
+    pub fn approx_bytes(&self) -> u64 {
+        let table = self.seen.capacity() * (std::mem::size_of::<Fingerprint>() + 1);
+        let links = self.parents.capacity() * std::mem::size_of::<StateId>();
+        let steps = self.steps.capacity() * std::mem::size_of::<Step>();
+        (table + links + steps) as u64
+    }
+}
+
+/// One breadth-first level: the states at one distance from the start states, awaiting
+/// expansion, with their ids in the [`StateGraph`].
+pub struct Frontier<State> {
+    /// The distance from the start states (0 for start states).
+    pub depth: u32,
+    /// The states, in discovery order.
+    pub states: Vec<(StateId, State)>,
+}
+
+/// Limits on a search. Every limit stops the search cleanly between batches.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Stop once this many distinct states are stored.
+    pub max_states: Option<u64>,
+    /// Explore states up to this distance from the start states.
+    pub max_depth: Option<u32>,
+    /// Stop after this much time.
+    pub time_limit: Option<Duration>,
+    /// Stop once the process's resident memory exceeds this many bytes (Linux only).
+    pub memory_limit: Option<u64>,
+    /// Report a state without successors as a violation (otherwise deadlocks are counted).
+    pub deadlock_is_violation: bool,
+    /// States expanded per parallel batch; 0 means the default (1024).
+    pub batch: usize,
+}
+
+/// Which limit stopped a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// `max_states` distinct states were stored.
+    States(u64),
+    /// States beyond `max_depth` exist.
+    Depth(u32),
+    /// The time limit passed.
+    Time(Duration),
+    /// Resident memory passed the limit (bytes).
+    Memory(u64),
+}
+
+/// Counters of a search, reported as it goes and at the end.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    /// Successors computed (start states included), duplicates included.
+    pub generated: u64,
+    /// Distinct states stored.
+    pub distinct: u64,
+    /// States checked and expanded.
+    pub checked: u64,
+    /// The deepest level reached (start states are level 0).
+    pub depth: u32,
+    /// The deepest level whose states were all checked and expanded.
+    pub levels_completed: Option<u32>,
+    /// States without successors.
+    pub deadlocks: u64,
+    /// States in the level being expanded.
+    pub frontier: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
+    /// Worker threads.
+    pub threads: usize,
+    /// Resident memory when the search started, if known.
+    pub resident_at_start: Option<u64>,
+    /// The most resident memory seen between batches, if known.
+    pub peak_resident: Option<u64>,
+    /// Bytes held by the visited-state graph.
+    pub graph_bytes: u64,
+}
+
+impl Stats {
+    /// Distinct states per second.
+    pub fn states_per_second(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs > 0.0 {
+            self.distinct as f64 / secs
+        } else {
+            0.0
+        }
+    }
+
+    /// Memory per distinct state: resident growth if known, else the graph's own bytes.
+    pub fn bytes_per_state(&self) -> f64 {
+        if self.distinct == 0 {
+            return 0.0;
+        }
+        let bytes = match (self.resident_at_start, self.peak_resident) {
+            (Some(a), Some(b)) if b > a => b - a,
+            _ => self.graph_bytes,
+        };
+        bytes as f64 / self.distinct as f64
+    }
+}
+
+/// How a search ended.
+pub enum Verdict<M: Model> {
+    /// Every reachable state was checked and none failed.
+    Verified,
+    /// A state fails a property; `path` leads to it (shortest).
+    Violated {
+        /// The property.
+        property: M::Property,
+        /// Steps from a start state to the failing state.
+        path: Vec<M::Step>,
+    },
+    /// A state has no successors and deadlocks were asked to be violations.
+    Deadlock {
+        /// Steps from a start state to the deadlocked state.
+        path: Vec<M::Step>,
+    },
+    /// A limit stopped the search first.
+    LimitReached(Limit),
+    /// Building, expanding or checking a state failed.
+    Error {
+        /// What went wrong.
+        error: M::Error,
+        /// Steps to the state being expanded or checked (empty for start states).
+        path: Vec<M::Step>,
+    },
+}
+
+/// The outcome of a search.
+pub struct Report<M: Model> {
+    /// How it ended.
+    pub verdict: Verdict<M>,
+    /// Its counters.
+    pub stats: Stats,
+}
+
+/// What expanding one frontier state produced.
+enum Expansion<M: Model> {
+    Violated(M::Property),
+    Failed(M::Error),
+    Expanded {
+        generated: u64,
+        fresh: Vec<(Fingerprint, M::Step, M::State)>,
+    },
+}
+
+/// Checks a state and computes its successors not yet in the graph.
+fn expand<M: Model>(model: &M, graph: &StateGraph<M::Step>, state: &M::State) -> Expansion<M> {
+    match model.check(state) {
+        Ok(None) => {}
+        Ok(Some(p)) => return Expansion::Violated(p),
+        Err(e) => return Expansion::Failed(e),
+    }
+    let mut successors = Vec::new();
+    if let Err(e) = model.successors(state, &mut successors) {
+        return Expansion::Failed(e);
+    }
+    let generated = successors.len() as u64;
+    let fresh = successors
+        .into_iter()
+        .filter_map(|(step, next)| {
+            let fp = model.fingerprint(&next);
+            (!graph.contains(fp)).then_some((fp, step, next))
+        })
+        .collect();
+    Expansion::Expanded { generated, fresh }
+}
+
+/// The worker threads.
+enum Workers {
+    Pool(rayon::ThreadPool),
+    Inline,
+}
+
+impl Workers {
+    fn new(threads: usize) -> Workers {
+        let threads = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads
+        };
+        if threads <= 1 {
+            return Workers::Inline;
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_or(Workers::Inline, Workers::Pool)
+    }
+
+    fn threads(&self) -> usize {
+        match self {
+            Workers::Pool(p) => p.current_num_threads(),
+            Workers::Inline => 1,
+        }
+    }
+
+    fn expand_all<M: Model>(
+        &self,
+        model: &M,
+        graph: &StateGraph<M::Step>,
+        batch: &[(StateId, M::State)],
+    ) -> Vec<Expansion<M>> {
+        match self {
+            Workers::Pool(pool) => pool.install(|| {
+                batch
+                    .par_iter()
+                    .with_max_len(16)
+                    .map(|(_, s)| expand(model, graph, s))
+                    .collect()
+            }),
+            Workers::Inline => batch.iter().map(|(_, s)| expand(model, graph, s)).collect(),
+        }
+    }
+}
+
+/// Explores every state reachable in `model`, breadth first, within `options`' limits.
+/// `progress` is called between batches (on the calling thread) with the counters so far.
+pub fn explore<M: Model>(
+    model: &M,
+    options: &Options,
+    progress: &mut dyn FnMut(&Stats),
+) -> Report<M> {
+    let started = Instant::now();
+    let workers = Workers::new(options.threads);
+    let batch_size = if options.batch == 0 {
+        1024
+    } else {
+        options.batch
+    };
+    let mut stats = Stats {
+        threads: workers.threads(),
+        resident_at_start: memory::resident_bytes(),
+        ..Stats::default()
+    };
+    stats.peak_resident = stats.resident_at_start;
+    let mut graph: StateGraph<M::Step> = StateGraph::default();
+    let finish = |verdict: Verdict<M>, mut stats: Stats, graph: &StateGraph<M::Step>| {
+        stats.elapsed = started.elapsed();
+        stats.distinct = graph.len() as u64;
+        stats.graph_bytes = graph.approx_bytes();
+        Report { verdict, stats }
+    };
+
+    let mut start = Vec::new();
+    if let Err(error) = model.initial_states(&mut start) {
+        let verdict = Verdict::Error {
+            error,
+            path: Vec::new(),
+        };
+        return finish(verdict, stats, &graph);
+    }
+    let mut frontier = Frontier {
+        depth: 0,
+        states: Vec::new(),
+    };
+    for (step, state) in start {
+        stats.generated += 1;
+        if let Some(id) = graph.insert(model.fingerprint(&state), None, step) {
+            frontier.states.push((id, state));
+        }
+    }
+    let max_states = options
+        .max_states
+        .unwrap_or(u64::MAX)
+        .min(StateId::MAX as u64 - 1);
+
+    while !frontier.states.is_empty() {
+        let depth = frontier.depth;
+        stats.depth = depth;
+        stats.frontier = frontier.states.len() as u64;
+        // At the depth limit, successors are only looked at to learn whether the limit cut
+        // anything off.
+        let at_depth_limit = options.max_depth.is_some_and(|d| depth >= d);
+        let mut cut_off = false;
+        let mut next = Frontier {
+            depth: depth + 1,
+            states: Vec::new(),
+        };
+        for batch in frontier.states.chunks(batch_size) {
+            stats.elapsed = started.elapsed();
+            let resident = memory::resident_bytes();
+            if let (Some(r), Some(p)) = (resident, stats.peak_resident) {
+                stats.peak_resident = Some(r.max(p));
+            }
+            let limit = match (options.time_limit, options.memory_limit, resident) {
+                (Some(t), _, _) if stats.elapsed >= t => Some(Limit::Time(t)),
+                (_, Some(m), Some(r)) if r >= m => Some(Limit::Memory(m)),
+                _ => None,
+            };
+            if let Some(limit) = limit {
+                return finish(Verdict::LimitReached(limit), stats, &graph);
+            }
+            let expansions = workers.expand_all(model, &graph, batch);
+            for ((id, _), expansion) in batch.iter().zip(expansions) {
+                stats.checked += 1;
+                let (generated, fresh) = match expansion {
+                    Expansion::Violated(property) => {
+                        let path = graph.path_to(*id);
+                        return finish(Verdict::Violated { property, path }, stats, &graph);
+                    }
+                    Expansion::Failed(error) => {
+                        let path = graph.path_to(*id);
+                        return finish(Verdict::Error { error, path }, stats, &graph);
+                    }
+                    Expansion::Expanded { generated, fresh } => (generated, fresh),
+                };
+                stats.generated += generated;
+                if generated == 0 {
+                    stats.deadlocks += 1;
+                    if options.deadlock_is_violation {
+                        let path = graph.path_to(*id);
+                        return finish(Verdict::Deadlock { path }, stats, &graph);
+                    }
+                }
+                if at_depth_limit {
+                    cut_off |= !fresh.is_empty();
+                    continue;
+                }
+                for (fp, step, state) in fresh {
+                    if graph.len() as u64 >= max_states && !graph.contains(fp) {
+                        let limit = Limit::States(max_states);
+                        return finish(Verdict::LimitReached(limit), stats, &graph);
+                    }
+                    if let Some(new_id) = graph.insert(fp, Some(*id), step) {
+                        next.states.push((new_id, state));
+                    }
+                }
+            }
+            stats.distinct = graph.len() as u64;
+            stats.elapsed = started.elapsed();
+            stats.graph_bytes = graph.approx_bytes();
+            progress(&stats);
+        }
+        stats.levels_completed = Some(depth);
+        if at_depth_limit {
+            let verdict = if cut_off {
+                Verdict::LimitReached(Limit::Depth(depth))
+            } else {
+                Verdict::Verified
+            };
+            return finish(verdict, stats, &graph);
+        }
+        frontier = next;
+    }
+    stats.frontier = 0;
+    finish(Verdict::Verified, stats, &graph)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counting modulo `n` with steps +1 and +2, and a property "never reaches `bad`".
+    struct Counter {
+        n: u64,
+        bad: Option<u64>,
+    }
+
+    impl Model for Counter {
+        type State = u64;
+        type Step = u64;
+        type Property = &'static str;
+        type Error = ();
+
+        fn initial_states(&self, out: &mut Vec<(u64, u64)>) -> Result<(), ()> {
+            out.push((0, 0));
+            Ok(())
+        }
+        fn successors(&self, s: &u64, out: &mut Vec<(u64, u64)>) -> Result<(), ()> {
+            out.push((1, (s + 1) % self.n));
+            out.push((2, (s + 2) % self.n));
+            Ok(())
+        }
+        fn check(&self, s: &u64) -> Result<Option<&'static str>, ()> {
+            Ok((Some(*s) == self.bad).then_some("bad"))
+        }
+        fn fingerprint(&self, s: &u64) -> Fingerprint {
+            crate::fingerprint::fingerprint(&[interpreter::value::Value::Int(*s as i64)])
+        }
+    }
+
+    #[test]
+    fn finds_every_state_and_the_shortest_path() {
+        let options = Options {
+            threads: 2,
+            batch: 3,
+            ..Options::default()
+        };
+        let report = explore(&Counter { n: 50, bad: None }, &options, &mut |_| {});
+        assert!(matches!(report.verdict, Verdict::Verified));
+        assert_eq!(report.stats.distinct, 50);
+        assert_eq!(report.stats.generated, 101);
+        assert_eq!(report.stats.levels_completed, Some(25));
+
+        let report = explore(
+            &Counter {
+                n: 50,
+                bad: Some(7),
+            },
+            &options,
+            &mut |_| {},
+        );
+        match report.verdict {
+            Verdict::Violated { path, .. } => assert_eq!(path, vec![0, 1, 2, 2, 2]),
+            _ => panic!("7 is reachable"),
+        }
+    }
+
+    #[test]
+    fn limits_stop_the_search() {
+        let model = Counter { n: 50, bad: None };
+        let options = Options {
+            max_depth: Some(3),
+            ..Options::default()
+        };
+        let report = explore(&model, &options, &mut |_| {});
+        assert!(matches!(
+            report.verdict,
+            Verdict::LimitReached(Limit::Depth(3))
+        ));
+        assert_eq!(report.stats.distinct, 7);
+        let options = Options {
+            max_states: Some(10),
+            batch: 1,
+            ..Options::default()
+        };
+        let report = explore(&model, &options, &mut |_| {});
+        assert!(matches!(
+            report.verdict,
+            Verdict::LimitReached(Limit::States(10))
+        ));
+        assert_eq!(report.stats.distinct, 10);
+    }
+}

@@ -1,0 +1,175 @@
+//! Pinned state counts and shortest counterexamples, one data file per model configuration.
+//!
+//! Every `tests/data/explore/*.case` file holds `%` comments and `key value` lines: `model`
+//! (a path from the workspace root), `automaton`, and optionally `param NAME=VALUE`, `universe
+//! LINE`, `universe-file PATH`, `symmetric TYPE`, `invariant NAME` (check only these),
+//! `deadlock` (a state without successors is a violation), `max-depth N`, `max-states N`. The
+//! outcome — verdict, counts, and the counterexample in the paper's log format — is an insta
+//! snapshot beside this file, so a change in any count shows up as a snapshot diff. Every
+//! counterexample is also replayed with the interpreter's `Runner::replay` on the unreduced
+//! automaton and must end in the same violation.
+//!
+//! `tests/data/explore_slow/` holds the configurations that take minutes in a debug build
+//! (Global1 with 3 nodes, 2 values and 2 ballots: 613,080 states). Run them with
+//! `cargo test --release -p checker --test explore -- --ignored`.
+
+mod common;
+
+use checker::explore::{Options, Verdict};
+use interpreter::runner::{Runner, Stop};
+use std::path::Path;
+
+/// One configuration to explore.
+#[derive(Default)]
+struct Case {
+    model: String,
+    automaton: String,
+    params: Vec<String>,
+    universe: String,
+    symmetric: Vec<String>,
+    invariants: Vec<String>,
+    deadlock: bool,
+    max_depth: Option<u32>,
+    max_states: Option<u64>,
+}
+
+fn parse_case(text: &str) -> Case {
+    let mut case = Case::default();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('%') {
+            continue;
+        }
+        let (key, value) = line.split_once(' ').unwrap_or((line, ""));
+        let value = value.trim().to_string();
+        match key {
+            "model" => case.model = value,
+            "automaton" => case.automaton = value,
+            "param" => case.params.push(value),
+            "universe" => {
+                case.universe.push_str(&value);
+                case.universe.push('\n');
+            }
+            "universe-file" => {
+                let text = std::fs::read_to_string(common::workspace(&value))
+                    .unwrap_or_else(|e| panic!("{value}: {e}"));
+                case.universe.push_str(&text);
+                case.universe.push('\n');
+            }
+            "symmetric" => case.symmetric.push(value),
+            "invariant" => case.invariants.push(value),
+            "deadlock" => case.deadlock = true,
+            "max-depth" => case.max_depth = Some(value.parse().expect("a depth")),
+            "max-states" => case.max_states = Some(value.parse().expect("a number")),
+            _ => panic!("unknown key `{key}`"),
+        }
+    }
+    case
+}
+
+/// Explores a case and describes the outcome.
+fn run_case(case: &Case, threads: usize, batch: usize) -> String {
+    // Universe lines given later override earlier ones, as on the command line.
+    let mut loaded = common::load(&case.model, &case.universe);
+    if !case.invariants.is_empty() {
+        loaded
+            .spec
+            .invariants
+            .retain(|i| case.invariants.contains(&i.name));
+    }
+    let id = loaded.automaton(&case.automaton);
+    let params = loaded.spec.automata[id.0 as usize]
+        .params
+        .iter()
+        .map(|p| {
+            let text = case
+                .params
+                .iter()
+                .find_map(|g| g.strip_prefix(&format!("{}=", p.name)))
+                .unwrap_or_else(|| panic!("a value for parameter {}", p.name));
+            let e = ioa_lang::parse::parse_expr(ioa_lang::span::FileId(u32::MAX), text)
+                .expect("a parameter value");
+            interpreter::universe::const_value(&loaded.spec, &e, &p.ty).expect("a constant")
+        })
+        .collect();
+    let machine = loaded.machine(&case.automaton, params);
+    let symmetric: Vec<&str> = case.symmetric.iter().map(|s| s.as_str()).collect();
+    let options = Options {
+        threads,
+        batch,
+        deadlock_is_violation: case.deadlock,
+        max_depth: case.max_depth,
+        max_states: case.max_states,
+        ..Options::default()
+    };
+    let (model, report) = common::run(&machine, &symmetric, &options);
+    let s = &report.stats;
+    let mut out = String::new();
+    let (verdict, path) = match &report.verdict {
+        Verdict::Verified => ("verified".to_string(), None),
+        Verdict::Violated { property, path } => (
+            format!("violated {}", machine.spec.invariants[*property].name),
+            Some(path),
+        ),
+        Verdict::Deadlock { path } => ("deadlock".to_string(), Some(path)),
+        Verdict::LimitReached(limit) => (format!("limit reached: {limit:?}"), None),
+        Verdict::Error { error, path } => (format!("error: {error:?}"), Some(path)),
+    };
+    out.push_str(&format!(
+        "verdict: {verdict}\nstates: {}\ngenerated: {}\nchecked: {}\ndepth: {}\nlevels completed: {:?}\ndeadlocks: {}\n",
+        s.distinct, s.generated, s.checked, s.depth, s.levels_completed, s.deadlocks
+    ));
+    if let Some(path) = path {
+        let (trace, choices) = model.trace(path).expect("the path re-executes");
+        out.push_str(&format!("counterexample: {} step(s)\n", trace.steps.len()));
+        for k in 1..=trace.steps.len() {
+            out.push_str(&trace.log_line(&machine, k));
+            out.push('\n');
+        }
+        // The trace replays on the unreduced automaton and ends in the same way.
+        let replayed = Runner::new(&machine).replay(&trace, &choices);
+        assert_eq!(replayed.trace.steps.len(), trace.steps.len());
+        match (&report.verdict, &replayed.stop) {
+            (Verdict::Violated { property, .. }, Stop::InvariantViolated { invariant }) => {
+                assert_eq!(property, invariant)
+            }
+            (Verdict::Deadlock { .. }, Stop::Completed) => {}
+            (_, stop) => panic!("the replay ended with {stop:?}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn pinned_counts_and_counterexamples() {
+    insta::glob!("data/explore/*.case", |path: &Path| {
+        let case = parse_case(&std::fs::read_to_string(path).expect("case file"));
+        insta::assert_snapshot!(run_case(&case, 0, 0));
+    });
+}
+
+/// The slow configurations; run them in release mode (see the module documentation).
+#[test]
+#[ignore]
+fn pinned_counts_of_large_models() {
+    insta::glob!("data/explore_slow/*.case", |path: &Path| {
+        let case = parse_case(&std::fs::read_to_string(path).expect("case file"));
+        insta::assert_snapshot!(run_case(&case, 0, 0));
+    });
+}
+
+/// Workers expand states in parallel but the graph is merged in frontier order, so the
+/// numbering, the counts and the counterexample do not depend on threads or batch sizes.
+#[test]
+fn outcome_does_not_depend_on_threads_or_batches() {
+    for name in ["global1_depth_limit", "lcr3_deadlock"] {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/explore/{name}.case")),
+        )
+        .expect("case file");
+        let case = parse_case(&text);
+        let one = run_case(&case, 1, 0);
+        assert_eq!(one, run_case(&case, 3, 7), "{name}");
+        assert_eq!(one, run_case(&case, 2, 1), "{name}");
+    }
+}

@@ -1,0 +1,215 @@
+//! Symmetry reduction is exact and sound: on models small enough to enumerate, the number of
+//! states explored under a symmetry equals the number of orbits of the unreduced reachable
+//! states (computed by brute force over every permutation), a capped canonicalisation never
+//! merges states that are not symmetric, and models that single out values are rejected.
+
+mod common;
+
+use checker::explore::{explore, Model, Options, Verdict};
+use checker::fingerprint::Fingerprint;
+use checker::model::MachineModel;
+use checker::symmetry::{Break, Symmetry, SymmetryError};
+use interpreter::machine::State;
+use interpreter::value::Value;
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
+/// A model that records every state it checks.
+struct Recording<'a, M: Model> {
+    inner: &'a M,
+    states: Mutex<Vec<M::State>>,
+}
+
+impl<M: Model> Model for Recording<'_, M>
+where
+    M::State: Clone,
+{
+    type State = M::State;
+    type Step = M::Step;
+    type Property = M::Property;
+    type Error = M::Error;
+    fn initial_states(&self, out: &mut Vec<(M::Step, M::State)>) -> Result<(), M::Error> {
+        self.inner.initial_states(out)
+    }
+    fn successors(&self, s: &M::State, out: &mut Vec<(M::Step, M::State)>) -> Result<(), M::Error> {
+        self.inner.successors(s, out)
+    }
+    fn check(&self, s: &M::State) -> Result<Option<M::Property>, M::Error> {
+        self.states.lock().expect("lock").push(s.clone());
+        self.inner.check(s)
+    }
+    fn fingerprint(&self, s: &M::State) -> Fingerprint {
+        self.inner.fingerprint(s)
+    }
+}
+
+/// Every permutation of `0..n`.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![vec![]];
+    }
+    let mut out = Vec::new();
+    for p in permutations(n - 1) {
+        for i in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(i, n - 1);
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// The number of orbits of `states` under every permutation of the symmetric types.
+fn orbits(symmetry: &Symmetry, states: &[State]) -> usize {
+    // Every combination of one permutation per type.
+    let mut combos: Vec<Vec<Vec<usize>>> = vec![vec![]];
+    for n in symmetry.carrier_sizes() {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                permutations(n).into_iter().map(move |p| {
+                    let mut c = c.clone();
+                    c.push(p);
+                    c
+                })
+            })
+            .collect();
+    }
+    let canonical: BTreeSet<Vec<Value>> = states
+        .iter()
+        .map(|s| {
+            combos
+                .iter()
+                .map(|c| symmetry.permute(s, c))
+                .min()
+                .expect("one permutation at least")
+        })
+        .collect();
+    canonical.len()
+}
+
+/// What exploring one model with several symmetries found.
+struct Reduction {
+    /// Reachable states without reduction.
+    states: usize,
+    /// For each set of symmetric types: orbits (brute force), and states explored with ties
+    /// capped at one order.
+    reduced: Vec<(usize, u64)>,
+}
+
+/// Explores `automaton` without symmetry, then with each set of symmetric types, checking that
+/// the reduced count is the orbit count.
+fn compare(file: &str, universe: &str, automaton: &str, symmetries: &[&[&str]]) -> Reduction {
+    let loaded = common::load(file, universe);
+    let machine = loaded.machine(automaton, vec![]);
+    let plain = MachineModel::new(&machine, None).expect("instances");
+    let recording = Recording {
+        inner: &plain,
+        states: Mutex::new(Vec::new()),
+    };
+    let report = explore(&recording, &Options::default(), &mut |_| {});
+    assert!(matches!(report.verdict, Verdict::Verified));
+    let states = recording.states.into_inner().expect("lock");
+    assert_eq!(states.len() as u64, report.stats.distinct);
+
+    let mut reduced = Vec::new();
+    for types in symmetries {
+        let names: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+        let symmetry = Symmetry::new(&machine, &names).expect("symmetric");
+        let n_orbits = orbits(&symmetry, &states);
+        let model = MachineModel::new(&machine, Some(symmetry)).expect("instances");
+        let report = explore(&model, &Options::default(), &mut |_| {});
+        assert!(matches!(report.verdict, Verdict::Verified));
+        assert_eq!(
+            report.stats.distinct as usize, n_orbits,
+            "exact for {types:?}"
+        );
+
+        let capped = Symmetry::new(&machine, &names)
+            .expect("symmetric")
+            .with_max_tie_orders(1);
+        let model = MachineModel::new(&machine, Some(capped)).expect("instances");
+        let report = explore(&model, &Options::default(), &mut |_| {});
+        assert!(matches!(report.verdict, Verdict::Verified));
+        // Without trying the orders of tied elements, some symmetric states may stay apart,
+        // but no two states that are not symmetric are merged.
+        let capped = report.stats.distinct;
+        assert!(
+            (n_orbits as u64..=states.len() as u64).contains(&capped),
+            "{capped}"
+        );
+        reduced.push((n_orbits, capped));
+    }
+    Reduction {
+        states: states.len(),
+        reduced,
+    }
+}
+
+#[test]
+fn peterson_reduces_to_its_orbits() {
+    let r = compare(
+        "examples/peterson/peterson.ioa",
+        "",
+        "Peterson",
+        &[&["Pid"]],
+    );
+    assert_eq!((r.states, r.reduced[0].0), (92, 46));
+}
+
+#[test]
+fn global1_reduces_to_its_orbits() {
+    let universe = "Node = [0]..[2]\nValue = [1]..[2]\nBallot = [0]..[0]\n\
+                    defineQuorums.S = {[0], [1], [2]}\nabstain.B = {[0]}\n";
+    let r = compare(
+        "examples/consensus/global1_invariants.ioa",
+        universe,
+        "Global1",
+        &[&["Node"], &["Node", "Value"]],
+    );
+    assert_eq!(r.states, 10_952);
+    assert_eq!(r.reduced[0].0, 2_568);
+    assert_eq!(r.reduced[1].0, 1_460);
+}
+
+fn rejected(file: &str, universe: &str, automaton: &str, ty: &str) -> Vec<SymmetryError> {
+    let loaded = common::load(file, universe);
+    let machine = loaded.machine(automaton, vec![]);
+    match Symmetry::new(&machine, &[ty.to_string()]) {
+        Ok(_) => panic!("`{ty}` accepted as symmetric"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn models_that_single_out_values_are_rejected() {
+    let universe = "Node = [0]..[2]\nValue = [1]..[2]\nBallot = [0]..[1]\n";
+    let global1 = "examples/consensus/global1_invariants.ioa";
+    // Ballots are compared by their ordering field.
+    let errors = rejected(global1, universe, "Global1", "Ballot");
+    assert!(errors.iter().all(|e| matches!(
+        e,
+        SymmetryError::Breaks {
+            how: Break::Field,
+            ..
+        }
+    )));
+    assert!(!errors.is_empty());
+    // Quorum candidates that name particular nodes.
+    let errors = rejected(
+        global1,
+        &format!("{universe}defineQuorums.S = {{[0], [1]}}\n"),
+        "Global1",
+        "Node",
+    );
+    assert!(matches!(
+        &errors[..],
+        [SymmetryError::CandidatesNotClosed { action, .. }] if action == "defineQuorums"
+    ));
+    // No such type; not a tuple or enumeration.
+    let errors = rejected(global1, universe, "Global1", "Nodes");
+    assert!(matches!(&errors[..], [SymmetryError::UnknownType { .. }]));
+    // LCR's processes are indexed by Int, which is not a declared type.
+    let errors = rejected("examples/lcr/lcr.ioa", "Int = 0..2\n", "Channel", "Int");
+    assert!(matches!(&errors[..], [SymmetryError::UnknownType { .. }]));
+}
