@@ -27,6 +27,9 @@ pub struct GrammarOptions {
     /// is −1 to 2: a larger bound (`size(succeeded) ≤ 12`) is nearly always an artefact of how
     /// long the runs were or how large the universe is.
     pub bounds: (i64, i64),
+    /// Also propose conditional invariants, split on each value of each Boolean and
+    /// enumeration variable (default: no).
+    pub split: bool,
 }
 
 impl Default for GrammarOptions {
@@ -34,6 +37,7 @@ impl Default for GrammarOptions {
         GrammarOptions {
             linear: true,
             bounds: (-1, 2),
+            split: false,
         }
     }
 }

@@ -5,13 +5,13 @@
 //! A state already seen (in this run or an earlier one) is skipped: it can neither falsify nor
 //! further justify anything. Within a sample, a candidate is looked at only where one of its
 //! variables changed since the previous state of the run: elsewhere it sees the same values as
-//! before.
+//! before. Candidates come in [`Group`]s: the unconditional one, and with splitting one per
+//! condition.
 
-use crate::candidates::{self, GrammarOptions};
+use crate::candidates::GrammarOptions;
 use crate::frame::{Cell, Frame};
+use crate::group::Group;
 use crate::invariant::{Finding, Witness};
-use crate::track::unary::UnaryStats;
-use crate::track::Pair;
 use crate::vars::VarModel;
 use interpreter::machine::Machine;
 use interpreter::trace::Trace;
@@ -35,6 +35,8 @@ pub struct Counts {
     pub variables: u64,
     /// Pair trackers.
     pub pairs: u64,
+    /// Conditions split on.
+    pub conditions: u64,
 }
 
 /// Streams traces of one machine into candidates.
@@ -42,8 +44,7 @@ pub struct Engine<'m, 's> {
     machine: &'m Machine<'s>,
     model: &'m VarModel,
     frame: Frame,
-    unary: Vec<UnaryStats>,
-    pairs: Vec<Pair>,
+    groups: Vec<Group>,
     seen: FxHashSet<u64>,
     counts: Counts,
 }
@@ -58,18 +59,21 @@ struct Place<'a> {
 impl<'m, 's> Engine<'m, 's> {
     /// An engine for `machine`'s traces over `model`'s variables.
     pub fn new(machine: &'m Machine<'s>, model: &'m VarModel, grammar: GrammarOptions) -> Self {
-        let pairs = candidates::pairs(model, grammar);
+        let mut groups = vec![Group::unconditional(model, grammar)];
+        if grammar.split {
+            groups.extend(Group::conditional(model, grammar));
+        }
         let counts = Counts {
             variables: model.vars.len() as u64,
-            pairs: pairs.len() as u64,
+            pairs: groups.iter().map(|g| g.pair_count() as u64).sum(),
+            conditions: groups.len() as u64 - 1,
             ..Counts::default()
         };
         Engine {
             machine,
             model,
             frame: Frame::new(model),
-            unary: vec![UnaryStats::default(); model.vars.len()],
-            pairs,
+            groups,
             seen: FxHashSet::default(),
             counts,
         }
@@ -84,56 +88,29 @@ impl<'m, 's> Engine<'m, 's> {
     pub fn add_trace(&mut self, label: &str, trace: &Trace) {
         self.counts.traces += 1;
         self.frame.restart();
+        self.groups.iter_mut().for_each(Group::restart);
+        let printer = Printer::new(self.machine.spec);
         for (k, state) in trace.states.iter().enumerate() {
             self.counts.states += 1;
             self.frame.update(self.model, state);
-            if self.seen.insert(fingerprint(state)) {
-                self.counts.samples += 1;
-                let place = Place {
-                    label,
-                    trace,
-                    state: k,
-                };
-                self.sample(&place);
-            }
-        }
-    }
-
-    fn sample(&mut self, place: &Place) {
-        let model = self.model;
-        let cells = &self.frame.cells;
-        let printer = Printer::new(self.machine.spec);
-        let machine = self.machine;
-        for (v, stats) in self.unary.iter_mut().enumerate() {
-            if !model.vars[v].proposes {
-                continue;
-            }
-            let cell = &cells[v];
-            stats.count(cell.values.len());
-            if !cell.any {
-                continue;
-            }
-            for k in 0..cell.values.len() {
-                if cell.modified[k] {
-                    let witness = || make_witness(machine, model, &printer, place, cells, &[v], k);
-                    stats.observe(&cell.values[k], &witness);
-                }
-            }
-        }
-        for pair in &mut self.pairs {
-            let (ca, cb): (&Cell, &Cell) = (&cells[pair.a], &cells[pair.b]);
-            if !(ca.any || cb.any) || !pair.alive() {
-                continue;
-            }
-            let width = ca.values.len().max(cb.values.len());
-            for k in 0..width {
-                if ca.modified_at(k) || cb.modified_at(k) {
-                    let vars = [pair.a, pair.b];
-                    let witness = || make_witness(machine, model, &printer, place, cells, &vars, k);
-                    pair.observe(ca.at(k), cb.at(k), &witness);
-                    if !pair.alive() {
-                        break;
-                    }
+            let cells = &self.frame.cells;
+            let fresh = self.seen.insert(self.frame.fingerprint());
+            self.counts.samples += u64::from(fresh);
+            let place = Place {
+                label,
+                trace,
+                state: k,
+            };
+            let (machine, model) = (self.machine, self.model);
+            let witness = |vars: &[usize], at: usize| {
+                make_witness(machine, model, &printer, &place, cells, vars, at)
+            };
+            for group in &mut self.groups {
+                group.evaluate(cells);
+                if fresh {
+                    group.sample(cells, &witness);
+                } else {
+                    group.skip();
                 }
             }
         }
@@ -142,16 +119,10 @@ impl<'m, 's> Engine<'m, 's> {
     /// Every candidate with its evidence; verdicts are `Reported`, `Unjustified` or
     /// `Falsified` (suppression comes later).
     pub fn findings(&self, confidence: f64) -> Vec<Finding> {
-        let mut out = Vec::new();
-        for (v, stats) in self.unary.iter().enumerate() {
-            if self.model.vars[v].proposes {
-                out.extend(stats.findings(self.model, v, confidence));
-            }
-        }
-        for pair in &self.pairs {
-            out.extend(pair.findings(confidence));
-        }
-        out
+        self.groups
+            .iter()
+            .flat_map(|g| g.findings(self.model, confidence))
+            .collect()
     }
 }
 

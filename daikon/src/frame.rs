@@ -4,10 +4,14 @@
 //! A [`Frame`] is updated in place from state to state: a variable is recomputed only where one
 //! of its inputs changed, and a position counts as modified only if its value really differs.
 //! Element variables have one position per index value; other variables have one.
+//!
+//! The frame also fingerprints the state, rehashing only the state variables that changed.
 
 use crate::vars::{Term, VarModel};
 use imbl::OrdSet;
 use interpreter::value::Value;
+use rustc_hash::FxHasher;
+use std::hash::{Hash, Hasher};
 
 /// One variable's values in the current state.
 #[derive(Debug, Clone, Default)]
@@ -54,9 +58,12 @@ impl Cell {
 pub struct Frame {
     /// One cell per variable of the model.
     pub cells: Vec<Cell>,
-    /// For an element variable, the array value it was last computed from (so an unchanged
-    /// array, usually the very same shared value, is not looked into again).
-    arrays: Vec<Option<Value>>,
+    /// The state it holds, slot by slot.
+    slots: Vec<Value>,
+    /// Whether each slot changed in the last update.
+    slot_changed: Vec<bool>,
+    /// Each slot's hash.
+    slot_hashes: Vec<u64>,
     started: bool,
 }
 
@@ -73,11 +80,21 @@ impl Frame {
                 }
             })
             .collect();
+        let n = model.slot_types.len();
         Frame {
             cells,
-            arrays: vec![None; model.vars.len()],
+            slots: vec![Value::Bool(false); n],
+            slot_changed: vec![true; n],
+            slot_hashes: vec![0; n],
             started: false,
         }
+    }
+
+    /// The fingerprint of the state it holds (fixed-seed hashes, the same in every build).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = FxHasher::default();
+        self.slot_hashes.hash(&mut h);
+        h.finish()
     }
 
     /// Forgets the previous state: the next update starts a new run.
@@ -90,30 +107,47 @@ impl Frame {
     pub fn update(&mut self, model: &VarModel, state: &[Value]) {
         let first = !self.started;
         self.started = true;
+        for (s, value) in state.iter().enumerate() {
+            let changed = first || self.slots[s] != *value;
+            self.slot_changed[s] = changed;
+            if changed {
+                self.slots[s] = value.clone();
+                let mut h = FxHasher::default();
+                value.hash(&mut h);
+                self.slot_hashes[s] = h.finish();
+            }
+        }
         for v in 0..model.vars.len() {
-            let mut cell = std::mem::take(&mut self.cells[v]);
+            // Inputs come before the variable, so they are all in `done`.
+            let (done, rest) = self.cells.split_at_mut(v);
+            let cell = &mut rest[0];
             cell.any = false;
             match &model.vars[v].term {
-                Term::Slot(s) => cell.set(0, state[*s].clone(), first),
+                Term::Slot(s) => {
+                    let changed = self.slot_changed[*s];
+                    if changed {
+                        cell.values[0] = state[*s].clone();
+                    }
+                    cell.modified[0] = changed;
+                    cell.any = changed;
+                }
                 Term::Elem(s) => {
-                    let unchanged = !first && self.arrays[v].as_ref() == Some(&state[*s]);
-                    if unchanged {
+                    if !self.slot_changed[*s] {
                         cell.modified.iter_mut().for_each(|m| *m = false);
                     } else if let Value::Array(a) = &state[*s] {
                         let index = model.vars[v].index.expect("elements are indexed");
                         for (k, key) in model.indices[index].carrier.iter().enumerate() {
                             cell.set(k, Value::array_get(a, key), first);
                         }
-                        self.arrays[v] = Some(state[*s].clone());
                     }
                 }
                 Term::Keys(_) | Term::Values(_) => {
                     let elem = model.vars[v].inputs[0];
-                    if first || self.cells[elem].any {
+                    if first || done[elem].any {
                         let keys = matches!(model.vars[v].term, Term::Keys(_));
                         let index = model.vars[elem].index.expect("elements are indexed");
                         let carrier = &model.indices[index].carrier;
-                        let set = non_nil(&self.cells[elem].values, carrier, keys);
+                        let set = non_nil(&done[elem].values, carrier, keys);
                         cell.set(0, Value::Set(set), first);
                     } else {
                         cell.modified[0] = false;
@@ -122,7 +156,7 @@ impl Frame {
                 Term::Size(input) => {
                     let width = cell.values.len();
                     for k in 0..width {
-                        let inp = &self.cells[*input];
+                        let inp = &done[*input];
                         if first || inp.modified_at(k) {
                             let size = size_of(inp.at(k));
                             cell.set(k, Value::Int(size), first);
@@ -134,7 +168,7 @@ impl Frame {
                 Term::Inter(a, b) => {
                     let width = cell.values.len();
                     for k in 0..width {
-                        let (ca, cb) = (&self.cells[*a], &self.cells[*b]);
+                        let (ca, cb) = (&done[*a], &done[*b]);
                         if first || ca.modified_at(k) || cb.modified_at(k) {
                             let value = match (ca.at(k), cb.at(k)) {
                                 (Value::Set(x), Value::Set(y)) => {
@@ -149,7 +183,6 @@ impl Frame {
                     }
                 }
             }
-            self.cells[v] = cell;
         }
     }
 }

@@ -69,6 +69,16 @@ impl Kind {
     }
 }
 
+/// The premise of a conditional invariant: a Boolean or enumeration variable has one value
+/// (`pc[i] = critical ⇒ …`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Condition {
+    /// The variable tested.
+    pub var: VarId,
+    /// The value it has.
+    pub value: Value,
+}
+
 /// One candidate invariant.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invariant {
@@ -76,6 +86,8 @@ pub struct Invariant {
     pub kind: Kind,
     /// The variables it relates.
     pub vars: Vec<VarId>,
+    /// For a conditional invariant, the premise (it was detected on the samples where it holds).
+    pub condition: Option<Condition>,
 }
 
 impl Invariant {
@@ -84,7 +96,17 @@ impl Invariant {
         Invariant {
             kind,
             vars: vec![x],
+            condition: None,
         }
+    }
+
+    /// Every variable it reads, the condition's included.
+    pub fn all_vars(&self) -> Vec<VarId> {
+        let mut out = self.vars.clone();
+        if let Some(c) = &self.condition {
+            out.push(c.var);
+        }
+        out
     }
 
     /// A binary invariant.
@@ -92,6 +114,7 @@ impl Invariant {
         Invariant {
             kind,
             vars: vec![x, y],
+            condition: None,
         }
     }
 }

@@ -54,3 +54,22 @@ pub fn one_of(k: usize, n: u64) -> f64 {
 pub fn justified(probability: f64, confidence: f64) -> bool {
     probability < 1.0 - confidence
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seven_informative_samples_justify_a_relation_at_the_default_confidence() {
+        assert!(!justified(binary(6), 0.99));
+        assert!(justified(binary(7), 0.99));
+    }
+
+    #[test]
+    fn one_of_needs_more_samples_the_more_values_it_lists() {
+        // (2/3)^12 ≈ 0.0077, (3/4)^16 ≈ 0.0100.
+        assert!(justified(one_of(2, 12), 0.99));
+        assert!(!justified(one_of(3, 12), 0.99));
+        assert!(justified(one_of(3, 17), 0.99));
+    }
+}

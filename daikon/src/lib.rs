@@ -11,11 +11,12 @@
 //!   non-`nil` indices and values of `Null`-valued arrays);
 //! - [`frame`]: their values in one state and which changed since the previous one;
 //! - [`candidates`]: which pairs of variables are related, and by what;
-//! - [`track`]: the statistics and trackers that samples update;
+//! - [`track`]: the statistics and trackers that samples update, gathered in [`group`]s (one per
+//!   condition when splitting);
 //! - [`engine`]: feeding traces through frames into the trackers;
 //! - [`justify`]: the probability models that decide whether a candidate is convincing;
 //! - [`suppress`]: dropping candidates implied by others or by the types;
-//! - [`print`]: IOA text for invariants; [`report`]: numbering, explanations, JSON;
+//! - [`print`](mod@print): IOA text for invariants; [`report`]: numbering, explanations, JSON;
 //! - [`dtrace`]: the same traces in Daikon's own `.decls`/`.dtrace` format;
 //! - [`validate`]: checking the inferred invariants on further random runs.
 //!
@@ -26,6 +27,7 @@ pub mod candidates;
 pub mod dtrace;
 pub mod engine;
 pub mod frame;
+pub mod group;
 pub mod invariant;
 pub mod justify;
 pub mod print;

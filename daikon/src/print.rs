@@ -19,8 +19,11 @@
 //!
 //! Anything else over them (`B ⊆ values(a)` needs an existential quantifier) is unprintable and
 //! not proposed. `values(a) = B` is printed as its printable half, `values(a) ⊆ B`.
+//!
+//! A conditional invariant is an implication under the same quantifier: `∀ i: Pid (pc[i] =
+//! critical ⇒ flag[i])`.
 
-use crate::invariant::{Invariant, Kind};
+use crate::invariant::{Condition, Invariant, Kind};
 use crate::vars::{Term, VarId, VarModel};
 use interpreter::value::{Printer, Value};
 use ioa_lang::ast::{BinOp, Expr, ExprKind, Ident, Param, Quantifier, TypeExpr, UnOp};
@@ -56,9 +59,23 @@ impl<'a> IoaPrinter<'a> {
             [x, y] => self.binary(&inv.kind, *x, *y)?,
             _ => return None,
         };
-        Some(match self.model.index_of(&inv.vars) {
+        let body = match &inv.condition {
+            Some(c) => bin(BinOp::Implies, self.premise(c)?, body),
+            None => body,
+        };
+        Some(match self.model.index_of(&inv.all_vars()) {
             Some(k) => self.forall(k, body),
             None => body,
+        })
+    }
+
+    /// `c = v`, or `c` / `¬c` for a Boolean.
+    fn premise(&self, c: &Condition) -> Option<Expr> {
+        let t = self.term(c.var)?;
+        Some(match &c.value {
+            Value::Bool(true) => t,
+            Value::Bool(false) => unary_not(t),
+            v => bin(BinOp::Eq, t, self.value(v)?),
         })
     }
 
@@ -365,4 +382,22 @@ fn index(a: Expr, i: Expr) -> Expr {
 
 fn field(e: Expr, f: &str) -> Expr {
     mk(ExprKind::Field(Box::new(e), ident(f)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(e: Expr) -> String {
+        ioa_lang::pretty::print_expr(&e)
+    }
+
+    #[test]
+    fn linear_relations_are_solved_where_a_coefficient_is_one() {
+        let (x, y) = (|| name("x"), || name("y"));
+        assert_eq!(show(linear(2, x(), -1, y(), 1)), "y = 2 * x + 1");
+        assert_eq!(show(linear(3, x(), 1, y(), -4)), "y = -3 * x + 4");
+        assert_eq!(show(linear(1, x(), -2, y(), 0)), "x = 2 * y");
+        assert_eq!(show(linear(2, x(), 3, y(), -6)), "2 * x + 3 * y - 6 = 0");
+    }
 }

@@ -229,19 +229,24 @@ impl Report {
         }
         let inv = &self.findings[i].invariant;
         let n = |k: usize| self.var_names[inv.vars[k]].clone();
-        match &inv.kind {
-            Kind::Const(_) => format!("{} is constant", n(0)),
-            Kind::OneOf(vs) => format!("{} takes {} values", n(0), vs.len()),
-            Kind::Lower(c) => format!("{} ≥ {c}", n(0)),
-            Kind::Upper(c) => format!("{} ≤ {c}", n(0)),
-            Kind::Less => format!("{} < {}", n(0), n(1)),
-            Kind::LessEq => format!("{} ≤ {}", n(0), n(1)),
-            Kind::Equal => format!("{} = {}", n(0), n(1)),
-            Kind::Linear(a, b, c) => format!("{a}·{} + {b}·{} + {c} = 0", n(0), n(1)),
-            Kind::Subset => format!("{} ⊆ {}", n(0), n(1)),
-            Kind::Disjoint => format!("size({} ∩ {}) = 0", n(0), n(1)),
-            Kind::Member => format!("{} ∈ {}", n(0), n(1)),
-        }
+        let premise = match &inv.condition {
+            Some(c) => format!("{} = {:?} ⇒ ", self.var_names[c.var], c.value),
+            None => String::new(),
+        };
+        premise
+            + &match &inv.kind {
+                Kind::Const(_) => format!("{} is constant", n(0)),
+                Kind::OneOf(vs) => format!("{} takes {} values", n(0), vs.len()),
+                Kind::Lower(c) => format!("{} ≥ {c}", n(0)),
+                Kind::Upper(c) => format!("{} ≤ {c}", n(0)),
+                Kind::Less => format!("{} < {}", n(0), n(1)),
+                Kind::LessEq => format!("{} ≤ {}", n(0), n(1)),
+                Kind::Equal => format!("{} = {}", n(0), n(1)),
+                Kind::Linear(a, b, c) => format!("{a}·{} + {b}·{} + {c} = 0", n(0), n(1)),
+                Kind::Subset => format!("{} ⊆ {}", n(0), n(1)),
+                Kind::Disjoint => format!("size({} ∩ {}) = 0", n(0), n(1)),
+                Kind::Member => format!("{} ∈ {}", n(0), n(1)),
+            }
     }
 
     /// The report as JSON; with `explain`, the dropped candidates too.
@@ -321,10 +326,12 @@ impl Report {
 
 /// Reported invariants are listed by the variables they relate (state variables first), then by
 /// kind, then by text.
-fn sort_key(f: &Finding, text: &Option<String>) -> (Vec<usize>, u8, String) {
+/// Conditional invariants come after the others, grouped by condition.
+fn sort_key(f: &Finding, text: &Option<String>) -> (Option<usize>, Vec<usize>, u8, String) {
     let mut vars = f.invariant.vars.clone();
     vars.sort_unstable();
     (
+        f.invariant.condition.as_ref().map(|c| c.var),
         vars,
         f.invariant.kind.rank(),
         text.clone().unwrap_or_default(),

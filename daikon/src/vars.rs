@@ -124,6 +124,8 @@ pub struct Var {
     pub inputs: Vec<VarId>,
     /// How many values its type has in the universe, for small finite non-set types.
     pub carrier: Option<usize>,
+    /// Whether its type is an enumeration.
+    pub enumeration: bool,
 }
 
 impl Var {
@@ -387,6 +389,8 @@ impl VarModel {
             Shape::Scalar => machine.universe.carrier(spec, &ty).map(|c| c.len()),
             _ => None,
         };
+        let enumeration = matches!(&ty, Type::Named(id)
+            if matches!(spec.types[id.0 as usize].kind, TypeDefKind::Enumeration(_)));
         self.vars.push(Var {
             term,
             ty,
@@ -398,6 +402,7 @@ impl VarModel {
             elem_carrier,
             inputs,
             carrier,
+            enumeration,
         });
         self.vars.len() - 1
     }

@@ -1,8 +1,10 @@
 //! Command-line parsing (clap) and dispatch to the subcommands.
 
 mod check;
+mod explore;
 mod fmt;
 mod fs;
+mod infer;
 mod model;
 mod output;
 mod pair;
@@ -141,6 +143,145 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Infer likely invariants of an automaton from runs (schedules and/or random), Daikon-style,
+    /// and print them as IOA `invariant` declarations.
+    Infer {
+        /// The .ioa model.
+        file: PathBuf,
+        /// The automaton (default: the one every schedule drives, or the only one).
+        #[arg(long)]
+        automaton: Option<String>,
+        /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+        #[arg(long = "param")]
+        params: Vec<String>,
+        /// Run this schedule (repeatable); without --schedule and --random, every schedule of
+        /// the automaton is run.
+        #[arg(long = "schedule")]
+        schedules: Vec<String>,
+        /// Run every schedule of the automaton (with --random: schedules and random runs).
+        #[arg(long)]
+        all_schedules: bool,
+        /// Add random runs.
+        #[arg(long)]
+        random: bool,
+        /// Number of random runs.
+        #[arg(long, default_value_t = 20)]
+        runs: u64,
+        /// Steps per random run (for schedules: the most steps and loop iterations allowed).
+        #[arg(long, default_value_t = 200)]
+        steps: u64,
+        /// Seed of the first random run; run k uses SEED + k.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
+        #[arg(long)]
+        weights: Option<String>,
+        /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
+        #[arg(long)]
+        universe: Vec<String>,
+        /// A universe file (default: MODEL.universe or default.universe beside the model).
+        #[arg(long)]
+        universe_file: Option<PathBuf>,
+        /// Report an invariant only if the chance that it held by accident is below 1 − this.
+        #[arg(long, default_value_t = 0.99)]
+        confidence: f64,
+        /// Also say why every dropped candidate was dropped (as `%` comments, or in JSON).
+        #[arg(long)]
+        explain: bool,
+        /// Print IOA declarations (text) or a JSON report.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Also write the runs as Daikon input: DIR/A.decls and DIR/A.dtrace.
+        #[arg(long, value_name = "DIR")]
+        daikon: Option<PathBuf>,
+        /// Name the declarations PREFIX1, PREFIX2, ….
+        #[arg(long, default_value = "Inv_")]
+        prefix: String,
+        /// Derived variables: a comma-separated list of sizes, intersections, null-arrays, or
+        /// all (the default) or none.
+        #[arg(long)]
+        derive: Option<String>,
+        /// Compare sizes of sets of different element types too (Daikon's comparability none).
+        #[arg(long)]
+        compare_all_numbers: bool,
+        /// Do not propose linear relations a·x + b·y + c = 0.
+        #[arg(long)]
+        no_linear: bool,
+        /// Report bounds x ≥ c and x ≤ c only for constants c in LOW..HIGH (default -1..2).
+        #[arg(long, value_name = "LOW..HIGH", allow_hyphen_values = true)]
+        bounds: Option<String>,
+        /// Also propose conditional invariants `c = v ⇒ …`, split on every value of every
+        /// Boolean and enumeration variable.
+        #[arg(long)]
+        split: bool,
+        /// Check the inferred invariants on this many further random runs (exit 1 if one fails).
+        #[arg(long, value_name = "RUNS")]
+        validate: Option<u64>,
+        /// Seed of the first validation run (default: just after the inference runs' seeds).
+        #[arg(long)]
+        validate_seed: Option<u64>,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Explore every reachable state of an automaton over finite universes (breadth first),
+    /// checking its invariants in each; exit 0 verified, 1 violation, 2 error, 3 limit reached.
+    Explore {
+        /// The .ioa model.
+        file: PathBuf,
+        /// The automaton (default: the only one).
+        #[arg(long)]
+        automaton: Option<String>,
+        /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+        #[arg(long = "param")]
+        params: Vec<String>,
+        /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
+        #[arg(long)]
+        universe: Vec<String>,
+        /// A universe file (default: MODEL.universe or default.universe beside the model).
+        #[arg(long)]
+        universe_file: Option<PathBuf>,
+        /// Reduce by symmetry: states that differ by a permutation of this type's universe are
+        /// explored once (repeatable).
+        #[arg(long)]
+        symmetric: Vec<String>,
+        /// Check only this invariant (repeatable; default: every invariant of the automaton).
+        #[arg(long = "invariant")]
+        invariants: Vec<String>,
+        /// Report a state where no action is enabled as a violation.
+        #[arg(long)]
+        deadlock: bool,
+        /// Stop after this many distinct states.
+        #[arg(long)]
+        max_states: Option<u64>,
+        /// Do not explore beyond this depth (number of steps from a start state).
+        #[arg(long)]
+        max_depth: Option<u32>,
+        /// Stop after this long (`90`, `90s`, `5m`, `2h`).
+        #[arg(long)]
+        time_limit: Option<String>,
+        /// Stop when the visited set and frontier would exceed this (`512M`, `2G`).
+        #[arg(long)]
+        memory_limit: Option<String>,
+        /// Worker threads (default: every core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Write the shortest counterexample as an ITF JSON trace (for `ioa replay`).
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Print a progress line every ten seconds even when standard error is not a terminal.
+        #[arg(long)]
+        progress: bool,
+        /// Print only the verdict and counterexample, no timing.
+        #[arg(long)]
+        quiet: bool,
+        /// Print the report as text or as one JSON document.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
     Replay {
         /// The ITF JSON trace.
@@ -236,11 +377,103 @@ pub fn run() -> ExitCode {
             format,
             color,
         }),
+        Command::Explore {
+            file,
+            automaton,
+            params,
+            universe,
+            universe_file,
+            symmetric,
+            invariants,
+            deadlock,
+            max_states,
+            max_depth,
+            time_limit,
+            memory_limit,
+            threads,
+            trace,
+            progress,
+            quiet,
+            format,
+            color,
+        } => explore::run(explore::ExploreArgs {
+            file,
+            automaton,
+            params,
+            universe,
+            universe_file,
+            symmetric,
+            invariants,
+            deadlock,
+            max_states,
+            max_depth,
+            time_limit,
+            memory_limit,
+            threads,
+            trace,
+            progress,
+            quiet,
+            format,
+            color,
+        }),
         Command::Replay {
             trace,
             model,
             color,
         } => replay::run(&trace, model.as_ref(), color),
+        Command::Infer {
+            file,
+            automaton,
+            params,
+            schedules,
+            all_schedules,
+            random,
+            runs,
+            steps,
+            seed,
+            weights,
+            universe,
+            universe_file,
+            confidence,
+            explain,
+            format,
+            daikon,
+            prefix,
+            derive,
+            compare_all_numbers,
+            no_linear,
+            bounds,
+            split,
+            validate,
+            validate_seed,
+            color,
+        } => infer::run(infer::InferArgs {
+            file,
+            automaton,
+            params,
+            schedules,
+            all_schedules,
+            random,
+            runs,
+            steps,
+            seed,
+            weights,
+            universe,
+            universe_file,
+            confidence,
+            explain,
+            format,
+            daikon,
+            prefix,
+            derive,
+            compare_all_numbers,
+            no_linear,
+            bounds,
+            split,
+            validate,
+            validate_seed,
+            color,
+        }),
         Command::Fmt {
             files,
             check,

@@ -207,6 +207,13 @@ impl<'a> Flattener<'a> {
                 TypeDefKind::Enumeration(_) => self.push(name, ty, Rep::Str, &at, out),
                 TypeDefKind::Tuple(fields) => {
                     self.push(name, ty, Rep::Hash, &at, out);
+                    // The fields of distinct elements need not be distinct.
+                    let flags: Vec<&'static str> = at
+                        .flags
+                        .iter()
+                        .copied()
+                        .filter(|f| *f != "no_dups")
+                        .collect();
                     for (k, (f, fty)) in fields.iter().enumerate() {
                         let mut path = at.path.clone();
                         path.push(Step::Field(k));
@@ -216,7 +223,7 @@ impl<'a> Flattener<'a> {
                             kind: VarKind::Field(f.clone()),
                             enclosing: Some(name),
                             array: at.array,
-                            flags: at.flags.clone(),
+                            flags: flags.clone(),
                         };
                         self.var(&format!("{name}.{f}"), fty, child, out);
                     }

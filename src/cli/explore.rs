@@ -1,0 +1,582 @@
+//! `ioa explore`: breadth-first exploration of every reachable state of an automaton over finite
+//! universes, checking its invariants in every state; the shortest counterexample is printed in
+//! the paper's log format and can be written as an ITF trace that `ioa replay` re-executes.
+//!
+//! Exit codes: 0 every reachable state was checked and every invariant holds; 1 a violation
+//! (an invariant is false, or with `--deadlock` a state has no enabled action); 2 the command
+//! line, the model or its evaluation is wrong; 3 a limit stopped the search first.
+
+use super::model::{self, Model};
+use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::{ColorChoice, Format};
+use checker::explore::{explore, Limit, Options, Report, Stats, Verdict};
+use checker::model::{MachineError, MachineModel, MachineStep};
+use checker::symmetry::Symmetry;
+use interpreter::machine::Machine;
+use interpreter::runner::{RunReport, Stop};
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Options of `ioa explore`.
+pub struct ExploreArgs {
+    pub file: PathBuf,
+    pub automaton: Option<String>,
+    pub params: Vec<String>,
+    pub universe: Vec<String>,
+    pub universe_file: Option<PathBuf>,
+    pub symmetric: Vec<String>,
+    pub invariants: Vec<String>,
+    pub deadlock: bool,
+    pub max_states: Option<u64>,
+    pub max_depth: Option<u32>,
+    pub time_limit: Option<String>,
+    pub memory_limit: Option<String>,
+    pub threads: usize,
+    pub trace: Option<PathBuf>,
+    pub progress: bool,
+    pub quiet: bool,
+    pub format: Format,
+    pub color: ColorChoice,
+}
+
+const EXIT_VIOLATION: u8 = 1;
+const EXIT_ERROR: u8 = 2;
+const EXIT_LIMIT: u8 = 3;
+
+fn usage(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(EXIT_ERROR)
+}
+
+fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
+    print_diagnostics(diags, &m.sources, Format::Text, color);
+    ExitCode::from(EXIT_ERROR)
+}
+
+/// Parses `30`, `30s`, `5m`, `2h` (seconds by default).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], &t[i..]),
+        None => (t, "s"),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (say 90, 90s, 5m or 2h)"))?;
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("`{text}`: the unit must be s, m or h")),
+    };
+    if !(value >= 0.0 && value.is_finite()) {
+        return Err(format!("`{text}` is not a duration"));
+    }
+    Ok(Duration::from_secs_f64(value * scale))
+}
+
+/// Parses `512`, `512M`, `2G` (MiB by default).
+fn parse_memory(text: &str) -> Result<u64, String> {
+    let t = text
+        .trim()
+        .trim_end_matches(['B', 'b'])
+        .trim_end_matches('i');
+    let (number, scale) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1 << 20),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not an amount of memory (say 512M or 2G)"))?;
+    if !(value > 0.0 && value.is_finite()) {
+        return Err(format!("`{text}` is not an amount of memory"));
+    }
+    Ok((value * scale as f64) as u64)
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `1 invariant`, `3 invariants`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(n))
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
+/// The progress line.
+fn progress_line(stats: &Stats) -> String {
+    let memory = stats
+        .peak_resident
+        .map(|b| format!(", {}", mib(b)))
+        .unwrap_or_default();
+    format!(
+        "depth {}: {} states ({} generated), {} in this level, {:.0} states/s{memory}",
+        stats.depth,
+        thousands(stats.distinct),
+        thousands(stats.generated),
+        thousands(stats.frontier),
+        stats.states_per_second()
+    )
+}
+
+/// Runs `ioa explore`.
+pub fn run(args: ExploreArgs) -> ExitCode {
+    let mut m = match model::load(
+        &args.file,
+        args.universe_file.as_deref(),
+        &args.universe,
+        None,
+    ) {
+        Ok(m) => m,
+        Err((d, s)) => {
+            print_diagnostics(&d, &s, Format::Text, args.color);
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let automaton = match model::pick_automaton(&m.spec, args.automaton.as_deref(), None) {
+        Ok(a) => a,
+        Err(e) => return usage(e),
+    };
+    let params = match model::params(&m.spec, automaton, &args.params) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    if !args.invariants.is_empty() {
+        for name in &args.invariants {
+            if !m
+                .spec
+                .invariants
+                .iter()
+                .any(|i| &i.name == name && i.automaton == automaton)
+            {
+                let known: Vec<&str> = m
+                    .spec
+                    .invariants
+                    .iter()
+                    .filter(|i| i.automaton == automaton)
+                    .map(|i| i.name.as_str())
+                    .collect();
+                return usage(format!(
+                    "no invariant `{name}` of this automaton; it has: {}",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+        }
+        let keep = &args.invariants;
+        m.spec.invariants.retain(|i| keep.contains(&i.name));
+    }
+    let time_limit = match args.time_limit.as_deref().map(parse_duration).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(format!("--time-limit: {e}")),
+    };
+    let memory_limit = match args.memory_limit.as_deref().map(parse_memory).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(format!("--memory-limit: {e}")),
+    };
+    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
+        Ok(mach) => mach,
+        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
+    };
+    let symmetry = if args.symmetric.is_empty() {
+        None
+    } else {
+        match Symmetry::new(&machine, &args.symmetric) {
+            Ok(s) => Some(s),
+            Err(errors) => {
+                let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+                return fail(&diags, &m, args.color);
+            }
+        }
+    };
+    let explorer = match MachineModel::new(&machine, symmetry) {
+        Ok(x) => x,
+        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
+    };
+    let options = Options {
+        threads: args.threads,
+        max_states: args.max_states,
+        max_depth: args.max_depth,
+        time_limit,
+        memory_limit,
+        deadlock_is_violation: args.deadlock,
+        batch: 0,
+    };
+
+    let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
+    let n_inv = m
+        .spec
+        .invariants
+        .iter()
+        .filter(|i| i.automaton == automaton)
+        .count();
+    if !args.quiet && args.format == Format::Text {
+        let symmetric = if args.symmetric.is_empty() {
+            String::new()
+        } else {
+            format!(", symmetric in {}", args.symmetric.join(", "))
+        };
+        print_stderr(&format!(
+            "exploring {aut_name}: {}, {}{symmetric}\n",
+            count(explorer.instances().len() as u64, "action instance"),
+            count(n_inv as u64, "invariant")
+        ));
+    }
+
+    // Progress: on a terminal, one line rewritten in place every second; elsewhere only with
+    // --progress, one line every ten seconds.
+    let terminal = std::io::stderr().is_terminal();
+    let show_progress = !args.quiet && (args.progress || terminal);
+    let every = if terminal {
+        Duration::from_secs(1)
+    } else {
+        Duration::from_secs(10)
+    };
+    let mut last = Instant::now();
+    let mut shown = false;
+    let mut on_progress = |stats: &Stats| {
+        if show_progress && last.elapsed() >= every {
+            last = Instant::now();
+            if terminal {
+                print_stderr(&format!("\r\x1b[2K{}", progress_line(stats)));
+                shown = true;
+            } else {
+                print_stderr(&format!("{}\n", progress_line(stats)));
+            }
+        }
+    };
+    let report = explore(&explorer, &options, &mut on_progress);
+    if shown {
+        print_stderr("\r\x1b[2K");
+    }
+    finish(&args, &m, &explorer, &report, n_inv)
+}
+
+/// A statement of how far a stopped search got.
+fn coverage(stats: &Stats) -> String {
+    let levels = match stats.levels_completed {
+        Some(d) => format!(
+            "every state within {} of a start state was checked",
+            count(d as u64, "step")
+        ),
+        None => "not all start states were checked".to_string(),
+    };
+    format!(
+        "{} checked ({} stored, {} generated); {levels}",
+        count(stats.checked, "state"),
+        thousands(stats.distinct),
+        thousands(stats.generated)
+    )
+}
+
+/// Prints the outcome, writes the trace, and returns the exit code.
+fn finish(
+    args: &ExploreArgs,
+    m: &Model,
+    explorer: &MachineModel,
+    report: &Report<MachineModel>,
+    n_inv: usize,
+) -> ExitCode {
+    let machine = explorer.machine();
+    let stats = &report.stats;
+    let aut_name = &machine.spec.automata[machine.root.0 as usize].name;
+    let deadlocks = match stats.deadlocks {
+        0 => "no deadlock".to_string(),
+        n => format!("{} without successors", count(n, "state")),
+    };
+    let performance = format!(
+        "time {:.2} s, {} states/s ({} generated/s), {} bytes/state, {}",
+        stats.elapsed.as_secs_f64(),
+        thousands(stats.states_per_second() as u64),
+        thousands((stats.generated as f64 / stats.elapsed.as_secs_f64().max(1e-9)) as u64),
+        thousands(stats.bytes_per_state() as u64),
+        count(stats.threads as u64, "thread")
+    );
+    // The trace to the reported state, and the stop that describes it.
+    let (path, stop, code, verdict) = match &report.verdict {
+        Verdict::Verified => (None, None, ExitCode::SUCCESS, "verified"),
+        Verdict::LimitReached(_) => (None, None, ExitCode::from(EXIT_LIMIT), "limit"),
+        Verdict::Violated { property, path } => (
+            Some(path),
+            Some(Stop::InvariantViolated {
+                invariant: *property,
+            }),
+            ExitCode::from(EXIT_VIOLATION),
+            "violation",
+        ),
+        Verdict::Deadlock { path } => (
+            Some(path),
+            Some(Stop::Deadlock),
+            ExitCode::from(EXIT_VIOLATION),
+            "deadlock",
+        ),
+        Verdict::Error { error, path } => {
+            let stop = match error {
+                MachineError::Start(e) => Stop::Error(e.clone()),
+                MachineError::Step { error, .. } => Stop::StepError(error.clone()),
+                MachineError::Invariant { invariant, error } => Stop::InvariantError {
+                    invariant: *invariant,
+                    error: error.clone(),
+                },
+                MachineError::Diverged { step } => Stop::ReplayMismatch {
+                    step: *step,
+                    what: "re-executing the path gave another state".into(),
+                },
+            };
+            (Some(path), Some(stop), ExitCode::from(EXIT_ERROR), "error")
+        }
+    };
+    let mut run_report = None;
+    if let (Some(path), Some(stop)) = (path, stop) {
+        match rebuild(explorer, path, stop) {
+            Ok(r) => run_report = Some(r),
+            Err(d) => {
+                print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+                return ExitCode::from(EXIT_ERROR);
+            }
+        }
+    }
+    let mut written = None;
+    if args.trace.is_some() && run_report.is_none() && args.format == Format::Text {
+        print_stderr("no trace written: there is no counterexample\n");
+    }
+    if let (Some(file), Some(r)) = (&args.trace, &run_report) {
+        if let Err(e) = write_trace(args, m, machine, r, file) {
+            print_stderr(&format!(
+                "error: cannot write trace `{}`: {e}\n",
+                file.display()
+            ));
+            return ExitCode::from(EXIT_ERROR);
+        }
+        written = Some(file);
+    }
+
+    if args.format == Format::Json {
+        let limit = match &report.verdict {
+            Verdict::LimitReached(l) => Some(limit_json(l)),
+            _ => None,
+        };
+        let json = serde_json::json!({
+            "automaton": aut_name,
+            "verdict": verdict,
+            "limit": limit,
+            "invariant": match &report.verdict {
+                Verdict::Violated { property, .. } => Some(machine.spec.invariants[*property].name.clone()),
+                _ => None,
+            },
+            "counterexample_steps": run_report.as_ref().map(|r| r.trace.steps.len()),
+            "symmetric": args.symmetric,
+            "states": stats.distinct,
+            "generated": stats.generated,
+            "checked": stats.checked,
+            "depth": stats.depth,
+            "levels_completed": stats.levels_completed,
+            "deadlocks": stats.deadlocks,
+            "seconds": stats.elapsed.as_secs_f64(),
+            "states_per_second": stats.states_per_second(),
+            "bytes_per_state": stats.bytes_per_state(),
+            "threads": stats.threads,
+            "trace": written.map(|p| p.display().to_string()),
+        });
+        print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
+        if let Some(r) = &run_report {
+            if let Some(d) = super::run::stop_diagnostic(machine, r) {
+                print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+            }
+        }
+        return code;
+    }
+
+    match &report.verdict {
+        Verdict::Verified => {
+            let all = match n_inv {
+                0 => "no invariant to check in".to_string(),
+                1 => "the invariant holds in".to_string(),
+                n => format!("all {n} invariants hold in"),
+            };
+            print_stderr(&format!(
+                "verified: {all} all {} reachable states ({} generated, depth {}, {deadlocks})\n",
+                thousands(stats.distinct),
+                thousands(stats.generated),
+                stats.depth
+            ));
+        }
+        Verdict::LimitReached(limit) => {
+            let which = match limit {
+                Limit::States(n) => format!("the state limit ({} states)", thousands(*n)),
+                Limit::Depth(d) => format!("the depth limit ({d}; deeper states exist)"),
+                Limit::Time(t) => format!("the time limit ({:.0} s)", t.as_secs_f64()),
+                Limit::Memory(b) => format!("the memory limit ({})", mib(*b)),
+            };
+            print_stderr(&format!(
+                "stopped at {which}: {}; no invariant failed\n",
+                coverage(stats)
+            ));
+        }
+        _ => {
+            let r = run_report.as_ref().expect("a path was rebuilt");
+            let steps = r.trace.steps.len();
+            for k in 1..=steps {
+                print_stdout(&r.trace.log_line(machine, k));
+            }
+            match super::run::stop_diagnostic(machine, r) {
+                Some(d) => print_diagnostics(&[d], &m.sources, Format::Text, args.color),
+                None => print_stderr(&format!(
+                    "error: the state after step {steps} has no enabled action (deadlock)\n"
+                )),
+            }
+            let what = match &report.verdict {
+                Verdict::Error { .. } => "the search stopped on an error after",
+                Verdict::Deadlock { .. } => "shortest path to a deadlock:",
+                _ => "shortest counterexample:",
+            };
+            print_stderr(&format!(
+                "{what} {} ({} stored, {} generated, depth {})\n",
+                count(steps as u64, "step"),
+                count(stats.distinct, "state"),
+                thousands(stats.generated),
+                stats.depth
+            ));
+        }
+    }
+    if let Some(file) = written {
+        print_stderr(&format!(
+            "trace written to {}; check it with `ioa replay {}`\n",
+            file.display(),
+            file.display()
+        ));
+    }
+    if !args.quiet {
+        print_stderr(&format!("{performance}\n"));
+    }
+    code
+}
+
+fn limit_json(limit: &Limit) -> serde_json::Value {
+    match limit {
+        Limit::States(n) => serde_json::json!({ "states": n }),
+        Limit::Depth(d) => serde_json::json!({ "depth": d }),
+        Limit::Time(t) => serde_json::json!({ "seconds": t.as_secs_f64() }),
+        Limit::Memory(b) => serde_json::json!({ "bytes": b }),
+    }
+}
+
+/// Re-executes the path to the reported state into a run report that `ioa run`'s printing and
+/// trace writing understand.
+fn rebuild(
+    explorer: &MachineModel,
+    path: &[MachineStep],
+    stop: Stop,
+) -> Result<RunReport, Diagnostic> {
+    if path.is_empty() {
+        // Building the start states failed: there is no state to show.
+        return Ok(RunReport {
+            trace: Trace::start(vec![]),
+            stop,
+            choices: vec![],
+        });
+    }
+    match explorer.trace(path) {
+        Ok((trace, choices)) => Ok(RunReport {
+            trace,
+            stop,
+            choices,
+        }),
+        Err(e) => {
+            let error = match e {
+                MachineError::Start(e)
+                | MachineError::Step { error: e, .. }
+                | MachineError::Invariant { error: e, .. } => e.to_diagnostic(),
+                MachineError::Diverged { step } => Diagnostic {
+                    code: "E0523",
+                    severity: ioa_lang::diagnostics::Severity::Error,
+                    message: format!("re-executing the counterexample diverged at step {step}"),
+                    labels: vec![],
+                    notes: vec![],
+                    hint: Some("this is a bug in ioa: please report it with the model".into()),
+                },
+            };
+            Err(error)
+        }
+    }
+}
+
+/// Writes the counterexample as ITF JSON with the metadata `ioa replay` needs (the same fields
+/// `ioa run --trace` writes).
+fn write_trace(
+    args: &ExploreArgs,
+    m: &Model,
+    machine: &Machine,
+    report: &RunReport,
+    path: &PathBuf,
+) -> std::io::Result<()> {
+    let mut meta = serde_json::json!({});
+    meta["format"] = "ITF".into();
+    meta["format-description"] = "https://apalache-mc.org/docs/adr/015adr-trace.html".into();
+    // An absolute path, so the trace replays from any folder.
+    let source = std::fs::canonicalize(&args.file).unwrap_or_else(|_| args.file.clone());
+    meta["source"] = source.display().to_string().into();
+    meta["automaton"] = machine.spec.automata[machine.root.0 as usize]
+        .name
+        .clone()
+        .into();
+    meta["params"] = args.params.clone().into();
+    meta["universe"] = m.universe_text.clone().into();
+    meta["choices"] = serde_json::to_value(&report.choices).unwrap_or_default();
+    meta["explore"] = serde_json::json!({
+        "symmetric": args.symmetric,
+        "invariants": args.invariants,
+        "shortest": true,
+    });
+    let file = std::fs::File::create(path)?;
+    let mut w = std::io::BufWriter::new(file);
+    report.trace.write_itf(machine, &meta, &mut w)?;
+    std::io::Write::flush(&mut w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_memory_amounts_parse() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
+        assert!(parse_duration("5 weeks").is_err());
+        assert_eq!(parse_memory("512").unwrap(), 512 << 20);
+        assert_eq!(parse_memory("2G").unwrap(), 2 << 30);
+        assert_eq!(parse_memory("64MiB").unwrap(), 64 << 20);
+        assert!(parse_memory("lots").is_err());
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(thousands(12), "12");
+    }
+}

@@ -1,0 +1,482 @@
+//! `ioa infer`: run an automaton under schedules and/or at random, propose likely invariants of
+//! its state (the `daikon` crate), print them as IOA `invariant` declarations (or JSON), and on
+//! request write the runs for Daikon itself (`--daikon DIR`) or check the proposals on further
+//! random runs (`--validate RUNS`).
+
+use super::fs::OsFileSystem;
+use super::model;
+use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::{ColorChoice, Format};
+use daikon::dtrace::DaikonWriter;
+use daikon::validate::{self, Validation};
+use daikon::{DeriveOptions, Engine, GrammarOptions, Options, Report, VarModel};
+use interpreter::machine::Machine;
+use interpreter::runner::{Runner, Weights};
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::IntoDiagnostic;
+use ioa_lang::loader::FileSystem;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Options of `ioa infer`.
+pub struct InferArgs {
+    pub file: PathBuf,
+    pub automaton: Option<String>,
+    pub params: Vec<String>,
+    pub schedules: Vec<String>,
+    pub all_schedules: bool,
+    pub random: bool,
+    pub runs: u64,
+    pub steps: u64,
+    pub seed: u64,
+    pub weights: Option<String>,
+    pub universe: Vec<String>,
+    pub universe_file: Option<PathBuf>,
+    pub confidence: f64,
+    pub explain: bool,
+    pub format: Format,
+    pub daikon: Option<PathBuf>,
+    pub prefix: String,
+    pub derive: Option<String>,
+    pub compare_all_numbers: bool,
+    pub no_linear: bool,
+    pub bounds: Option<String>,
+    pub split: bool,
+    pub validate: Option<u64>,
+    pub validate_seed: Option<u64>,
+    pub color: ColorChoice,
+}
+
+fn usage(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(2)
+}
+
+/// Runs `ioa infer`.
+pub fn run(args: InferArgs) -> ExitCode {
+    if !(args.confidence > 0.0 && args.confidence < 1.0) {
+        return usage(format!(
+            "--confidence must lie strictly between 0 and 1, not {}",
+            args.confidence
+        ));
+    }
+    let derive = match parse_derive(args.derive.as_deref(), args.compare_all_numbers) {
+        Ok(d) => d,
+        Err(e) => return usage(e),
+    };
+    let bounds = match parse_bounds(args.bounds.as_deref()) {
+        Ok(b) => b,
+        Err(e) => return usage(e),
+    };
+    let weights = match parse_weights(args.weights.as_deref()) {
+        Ok(w) => w,
+        Err(e) => return usage(e),
+    };
+    let m = match model::load(
+        &args.file,
+        args.universe_file.as_deref(),
+        &args.universe,
+        None,
+    ) {
+        Ok(m) => m,
+        Err((d, s)) => return model::fail(&d, &s, args.color),
+    };
+    // Without --automaton or --schedule, the automaton that every schedule drives will do.
+    let driven = m.spec.schedules.first().filter(|first| {
+        m.spec
+            .schedules
+            .iter()
+            .all(|s| s.automaton == first.automaton)
+    });
+    let schedule_hint = args
+        .schedules
+        .first()
+        .map(String::as_str)
+        .or(driven.map(|s| s.name.as_str()));
+    let automaton = match model::pick_automaton(&m.spec, args.automaton.as_deref(), schedule_hint) {
+        Ok(a) => a,
+        Err(e) => return usage(e),
+    };
+    let params = match model::params(&m.spec, automaton, &args.params) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
+    // Which schedules: those named, or every schedule of the automaton (--all-schedules, or
+    // when neither --schedule nor --random is given).
+    let mut schedules = Vec::new();
+    for name in &args.schedules {
+        match m.spec.schedules.iter().find(|s| &s.name == name) {
+            Some(s) if s.automaton == automaton => schedules.push(s),
+            Some(s) => {
+                return usage(format!(
+                    "schedule `{name}` drives `{}`, not `{aut_name}`",
+                    m.spec.automata[s.automaton.0 as usize].name
+                ))
+            }
+            None => {
+                let known: Vec<&str> = m.spec.schedules.iter().map(|s| s.name.as_str()).collect();
+                return usage(format!(
+                    "no schedule `{name}`; the model has: {}",
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    if args.all_schedules || (schedules.is_empty() && !args.random) {
+        schedules = m
+            .spec
+            .schedules
+            .iter()
+            .filter(|s| s.automaton == automaton)
+            .collect();
+        if schedules.is_empty() {
+            return usage(format!(
+                "`{aut_name}` has no schedule in the model: give --random [--runs R --steps N]"
+            ));
+        }
+    }
+    // Runs ignore the model's own invariants: a violation must not cut a sample run short.
+    let mut bare = m.spec.clone();
+    bare.invariants.clear();
+    let machine = match Machine::new(&bare, &m.universe, automaton, params.clone()) {
+        Ok(x) => x,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    };
+    let options = Options {
+        confidence: args.confidence,
+        derive,
+        grammar: GrammarOptions {
+            linear: !args.no_linear,
+            bounds,
+            split: args.split,
+        },
+        prefix: args.prefix.clone(),
+    };
+    let started = std::time::Instant::now();
+    let model_vars = VarModel::new(&machine, options.derive);
+    let mut engine = Engine::new(&machine, &model_vars, options.grammar);
+    let mut daikon_out = match args
+        .daikon
+        .as_deref()
+        .map(|d| DaikonFiles::create(d, &machine))
+    {
+        Some(Ok(d)) => Some(d),
+        Some(Err(e)) => {
+            print_stderr(&format!("error: {e}\n"));
+            return ExitCode::from(1);
+        }
+        None => None,
+    };
+    let runner = Runner::new(&machine);
+    let mut feed = |label: String, report: interpreter::runner::RunReport| -> Result<(), String> {
+        if let Some(d) = super::run::stop_diagnostic(&machine, &report) {
+            print_stderr(&format!(
+                "warning: {label} stopped early; its {} state(s) are used\n",
+                report.trace.states.len()
+            ));
+            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+        }
+        engine.add_trace(&label, &report.trace);
+        if let Some(d) = daikon_out.as_mut() {
+            d.trace(&report.trace)?;
+        }
+        Ok(())
+    };
+    for s in &schedules {
+        let report = runner.schedule(s, args.steps.max(10_000), &mut |_| true);
+        if let Err(e) = feed(format!("schedule {}", s.name), report) {
+            return io_error(e);
+        }
+    }
+    if args.random {
+        for r in 0..args.runs {
+            let seed = args.seed.wrapping_add(r);
+            let report = runner.random(seed, args.steps, &weights, &mut |_| true);
+            if let Err(e) = feed(format!("random run, seed {seed}"), report) {
+                return io_error(e);
+            }
+        }
+    }
+    if let Some(d) = daikon_out.take() {
+        match d.finish() {
+            Ok(paths) => print_stderr(&format!("wrote {}\n", paths.join(" and "))),
+            Err(e) => return io_error(e),
+        }
+    }
+    let taken: Vec<String> = m.spec.invariants.iter().map(|i| i.name.clone()).collect();
+    let report = Report::build(&bare, &model_vars, &engine, &options, &taken);
+    let elapsed = started.elapsed().as_secs_f64();
+    let c = report.counts;
+    print_stderr(&format!(
+        "inferred {} invariant(s) of {aut_name} from {} run(s): {} state(s), {} distinct; {} \
+         variable(s), {} candidate(s) in {elapsed:.2} s\n",
+        report.declarations.len(),
+        c.traces,
+        c.states,
+        c.samples,
+        c.variables,
+        report.findings.len(),
+    ));
+    let validation = match args.validate {
+        Some(runs) => {
+            let plan = validate::Plan {
+                automaton,
+                params,
+                runs,
+                steps: args.steps,
+                seed: args
+                    .validate_seed
+                    .unwrap_or_else(|| args.seed.wrapping_add(args.runs)),
+                weights,
+            };
+            match check_on_runs(&args.file, &m, &report, &plan, args.color) {
+                Ok(v) => Some(v),
+                Err(code) => return code,
+            }
+        }
+        None => None,
+    };
+    match args.format {
+        Format::Text => {
+            let mut text = report.ioa();
+            if args.explain {
+                text.push_str(&report.explain());
+            }
+            if let Some(v) = &validation {
+                text.push_str(&validation_text(v));
+            }
+            print_stdout(text.trim_end());
+        }
+        Format::Json => {
+            let mut json = report.to_json(args.explain);
+            if let Some(v) = &validation {
+                json["validation"] = serde_json::to_value(v).unwrap_or_default();
+            }
+            print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
+        }
+    }
+    match &validation {
+        Some(v) if v.violated() > 0 => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+fn io_error(e: String) -> ExitCode {
+    print_stderr(&format!("error: {e}\n"));
+    ExitCode::from(1)
+}
+
+/// Appends the declarations to the model, checks it again and runs the validation.
+fn check_on_runs(
+    file: &Path,
+    m: &model::Model,
+    report: &Report,
+    plan: &validate::Plan,
+    color: ColorChoice,
+) -> Result<Validation, ExitCode> {
+    let fs = Appended {
+        root: OsFileSystem.canonical(file),
+        text: report.ioa(),
+    };
+    let checked = ioa_lang::check_files(&[file.to_path_buf()], &fs);
+    let Some(spec) = checked.spec else {
+        print_stderr("error: the inferred invariants do not check when added to the model\n");
+        print_diagnostics(&checked.diagnostics, &checked.sources, Format::Text, color);
+        return Err(ExitCode::from(1));
+    };
+    let names: Vec<String> = report.declarations.iter().map(|d| d.name.clone()).collect();
+    if names.is_empty() {
+        return Ok(Validation {
+            runs: plan.runs,
+            steps: plan.steps,
+            seed: plan.seed,
+            states: 0,
+            distinct_states: 0,
+            invariants: vec![],
+        });
+    }
+    validate::validate(&spec, &m.universe, plan, &names)
+        .map_err(|e| model::fail(&[e.to_diagnostic()], &m.sources, color))
+}
+
+/// The validation's outcome as `%` comments.
+fn validation_text(v: &Validation) -> String {
+    let mut out = format!(
+        "\n% Validation on {} random run(s) of at most {} step(s), seeds {}..{}: {} state(s), {} \
+         distinct.\n% {} of {} invariant(s) held in every state.\n",
+        v.runs,
+        v.steps,
+        v.seed,
+        v.seed + v.runs.saturating_sub(1),
+        v.states,
+        v.distinct_states,
+        v.invariants.len() - v.violated(),
+        v.invariants.len()
+    );
+    for c in v.invariants.iter().filter(|c| c.violating_states > 0) {
+        let first = c
+            .first
+            .as_ref()
+            .map(|f| {
+                let at = match &f.action {
+                    Some(a) => format!("after step {a}"),
+                    None => "in the start state".to_string(),
+                };
+                let error = f
+                    .error
+                    .as_ref()
+                    .map(|e| format!(" (evaluation failed: {e})"))
+                    .unwrap_or_default();
+                format!("; first in the run with seed {} {at}{error}", f.seed)
+            })
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "% {} is violated in {} run(s), {} distinct state(s){first}\n",
+            c.name, c.violating_runs, c.violating_states
+        ));
+    }
+    out
+}
+
+/// The real file system, with text appended to the model file.
+struct Appended {
+    root: PathBuf,
+    text: String,
+}
+
+impl FileSystem for Appended {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        let mut text = OsFileSystem.read(path)?;
+        if self.canonical(path) == self.root {
+            text.push('\n');
+            text.push_str(&self.text);
+        }
+        Ok(text)
+    }
+
+    fn canonical(&self, path: &Path) -> PathBuf {
+        OsFileSystem.canonical(path)
+    }
+}
+
+/// `DIR/A.decls` and `DIR/A.dtrace`, written as the runs come in.
+struct DaikonFiles<'m, 's> {
+    writer: DaikonWriter<'m, 's>,
+    dtrace: std::io::BufWriter<std::fs::File>,
+    paths: Vec<String>,
+}
+
+impl<'m, 's> DaikonFiles<'m, 's> {
+    fn create(dir: &Path, machine: &'m Machine<'s>) -> Result<Self, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        let name = &machine.spec.automata[machine.root.0 as usize].name;
+        let decls_path = dir.join(format!("{name}.decls"));
+        let dtrace_path = dir.join(format!("{name}.dtrace"));
+        let writer = DaikonWriter::new(machine);
+        let open = |p: &Path| {
+            std::fs::File::create(p)
+                .map(std::io::BufWriter::new)
+                .map_err(|e| format!("cannot write `{}`: {e}", p.display()))
+        };
+        let mut decls = open(&decls_path)?;
+        writer
+            .write_decls(&mut decls)
+            .and_then(|_| decls.flush())
+            .map_err(|e| format!("cannot write `{}`: {e}", decls_path.display()))?;
+        let mut dtrace = open(&dtrace_path)?;
+        writer
+            .write_header(&mut dtrace)
+            .map_err(|e| format!("cannot write `{}`: {e}", dtrace_path.display()))?;
+        Ok(DaikonFiles {
+            writer,
+            dtrace,
+            paths: vec![
+                decls_path.display().to_string(),
+                dtrace_path.display().to_string(),
+            ],
+        })
+    }
+
+    fn trace(&mut self, trace: &Trace) -> Result<(), String> {
+        self.writer
+            .write_trace(trace, &mut self.dtrace)
+            .map_err(|e| format!("cannot write `{}`: {e}", self.paths[1]))
+    }
+
+    fn finish(mut self) -> Result<Vec<String>, String> {
+        self.dtrace
+            .flush()
+            .map_err(|e| format!("cannot write `{}`: {e}", self.paths[1]))?;
+        Ok(self.paths)
+    }
+}
+
+/// `--derive sizes,intersections,null-arrays` (or `all`, `none`).
+fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveOptions, String> {
+    let mut d = match text {
+        None | Some("all") => DeriveOptions::all(),
+        Some(list) => {
+            let mut d = DeriveOptions::none();
+            for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                match item {
+                    "none" => {}
+                    "all" => d = DeriveOptions::all(),
+                    "sizes" => d.sizes = true,
+                    "intersections" => d.intersections = true,
+                    "null-arrays" => d.null_arrays = true,
+                    other => {
+                        return Err(format!(
+                            "--derive takes sizes, intersections, null-arrays, all or none, not `{other}`"
+                        ))
+                    }
+                }
+            }
+            d
+        }
+    };
+    d.compare_all_numbers = compare_all_numbers;
+    Ok(d)
+}
+
+/// `--bounds LOW..HIGH` (default: Daikon's −1..2).
+fn parse_bounds(text: Option<&str>) -> Result<(i64, i64), String> {
+    let Some(text) = text else {
+        return Ok(GrammarOptions::default().bounds);
+    };
+    let bad = || format!("--bounds takes LOW..HIGH, such as -1..2, not `{text}`");
+    let (low, high) = text.split_once("..").ok_or_else(bad)?;
+    let low: i64 = low.trim().parse().map_err(|_| bad())?;
+    let high: i64 = high.trim().parse().map_err(|_| bad())?;
+    if low > high {
+        return Err(bad());
+    }
+    Ok((low, high))
+}
+
+/// `--weights NAME=WEIGHT,…`, as `ioa run` reads it.
+fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
+    let mut w = Weights::default();
+    for item in text
+        .unwrap_or("")
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+    {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--weights takes NAME=WEIGHT items, not `{item}`"))?;
+        let v: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{value}` is not a number in --weights"))?;
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(format!(
+                "weights must be non-negative numbers, not `{value}`"
+            ));
+        }
+        w.by_name.push((name.trim().to_string(), v));
+    }
+    Ok(w)
+}

@@ -1,0 +1,304 @@
+//! End-to-end tests of `ioa explore`: the `ioa` binary is started from the package root with
+//! relative paths, as a user would, and its exit code and output are checked.
+//!
+//! - Verdicts and their exit codes: verified (0), a violated invariant or a deadlock (1), a bad
+//!   command line or model (2), a limit (3).
+//! - The acceptance path of the explorer: a false invariant of Global1 is refuted by a shortest
+//!   counterexample, written as an ITF trace that `ioa replay` re-executes up to the violation,
+//!   with and without symmetry reduction.
+//!
+//! Output is snapshotted with `--quiet`, which leaves out the timing line; paths of temporary
+//! files are shown as `$TMP/…`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The package root; the binary runs here, so paths in its output are relative.
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// What one run of the binary did.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    /// Standard output and standard error, labelled, for snapshots.
+    fn both(&self) -> String {
+        format!(
+            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// A directory for the files of one test, emptied first.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("explore-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch directory");
+    dir
+}
+
+/// Runs `ioa ARGS…` in the package root.
+fn ioa<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("start ioa");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explore-tests");
+    let normalise = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace(tmp.to_str().expect("UTF-8 path"), "$TMP")
+            .replace(ROOT, "$ROOT")
+    };
+    let o = Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: normalise(&out.stdout),
+        stderr: normalise(&out.stderr),
+    };
+    assert!(
+        !o.stderr.contains("panicked") && o.code != 101,
+        "ioa panicked:\n{}",
+        o.both()
+    );
+    o
+}
+
+/// `ioa explore ARGS… --color never`.
+fn explore(args: &[&str]) -> Outcome {
+    let mut all = vec!["explore"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--color", "never"]);
+    ioa(&all)
+}
+
+const WRONG: &str = "examples/consensus/global1_wrong_invariant.ioa";
+
+/// The false invariant `size(succeeded) ≤ 1` is refuted by a shortest counterexample (two nodes
+/// initiate, the quorums are defined, two ballots are made, both nodes vote for both, both
+/// succeed: 11 steps) found up to permutations of the nodes. The trace is a run of the
+/// unreduced automaton: `ioa replay` re-executes it and stops at the same violation.
+#[test]
+fn a_false_invariant_is_refuted_and_the_trace_replays() {
+    let dir = scratch("wrong_symmetric");
+    let trace = dir.join("wrong.json");
+    let o = explore(&[
+        WRONG,
+        "--automaton",
+        "Global1",
+        "--invariant",
+        "AtMostOneSucceeded",
+        "--universe",
+        "Value = [1]",
+        "--universe",
+        "abstain.B = {[0]}",
+        "--symmetric",
+        "Node",
+        "--trace",
+        trace.to_str().expect("UTF-8"),
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    assert_eq!(o.stdout.lines().count(), 11, "{}", o.both());
+    insta::assert_snapshot!(o.both());
+
+    let r = ioa(&["replay", trace.to_str().expect("UTF-8"), "--color", "never"]);
+    assert_eq!(r.code, 1, "{}", r.both());
+    assert!(
+        r.stderr.contains(
+            "invariant `AtMostOneSucceeded` is violated after step 11: internal internalDecide"
+        ),
+        "{}",
+        r.both()
+    );
+}
+
+/// The same refutation without symmetry, on two nodes (whose only quorum is both of them).
+#[test]
+fn a_false_invariant_is_refuted_without_symmetry() {
+    let dir = scratch("wrong_plain");
+    let trace = dir.join("wrong.json");
+    let o = explore(&[
+        WRONG,
+        "--automaton",
+        "Global1",
+        "--invariant",
+        "AtMostOneSucceeded",
+        "--universe",
+        "Node = [0]..[1]",
+        "--universe",
+        "defineQuorums.S = {[0], [1]}",
+        "--universe",
+        "Value = [1]",
+        "--trace",
+        trace.to_str().expect("UTF-8"),
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    assert!(o.stderr.contains("shortest counterexample: 11 steps"));
+    let r = ioa(&["replay", trace.to_str().expect("UTF-8")]);
+    assert_eq!(r.code, 1, "{}", r.both());
+    assert!(r
+        .stderr
+        .contains("`AtMostOneSucceeded` is violated after step 11"));
+}
+
+/// Peterson's algorithm: every invariant holds in all 92 reachable states (46 up to swapping
+/// the processes); exit 0.
+#[test]
+fn peterson_is_verified() {
+    let o = explore(&["examples/peterson/peterson.ioa", "--quiet"]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    insta::assert_snapshot!(o.both());
+    let o = explore(&[
+        "examples/peterson/peterson.ioa",
+        "--symmetric",
+        "Pid",
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(o.stderr.contains("all 46 reachable states"), "{}", o.both());
+}
+
+/// Without `--quiet` the header and the timing line are printed too.
+#[test]
+fn statistics_are_reported() {
+    let o = explore(&["examples/peterson/peterson.ioa", "--threads", "2"]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(o
+        .stderr
+        .starts_with("exploring Peterson: 18 action instances, 3 invariants\n"));
+    let timing = o.stderr.lines().last().expect("a timing line");
+    assert!(
+        timing.starts_with("time ")
+            && timing.contains("states/s")
+            && timing.contains("bytes/state")
+            && timing.ends_with("2 threads"),
+        "{}",
+        o.both()
+    );
+}
+
+/// `--format json` prints the verdict and the counters as one JSON document.
+#[test]
+fn json_report() {
+    let o = explore(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--universe",
+        "Int = 0..2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let json: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+    assert_eq!(json["verdict"], "verified");
+    assert_eq!(json["states"], 40);
+    assert_eq!(json["depth"], 11);
+    assert_eq!(json["deadlocks"], 1);
+}
+
+/// With `--deadlock`, the end of the LCR election (no action enabled) is a violation.
+#[test]
+fn deadlocks_can_be_violations() {
+    let o = explore(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--universe",
+        "Int = 0..2",
+        "--deadlock",
+        "--quiet",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.both());
+    insta::assert_snapshot!(o.both());
+}
+
+/// Every limit stops the search with exit code 3 and says how far it got.
+#[test]
+fn limits_stop_cleanly() {
+    let base = [
+        "examples/consensus/global1_invariants.ioa",
+        "--automaton",
+        "Global1",
+        "--universe-file",
+        "examples/consensus/explore.universe",
+        "--quiet",
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        explore(&args)
+    };
+    let o = with(&["--max-depth", "3"]);
+    assert_eq!(o.code, 3, "{}", o.both());
+    insta::assert_snapshot!("depth_limit", o.both());
+    let o = with(&["--max-states", "500"]);
+    assert_eq!(o.code, 3, "{}", o.both());
+    insta::assert_snapshot!("state_limit", o.both());
+    let o = with(&["--time-limit", "0"]);
+    assert_eq!(o.code, 3, "{}", o.both());
+    assert!(
+        o.stderr.contains("stopped at the time limit (0 s)"),
+        "{}",
+        o.both()
+    );
+    let o = with(&["--memory-limit", "1K"]);
+    assert_eq!(o.code, 3, "{}", o.both());
+    assert!(
+        o.stderr.contains("stopped at the memory limit"),
+        "{}",
+        o.both()
+    );
+}
+
+/// A type the model singles out cannot be declared symmetric: Global1 compares ballots by
+/// their `ordering` field.
+#[test]
+fn asymmetric_types_are_rejected() {
+    let o = explore(&[
+        "examples/consensus/global1_invariants.ioa",
+        "--automaton",
+        "Global1",
+        "--universe-file",
+        "examples/consensus/explore.universe",
+        "--symmetric",
+        "Ballot",
+    ]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o.stderr.contains("error[E0904]: `Ballot` is not symmetric"));
+    let o = explore(&["examples/peterson/peterson.ioa", "--symmetric", "Proc"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    insta::assert_snapshot!("unknown_symmetric_type", o.both());
+}
+
+/// Bad limits and models are errors (exit 2), not verdicts.
+#[test]
+fn errors_exit_with_2() {
+    let o = explore(&["examples/peterson/peterson.ioa", "--time-limit", "soon"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o.stderr.contains("--time-limit"));
+    let o = explore(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+    ]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o.stderr.contains("error[E0505]"), "{}", o.both());
+    let o = explore(&["examples/peterson/peterson.ioa", "--invariant", "Nope"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+}

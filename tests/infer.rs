@@ -1,0 +1,275 @@
+//! End-to-end tests of `ioa infer`: the binary is started from the package root, as a user
+//! would, on the consensus examples (the paper's Global1 and Cons) and on
+//! `tests/data/infer/counter.ioa`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The package root; the binary runs here, so paths are relative.
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// What one run of the binary did.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    fn both(&self) -> String {
+        format!(
+            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `ioa infer ARGS…` in the package root.
+fn infer(args: &[&str]) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .arg("infer")
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("start ioa");
+    let o = Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !o.stderr.contains("panicked") && o.code != 101,
+        "ioa panicked:\n{}",
+        o.both()
+    );
+    o
+}
+
+/// A directory for one test's files, emptied first.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("infer-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch directory");
+    dir
+}
+
+const GLOBAL1: &str = "examples/consensus/global1_schedules.ioa";
+
+/// The acceptance run: the schedule suite and 100 random runs of 100 steps (3 nodes, 20
+/// ballots, from default.universe).
+fn global1(extra: &[&str]) -> Outcome {
+    let mut args = vec![
+        GLOBAL1,
+        "--all-schedules",
+        "--random",
+        "--runs",
+        "100",
+        "--steps",
+        "100",
+    ];
+    args.extend_from_slice(extra);
+    infer(&args)
+}
+
+#[test]
+fn global1_yields_the_papers_inv1_inv2_inv3_inv5() {
+    let o = global1(&[]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    for wanted in [
+        "∀ n: Node (size(voted[n] ∩ abstained[n]) = 0)",
+        "∀ b: Ballot (val[b] ≠ nil ⇒ val[b].val ∈ proposed)",
+        "size(succeeded ∩ dead) = 0",
+        "succeeded ⊆ ballots",
+        "decided ⊆ initiated",
+    ] {
+        assert!(
+            o.stdout.contains(wanted),
+            "missing `{wanted}`:\n{}",
+            o.both()
+        );
+    }
+    assert!(o.stdout.starts_with("% ioa infer: "), "{}", o.both());
+    assert!(
+        o.stderr
+            .contains("inferred 7 invariant(s) of Global1 from 107 run(s)"),
+        "{}",
+        o.both()
+    );
+}
+
+#[test]
+fn global1_output_checks_when_added_to_the_model() {
+    let o = global1(&[]);
+    let dir = scratch("global1_output_checks");
+    let model = Path::new(ROOT).join(GLOBAL1);
+    let file = dir.join("with_invariants.ioa");
+    let text = format!("import \"{}\"\n\n{}\n", model.display(), o.stdout);
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(["check", file.to_str().unwrap(), "--color", "never"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn global1_invariants_hold_on_further_runs() {
+    let o = global1(&["--validate", "100"]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("% Validation on 100 random run(s) of at most 100 step(s), seeds 100..199"),
+        "{}",
+        o.both()
+    );
+    assert!(
+        o.stdout
+            .contains("% 7 of 7 invariant(s) held in every state."),
+        "{}",
+        o.both()
+    );
+}
+
+#[test]
+fn cons_agreement() {
+    let o = infer(&[
+        "examples/consensus/cons_schedules.ioa",
+        "--automaton",
+        "Cons",
+        "--all-schedules",
+        "--random",
+        "--runs",
+        "30",
+        "--steps",
+        "50",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    for wanted in [
+        "size(chosen) ≤ 1",
+        "chosen ⊆ proposed",
+        "decided ⊆ initiated",
+    ] {
+        assert!(
+            o.stdout.contains(wanted),
+            "missing `{wanted}`:\n{}",
+            o.both()
+        );
+    }
+}
+
+#[test]
+fn json_lists_invariants_and_with_explain_the_dropped() {
+    let o = infer(&[
+        "tests/data/infer/counter.ioa",
+        "--random",
+        "--runs",
+        "60",
+        "--steps",
+        "40",
+        "--format",
+        "json",
+        "--explain",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let json: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+    let invariants = json["invariants"].as_array().unwrap();
+    assert!(invariants
+        .iter()
+        .any(|i| i["text"] == "y = 2 * x + 1" && i["kind"] == "linear"));
+    assert!(invariants
+        .iter()
+        .all(|i| i["name"].as_str().unwrap().starts_with("Inv_")));
+    let dropped = json["dropped"].as_array().unwrap();
+    for verdict in ["falsified", "unjustified", "suppressed"] {
+        assert!(
+            dropped.iter().any(|d| d["verdict"] == verdict),
+            "no {verdict} candidate"
+        );
+    }
+    let falsified = dropped
+        .iter()
+        .find(|d| d["verdict"] == "falsified")
+        .unwrap();
+    assert!(falsified["witness"]["trace"]
+        .as_str()
+        .unwrap()
+        .starts_with("random run, seed"));
+}
+
+#[test]
+fn explain_comments_keep_the_output_ioa() {
+    let o = infer(&[
+        "tests/data/infer/counter.ioa",
+        "--random",
+        "--runs",
+        "60",
+        "--steps",
+        "40",
+        "--explain",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("% suppressed: y = 2 * z + 1 — follows from Inv_"),
+        "{}",
+        o.both()
+    );
+    for line in o.stdout.lines() {
+        assert!(
+            line.is_empty()
+                || line.starts_with('%')
+                || line.starts_with("invariant ")
+                || line.starts_with("  "),
+            "not IOA: {line}"
+        );
+    }
+}
+
+#[test]
+fn daikon_files_are_written() {
+    let dir = scratch("daikon_files");
+    let o = infer(&[
+        GLOBAL1,
+        "--automaton",
+        "Global1",
+        "--daikon",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let decls = std::fs::read_to_string(dir.join("Global1.decls")).unwrap();
+    let dtrace = std::fs::read_to_string(dir.join("Global1.dtrace")).unwrap();
+    assert!(decls.starts_with("decl-version 2.0\n"));
+    assert!(decls.contains("ppt Global1:::OBJECT\nppt-type object\n"));
+    assert!(decls.contains("ppt Global1.vote(Node,Ballot):::ENTER\nppt-type enter\n"));
+    assert!(dtrace.contains("\nGlobal1:::OBJECT\ninitiated\n"));
+    assert!(o.stderr.contains("Global1.decls"), "{}", o.both());
+}
+
+#[test]
+fn bad_options_are_usage_errors() {
+    let o = infer(&[GLOBAL1, "--confidence", "1.5"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o
+        .stderr
+        .contains("--confidence must lie strictly between 0 and 1"));
+    let o = infer(&[GLOBAL1, "--derive", "sizes,squares"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o.stderr.contains("not `squares`"));
+    let o = infer(&["examples/consensus/cons.ioa"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(
+        o.stderr.contains("`Cons` has no schedule in the model"),
+        "{}",
+        o.both()
+    );
+    let o = infer(&[GLOBAL1, "--schedule", "Nope"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+}
