@@ -12,6 +12,9 @@ use ioa_lang::ir::{
 use ioa_lang::span::Span;
 use std::collections::VecDeque;
 
+/// The most iterations a `while` loop in a proof entry may make in one step.
+const WHILE_LIMIT: u64 = 100_000;
+
 /// Which check of paired execution failed.
 #[derive(Debug, Clone)]
 pub enum Check {
@@ -260,7 +263,63 @@ impl<'m, 's> Pair<'m, 's> {
                 }
                 Ok(())
             }
-            _ => Ok(()),
+            StmtKind::ForIn {
+                var,
+                collection,
+                body,
+            } => {
+                for item in self.loop_items(collection, a0, b_state, locals)? {
+                    locals[*var as usize] = item;
+                    for s in body {
+                        self.start_stmt(s, a0, b_state, locals)?;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::ForWhere {
+                var,
+                ty,
+                cond,
+                body,
+            } => {
+                let range = self.a.universe.carrier_at(self.a.spec, ty, s.span)?;
+                for item in range.iter() {
+                    locals[*var as usize] = item.clone();
+                    if self.eval_with(cond, a0, b_state, locals)?.as_bool() == Some(true) {
+                        for s in body {
+                            self.start_stmt(s, a0, b_state, locals)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::Ignore | StmtKind::Yield(_) => Ok(()),
+            StmtKind::While { .. } | StmtKind::Fire { .. } => Err(RunError::Undefined {
+                span: s.span,
+                what: "a `while` loop or a `fire` in a start block",
+            }),
+        }
+    }
+
+    /// The elements a `for x in S` loop visits, in value order.
+    fn loop_items(
+        &self,
+        collection: &Expr,
+        a_state: &[Value],
+        b_state: &[Value],
+        locals: &mut [Value],
+    ) -> Result<Vec<Value>, RunError> {
+        match self.eval_with(collection, a_state, b_state, locals)? {
+            Value::Set(x) => Ok(x.into_iter().collect()),
+            Value::Mset(m) => Ok(m
+                .into_iter()
+                .flat_map(|(x, n)| std::iter::repeat_n(x, n as usize))
+                .collect()),
+            Value::Seq(x) => Ok(x.iter().cloned().collect()),
+            _ => Err(RunError::Undefined {
+                span: collection.span,
+                what: "a `for … in` loop over something that is not a set, multiset or sequence",
+            }),
         }
     }
 
@@ -427,16 +486,58 @@ impl<'m, 's> Pair<'m, 's> {
                     collection,
                     body,
                 } => {
-                    let items: Vec<Value> = match self
-                        .eval_with(collection, a_pre, &self.b_state.clone(), locals)
-                        .map_err(Check::Error)?
-                    {
-                        Value::Set(x) => x.into_iter().collect(),
-                        Value::Seq(x) => x.iter().cloned().collect(),
-                        _ => vec![],
-                    };
+                    let b_state = self.b_state.clone();
+                    let items = self
+                        .loop_items(collection, a_pre, &b_state, locals)
+                        .map_err(Check::Error)?;
                     for item in items {
                         locals[*var as usize] = item;
+                        self.run_entry(body, a_pre, locals, fired)?;
+                    }
+                }
+                StmtKind::ForWhere {
+                    var,
+                    ty,
+                    cond,
+                    body,
+                } => {
+                    let range = self
+                        .a
+                        .universe
+                        .carrier_at(self.a.spec, ty, s.span)
+                        .map_err(Check::Error)?;
+                    for item in range.iter() {
+                        locals[*var as usize] = item.clone();
+                        let b_state = self.b_state.clone();
+                        let holds = self
+                            .eval_with(cond, a_pre, &b_state, locals)
+                            .map_err(Check::Error)?
+                            .as_bool()
+                            == Some(true);
+                        if holds {
+                            self.run_entry(body, a_pre, locals, fired)?;
+                        }
+                    }
+                }
+                StmtKind::While { cond, body } => {
+                    let mut iterations = 0u64;
+                    loop {
+                        let b_state = self.b_state.clone();
+                        let holds = self
+                            .eval_with(cond, a_pre, &b_state, locals)
+                            .map_err(Check::Error)?
+                            .as_bool()
+                            == Some(true);
+                        if !holds {
+                            break;
+                        }
+                        iterations += 1;
+                        if iterations > WHILE_LIMIT {
+                            return Err(Check::Error(RunError::LoopLimit {
+                                span: s.span,
+                                limit: WHILE_LIMIT,
+                            }));
+                        }
                         self.run_entry(body, a_pre, locals, fired)?;
                     }
                 }
@@ -464,9 +565,14 @@ impl<'m, 's> Pair<'m, 's> {
                         self.aux = aux;
                         result.map_err(Check::Error)?;
                         let _ = k;
+                    } else {
+                        return Err(Check::Error(RunError::Undefined {
+                            span: s.span,
+                            what: "an assignment in a proof entry to anything but an auxiliary variable of the proof block",
+                        }));
                     }
                 }
-                _ => {}
+                StmtKind::Ignore | StmtKind::Yield(_) => {}
             }
         }
         Ok(())

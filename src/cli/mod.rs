@@ -5,6 +5,7 @@ mod explore;
 mod fmt;
 mod fs;
 mod infer;
+mod itf;
 mod model;
 mod output;
 mod pair;
@@ -130,12 +131,25 @@ enum Command {
         /// Seed of the first random run; run k uses SEED + k.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
+        #[arg(long)]
+        weights: Option<String>,
         /// A universe line (repeatable); see `ioa run --help`.
         #[arg(long)]
         universe: Vec<String>,
         /// A universe file (default: MODEL.universe or default.universe beside the model).
         #[arg(long)]
         universe_file: Option<PathBuf>,
+        /// Write the implementation's run (the failing one, shrunk, or the schedule's) as an ITF
+        /// JSON trace that `ioa replay` re-executes.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Print every step of the implementation with the specification steps fired for it.
+        #[arg(long)]
+        log: bool,
+        /// Print only the verdict and the diagnostic, not the steps before a failure.
+        #[arg(long)]
+        quiet: bool,
         /// Report as text (stderr) or JSON (stdout).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -360,8 +374,12 @@ pub fn run() -> ExitCode {
             runs,
             steps,
             seed,
+            weights,
             universe,
             universe_file,
+            trace,
+            log,
+            quiet,
             format,
             color,
         } => pair::run(pair::PairArgs {
@@ -372,8 +390,12 @@ pub fn run() -> ExitCode {
             runs,
             steps,
             seed,
+            weights,
             universe,
             universe_file,
+            trace,
+            log,
+            quiet,
             format,
             color,
         }),

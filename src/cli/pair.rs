@@ -5,7 +5,7 @@ use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use interpreter::machine::{Disabled, Machine};
-use interpreter::runner::{Runner, Weights};
+use interpreter::runner::Runner;
 use interpreter::trace::Trace;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use simrel::{Check, Pair, PairFailure};
@@ -21,8 +21,12 @@ pub struct PairArgs {
     pub runs: u64,
     pub steps: u64,
     pub seed: u64,
+    pub weights: Option<String>,
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
+    pub trace: Option<PathBuf>,
+    pub log: bool,
+    pub quiet: bool,
     pub format: Format,
     pub color: ColorChoice,
 }
@@ -38,6 +42,7 @@ type RunWith<'a> = dyn FnMut(&mut dyn FnMut(&Trace) -> bool) -> interpreter::run
 /// What one paired run ended with.
 struct Outcome {
     trace: Trace,
+    choices: Vec<Vec<usize>>,
     failure: Option<PairFailure>,
     other: Option<Diagnostic>,
     b_log: Vec<String>,
@@ -82,10 +87,17 @@ pub fn run(args: PairArgs) -> ExitCode {
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
     let a_name = m.spec.automata[sim.from.0 as usize].name.clone();
+    let b_name = m.spec.automata[sim.to.0 as usize].name.clone();
     let runner = Runner::new(&a);
-    let drive = |run: &mut RunWith| -> Outcome {
+    let weights = match super::run::parse_weights(args.weights.as_deref()) {
+        Ok(w) => w,
+        Err(e) => return usage(e),
+    };
+    let log = args.log && !args.quiet && args.format == Format::Text;
+    let drive = |run: &mut RunWith, log: bool| -> Outcome {
         let mut pair: Option<Pair> = None;
         let mut failure = None;
+        let mut logged = 0;
         let mut on_step = |t: &Trace| -> bool {
             let k = t.steps.len();
             let result = if k == 0 {
@@ -97,6 +109,17 @@ pub fn run(args: PairArgs) -> ExitCode {
                     None => Ok(()),
                 }
             };
+            if log && result.is_ok() {
+                if k > 0 {
+                    print_stdout(&t.log_line(&a, k));
+                }
+                if let Some(p) = &pair {
+                    for line in &p.b_log[logged..] {
+                        print_stdout(&format!("    ↳ {line} in automaton {b_name}"));
+                    }
+                    logged = p.b_log.len();
+                }
+            }
             match result {
                 Ok(()) => true,
                 Err(f) => {
@@ -113,6 +136,7 @@ pub fn run(args: PairArgs) -> ExitCode {
         };
         Outcome {
             trace: report.trace,
+            choices: report.choices,
             failure,
             other,
             b_log: pair.map(|p| p.b_log).unwrap_or_default(),
@@ -138,16 +162,26 @@ pub fn run(args: PairArgs) -> ExitCode {
             ));
         };
         (
-            drive(&mut |cb| runner.schedule(schedule, args.steps, cb)),
+            drive(&mut |cb| runner.schedule(schedule, args.steps, cb), log),
             format!("schedule {name}"),
         )
     } else {
+        if args.format == Format::Text {
+            print_stderr(&format!(
+                "paired random runs of {a_name} and {b_name}: seed {}, {} step(s) per run, {} run(s)\n",
+                args.seed, args.steps, args.runs
+            ));
+        }
         let mut total = 0;
+        let mut fired = vec![0u64; a.actions.len()];
         let mut result = None;
         for r in 0..args.runs {
             let seed = args.seed.wrapping_add(r);
-            let o = drive(&mut |cb| runner.random(seed, args.steps, &Weights::default(), cb));
+            let o = drive(&mut |cb| runner.random(seed, args.steps, &weights, cb), log);
             total += o.trace.steps.len();
+            for st in &o.trace.steps {
+                fired[st.action] += 1;
+            }
             if o.failure.is_some() || o.other.is_some() {
                 let found = o.trace.steps.len();
                 let steps: Vec<(usize, Vec<interpreter::value::Value>)> = o
@@ -158,7 +192,7 @@ pub fn run(args: PairArgs) -> ExitCode {
                     .collect();
                 // Shrink to a shorter run of the implementation that still fails a check.
                 let mut fails = |list: &[(usize, Vec<interpreter::value::Value>)]| {
-                    let again = drive(&mut |cb| runner.actions(list, cb));
+                    let again = drive(&mut |cb| runner.actions(list, cb), false);
                     (again.failure.is_some() || again.other.is_some()).then(|| {
                         again
                             .trace
@@ -170,7 +204,7 @@ pub fn run(args: PairArgs) -> ExitCode {
                 };
                 let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut fails);
                 let shrunk = (short.len() < steps.len())
-                    .then(|| drive(&mut |cb| runner.actions(&short, cb)))
+                    .then(|| drive(&mut |cb| runner.actions(&short, cb), false))
                     .filter(|x| x.failure.is_some() || x.other.is_some());
                 let label = format!("run {} of {} (seed {seed})", r + 1, args.runs);
                 result = Some(match shrunk {
@@ -190,10 +224,29 @@ pub fn run(args: PairArgs) -> ExitCode {
             Some(r) => r,
             None => {
                 let msg = format!("paired execution of simulation {}: {} random run(s), {total} step(s) of {a_name}: every step matched, the relation held throughout", sim.name, args.runs);
+                // How often each action of A ran: shows whether crashes, losses and decisions
+                // were exercised at all.
+                let counts: Vec<(String, u64)> = a
+                    .actions
+                    .iter()
+                    .zip(&fired)
+                    .map(|(act, n)| (act.name.clone(), *n))
+                    .collect();
                 if args.format == Format::Json {
-                    print_stdout(&serde_json::json!({ "simulation": sim.name, "ok": true, "runs": args.runs, "steps": total }).to_string());
+                    print_stdout(&serde_json::json!({ "simulation": sim.name, "ok": true, "runs": args.runs, "steps": total, "steps_per_action": counts.iter().map(|(n, k)| (n.clone(), serde_json::Value::from(*k))).collect::<serde_json::Map<String, serde_json::Value>>() }).to_string());
                 } else {
                     print_stderr(&format!("{msg}\n"));
+                    if !args.quiet {
+                        let text: Vec<String> =
+                            counts.iter().map(|(n, k)| format!("{n} {k}")).collect();
+                        print_stderr(&format!("steps per action: {}\n", text.join(", ")));
+                    }
+                }
+                if let Some(path) = &args.trace {
+                    print_stderr(&format!(
+                        "no run failed, so no trace was written to `{}` (a schedule's run is written even when it passes)\n",
+                        path.display()
+                    ));
                 }
                 return ExitCode::SUCCESS;
             }
@@ -212,6 +265,27 @@ fn report(
 ) -> ExitCode {
     let steps = o.trace.steps.len();
     let lines: Vec<String> = (1..=steps).map(|k| o.trace.log_line(a, k)).collect();
+    if let Some(path) = &args.trace {
+        let written = super::itf::write_trace(
+            path,
+            a,
+            &o.trace,
+            super::itf::TraceMeta {
+                model: &args.file,
+                params: &[],
+                universe: &m.universe_text,
+                choices: &o.choices,
+                extra: serde_json::json!({ "pair": { "simulation": sim.name, "run": what } }),
+            },
+        );
+        if let Err(e) = written {
+            print_stderr(&format!(
+                "error: cannot write trace `{}`: {e}\n",
+                path.display()
+            ));
+            return ExitCode::from(2);
+        }
+    }
     let diag = o
         .failure
         .as_ref()
@@ -241,12 +315,14 @@ fn report(
             ExitCode::SUCCESS
         }
         Some(d) => {
-            let start = lines.len().saturating_sub(20);
-            if start > 0 {
-                print_stdout(&format!("… {start} earlier step(s)"));
-            }
-            for l in &lines[start..] {
-                print_stdout(l);
+            if !args.quiet && !args.log {
+                let start = lines.len().saturating_sub(20);
+                if start > 0 {
+                    print_stdout(&format!("… {start} earlier step(s)"));
+                }
+                for l in &lines[start..] {
+                    print_stdout(l);
+                }
             }
             print_diagnostics(&[d], &m.sources, Format::Text, args.color);
             print_stderr(&format!(

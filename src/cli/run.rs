@@ -202,7 +202,7 @@ fn shrink_violation(runner: &Runner, report: &RunReport) -> Option<RunReport> {
     matches!(r.stop, Stop::InvariantViolated { .. }).then_some(r)
 }
 
-fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
+pub(super) fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
     let mut w = Weights::default();
     for item in text
         .unwrap_or("")
@@ -236,23 +236,18 @@ fn finish(
     what: &str,
 ) -> ExitCode {
     if let Some(path) = &args.trace {
-        meta["format"] = "ITF".into();
-        meta["format-description"] = "https://apalache-mc.org/docs/adr/015adr-trace.html".into();
-        // An absolute path, so the trace replays from any folder.
-        let source = std::fs::canonicalize(&args.file).unwrap_or_else(|_| args.file.clone());
-        meta["source"] = source.display().to_string().into();
-        meta["automaton"] = machine.spec.automata[machine.root.0 as usize]
-            .name
-            .clone()
-            .into();
-        meta["params"] = args.params.clone().into();
-        meta["universe"] = m.universe_text.clone().into();
-        meta["choices"] = serde_json::to_value(&report.choices).unwrap_or_default();
-        let written = std::fs::File::create(path).and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            report.trace.write_itf(machine, &meta, &mut w)?;
-            std::io::Write::flush(&mut w)
-        });
+        let written = super::itf::write_trace(
+            path,
+            machine,
+            &report.trace,
+            super::itf::TraceMeta {
+                model: &args.file,
+                params: &args.params,
+                universe: &m.universe_text,
+                choices: &report.choices,
+                extra: std::mem::take(&mut meta),
+            },
+        );
         if let Err(e) = written {
             print_stderr(&format!(
                 "error: cannot write trace `{}`: {e}\n",
