@@ -1,4 +1,20 @@
 //! Proof obligations for invariants and forward simulations, checked by Z3 and exported as
-//! SMT-LIB2 and Isabelle/HOL.
+//! SMT-LIB2.
 //!
-//! Not built yet: this crate holds only its header until the prover issue is resolved.
+//! - [`obligations`]: which formulas must be valid (invariant start/step; simulation start and
+//!   step per action and proof-block case), each an SMT-LIB2 script.
+//! - [`smt`]: the encoding of IOA sorts, expressions and effects (SSA, pointwise loops).
+//! - [`solve`]: Z3 in process; verdicts and counterexamples as IOA values.
+//! - [`houdini`]: checking many candidate invariants against one encoding of each transition,
+//!   the loop `ioa verify` needs.
+//!
+//! The crate never prints: verdicts and counterexamples are data the `ioa` command renders.
+
+pub mod error;
+pub mod houdini;
+pub mod obligations;
+pub mod smt;
+pub mod solve;
+
+pub use error::EncodeError;
+pub use obligations::{Assumptions, Obligation};

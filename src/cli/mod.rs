@@ -2,6 +2,7 @@
 
 mod check;
 mod explore;
+mod export_smt;
 mod fmt;
 mod fs;
 mod infer;
@@ -9,6 +10,7 @@ mod itf;
 mod model;
 mod output;
 mod pair;
+mod prove;
 mod replay;
 mod run;
 
@@ -322,6 +324,61 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Prove invariants and forward simulations with Z3: print each proof obligation with its
+    /// verdict (proved, failed with a counterexample, unknown, timeout) and time; exit 0 only if
+    /// all are proved.
+    Prove {
+        /// The .ioa model.
+        file: PathBuf,
+        /// Prove this forward simulation (repeatable; default: every simulation and invariant).
+        #[arg(long = "simulation")]
+        simulations: Vec<String>,
+        /// Prove this invariant (repeatable; default: every simulation and invariant).
+        #[arg(long = "invariant")]
+        invariants: Vec<String>,
+        /// Invariants assumed in pre-states, comma-separated, or `none` (default: every
+        /// invariant declared of the automaton).
+        #[arg(long)]
+        assume: Option<String>,
+        /// Time limit per obligation, in seconds.
+        #[arg(long, default_value_t = 30.0)]
+        timeout: f64,
+        /// A text table or one JSON document.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Export proof obligations for other tools.
+    Export {
+        #[command(subcommand)]
+        target: ExportTarget,
+    },
+}
+
+/// What `ioa export` writes.
+#[derive(Subcommand)]
+enum ExportTarget {
+    /// One SMT-LIB2 file per proof obligation (`z3 FILE.smt2` prints unsat when it holds).
+    Smt {
+        /// The .ioa model.
+        file: PathBuf,
+        /// The folder to write into (created if missing).
+        dir: PathBuf,
+        /// Only this forward simulation (repeatable).
+        #[arg(long = "simulation")]
+        simulations: Vec<String>,
+        /// Only this invariant (repeatable).
+        #[arg(long = "invariant")]
+        invariants: Vec<String>,
+        /// Invariants assumed in pre-states, comma-separated, or `none` (default: all declared).
+        #[arg(long)]
+        assume: Option<String>,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -511,5 +568,44 @@ pub fn run() -> ExitCode {
             };
             fmt::run(&files, mode, color)
         }
+        Command::Prove {
+            file,
+            simulations,
+            invariants,
+            assume,
+            timeout,
+            format,
+            color,
+        } => prove::run(prove::ProveArgs {
+            selection: prove::Selection {
+                file,
+                simulations,
+                invariants,
+                assume,
+            },
+            timeout,
+            format,
+            color,
+        }),
+        Command::Export {
+            target:
+                ExportTarget::Smt {
+                    file,
+                    dir,
+                    simulations,
+                    invariants,
+                    assume,
+                    color,
+                },
+        } => export_smt::run(
+            prove::Selection {
+                file,
+                simulations,
+                invariants,
+                assume,
+            },
+            &dir,
+            color,
+        ),
     }
 }

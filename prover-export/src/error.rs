@@ -1,0 +1,58 @@
+//! Why an obligation could not be generated: constructs the encoding does not support, and loops
+//! whose iterations depend on each other. Errors are data; `ioa` renders them.
+
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa_lang::span::Span;
+
+/// An error while turning the model into proof obligations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EncodeError {
+    /// A construct the SMT encoding has no translation for.
+    Unsupported {
+        /// What the construct is.
+        what: &'static str,
+        /// Where it is.
+        span: Span,
+    },
+    /// A `for` loop whose iterations read what earlier iterations wrote.
+    OrderDependentLoop {
+        /// The variable the loop both reads and writes (or writes twice).
+        variable: String,
+        /// The loop.
+        span: Span,
+    },
+    /// A name given on the command line or in `using` that is not declared.
+    UnknownName {
+        /// What kind of thing was looked up.
+        what: &'static str,
+        /// The name.
+        name: String,
+        /// Where the lookup was made (the simulation or invariant).
+        span: Span,
+    },
+}
+
+impl IntoDiagnostic for EncodeError {
+    fn to_diagnostic(&self) -> Diagnostic {
+        match self {
+            EncodeError::Unsupported { what, span } => Diagnostic::error(
+                "E0601",
+                format!("the prover cannot encode {what}"),
+                *span,
+            )
+            .with_hint("rewrite it with sets, arrays, tuples and quantifiers, or check this part by `ioa run`/`ioa explore`"),
+            EncodeError::OrderDependentLoop { variable, span } => Diagnostic::error(
+                "E0602",
+                format!("the iterations of this loop depend on each other through `{variable}`"),
+                *span,
+            )
+            .with_note("the prover turns a loop into a pointwise update, which needs iterations that neither read what others write nor write the same place")
+            .with_hint("write the effect without the loop, e.g. as one assignment of a set or array"),
+            EncodeError::UnknownName { what, name, span } => Diagnostic::error(
+                "E0603",
+                format!("no {what} named `{name}`"),
+                *span,
+            ),
+        }
+    }
+}

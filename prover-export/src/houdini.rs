@@ -1,0 +1,122 @@
+//! Checking candidate invariants cheaply, for a Houdini fixpoint (`ioa verify`, issue #8).
+//!
+//! Each transition of the automaton is encoded once ([`StepEncoding`]); every candidate gets two
+//! Boolean constants, its value in the pre-state and in the post-state. One Z3 solver per
+//! transition holds all of that, and a query "is candidate `c` preserved by this transition
+//! assuming the candidates in `S`" is a `check_assumptions` call with `pre.s` for `s ∈ S` and
+//! `¬post.c`, so the transition relation is parsed and simplified once for the whole fixpoint.
+
+use crate::error::EncodeError;
+use crate::obligations::invariant::{invariant_term, step_encoding, transitions, StepEncoding};
+use ioa_lang::ir::{AutomatonId, Expr, Spec};
+use std::time::Duration;
+use z3::ast::Bool;
+use z3::{Params, SatResult, Solver};
+
+/// The answer to one candidate query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepAnswer {
+    /// Preserved (unsat).
+    Preserved,
+    /// Not preserved: Z3 found a pre-state satisfying the assumptions where the step breaks it.
+    Broken,
+    /// Z3 gave up or ran out of time.
+    Unknown,
+}
+
+/// Per-transition solvers holding the candidates of one automaton.
+pub struct CandidateChecker {
+    solvers: Vec<Solver>,
+    n_candidates: usize,
+}
+
+impl CandidateChecker {
+    /// Encodes every transition of `a` and every candidate (bodies over `a`'s state, with
+    /// `n_locals` as in [`ioa_lang::ir::Invariant`]).
+    pub fn new(
+        spec: &Spec,
+        a: AutomatonId,
+        candidates: &[&Expr],
+        timeout: Duration,
+    ) -> Result<Self, EncodeError> {
+        let mut solvers = Vec::new();
+        for t in 0..transitions(spec, a)?.len() {
+            let StepEncoding {
+                encoder: mut enc,
+                pre,
+                post,
+                ..
+            } = step_encoding(spec, a, t)?;
+            for (k, c) in candidates.iter().enumerate() {
+                let p = invariant_term(&mut enc, c, &pre)?;
+                let q = invariant_term(&mut enc, c, &post)?;
+                enc.script.declare(&format!("cand.pre.{k}"), "Bool");
+                enc.script.assert(&format!("(= cand.pre.{k} {p})"));
+                enc.script.declare(&format!("cand.post.{k}"), "Bool");
+                enc.script.assert(&format!("(= cand.post.{k} {q})"));
+            }
+            let solver = Solver::new();
+            let mut params = Params::new();
+            params.set_u32("timeout", timeout.as_millis().clamp(1, u32::MAX as u128) as u32);
+            solver.set_params(&params);
+            solver.from_string(enc.finish());
+            solvers.push(solver);
+        }
+        Ok(CandidateChecker {
+            solvers,
+            n_candidates: candidates.len(),
+        })
+    }
+
+    /// Number of transitions (each a separate query).
+    pub fn n_transitions(&self) -> usize {
+        self.solvers.len()
+    }
+
+    /// Whether transition `t` preserves candidate `c` assuming the candidates in `assumed` hold
+    /// in the pre-state.
+    pub fn preserved(&self, t: usize, c: usize, assumed: &[usize]) -> StepAnswer {
+        assert!(c < self.n_candidates);
+        let mut lits: Vec<Bool> = assumed
+            .iter()
+            .map(|k| Bool::new_const(format!("cand.pre.{k}")))
+            .collect();
+        lits.push(Bool::new_const(format!("cand.post.{c}")).not());
+        match self.solvers[t].check_assumptions(&lits) {
+            SatResult::Unsat => StepAnswer::Preserved,
+            SatResult::Sat => StepAnswer::Broken,
+            SatResult::Unknown => StepAnswer::Unknown,
+        }
+    }
+
+    /// Whether every transition preserves `c` assuming `assumed`.
+    pub fn inductive(&self, c: usize, assumed: &[usize]) -> StepAnswer {
+        let mut answer = StepAnswer::Preserved;
+        for t in 0..self.solvers.len() {
+            match self.preserved(t, c, assumed) {
+                StepAnswer::Broken => return StepAnswer::Broken,
+                StepAnswer::Unknown => answer = StepAnswer::Unknown,
+                StepAnswer::Preserved => {}
+            }
+        }
+        answer
+    }
+
+    /// The Houdini fixpoint over the step obligations: repeatedly drops every candidate that
+    /// some transition does not preserve assuming all remaining ones; returns the survivors.
+    /// (Start obligations are the caller's: a candidate false initially must be dropped first.)
+    pub fn fixpoint(&self, initial: &[usize]) -> Vec<usize> {
+        let mut alive: Vec<usize> = initial.to_vec();
+        loop {
+            let keep: Vec<usize> = alive
+                .iter()
+                .copied()
+                .filter(|c| self.inductive(*c, &alive) == StepAnswer::Preserved)
+                .collect();
+            if keep.len() == alive.len() {
+                return keep;
+            }
+            alive = keep;
+        }
+    }
+}

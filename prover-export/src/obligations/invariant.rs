@@ -1,0 +1,182 @@
+//! Obligations for `invariant I of A`: *start* (I holds in every start state of A) and one *step*
+//! per transition (I ∧ assumed invariants ∧ where ∧ pre ∧ eff ⇒ I′).
+//!
+//! [`StepEncoding`] is the step's hypotheses without any invariant, with the pre- and post-state
+//! terms, so that a caller (the Houdini loop of `ioa verify`) can assert many candidates over
+//! one encoding of the transition relation.
+
+use super::{
+    assert_goals, assumed_invariants, declare_params, declare_state, show_state, slots_used,
+    start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
+};
+use crate::error::EncodeError;
+use crate::smt::expr::{Encoder, Env};
+use ioa_lang::ir::{AutomatonBody, AutomatonId, Expr, Spec, Transition};
+
+/// One transition's relation, encoded once: hypotheses in `encoder`, states in `pre`/`post`.
+#[derive(Debug, Clone)]
+pub struct StepEncoding<'s> {
+    /// The script so far (declarations, `where`, pre, effect).
+    pub encoder: Encoder<'s>,
+    /// The environment before the step.
+    pub pre: Env,
+    /// The environment after it.
+    pub post: Env,
+    /// Action parameters, for counterexamples.
+    pub params: Vec<Shown>,
+    /// The automaton.
+    pub automaton: AutomatonId,
+    /// The transition's index in the automaton's list.
+    pub transition: usize,
+}
+
+/// The transitions of a primitive automaton.
+pub fn transitions(spec: &Spec, a: AutomatonId) -> Result<&[Transition], EncodeError> {
+    match &spec.automata[a.0 as usize].body {
+        AutomatonBody::Primitive(p) => Ok(&p.transitions),
+        AutomatonBody::Composite(_) => Err(EncodeError::Unsupported {
+            what: "a composite automaton",
+            span: spec.automata[a.0 as usize].span,
+        }),
+    }
+}
+
+/// Encodes transition `index` of `a`.
+pub fn step_encoding(spec: &Spec, a: AutomatonId, index: usize) -> Result<StepEncoding<'_>, EncodeError> {
+    let t = &transitions(spec, a)?[index];
+    let mut enc = Encoder::new(spec);
+    let mut env = Env {
+        automaton: Some(a),
+        ..Env::default()
+    };
+    declare_params(&mut enc, a, &mut env);
+    enc.script.comment("the pre-state");
+    let pre_state = declare_state(&mut enc, a, "");
+    env.states.insert(a.0, pre_state);
+    enc.script.comment(&format!(
+        "the transition {}",
+        transition_label(spec, a, index)
+    ));
+    let mut params = Vec::new();
+    let post = transition(&mut enc, a, t, &env, &mut params)?;
+    Ok(StepEncoding {
+        encoder: enc,
+        pre: env,
+        post,
+        params,
+        automaton: a,
+        transition: index,
+    })
+}
+
+/// `vote` or `vote case first`.
+pub fn transition_label(spec: &Spec, a: AutomatonId, index: usize) -> String {
+    let aut = &spec.automata[a.0 as usize];
+    if let AutomatonBody::Primitive(p) = &aut.body {
+        let t = &p.transitions[index];
+        let name = &aut.actions[t.action.0 as usize].name;
+        match &t.case {
+            Some(c) => format!("{name} case {c}"),
+            None => name.clone(),
+        }
+    } else {
+        String::new()
+    }
+}
+
+/// An invariant's body as a term in `env` (quantified locals bound inside).
+pub fn invariant_term(enc: &mut Encoder, body: &Expr, env: &Env) -> Result<String, EncodeError> {
+    let mut env = env.clone();
+    env.locals.clear();
+    enc.expr(body, &env)
+}
+
+/// The start obligation and one step obligation per transition of invariant `index`.
+pub fn obligations(
+    spec: &Spec,
+    index: usize,
+    assume: &Assumptions,
+) -> Result<Vec<Obligation>, EncodeError> {
+    let inv = &spec.invariants[index];
+    let a = inv.automaton;
+    let assumed = assumed_invariants(spec, a, assume, inv.span)?;
+    let mut out = vec![start(spec, index)?];
+    for k in 0..transitions(spec, a)?.len() {
+        out.push(step(spec, index, k, &assumed)?);
+    }
+    Ok(out)
+}
+
+fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
+    let inv = &spec.invariants[index];
+    let a = inv.automaton;
+    let mut enc = Encoder::new(spec);
+    let mut env = Env {
+        automaton: Some(a),
+        ..Env::default()
+    };
+    declare_params(&mut enc, a, &mut env);
+    enc.script.comment("a start state");
+    start_state(&mut enc, a, &mut env, ".0")?;
+    let goal = invariant_term(&mut enc, &inv.body, &env)?;
+    let goals = assert_goals(&mut enc, &[(format!("{} holds", inv.name), goal)]);
+    let mut shown = Vec::new();
+    let slots = slots_used(a, true, &[&inv.body], &[]);
+    show_state(spec, a, &slots, env.state(a), Section::Start, false, &mut shown);
+    Ok(Obligation {
+        target: inv.name.clone(),
+        kind: Kind::InvariantStart,
+        action: None,
+        action_kind: None,
+        case: None,
+        assumed: vec![],
+        script: enc.finish(),
+        goals,
+        shown,
+        span: inv.span,
+    })
+}
+
+fn step(spec: &Spec, index: usize, t_index: usize, assumed: &[usize]) -> Result<Obligation, EncodeError> {
+    let inv = &spec.invariants[index];
+    let a = inv.automaton;
+    let StepEncoding {
+        encoder: mut enc,
+        pre,
+        post,
+        params,
+        ..
+    } = step_encoding(spec, a, t_index)?;
+    enc.script.comment("assumed invariants, in the pre-state");
+    for k in assumed {
+        let t = invariant_term(&mut enc, &spec.invariants[*k].body, &pre)?;
+        enc.script.comment(&spec.invariants[*k].name);
+        enc.script.assert(&t);
+    }
+    let goal = invariant_term(&mut enc, &inv.body, &post)?;
+    let goals = assert_goals(
+        &mut enc,
+        &[(format!("{} holds after the step", inv.name), goal)],
+    );
+    let t = &transitions(spec, a)?[t_index];
+    let mut exprs: Vec<&Expr> = vec![&inv.body];
+    exprs.extend(t.pre.iter());
+    let read = slots_used(a, true, &exprs, &[&t.eff]);
+    let mut shown = Vec::new();
+    show_state(spec, a, &read, pre.state(a), Section::Pre, false, &mut shown);
+    shown.extend(params);
+    show_state(spec, a, &read, post.state(a), Section::Post, false, &mut shown);
+    let action = &spec.automata[a.0 as usize].actions[t.action.0 as usize];
+    Ok(Obligation {
+        target: inv.name.clone(),
+        kind: Kind::InvariantStep,
+        action: Some(action.name.clone()),
+        action_kind: Some(action.kind.keyword()),
+        case: t.case.clone().map(|c| format!("case {c}")),
+        assumed: assumed.iter().map(|k| spec.invariants[*k].name.clone()).collect(),
+        script: enc.finish(),
+        goals,
+        shown,
+        span: t.span,
+    })
+}

@@ -1,0 +1,555 @@
+//! Expressions to SMT-LIB2 terms. The [`Encoder`] owns the script being written and the sorts
+//! it uses; an [`Env`] says which term each variable currently stands for (SSA: an assignment
+//! gives a variable a new constant, see [`super::stmt`]).
+//!
+//! `size(S)` compared with a literal (`size(S) = 0`, `size(S) ≤ 1`) becomes an exact
+//! cardinality formula over distinct elements; any other `size` of a set is an uninterpreted
+//! function with axioms true of finite sets (non-negative, zero exactly for `{}`, insert adds
+//! one, disjoint subsets of `S` add up to at most `size(S)`), which is what majority-quorum
+//! reasoning needs.
+
+use super::sorts::{
+    enum_constructor, field_accessor, mangle, tuple_constructor, union_accessor,
+    union_constructor, SortTable,
+};
+use super::{and, Script};
+use crate::error::EncodeError;
+use ioa_lang::ast::Quantifier;
+use ioa_lang::ir::{
+    AutomatonBody, AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Type, TypeDefKind, UnOp,
+    VarRef,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Writes terms, declarations and assertions for one obligation.
+#[derive(Debug, Clone)]
+pub struct Encoder<'s> {
+    /// The model.
+    pub spec: &'s Spec,
+    /// Datatypes used so far.
+    pub sorts: SortTable,
+    /// The script.
+    pub script: Script,
+    /// Element types of sets whose `size` is an uninterpreted function.
+    size_elems: BTreeSet<Type>,
+}
+
+/// What each variable stands for at one point of an obligation.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// The automaton whose state an unqualified state variable names.
+    pub automaton: Option<AutomatonId>,
+    /// Current term of each state slot, per automaton.
+    pub states: BTreeMap<u32, Vec<String>>,
+    /// Terms for each automaton's parameters.
+    pub params: BTreeMap<u32, Vec<String>>,
+    /// Auxiliary variables of a proof block.
+    pub aux: Vec<String>,
+    /// Their types.
+    pub aux_types: Vec<Type>,
+    /// Locals (action parameters, bound and loop variables).
+    pub locals: Vec<Option<String>>,
+}
+
+impl Env {
+    /// Binds local `k` to `term`.
+    pub fn bind(&mut self, k: u32, term: String) {
+        let k = k as usize;
+        if self.locals.len() <= k {
+            self.locals.resize(k + 1, None);
+        }
+        self.locals[k] = Some(term);
+    }
+
+    /// The state terms of automaton `a` (empty when not set up).
+    pub fn state(&self, a: AutomatonId) -> &[String] {
+        self.states.get(&a.0).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+}
+
+/// The state variables of a primitive automaton (empty for a composite).
+pub fn state_vars(spec: &Spec, a: AutomatonId) -> &[ioa_lang::ir::VarDecl] {
+    match &spec.automata[a.0 as usize].body {
+        AutomatonBody::Primitive(p) => &p.state,
+        AutomatonBody::Composite(_) => &[],
+    }
+}
+
+fn unsupported(what: &'static str, e: &Expr) -> EncodeError {
+    EncodeError::Unsupported { what, span: e.span }
+}
+
+impl<'s> Encoder<'s> {
+    /// A fresh encoder for one obligation.
+    pub fn new(spec: &'s Spec) -> Self {
+        Encoder {
+            spec,
+            sorts: SortTable::default(),
+            script: Script::default(),
+            size_elems: BTreeSet::new(),
+        }
+    }
+
+    /// The SMT sort of a type.
+    pub fn sort(&mut self, ty: &Type) -> String {
+        self.sorts.sort(self.spec, ty)
+    }
+
+    /// The whole script: datatypes, `size` functions and axioms, then the body.
+    pub fn finish(&self) -> String {
+        let mut sorts = self.sorts.clone();
+        let mut out = String::new();
+        let mut size_decls = String::new();
+        for elem in &self.size_elems {
+            let set = sorts.sort(self.spec, &Type::Set(Box::new(elem.clone())));
+            let f = size_fn(self.spec, elem);
+            let e = sorts.sort(self.spec, elem);
+            size_decls.push_str(&format!(
+                "(declare-fun {f} ({set}) Int)\n\
+                 (assert (forall ((s {set})) (! (>= ({f} s) 0) :pattern (({f} s)))))\n\
+                 (assert (forall ((s {set})) (! (= (= ({f} s) 0) (= s ((as const {set}) false))) :pattern (({f} s)))))\n\
+                 (assert (forall ((s {set}) (x {e})) (! (= ({f} (store s x true)) (+ ({f} s) (ite (select s x) 0 1))) :pattern (({f} (store s x true))))))\n\
+                 (assert (forall ((a {set}) (b {set}) (s {set})) (! (=> (and (subset a s) (subset b s) (= (intersection a b) ((as const {set}) false))) (<= (+ ({f} a) ({f} b)) ({f} s))) :pattern (({f} a) ({f} b) ({f} s)))))\n"
+            ));
+        }
+        out.push_str(&sorts.declarations(self.spec));
+        out.push_str(&size_decls);
+        out.push_str(&self.script.text());
+        out
+    }
+
+    /// The term for `e` in `env`.
+    pub fn expr(&mut self, e: &Expr, env: &Env) -> Result<String, EncodeError> {
+        let spec = self.spec;
+        Ok(match &e.kind {
+            ExprKind::Var(r) => self.var(r, env, e)?,
+            ExprKind::Int(i) => int(*i),
+            ExprKind::Bool(b) => b.to_string(),
+            ExprKind::Str(s) => format!("\"{}\"", s.replace('"', "\"\"")),
+            ExprKind::Nil => match &e.ty {
+                Type::Null(t) => {
+                    self.sort(&e.ty);
+                    format!("nil_{}", mangle(spec, t))
+                }
+                _ => return Err(unsupported("`nil` outside a Null type", e)),
+            },
+            ExprKind::EnumConst(k) => match &e.ty {
+                Type::Named(id) => match &spec.types[id.0 as usize].kind {
+                    TypeDefKind::Enumeration(names) => {
+                        self.sort(&e.ty);
+                        enum_constructor(spec, *id, &names[*k as usize])
+                    }
+                    _ => return Err(unsupported("this constant", e)),
+                },
+                _ => return Err(unsupported("this constant", e)),
+            },
+            ExprKind::Tuple(items) => {
+                let Type::Named(id) = &e.ty else {
+                    return Err(unsupported("an untyped tuple", e));
+                };
+                self.sort(&e.ty);
+                let mut parts = vec![tuple_constructor(spec, *id)];
+                for i in items {
+                    parts.push(self.expr(i, env)?);
+                }
+                if items.is_empty() {
+                    parts.remove(0)
+                } else {
+                    format!("({})", parts.join(" "))
+                }
+            }
+            ExprKind::Collection(items) => {
+                let sort = self.sort(&e.ty);
+                match &e.ty {
+                    Type::Set(_) => {
+                        let mut t = format!("((as const {sort}) false)");
+                        for i in items {
+                            t = format!("(store {t} {} true)", self.expr(i, env)?);
+                        }
+                        t
+                    }
+                    Type::Mset(_) => {
+                        let mut t = format!("((as const {sort}) 0)");
+                        for i in items {
+                            let x = self.expr(i, env)?;
+                            t = format!("(store {t} {x} (+ (select {t} {x}) 1))");
+                        }
+                        t
+                    }
+                    Type::Seq(_) => {
+                        let mut parts = Vec::new();
+                        for i in items {
+                            parts.push(format!("(seq.unit {})", self.expr(i, env)?));
+                        }
+                        match parts.len() {
+                            0 => format!("(as seq.empty {sort})"),
+                            1 => parts.remove(0),
+                            _ => format!("(seq.++ {})", parts.join(" ")),
+                        }
+                    }
+                    _ => return Err(unsupported("a collection literal of this type", e)),
+                }
+            }
+            ExprKind::Unary(op, x) => {
+                let t = self.expr(x, env)?;
+                match op {
+                    UnOp::Not => format!("(not {t})"),
+                    UnOp::Neg => format!("(- {t})"),
+                }
+            }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, env, e)?,
+            ExprKind::Field(x, k) => {
+                let Type::Named(id) = &x.ty else {
+                    return Err(unsupported("a field of a non-tuple", e));
+                };
+                let TypeDefKind::Tuple(fields) = &spec.types[id.0 as usize].kind else {
+                    return Err(unsupported("a field of a non-tuple", e));
+                };
+                let t = self.expr(x, env)?;
+                format!("({} {t})", field_accessor(spec, *id, &fields[*k as usize].0))
+            }
+            ExprKind::NullVal(x) => {
+                let Type::Null(inner) = &x.ty else {
+                    return Err(unsupported("`.val` of a non-Null", e));
+                };
+                let t = self.expr(x, env)?;
+                format!("(val_{} {t})", mangle(spec, inner))
+            }
+            ExprKind::UnionPayload(x, k) | ExprKind::Is(x, k) => {
+                let Type::Named(id) = &x.ty else {
+                    return Err(unsupported("a tag of a non-union", e));
+                };
+                let TypeDefKind::Union(tags) = &spec.types[id.0 as usize].kind else {
+                    return Err(unsupported("a tag of a non-union", e));
+                };
+                let tag = &tags[*k as usize].0;
+                let t = self.expr(x, env)?;
+                if matches!(e.kind, ExprKind::Is(..)) {
+                    format!("((_ is {}) {t})", union_constructor(spec, *id, tag))
+                } else {
+                    format!("({} {t})", union_accessor(spec, *id, tag))
+                }
+            }
+            ExprKind::UnionNew(k, x) => {
+                let Type::Named(id) = &e.ty else {
+                    return Err(unsupported("a union value of a non-union type", e));
+                };
+                let TypeDefKind::Union(tags) = &spec.types[id.0 as usize].kind else {
+                    return Err(unsupported("a union value of a non-union type", e));
+                };
+                self.sort(&e.ty);
+                let t = self.expr(x, env)?;
+                format!("({} {t})", union_constructor(spec, *id, &tags[*k as usize].0))
+            }
+            ExprKind::Index(a, i) => {
+                let at = self.expr(a, env)?;
+                let it = self.expr(i, env)?;
+                match &a.ty {
+                    Type::Array(..) => format!("(select {at} {it})"),
+                    Type::Map(_, v) => {
+                        self.sort(&a.ty);
+                        format!("(val_{} (select {at} {it}))", mangle(spec, v))
+                    }
+                    Type::Seq(_) => format!("(seq.nth {at} {it})"),
+                    _ => return Err(unsupported("indexing this type", e)),
+                }
+            }
+            ExprKind::Call(b, args) => self.call(*b, args, env, e)?,
+            ExprKind::Quant(q, vars, body) => {
+                let mut inner = env.clone();
+                let mut binders = Vec::new();
+                for (k, ty) in vars {
+                    let name = self.script.fresh("x");
+                    let sort = self.sort(ty);
+                    binders.push(format!("({name} {sort})"));
+                    inner.bind(*k, name);
+                }
+                let b = self.expr(body, &inner)?;
+                let q = match q {
+                    Quantifier::ForAll => "forall",
+                    Quantifier::Exists => "exists",
+                };
+                format!("({q} ({}) {b})", binders.join(" "))
+            }
+            ExprKind::Cond(c, a, b) => format!(
+                "(ite {} {} {})",
+                self.expr(c, env)?,
+                self.expr(a, env)?,
+                self.expr(b, env)?
+            ),
+            ExprKind::Choose { var, cond, .. } => {
+                // A `choose` is a fresh constant that satisfies its condition; the step exists
+                // only when some value does, as when the interpreter runs it.
+                let sort = self.sort(&e.ty);
+                let c = self.script.fresh_const("choose", &sort);
+                if let Some(cond) = cond {
+                    let mut inner = env.clone();
+                    inner.bind(*var, c.clone());
+                    let t = self.expr(cond, &inner)?;
+                    self.script.assert(&t);
+                }
+                c
+            }
+        })
+    }
+
+    fn var(&mut self, r: &VarRef, env: &Env, e: &Expr) -> Result<String, EncodeError> {
+        let missing = || unsupported("a variable outside the obligation's scope", e);
+        Ok(match r {
+            VarRef::State(k) => {
+                let a = env.automaton.ok_or_else(missing)?;
+                env.state(a).get(*k as usize).cloned().ok_or_else(missing)?
+            }
+            VarRef::Qualified { automaton, slot } => env
+                .state(*automaton)
+                .get(*slot as usize)
+                .cloned()
+                .ok_or_else(missing)?,
+            VarRef::Param(k) => {
+                let a = env.automaton.ok_or_else(missing)?;
+                env.params
+                    .get(&a.0)
+                    .and_then(|p| p.get(*k as usize))
+                    .cloned()
+                    .ok_or_else(missing)?
+            }
+            VarRef::Local(k) => env
+                .locals
+                .get(*k as usize)
+                .cloned()
+                .flatten()
+                .ok_or_else(missing)?,
+            VarRef::Aux(k) => env.aux.get(*k as usize).cloned().ok_or_else(missing)?,
+            VarRef::Component { .. } => {
+                return Err(unsupported("state of a composite's component", e))
+            }
+        })
+    }
+
+    fn binary(
+        &mut self,
+        op: BinOp,
+        l: &Expr,
+        r: &Expr,
+        env: &Env,
+        e: &Expr,
+    ) -> Result<String, EncodeError> {
+        if let Some(t) = self.size_literal(op, l, r, env)? {
+            return Ok(t);
+        }
+        let a = self.expr(l, env)?;
+        let b = self.expr(r, env)?;
+        let set = matches!(l.ty, Type::Set(_));
+        let mset = matches!(l.ty, Type::Mset(_));
+        Ok(match op {
+            BinOp::Iff => format!("(= {a} {b})"),
+            BinOp::Implies => format!("(=> {a} {b})"),
+            BinOp::Or => format!("(or {a} {b})"),
+            BinOp::And => format!("(and {a} {b})"),
+            BinOp::Eq => format!("(= {a} {b})"),
+            BinOp::Neq => format!("(not (= {a} {b}))"),
+            BinOp::Lt => format!("(< {a} {b})"),
+            BinOp::Le => format!("(<= {a} {b})"),
+            BinOp::Gt => format!("(> {a} {b})"),
+            BinOp::Ge => format!("(>= {a} {b})"),
+            BinOp::Add => format!("(+ {a} {b})"),
+            BinOp::Sub if set => format!("(setminus {a} {b})"),
+            BinOp::Sub => format!("(- {a} {b})"),
+            BinOp::Mul => format!("(* {a} {b})"),
+            BinOp::Div => format!("(div {a} {b})"),
+            BinOp::Mod => format!("(mod {a} {b})"),
+            BinOp::In | BinOp::NotIn => {
+                let t = match &r.ty {
+                    Type::Set(_) => format!("(select {b} {a})"),
+                    Type::Mset(_) => format!("(> (select {b} {a}) 0)"),
+                    Type::Seq(_) => format!("(seq.contains {b} (seq.unit {a}))"),
+                    _ => return Err(unsupported("membership in this type", e)),
+                };
+                if op == BinOp::In {
+                    t
+                } else {
+                    format!("(not {t})")
+                }
+            }
+            BinOp::SubsetEq if set => format!("(subset {a} {b})"),
+            BinOp::Subset if set => format!("(and (subset {a} {b}) (not (= {a} {b})))"),
+            BinOp::Union if set => format!("(union {a} {b})"),
+            BinOp::Intersect if set => format!("(intersection {a} {b})"),
+            BinOp::Difference if set => format!("(setminus {a} {b})"),
+            BinOp::SubsetEq if mset => {
+                let sort = self.element_sort(&l.ty);
+                let x = self.script.fresh("x");
+                format!("(forall (({x} {sort})) (<= (select {a} {x}) (select {b} {x})))")
+            }
+            BinOp::Append => format!("(seq.++ {a} (seq.unit {b}))"),
+            _ => return Err(unsupported("this operator on this type", e)),
+        })
+    }
+
+    fn element_sort(&mut self, collection: &Type) -> String {
+        match collection {
+            Type::Set(t) | Type::Mset(t) | Type::Seq(t) => self.sort(t),
+            _ => "Int".into(),
+        }
+    }
+
+    /// `size(S) ⋈ k` for a set `S` and literal `k`, as an exact cardinality formula.
+    fn size_literal(
+        &mut self,
+        op: BinOp,
+        l: &Expr,
+        r: &Expr,
+        env: &Env,
+    ) -> Result<Option<String>, EncodeError> {
+        let as_size = |x: &Expr| match &x.kind {
+            ExprKind::Call(Builtin::Size, args)
+                if args.len() == 1 && matches!(args[0].ty, Type::Set(_)) =>
+            {
+                Some(args[0].clone())
+            }
+            _ => None,
+        };
+        let as_lit = |x: &Expr| match x.kind {
+            ExprKind::Int(i) if (0..=4).contains(&i) => Some(i),
+            _ => None,
+        };
+        let (set, k, op) = match (as_size(l), as_lit(r), as_lit(l), as_size(r)) {
+            (Some(s), Some(k), _, _) => (s, k, op),
+            (_, _, Some(k), Some(s)) => {
+                let flipped = match op {
+                    BinOp::Lt => BinOp::Gt,
+                    BinOp::Le => BinOp::Ge,
+                    BinOp::Gt => BinOp::Lt,
+                    BinOp::Ge => BinOp::Le,
+                    other => other,
+                };
+                (s, k, flipped)
+            }
+            _ => return Ok(None),
+        };
+        let s = self.expr(&set, env)?;
+        let elem = self.element_sort(&set.ty);
+        let mut at_least = |n: i64| -> String {
+            if n <= 0 {
+                return "true".into();
+            }
+            let names: Vec<String> = (0..n).map(|_| self.script.fresh("e")).collect();
+            let binders: Vec<String> = names.iter().map(|x| format!("({x} {elem})")).collect();
+            let mut parts: Vec<String> = names.iter().map(|x| format!("(select {s} {x})")).collect();
+            if n > 1 {
+                parts.push(format!("(distinct {})", names.join(" ")));
+            }
+            format!("(exists ({}) {})", binders.join(" "), and(&parts))
+        };
+        let t = match op {
+            BinOp::Eq => format!("(and {} (not {}))", at_least(k), at_least(k + 1)),
+            BinOp::Neq => format!("(not (and {} (not {})))", at_least(k), at_least(k + 1)),
+            BinOp::Le => format!("(not {})", at_least(k + 1)),
+            BinOp::Lt => format!("(not {})", at_least(k)),
+            BinOp::Ge => at_least(k),
+            BinOp::Gt => at_least(k + 1),
+            _ => return Ok(None),
+        };
+        Ok(Some(t))
+    }
+
+    fn call(
+        &mut self,
+        b: Builtin,
+        args: &[Expr],
+        env: &Env,
+        e: &Expr,
+    ) -> Result<String, EncodeError> {
+        let spec = self.spec;
+        let mut ts = Vec::new();
+        for a in args {
+            ts.push(self.expr(a, env)?);
+        }
+        let arg_ty = |k: usize| args.get(k).map(|a| &a.ty);
+        Ok(match b {
+            Builtin::Insert => match arg_ty(1) {
+                Some(Type::Set(_)) => format!("(store {} {} true)", ts[1], ts[0]),
+                Some(Type::Mset(_)) => format!(
+                    "(store {s} {x} (+ (select {s} {x}) 1))",
+                    s = ts[1],
+                    x = ts[0]
+                ),
+                _ => return Err(unsupported("`insert` into this type", e)),
+            },
+            Builtin::Delete => match arg_ty(1) {
+                Some(Type::Set(_)) => format!("(store {} {} false)", ts[1], ts[0]),
+                Some(Type::Mset(_)) => format!(
+                    "(store {s} {x} (ite (> (select {s} {x}) 0) (- (select {s} {x}) 1) 0))",
+                    s = ts[1],
+                    x = ts[0]
+                ),
+                _ => return Err(unsupported("`delete` from this type", e)),
+            },
+            Builtin::Size => match arg_ty(0) {
+                Some(Type::Set(t)) => {
+                    self.sort(&Type::Set(t.clone()));
+                    self.size_elems.insert((**t).clone());
+                    format!("({} {})", size_fn(spec, t), ts[0])
+                }
+                Some(Type::Seq(_)) => format!("(seq.len {})", ts[0]),
+                _ => return Err(unsupported("`size` of this type", e)),
+            },
+            Builtin::Constant => {
+                let sort = self.sort(&e.ty);
+                match &e.ty {
+                    Type::Array(..) => format!("((as const {sort}) {})", ts[0]),
+                    Type::Map(_, v) => {
+                        format!("((as const {sort}) (embed_{} {}))", mangle(spec, v), ts[0])
+                    }
+                    _ => return Err(unsupported("`constant` of this type", e)),
+                }
+            }
+            Builtin::Embed => match &e.ty {
+                Type::Null(t) => {
+                    self.sort(&e.ty);
+                    format!("(embed_{} {})", mangle(spec, t), ts[0])
+                }
+                _ => return Err(unsupported("`embed` into this type", e)),
+            },
+            Builtin::Head => format!("(seq.nth {} 0)", ts[0]),
+            Builtin::Tail => format!("(seq.extract {s} 1 (- (seq.len {s}) 1))", s = ts[0]),
+            Builtin::Min => format!("(ite (<= {a} {b}) {a} {b})", a = ts[0], b = ts[1]),
+            Builtin::Max => format!("(ite (>= {a} {b}) {a} {b})", a = ts[0], b = ts[1]),
+            Builtin::Abs => format!("(ite (>= {a} 0) {a} (- {a}))", a = ts[0]),
+            Builtin::Defined => match arg_ty(0) {
+                Some(Type::Map(_, v)) => {
+                    format!("((_ is embed_{}) (select {} {}))", mangle(spec, v), ts[0], ts[1])
+                }
+                _ => return Err(unsupported("`defined` on this type", e)),
+            },
+            Builtin::Update => match arg_ty(0) {
+                Some(Type::Map(_, v)) => format!(
+                    "(store {} {} (embed_{} {}))",
+                    ts[0],
+                    ts[1],
+                    mangle(spec, v),
+                    ts[2]
+                ),
+                Some(Type::Array(..)) => format!("(store {} {} {})", ts[0], ts[1], ts[2]),
+                _ => return Err(unsupported("`update` of this type", e)),
+            },
+            Builtin::SetMin | Builtin::SetMax => {
+                return Err(unsupported("`min`/`max` of a set", e))
+            }
+        })
+    }
+}
+
+/// The uninterpreted `size` of sets of `elem`.
+pub fn size_fn(spec: &Spec, elem: &Type) -> String {
+    format!("size.{}", mangle(spec, elem))
+}
+
+/// An integer literal (negative ones as `(- n)`).
+pub fn int(i: i64) -> String {
+    if i < 0 {
+        format!("(- {})", i.unsigned_abs())
+    } else {
+        i.to_string()
+    }
+}

@@ -1,0 +1,244 @@
+//! `ioa prove`: generate the proof obligations of a model's invariants and forward simulations,
+//! check each with Z3, print a table (obligation, verdict, time) and the counterexamples, and
+//! exit 0 only if every obligation is proved.
+
+use super::fs::OsFileSystem;
+use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::{ColorChoice, Format};
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa_lang::ir::Spec;
+use ioa_lang::source_map::SourceMap;
+use prover_export::solve::{self, Verdict};
+use prover_export::{Assumptions, EncodeError, Obligation};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// What `ioa prove` and `ioa export smt` select.
+pub struct Selection {
+    /// The model.
+    pub file: PathBuf,
+    /// Simulations to prove, by name.
+    pub simulations: Vec<String>,
+    /// Invariants to prove, by name.
+    pub invariants: Vec<String>,
+    /// `--assume`: the invariants assumed in pre-states (default: all declared).
+    pub assume: Option<String>,
+}
+
+/// Arguments of `ioa prove`.
+pub struct ProveArgs {
+    /// What to prove.
+    pub selection: Selection,
+    /// Per-obligation time limit in seconds.
+    pub timeout: f64,
+    /// Text table or JSON.
+    pub format: Format,
+    /// Colour for diagnostics.
+    pub color: ColorChoice,
+}
+
+/// Checks the model and builds the selected obligations, or prints why not (exit code 1).
+pub fn obligations(
+    sel: &Selection,
+    color: ColorChoice,
+) -> Result<(Spec, SourceMap, Vec<Obligation>), ExitCode> {
+    let result = ioa_lang::check_files(std::slice::from_ref(&sel.file), &OsFileSystem);
+    let sources = result.sources;
+    let Some(spec) = result.spec else {
+        print_diagnostics(&result.diagnostics, &sources, Format::Text, color);
+        return Err(ExitCode::from(1));
+    };
+    let fail = |diags: Vec<Diagnostic>| {
+        print_diagnostics(&diags, &sources, Format::Text, color);
+        ExitCode::from(1)
+    };
+    let assume = match &sel.assume {
+        None => Assumptions::AllDeclared,
+        Some(list) if list.trim() == "none" => Assumptions::Named(vec![]),
+        Some(list) => Assumptions::Named(
+            list.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        ),
+    };
+    let everything = sel.simulations.is_empty() && sel.invariants.is_empty();
+    let mut invs = Vec::new();
+    for name in &sel.invariants {
+        match spec.invariants.iter().position(|i| &i.name == name) {
+            Some(k) => invs.push(k),
+            None => return Err(unknown("invariant", name, &spec, &sources, color)),
+        }
+    }
+    let mut sims = Vec::new();
+    for name in &sel.simulations {
+        match spec.simulations.iter().position(|s| &s.name == name) {
+            Some(k) => sims.push(k),
+            None => return Err(unknown("simulation", name, &spec, &sources, color)),
+        }
+    }
+    if everything {
+        invs = (0..spec.invariants.len()).collect();
+        sims = (0..spec.simulations.len()).collect();
+    }
+    let mut out = Vec::new();
+    let mut errors: Vec<EncodeError> = Vec::new();
+    for k in invs {
+        match prover_export::obligations::invariant::obligations(&spec, k, &assume) {
+            Ok(obs) => out.extend(obs),
+            Err(e) => errors.push(e),
+        }
+    }
+    for k in sims {
+        match prover_export::obligations::simulation::obligations(&spec, k, &assume) {
+            Ok(obs) => out.extend(obs),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(fail(errors.iter().map(|e| e.to_diagnostic()).collect()));
+    }
+    if out.is_empty() {
+        print_stderr("nothing to prove: the model declares no invariant and no simulation\n");
+        return Err(ExitCode::from(1));
+    }
+    Ok((spec, sources, out))
+}
+
+fn unknown(what: &str, name: &str, spec: &Spec, _sources: &SourceMap, _color: ColorChoice) -> ExitCode {
+    let known: Vec<&str> = if what == "invariant" {
+        spec.invariants.iter().map(|i| i.name.as_str()).collect()
+    } else {
+        spec.simulations.iter().map(|s| s.name.as_str()).collect()
+    };
+    print_stderr(&format!(
+        "error: no {what} named `{name}` in the model\n  = hint: the model declares: {}\n",
+        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+    ));
+    ExitCode::from(2)
+}
+
+/// Runs `ioa prove`.
+pub fn run(args: ProveArgs) -> ExitCode {
+    let (spec, _sources, obs) = match obligations(&args.selection, args.color) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        print_stderr("error: --timeout must be a positive number of seconds\n");
+        return ExitCode::from(2);
+    }
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    for ob in &obs {
+        let outcome = solve::check(&spec, ob, timeout);
+        rows.push((ob, outcome));
+    }
+    let total = started.elapsed();
+    let proved = rows
+        .iter()
+        .filter(|(_, o)| matches!(o.verdict, Verdict::Proved))
+        .count();
+    match args.format {
+        Format::Text => print_stdout(&text_report(&rows, total, args.timeout)),
+        Format::Json => {
+            let list: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|(ob, o)| {
+                    let mut v = serde_json::json!({
+                        "obligation": ob.name(),
+                        "target": ob.target,
+                        "action": ob.action,
+                        "case": ob.case,
+                        "assumed": ob.assumed,
+                        "verdict": o.verdict.word(),
+                        "time_ms": o.time.as_secs_f64() * 1000.0,
+                    });
+                    match &o.verdict {
+                        Verdict::Failed(cex) => {
+                            v["failed_goals"] = serde_json::json!(cex.failed);
+                            let sections: Vec<serde_json::Value> = cex
+                                .sections
+                                .iter()
+                                .map(|(s, vars)| {
+                                    serde_json::json!({
+                                        "section": format!("{s:?}"),
+                                        "values": vars.iter().map(|(n, x)| serde_json::json!({"name": n, "value": x})).collect::<Vec<_>>(),
+                                    })
+                                })
+                                .collect();
+                            v["counterexample"] = serde_json::json!(sections);
+                        }
+                        Verdict::Unknown(reason) => v["reason"] = serde_json::json!(reason),
+                        _ => {}
+                    }
+                    v
+                })
+                .collect();
+            let doc = serde_json::json!({
+                "ok": proved == rows.len(),
+                "obligations": rows.len(),
+                "proved": proved,
+                "total_ms": total.as_secs_f64() * 1000.0,
+                "results": list,
+            });
+            print_stdout(&serde_json::to_string_pretty(&doc).expect("JSON of plain data"));
+        }
+    }
+    if proved == rows.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, timeout: f64) -> String {
+    let width = rows.iter().map(|(o, _)| o.name().chars().count()).max().unwrap_or(10).max(10);
+    let mut out = format!("{:<width$}  {:<8}  {:>8}\n", "obligation", "verdict", "time");
+    for (ob, o) in rows {
+        out.push_str(&format!(
+            "{:<width$}  {:<8}  {:>5} ms\n",
+            ob.name(),
+            o.verdict.word(),
+            o.time.as_millis()
+        ));
+    }
+    for (ob, o) in rows {
+        match &o.verdict {
+            Verdict::Proved => {}
+            Verdict::Failed(cex) => {
+                out.push_str(&format!("\n{} failed", ob.name()));
+                if let (Some(k), Some(a)) = (ob.action_kind, &ob.action) {
+                    out.push_str(&format!(" ({k} {a})"));
+                }
+                if !ob.assumed.is_empty() {
+                    out.push_str(&format!(", assuming {}", ob.assumed.join(", ")));
+                }
+                out.push_str(":\n");
+                out.push_str(&cex.render());
+            }
+            Verdict::Unknown(reason) => {
+                out.push_str(&format!("\n{}: Z3 gave up: {reason}\n", ob.name()));
+            }
+            Verdict::Timeout => {
+                out.push_str(&format!(
+                    "\n{}: no answer within the time limit of {timeout} s (--timeout)\n",
+                    ob.name()
+                ));
+            }
+        }
+    }
+    let count = |w: &str| rows.iter().filter(|(_, o)| o.verdict.word() == w).count();
+    out.push_str(&format!(
+        "\n{} obligation(s): {} proved, {} failed, {} unknown, {} timeout; {:.2} s\n",
+        rows.len(),
+        count("proved"),
+        count("failed"),
+        count("unknown"),
+        count("timeout"),
+        total.as_secs_f64()
+    ));
+    out
+}
