@@ -13,6 +13,7 @@ mod pair;
 mod prove;
 mod replay;
 mod run;
+mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -298,6 +299,49 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
+    /// (the detector and templates from the program text), drop those a reached state refutes,
+    /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
+    Verify {
+        /// The .ioa model (with the simulation or invariant to prove; no invariants needed).
+        file: PathBuf,
+        /// The forward simulation to prove (default: the only one).
+        #[arg(long, conflicts_with = "invariant")]
+        simulation: Option<String>,
+        /// Prove this invariant instead of a simulation.
+        #[arg(long)]
+        invariant: Option<String>,
+        /// Random runs to learn from (besides the model's schedules).
+        #[arg(long, default_value_t = 20)]
+        runs: u64,
+        /// Steps per random run.
+        #[arg(long, default_value_t = 200)]
+        steps: u64,
+        /// Seed of the first random run; run k uses SEED + k.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
+        #[arg(long)]
+        universe: Vec<String>,
+        /// A universe file (default: MODEL.universe or default.universe beside the model).
+        #[arg(long)]
+        universe_file: Option<PathBuf>,
+        /// Seconds Z3 may spend on one query.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// Write the invariants used to this IOA file (default: print them on stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Use only the templates from the program text, not the detector.
+        #[arg(long)]
+        no_detector: bool,
+        /// Print the report as text or as one JSON document.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
     Replay {
         /// The ITF JSON trace.
@@ -492,6 +536,35 @@ pub fn run() -> ExitCode {
             trace,
             progress,
             quiet,
+            format,
+            color,
+        }),
+        Command::Verify {
+            file,
+            simulation,
+            invariant,
+            runs,
+            steps,
+            seed,
+            universe,
+            universe_file,
+            timeout,
+            output,
+            no_detector,
+            format,
+            color,
+        } => verify::run(verify::VerifyArgs {
+            file,
+            simulation,
+            invariant,
+            runs,
+            steps,
+            seed,
+            universe,
+            universe_file,
+            timeout,
+            output,
+            no_detector,
             format,
             color,
         }),

@@ -1,10 +1,14 @@
 //! `ioa verify`: the paper's whole method in one pipeline. Candidate invariants come from two
 //! places — the Daikon-style detector run over executions, and templates read off the program
 //! text (every write to a state variable, guarded by the precondition, `where` clause and
-//! branch conditions under which it happens) — and are then filtered by runs, by exhaustive
-//! exploration of a small instance, and by a Houdini fixpoint with Z3 until the survivors are
-//! inductive together; the simulation or property is then proved assuming them.
+//! branch conditions under which it happens) — and are then filtered by the states of the runs,
+//! and by a Houdini fixpoint with Z3 until the survivors are inductive together; the simulation
+//! or property is then proved assuming them.
 //!
 //! - [`templates`]: candidates from program text, as IOA source.
+//! - [`sample`]: candidates refuted by a reached state.
+//! - [`fixpoint`]: the Houdini fixpoint over the rest.
 
+pub mod fixpoint;
+pub mod sample;
 pub mod templates;

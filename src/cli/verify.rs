@@ -1,0 +1,413 @@
+//! `ioa verify`: from a model with no hand-written invariants to a checked proof. Runs the
+//! automaton (its schedules and random runs), proposes candidates with the detector and with
+//! templates read off the program text, drops those a reached state refutes, runs the Houdini
+//! fixpoint with Z3, and proves the simulation (or invariant) assuming the survivors, which are
+//! written back as an IOA file.
+
+use super::model::{self, Model};
+use super::output::{print_stderr, print_stdout};
+use super::{ColorChoice, Format};
+use ::verify::fixpoint::{houdini, Dropped};
+use ::verify::sample::{sample, Sampled};
+use interpreter::machine::Machine;
+use interpreter::runner::{Runner, Weights};
+use interpreter::trace::Trace;
+use interpreter::value::Value;
+use ioa_lang::diagnostics::IntoDiagnostic;
+use ioa_lang::ir::AutomatonId;
+use prover_export::obligations::{invariant, simulation, Assumptions};
+use prover_export::solve::{self, Verdict};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Options of `ioa verify`.
+pub struct VerifyArgs {
+    pub file: PathBuf,
+    pub simulation: Option<String>,
+    pub invariant: Option<String>,
+    pub runs: u64,
+    pub steps: u64,
+    pub seed: u64,
+    pub universe: Vec<String>,
+    pub universe_file: Option<PathBuf>,
+    pub timeout: f64,
+    pub output: Option<PathBuf>,
+    pub no_detector: bool,
+    pub format: Format,
+    pub color: ColorChoice,
+}
+
+fn usage(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(2)
+}
+
+/// What is to be proved.
+enum Target {
+    Simulation(usize),
+    Invariant(usize),
+}
+
+/// Runs `ioa verify`.
+pub fn run(args: VerifyArgs) -> ExitCode {
+    let started = Instant::now();
+    let m = match model::load(
+        &args.file,
+        args.universe_file.as_deref(),
+        &args.universe,
+        None,
+    ) {
+        Ok(m) => m,
+        Err((d, s)) => return model::fail(&d, &s, args.color),
+    };
+    let (target, a) = match pick_target(&m, &args) {
+        Ok(t) => t,
+        Err(e) => return usage(e),
+    };
+    let a_name = m.spec.automata[a.0 as usize].name.clone();
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let mut log = Vec::<String>::new();
+    let mut say = |line: String| {
+        if args.format == Format::Text {
+            print_stderr(&format!("{line}\n"));
+        }
+        log.push(line);
+    };
+
+    // 1. Runs: every schedule of A, then random runs.
+    let machine = match Machine::new(&m.spec, &m.universe, a, vec![]) {
+        Ok(x) => x,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    };
+    let traces = runs(&m, &machine, a, &args);
+    let n_states: usize = traces.iter().map(|(_, t)| t.states.len()).sum();
+    say(format!(
+        "runs of {a_name}: {} ({} schedule(s), {} random run(s) of {} steps from seed {}), {n_states} states",
+        traces.len(),
+        traces.len() as u64 - args.runs,
+        args.runs,
+        args.steps,
+        args.seed
+    ));
+
+    // 2. Candidates: templates from the program text, and the detector's findings.
+    let loaded = ioa_lang::loader::load(&[args.file.clone()], &super::fs::OsFileSystem);
+    let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
+    let templates = ::verify::templates::from_program(&files, &a_name);
+    let mut texts: Vec<(String, String)> = templates
+        .iter()
+        .map(|c| (c.text.clone(), format!("template: {}", c.origin)))
+        .collect();
+    let n_templates = texts.len();
+    if !args.no_detector {
+        let report = daikon::infer(&machine, &traces, &daikon::Options::default());
+        for d in &report.declarations {
+            if !texts.iter().any(|(t, _)| t == &d.text) {
+                texts.push((d.text.clone(), "detector".into()));
+            }
+        }
+    }
+    say(format!(
+        "candidates: {} ({n_templates} from the program text, {} from the detector)",
+        texts.len(),
+        texts.len() - n_templates
+    ));
+
+    // 3. Re-check them as declarations of a file importing the model.
+    let (cm, names) = match candidate_model(&args, &m, &a_name, &mut texts) {
+        Ok(x) => x,
+        Err(e) => return usage(e),
+    };
+    let cands: Vec<usize> = names
+        .iter()
+        .map(|n| {
+            cm.spec
+                .invariants
+                .iter()
+                .position(|i| &i.name == n)
+                .expect("declared")
+        })
+        .collect();
+    say(format!("type-checked: {}", cands.len()));
+
+    // 4. Drop candidates a reached state refutes.
+    let cmachine = match Machine::new(&cm.spec, &cm.universe, a, vec![]) {
+        Ok(x) => x,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
+    };
+    let states: Vec<&[Value]> = traces
+        .iter()
+        .flat_map(|(_, t)| t.states.iter().map(|s| s.as_slice()))
+        .collect();
+    let sampled = sample(&cmachine, &cands, &states);
+    let held: Vec<usize> = cands
+        .iter()
+        .zip(&sampled)
+        .filter(|(_, s)| **s == Sampled::Held)
+        .map(|(k, _)| *k)
+        .collect();
+    let errors = sampled
+        .iter()
+        .filter(|s| matches!(s, Sampled::Error(_)))
+        .count();
+    say(format!(
+        "true in every reached state: {} ({} refuted by a state, {errors} could not be evaluated)",
+        held.len(),
+        cands.len() - held.len() - errors
+    ));
+
+    // 5. The Houdini fixpoint.
+    let fp_started = Instant::now();
+    let fp = match houdini(&cm.spec, a, &held, timeout) {
+        Ok(f) => f,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
+    };
+    say(format!(
+        "Houdini fixpoint: {} inductive together after {} round(s) ({} dropped, {} solver queries, {:.1} s)",
+        fp.survivors.len(),
+        fp.rounds,
+        fp.dropped.len(),
+        fp.queries,
+        fp_started.elapsed().as_secs_f64()
+    ));
+    for (k, why) in &fp.dropped {
+        let inv = &cm.spec.invariants[*k];
+        let reason = match why {
+            Dropped::Start { verdict } => format!("start: {verdict}"),
+            Dropped::Step {
+                round,
+                transition,
+                counterexample,
+            } => format!(
+                "round {round}: not preserved by {transition}{}",
+                if *counterexample { "" } else { " (Z3 gave up)" }
+            ),
+        };
+        say(format!("  dropped {}: {reason}", inv.name));
+    }
+
+    // 6. The proof of the target assuming the survivors.
+    let survivors: Vec<String> = fp
+        .survivors
+        .iter()
+        .map(|k| cm.spec.invariants[*k].name.clone())
+        .collect();
+    let obligations = match target {
+        Target::Simulation(s) => {
+            let name = &m.spec.simulations[s].name;
+            let idx = cm
+                .spec
+                .simulations
+                .iter()
+                .position(|x| &x.name == name)
+                .expect("same model");
+            simulation::obligations(&cm.spec, idx, &Assumptions::Named(survivors.clone()))
+        }
+        Target::Invariant(i) => {
+            let name = &m.spec.invariants[i].name;
+            let idx = cm
+                .spec
+                .invariants
+                .iter()
+                .position(|x| &x.name == name)
+                .expect("same model");
+            let mut assumed = survivors.clone();
+            assumed.push(name.clone());
+            invariant::obligations(&cm.spec, idx, &Assumptions::Named(assumed))
+        }
+    };
+    let obligations = match obligations {
+        Ok(o) => o,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
+    };
+    let mut proved = 0;
+    let mut failures = Vec::new();
+    let mut table = Vec::new();
+    for ob in &obligations {
+        let outcome = solve::check(&cm.spec, ob, timeout);
+        let word = outcome.verdict.word();
+        table.push(serde_json::json!({
+            "obligation": ob.name(),
+            "verdict": word,
+            "ms": outcome.time.as_millis() as u64,
+        }));
+        match &outcome.verdict {
+            Verdict::Proved => proved += 1,
+            Verdict::Failed(cex) => failures.push((ob.name(), word, Some(cex.render()))),
+            _ => failures.push((ob.name(), word, None)),
+        }
+    }
+    let what = match target {
+        Target::Simulation(s) => format!("simulation {}", m.spec.simulations[s].name),
+        Target::Invariant(i) => format!("invariant {}", m.spec.invariants[i].name),
+    };
+    say(format!(
+        "proof of {what} assuming the {} survivor(s): {} obligation(s), {proved} proved, {} not",
+        survivors.len(),
+        obligations.len(),
+        failures.len()
+    ));
+    for (name, word, cex) in &failures {
+        say(format!("  {name}: {word}"));
+        if let Some(c) = cex {
+            for line in c.lines() {
+                say(format!("    {line}"));
+            }
+        }
+    }
+    let total = started.elapsed().as_secs_f64();
+    say(format!("total time: {total:.1} s"));
+
+    // 7. The invariants used, as an IOA file.
+    let mut ioa = format!(
+        "% Invariants of {a_name} found by `ioa verify` ({} of {} candidates survived the\n% Houdini fixpoint); inductive together.\n\nimport \"{}\"\n",
+        survivors.len(),
+        texts.len(),
+        args.file
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    for k in &fp.survivors {
+        let inv = &cm.spec.invariants[*k];
+        let (text, origin) = &texts[names.iter().position(|n| n == &inv.name).expect("name")];
+        ioa.push_str(&format!(
+            "\n% {origin}\ninvariant {} of {a_name}:\n  {text}\n",
+            inv.name
+        ));
+    }
+    if let Some(path) = &args.output {
+        if let Err(e) = std::fs::write(path, &ioa) {
+            return usage(format!("cannot write `{}`: {e}", path.display()));
+        }
+        say(format!("invariants used: written to {}", path.display()));
+    }
+    let ok = failures.is_empty();
+    if args.format == Format::Json {
+        let doc = serde_json::json!({
+            "target": what,
+            "ok": ok,
+            "stages": log,
+            "candidates": texts.len(),
+            "survivors": fp.survivors.iter().map(|k| {
+                let inv = &cm.spec.invariants[*k];
+                let (text, origin) = &texts[names.iter().position(|n| n == &inv.name).expect("name")];
+                serde_json::json!({ "name": inv.name, "text": text, "origin": origin })
+            }).collect::<Vec<_>>(),
+            "obligations": table,
+            "seconds": total,
+        });
+        print_stdout(&serde_json::to_string_pretty(&doc).expect("JSON"));
+    } else if args.output.is_none() {
+        print_stdout(&ioa);
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// The simulation or invariant to prove, and the automaton whose invariants are sought.
+fn pick_target(m: &Model, args: &VerifyArgs) -> Result<(Target, AutomatonId), String> {
+    if let Some(name) = &args.invariant {
+        let k = m
+            .spec
+            .invariants
+            .iter()
+            .position(|i| &i.name == name)
+            .ok_or_else(|| format!("no invariant `{name}` in the model"))?;
+        return Ok((Target::Invariant(k), m.spec.invariants[k].automaton));
+    }
+    let sims = &m.spec.simulations;
+    let k = match &args.simulation {
+        Some(n) => sims.iter().position(|s| &s.name == n),
+        None if sims.len() == 1 => Some(0),
+        None => None,
+    };
+    let Some(k) = k else {
+        let names: Vec<&str> = sims.iter().map(|s| s.name.as_str()).collect();
+        return Err(format!(
+            "say what to prove with --simulation NAME or --invariant NAME; the model's simulations: {}",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ));
+    };
+    Ok((Target::Simulation(k), sims[k].from))
+}
+
+/// The model's schedules for `a`, then random runs.
+fn runs(m: &Model, machine: &Machine, a: AutomatonId, args: &VerifyArgs) -> Vec<(String, Trace)> {
+    let runner = Runner::new(machine);
+    let mut out = Vec::new();
+    for s in m.spec.schedules.iter().filter(|s| s.automaton == a) {
+        let report = runner.schedule(s, args.steps.max(10_000), &mut |_| true);
+        out.push((format!("schedule {}", s.name), report.trace));
+    }
+    for r in 0..args.runs {
+        let seed = args.seed.wrapping_add(r);
+        let report = runner.random(seed, args.steps, &Weights::default(), &mut |_| true);
+        out.push((format!("random seed {seed}"), report.trace));
+    }
+    out
+}
+
+/// Writes the candidates as invariants `Cand1 …` of a file that imports the model, checks it,
+/// and drops candidates the checker rejects (until the rest check). Returns the checked model
+/// and the surviving declarations' names (`texts` is trimmed to match).
+fn candidate_model(
+    args: &VerifyArgs,
+    m: &Model,
+    a_name: &str,
+    texts: &mut Vec<(String, String)>,
+) -> Result<(Model, Vec<String>), String> {
+    let model_path = std::fs::canonicalize(&args.file)
+        .map_err(|e| format!("cannot read `{}`: {e}", args.file.display()))?;
+    let dir = std::env::temp_dir().join(format!("ioa-verify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let path = dir.join("candidates.ioa");
+    for _attempt in 0..5 {
+        let mut file = format!("import \"{}\"\n", model_path.display());
+        let names: Vec<String> = (1..=texts.len()).map(|k| format!("Cand{k}")).collect();
+        for (name, (text, _)) in names.iter().zip(texts.iter()) {
+            file.push_str(&format!("invariant {name} of {a_name}: {text}\n"));
+        }
+        std::fs::write(&path, &file)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        match model::load(&path, None, &[], Some(&m.universe_text)) {
+            Ok(cm) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Ok((cm, names));
+            }
+            Err((diags, sources)) => {
+                // Drop every candidate whose line has an error.
+                let bad: Vec<usize> = diags
+                    .iter()
+                    .flat_map(|d| d.labels.iter())
+                    .filter(|l| sources.name(l.span.file).ends_with("candidates.ioa"))
+                    .map(|l| sources.line_col(l.span.file, l.span.start).line as usize)
+                    .filter(|line| *line >= 2)
+                    .map(|line| line - 2)
+                    .collect();
+                if bad.is_empty() {
+                    let _ = std::fs::remove_dir_all(&dir);
+                    return Err(format!(
+                        "the model's candidates do not check: {}",
+                        diags.first().map(|d| d.message.clone()).unwrap_or_default()
+                    ));
+                }
+                let mut k = 0;
+                texts.retain(|_| {
+                    k += 1;
+                    !bad.contains(&(k - 1))
+                });
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Err("the candidates still do not check after five rounds of dropping bad ones".into())
+}

@@ -1,0 +1,114 @@
+//! The Houdini fixpoint (Flanagan and Leino): start from every candidate that survived the
+//! runs, drop each one that is false in some start state or that some transition does not
+//! preserve assuming all remaining candidates, and repeat until nothing changes. What is left is
+//! inductive as a conjunction, so each survivor is a proved invariant; the proof of the target
+//! then assumes them.
+
+use ioa_lang::ir::{AutomatonId, Spec};
+use prover_export::houdini::{CandidateChecker, StepAnswer};
+use prover_export::obligations::{invariant, Assumptions};
+use prover_export::solve::{self, Verdict};
+use prover_export::EncodeError;
+use std::time::Duration;
+
+/// Why a candidate was dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dropped {
+    /// False in a start state (or Z3 could not show it true there).
+    Start {
+        /// `failed`, `unknown` or `timeout`.
+        verdict: &'static str,
+    },
+    /// A transition does not preserve it, assuming the candidates alive in that round.
+    Step {
+        /// The round of the fixpoint (1 = the first).
+        round: usize,
+        /// The transition, as `assignVal` or `abstain case c`.
+        transition: String,
+        /// Whether Z3 found a counterexample (`false`: it gave up or timed out).
+        counterexample: bool,
+    },
+}
+
+/// The outcome of the fixpoint.
+#[derive(Debug, Clone)]
+pub struct Fixpoint {
+    /// The surviving candidates (indices into `spec.invariants`), inductive together.
+    pub survivors: Vec<usize>,
+    /// The others, each with the reason it was dropped.
+    pub dropped: Vec<(usize, Dropped)>,
+    /// Rounds run.
+    pub rounds: usize,
+    /// Solver queries made.
+    pub queries: usize,
+}
+
+/// Runs the fixpoint over the invariants `candidates` of automaton `a`.
+pub fn houdini(
+    spec: &Spec,
+    a: AutomatonId,
+    candidates: &[usize],
+    timeout: Duration,
+) -> Result<Fixpoint, EncodeError> {
+    let mut dropped = Vec::new();
+    let mut alive = Vec::new();
+    let mut queries = 0;
+    for &k in candidates {
+        let start = invariant::obligations(spec, k, &Assumptions::Named(vec![]))?;
+        queries += 1;
+        match solve::check(spec, &start[0], timeout).verdict {
+            Verdict::Proved => alive.push(k),
+            v => dropped.push((k, Dropped::Start { verdict: v.word() })),
+        }
+    }
+    let bodies: Vec<_> = alive.iter().map(|&k| &spec.invariants[k].body).collect();
+    let checker = CandidateChecker::new(spec, a, &bodies, timeout)?;
+    // Positions in `alive` (the checker's numbering).
+    let mut live: Vec<usize> = (0..alive.len()).collect();
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let mut keep = Vec::new();
+        let mut lost = Vec::new();
+        for &c in &live {
+            let mut verdict = None;
+            for t in 0..checker.n_transitions() {
+                queries += 1;
+                match checker.preserved(t, c, &live) {
+                    StepAnswer::Preserved => {}
+                    StepAnswer::Broken => {
+                        verdict = Some((t, true));
+                        break;
+                    }
+                    StepAnswer::Unknown => {
+                        verdict = Some((t, false));
+                        break;
+                    }
+                }
+            }
+            match verdict {
+                None => keep.push(c),
+                Some((t, counterexample)) => lost.push((
+                    c,
+                    Dropped::Step {
+                        round: rounds,
+                        transition: invariant::transition_label(spec, a, t),
+                        counterexample,
+                    },
+                )),
+            }
+        }
+        let done = lost.is_empty();
+        dropped.extend(lost.into_iter().map(|(c, why)| (alive[c], why)));
+        live = keep;
+        if done {
+            break;
+        }
+    }
+    Ok(Fixpoint {
+        survivors: live.into_iter().map(|c| alive[c]).collect(),
+        dropped,
+        rounds,
+        queries,
+    })
+}
