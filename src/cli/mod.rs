@@ -335,6 +335,20 @@ enum Command {
         /// Use only the templates from the program text, not the detector.
         #[arg(long)]
         no_detector: bool,
+        /// A small universe to explore exhaustively, refuting candidates (and looking for a
+        /// counterexample to an invariant being proved); default: explore.universe beside the
+        /// model, if there is one.
+        #[arg(long)]
+        explore_universe: Option<PathBuf>,
+        /// Seconds the exploration may take (what it covered in that time still refutes).
+        #[arg(long, default_value_t = 30.0)]
+        explore_time: f64,
+        /// Explore up to permutations of this type's values (repeatable; see `ioa explore`).
+        #[arg(long)]
+        explore_symmetric: Vec<String>,
+        /// Skip the exploration.
+        #[arg(long)]
+        no_explore: bool,
         /// Print the report as text or as one JSON document.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -551,6 +565,10 @@ pub fn run() -> ExitCode {
             timeout,
             output,
             no_detector,
+            explore_universe,
+            explore_time,
+            explore_symmetric,
+            no_explore,
             format,
             color,
         } => verify::run(verify::VerifyArgs {
@@ -565,6 +583,10 @@ pub fn run() -> ExitCode {
             timeout,
             output,
             no_detector,
+            explore_universe,
+            explore_time,
+            explore_symmetric,
+            no_explore,
             format,
             color,
         }),

@@ -7,6 +7,7 @@
 use super::model::{self, Model};
 use super::output::{print_stderr, print_stdout};
 use super::{ColorChoice, Format};
+use ::verify::explore_filter::{explore_filter, Explored};
 use ::verify::fixpoint::{houdini, Dropped};
 use ::verify::sample::{sample, Sampled};
 use interpreter::machine::Machine;
@@ -34,6 +35,10 @@ pub struct VerifyArgs {
     pub timeout: f64,
     pub output: Option<PathBuf>,
     pub no_detector: bool,
+    pub explore_universe: Option<PathBuf>,
+    pub explore_time: f64,
+    pub explore_symmetric: Vec<String>,
+    pub no_explore: bool,
     pub format: Format,
     pub color: ColorChoice,
 }
@@ -115,7 +120,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     ));
 
     // 3. Re-check them as declarations of a file importing the model.
-    let (cm, names) = match candidate_model(&args, &m, &a_name, &mut texts) {
+    let (mut cm, names) = match candidate_model(&args, &m, &a_name, &mut texts) {
         Ok(x) => x,
         Err(e) => return usage(e),
     };
@@ -156,6 +161,90 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         held.len(),
         cands.len() - held.len() - errors
     ));
+
+    // 4b. Explore a small instance: drop candidates it refutes, and look for a counterexample
+    // to the invariant being proved.
+    let mut held = held;
+    let explore_file = args
+        .explore_universe
+        .clone()
+        .or_else(|| Some(args.file.with_file_name("explore.universe")).filter(|p| p.exists()));
+    if let (false, Some(path)) = (args.no_explore, explore_file) {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => return usage(format!("cannot read `{}`: {e}", path.display())),
+        };
+        let id = cm.sources.add(path.display().to_string(), text.clone());
+        let mut universe = interpreter::universe::Universe::default();
+        if let Err(d) = universe.add(&cm.spec, id, &text, false) {
+            return model::fail(&d, &cm.sources, args.color);
+        }
+        let names: Vec<String> = held
+            .iter()
+            .map(|k| cm.spec.invariants[*k].name.clone())
+            .collect();
+        let target_name = match target {
+            Target::Invariant(i) => Some(m.spec.invariants[i].name.clone()),
+            Target::Simulation(_) => None,
+        };
+        let budget = Duration::from_secs_f64(args.explore_time.max(0.0));
+        let explored_started = Instant::now();
+        match explore_filter(
+            &cm.spec,
+            &universe,
+            a,
+            &names,
+            target_name.as_deref(),
+            &args.explore_symmetric,
+            budget,
+        ) {
+            Err(e) => say(format!("exploration of {} skipped: {e}", path.display())),
+            Ok(Explored::TargetViolated { name, trace }) => {
+                say(format!(
+                    "exploration of {}: `{name}` is false; a shortest counterexample ({} steps):",
+                    path.display(),
+                    trace.steps.len()
+                ));
+                let cmachine_ref = &cmachine;
+                for k in 1..=trace.steps.len() {
+                    say(format!("  {}", trace.log_line(cmachine_ref, k)));
+                }
+                say(format!("  `{name}` does not hold in the last state"));
+                if args.format == Format::Json {
+                    print_stdout(
+                        &serde_json::to_string_pretty(&serde_json::json!({
+                            "target": name, "ok": false, "stages": log,
+                        }))
+                        .expect("JSON"),
+                    );
+                }
+                return ExitCode::from(1);
+            }
+            Ok(Explored::Filtered {
+                refuted,
+                states,
+                complete,
+            }) => {
+                held.retain(|k| {
+                    !refuted
+                        .iter()
+                        .any(|(n, _)| n == &cm.spec.invariants[*k].name)
+                });
+                say(format!(
+                    "exploration of {} ({states} states, {}, {:.1} s): {} refuted, {} left",
+                    path.display(),
+                    if complete {
+                        "every reachable state"
+                    } else {
+                        "stopped by --explore-time"
+                    },
+                    explored_started.elapsed().as_secs_f64(),
+                    refuted.len(),
+                    held.len()
+                ));
+            }
+        }
+    }
 
     // 5. The Houdini fixpoint.
     let fp_started = Instant::now();

@@ -7,8 +7,11 @@
 //!
 //! - [`templates`]: candidates from program text, as IOA source.
 //! - [`sample`]: candidates refuted by a reached state.
+//! - [`explore_filter`]: candidates refuted by exploring a small instance, and counterexamples
+//!   to the property itself.
 //! - [`fixpoint`]: the Houdini fixpoint over the rest.
 
+pub mod explore_filter;
 pub mod fixpoint;
 pub mod sample;
 pub mod templates;

@@ -1,0 +1,119 @@
+//! End-to-end tests of `ioa verify`: from Global1 → Cons with no hand-written invariants, the
+//! candidates that survive include the paper's Inv4 and Inv6 (which Daikon could not propose);
+//! on the planted bug, the exploration stage hands back a shortest counterexample.
+//!
+//! Solver verdicts under a time limit depend on the machine's load, so these tests pin the
+//! deterministic stages (runs, candidates, survivors of the runs) and the invariants Z3 keeps
+//! quickly, not the time-limited verdicts.
+
+use std::process::Command;
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn verify(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .arg("verify")
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ioa runs");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn global1_to_cons_needs_no_hand_written_invariants() {
+    let o = verify(&[
+        "examples/consensus/global1_to_cons.ioa",
+        "--runs",
+        "8",
+        "--steps",
+        "150",
+        "--no-explore",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stderr));
+    let stages: Vec<&str> = json["stages"]
+        .as_array()
+        .expect("stages")
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect();
+    // The deterministic stages, pinned.
+    insta::assert_snapshot!("global1_stages", stages[..4].join("\n"));
+    let survivors: Vec<&str> = json["survivors"]
+        .as_array()
+        .expect("survivors")
+        .iter()
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    for needed in [
+        // Inv4, from assignVal's precondition.
+        "∀ b: Ballot (val[b] ≠ nil ⇒ ∀ b': Ballot (b'.ordering < b.ordering ⇒ val[b'] = embed(val[b].val) ∨ b' ∈ dead))",
+        // Inv6, from internalDecide's precondition.
+        "∀ b: Ballot (b ∈ succeeded ⇒ ∃ q: Set[Node] (q ∈ quorums ∧ ∀ j: Node (j ∈ q ⇒ b ∈ voted[j])))",
+        // Inv2, from assignVal's precondition.
+        "∀ b: Ballot (val[b] ≠ nil ⇒ val[b].val ∈ proposed)",
+        // Inv1, from abstain's precondition.
+        "∀ i: Node (voted[i] ∩ abstained[i] = {})",
+        // Any two quorums intersect.
+        "∀ q1: Set[Node] (q1 ∈ quorums ⇒ ∀ q2: Set[Node] (q2 ∈ quorums ⇒ q1 ∩ q2 ≠ {}))",
+    ] {
+        assert!(
+            survivors.contains(&needed),
+            "{needed} is not among the survivors:\n{}\n{}",
+            survivors.join("\n"),
+            o.stderr
+        );
+    }
+}
+
+#[test]
+fn a_planted_bug_gets_a_counterexample() {
+    let o = verify(&[
+        "examples/consensus/global1_planted_bug.ioa",
+        "--invariant",
+        "Agreement",
+        "--runs",
+        "4",
+        "--steps",
+        "100",
+        "--explore-universe",
+        "tests/data/verify/two_nodes.universe",
+        "--explore-symmetric",
+        "Node",
+        "--explore-time",
+        "600",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    let from = o.stderr.find("exploration of").expect("exploration stage");
+    insta::assert_snapshot!("planted_bug_counterexample", &o.stderr[from..]);
+}
+
+#[test]
+fn bad_requests_are_usage_errors() {
+    let o = verify(&[
+        "examples/consensus/global1_to_cons.ioa",
+        "--invariant",
+        "Nope",
+    ]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("no invariant `Nope`"), "{}", o.stderr);
+    let o = verify(&["examples/consensus/global1.ioa"]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("--simulation NAME or --invariant NAME"),
+        "{}",
+        o.stderr
+    );
+}
