@@ -6,8 +6,8 @@
 
 use crate::obligations::{Obligation, Section};
 use crate::smt::sorts::{
-    enum_constructor, field_accessor, mangle, tuple_constructor, union_accessor,
-    union_constructor,
+    enum_constructor, field_accessor, is_boxed, mangle, obj_sort, tuple_constructor,
+    union_accessor, union_constructor,
 };
 use ioa_lang::ir::{Spec, Type, TypeDefKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -82,7 +82,8 @@ fn parse(text: &str) -> Option<Sexp> {
             tokens.push(chars[start..i.min(chars.len())].iter().collect());
         } else {
             let start = i;
-            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '(' && chars[i] != ')' {
+            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '(' && chars[i] != ')'
+            {
                 i += 1;
             }
             tokens.push(chars[start..i].iter().collect());
@@ -144,7 +145,8 @@ fn names(spec: &Spec) -> Names {
                 let c = tuple_constructor(spec, id);
                 n.ctors.insert(c.clone(), sort);
                 for (j, (f, _)) in fields.iter().enumerate() {
-                    n.accessors.insert(field_accessor(spec, id, f), (c.clone(), j));
+                    n.accessors
+                        .insert(field_accessor(spec, id, f), (c.clone(), j));
                 }
             }
             TypeDefKind::Enumeration(cs) => {
@@ -243,7 +245,7 @@ impl Evaluator<'_> {
                 if let Some((_, v)) = env.iter().rev().find(|(n, _)| n == a) {
                     return v.clone();
                 }
-                if self.names.is_ctor(a) {
+                if self.names.is_ctor(a) || a.contains("!val!") {
                     return Val::Ctor(a.clone(), vec![]);
                 }
                 self.funcs.get(a).cloned().unwrap_or(Val::Unknown)
@@ -257,7 +259,11 @@ impl Evaluator<'_> {
             return Val::Unknown;
         };
         let args = &items[1..];
-        let ev = |k: usize| args.get(k).map(|x| self.eval(x, env)).unwrap_or(Val::Unknown);
+        let ev = |k: usize| {
+            args.get(k)
+                .map(|x| self.eval(x, env))
+                .unwrap_or(Val::Unknown)
+        };
         let int = |v: Val| match v {
             Val::Int(i) => Some(i),
             _ => None,
@@ -352,7 +358,9 @@ impl Evaluator<'_> {
                     }
                     Val::Bool(true)
                 }
-                "not" => boolean(ev(0)).map(|b| Val::Bool(!b)).unwrap_or(Val::Unknown),
+                "not" => boolean(ev(0))
+                    .map(|b| Val::Bool(!b))
+                    .unwrap_or(Val::Unknown),
                 "and" | "or" => {
                     let want = op == "or";
                     let mut unknown = false;
@@ -499,7 +507,14 @@ impl Evaluator<'_> {
             Sexp::Atom(a) => {
                 if let Ok(i) = a.parse::<i128>() {
                     self.ints.insert(i);
-                } else if self.names.is_ctor(a) {
+                } else if let Some((sort, _)) = a.split_once("!val!") {
+                    // An element of an uninterpreted (object) sort.
+                    let v = Val::Ctor(a.clone(), vec![]);
+                    let list = self.candidates.entry(sort.to_string()).or_default();
+                    if !list.iter().any(|x| eq(x, &v) == Some(true)) {
+                        list.push(v);
+                    }
+                } else if self.names.display.contains_key(a) || a.starts_with("nil_") {
                     self.add_candidate(Val::Ctor(a.clone(), vec![]));
                 }
             }
@@ -576,17 +591,71 @@ impl Printer<'_> {
                 .get(&mangle(self.spec, ty))
                 .cloned()
                 .unwrap_or_default(),
-            _ => self.pool.get(&mangle(self.spec, ty)).cloned().unwrap_or_default(),
+            _ if is_boxed(ty) => {
+                let mut out = self
+                    .ev
+                    .candidates
+                    .get(&obj_sort(self.spec, ty))
+                    .cloned()
+                    .unwrap_or_default();
+                out.extend(
+                    self.pool
+                        .get(&mangle(self.spec, ty))
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+                out
+            }
+            _ => vec![],
         }
     }
 
     fn show(&self, v: &Val, ty: &Type) -> String {
         let spec = self.spec;
+        if let Val::Ctor(name, _) = v {
+            if name.contains("!val!") && is_boxed(ty) {
+                let of = format!("{}.of", mangle(spec, ty));
+                let value = match self.ev.funcs.get(&of) {
+                    Some(f) => self.ev.apply(f, std::slice::from_ref(v)),
+                    None => Val::Unknown,
+                };
+                return self.show(&value, ty);
+            }
+        }
         match (v, ty) {
             (Val::Unknown, _) => "?".into(),
             (Val::Bool(b), _) => b.to_string(),
             (Val::Int(i), _) => i.to_string(),
             (Val::Str(s), _) => format!("\"{s}\""),
+            (Val::Ctor(c, _), Type::Named(id))
+                if c.contains("!val!")
+                    && matches!(spec.types[id.0 as usize].kind, TypeDefKind::Tuple(_)) =>
+            {
+                // An element of the tuple sort: its fields come from the accessor functions.
+                let TypeDefKind::Tuple(fs) = &spec.types[id.0 as usize].kind else {
+                    return "?".into();
+                };
+                let parts: Vec<String> = fs
+                    .iter()
+                    .map(|(f, t)| {
+                        let acc = field_accessor(spec, *id, f);
+                        let x = match self.ev.funcs.get(&acc) {
+                            Some(func) => self.ev.apply(func, std::slice::from_ref(v)),
+                            // The obligation never reads this field, so any distinct values
+                            // complete the counterexample: the element's number serves.
+                            None if fs.len() == 1 && matches!(t, Type::Int | Type::Nat) => c
+                                .rsplit("!val!")
+                                .next()
+                                .and_then(|n| n.parse::<i128>().ok())
+                                .map(Val::Int)
+                                .unwrap_or(Val::Unknown),
+                            None => Val::Unknown,
+                        };
+                        self.show(&x, t)
+                    })
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            }
             (Val::Ctor(c, fields), Type::Named(id)) => match &spec.types[id.0 as usize].kind {
                 TypeDefKind::Tuple(fs) => {
                     let parts: Vec<String> = fields
@@ -596,11 +665,21 @@ impl Printer<'_> {
                         .collect();
                     format!("[{}]", parts.join(", "))
                 }
-                TypeDefKind::Enumeration(_) => {
-                    self.ev.names.display.get(c).cloned().unwrap_or_else(|| c.clone())
-                }
+                TypeDefKind::Enumeration(_) => self
+                    .ev
+                    .names
+                    .display
+                    .get(c)
+                    .cloned()
+                    .unwrap_or_else(|| c.clone()),
                 TypeDefKind::Union(tags) => {
-                    let tag = self.ev.names.display.get(c).cloned().unwrap_or_else(|| c.clone());
+                    let tag = self
+                        .ev
+                        .names
+                        .display
+                        .get(c)
+                        .cloned()
+                        .unwrap_or_else(|| c.clone());
                     let t = tags.iter().find(|(n, _)| *n == tag).map(|(_, t)| t.clone());
                     match (fields.first(), t) {
                         (Some(x), Some(t)) => format!("{tag}({})", self.show(x, &t)),
@@ -626,7 +705,9 @@ impl Printer<'_> {
                 let mut members: Vec<String> = self
                     .candidates(t)
                     .iter()
-                    .filter(|c| matches!(self.ev.apply(v, std::slice::from_ref(c)), Val::Bool(true)))
+                    .filter(|c| {
+                        matches!(self.ev.apply(v, std::slice::from_ref(c)), Val::Bool(true))
+                    })
                     .map(|c| self.show(c, t))
                     .collect();
                 members.sort();
