@@ -9,8 +9,8 @@
 //! reasoning needs.
 
 use super::sorts::{
-    enum_constructor, field_accessor, is_boxed, mangle, tuple_constructor, union_accessor,
-    union_constructor, SortTable,
+    enum_constructor, field_accessor, is_boxed, mangle, relation, tuple_constructor,
+    union_accessor, union_constructor, SortTable,
 };
 use super::{and, Script};
 use crate::error::EncodeError;
@@ -34,6 +34,8 @@ pub struct Encoder<'s> {
     size_elems: BTreeSet<Type>,
     /// Variables bound by the quantifiers being encoded (a term mentioning one is not ground).
     pub bound: Vec<String>,
+    /// The set value standing for each bound set object (see [`Encoder::unbox`]).
+    unboxed: std::collections::HashMap<String, String>,
 }
 
 /// What each variable stands for at one point of an obligation.
@@ -90,6 +92,7 @@ impl<'s> Encoder<'s> {
             script: Script::default(),
             size_elems: BTreeSet::new(),
             bound: Vec::new(),
+            unboxed: std::collections::HashMap::new(),
         }
     }
 
@@ -123,7 +126,17 @@ impl<'s> Encoder<'s> {
 
     /// The value of a bound object of boxed type `ty`, or the variable itself.
     pub fn unbox(&mut self, ty: &Type, var: &str) -> String {
-        if is_boxed(ty) {
+        if let Type::Set(t) = ty {
+            self.elem_sort(ty);
+            let e = self.elem_sort(t);
+            let z = self.script.fresh("z");
+            let term = format!(
+                "(lambda (({z} {e})) ({}.has {var} {z}))",
+                mangle(self.spec, ty)
+            );
+            self.unboxed.insert(term.clone(), var.to_string());
+            term
+        } else if is_boxed(ty) {
             self.elem_sort(ty);
             format!("({}.of {var})", mangle(self.spec, ty))
         } else {
@@ -139,6 +152,20 @@ impl<'s> Encoder<'s> {
         }
         self.elem_sort(ty);
         let m = mangle(self.spec, ty);
+        if let Some(obj) = self.unboxed.get(&term) {
+            return obj.clone();
+        }
+        if let Type::Set(t) = ty {
+            let obj = format!("({m}.obj {term})");
+            if !self.bound.iter().any(|b| term.contains(b.as_str())) {
+                let e = self.elem_sort(t);
+                let z = self.script.fresh("z");
+                self.script.assert(&format!(
+                    "(forall (({z} {e})) (= ({m}.has {obj} {z}) (select {term} {z})))"
+                ));
+            }
+            return obj;
+        }
         let of = format!("({m}.of ");
         if let Some(inner) = term.strip_prefix(&of).and_then(|t| t.strip_suffix(')')) {
             if !inner.contains(' ') && !inner.contains('(') {
@@ -316,6 +343,11 @@ impl<'s> Encoder<'s> {
                     Type::Array(k, _) | Type::Map(k, _) => self.boxed(k, it),
                     _ => it,
                 };
+                if let Some((_, t)) = relation(&a.ty) {
+                    let sort = self.elem_sort(t);
+                    let y = self.script.fresh("y");
+                    return Ok(format!("(lambda (({y} {sort})) (select {at} {it} {y}))"));
+                }
                 match &a.ty {
                     Type::Array(..) => format!("(select {at} {it})"),
                     Type::Map(_, v) => {
@@ -517,6 +549,15 @@ impl<'s> Encoder<'s> {
                 }
                 super::or(&eqs)
             }
+            ExprKind::Index(a, i) if relation(&a.ty).is_some() => {
+                let at = self.expr(a, env)?;
+                let it = self.expr(i, env)?;
+                let key = relation(&a.ty)
+                    .map(|(k, _)| k.clone())
+                    .unwrap_or(Type::Bool);
+                let it = self.boxed(&key, it);
+                format!("(select {at} {it} {x})")
+            }
             _ => {
                 let s = self.expr(set, env)?;
                 format!("(select {s} {x})")
@@ -682,6 +723,17 @@ impl<'s> Encoder<'s> {
             },
             Builtin::Constant => {
                 let sort = self.sort(&e.ty);
+                if let Some((k, t)) = relation(&e.ty) {
+                    if matches!(&args[0].kind, ExprKind::Collection(items) if items.is_empty()) {
+                        return Ok(format!("((as const {sort}) false)"));
+                    }
+                    let (ks, ts_) = (self.elem_sort(k), self.elem_sort(t));
+                    let (kv, y) = (self.script.fresh("k"), self.script.fresh("y"));
+                    self.bound.push(y.clone());
+                    let m = self.member(&args[0], &y, env);
+                    self.bound.pop();
+                    return Ok(format!("(lambda (({kv} {ks}) ({y} {ts_})) {})", m?));
+                }
                 match &e.ty {
                     Type::Array(..) => format!("((as const {sort}) {})", ts[0]),
                     Type::Map(_, v) => {

@@ -44,9 +44,16 @@ impl SortTable {
             Type::Set(t) => format!("(Array {} Bool)", self.elem_sort(spec, t)),
             Type::Mset(t) => format!("(Array {} Int)", self.elem_sort(spec, t)),
             Type::Seq(t) => format!("(Seq {})", self.sort(spec, t)),
-            Type::Array(k, v) => {
-                format!("(Array {} {})", self.elem_sort(spec, k), self.sort(spec, v))
-            }
+            Type::Array(k, v) => match &**v {
+                // `Array[K, Set[T]]` is a relation `(Array K T Bool)`: Z3 builds models for
+                // quantified formulas over it, not over arrays of arrays.
+                Type::Set(t) => format!(
+                    "(Array {} {} Bool)",
+                    self.elem_sort(spec, k),
+                    self.elem_sort(spec, t)
+                ),
+                _ => format!("(Array {} {})", self.elem_sort(spec, k), self.sort(spec, v)),
+            },
             Type::Map(k, v) => {
                 let null = Type::Null(v.clone());
                 format!(
@@ -151,6 +158,15 @@ impl SortTable {
             let m = mangle(spec, b);
             let o = obj_sort(spec, b);
             let v = scratch.sort(spec, b);
+            if let Type::Set(t) = b {
+                // A set object is its membership predicate `has` (a function returning an
+                // array would defeat Z3's model search again).
+                let e = scratch.elem_sort(spec, t);
+                out.push_str(&format!(
+                    "(declare-fun {m}.has ({o} {e}) Bool)\n(declare-fun {m}.obj ({v}) {o})\n"
+                ));
+                continue;
+            }
             out.push_str(&format!(
                 "(declare-fun {m}.of ({o}) {v})\n(declare-fun {m}.obj ({v}) {o})\n\
                  (assert (forall ((o {o})) (! (= ({m}.obj ({m}.of o)) o) :pattern (({m}.of o)))))\n"
@@ -231,6 +247,17 @@ pub fn mangle(spec: &Spec, ty: &Type) -> String {
         Type::Map(k, v) => format!("Map_{}_{}", mangle(spec, k), mangle(spec, v)),
         Type::Null(t) => format!("Null_{}", mangle(spec, t)),
         Type::Named(id) => named_sort(spec, *id),
+    }
+}
+
+/// Whether `ty` is `Array[K, Set[T]]`, encoded as a relation; returns `K` and `T`.
+pub fn relation(ty: &Type) -> Option<(&Type, &Type)> {
+    match ty {
+        Type::Array(k, v) => match &**v {
+            Type::Set(t) => Some((k, t)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -4,6 +4,7 @@
 //! pointwise update (a quantified axiom on a fresh array); any other loop is an error.
 
 use super::expr::{state_vars, Encoder, Env};
+use super::sorts::relation;
 use super::symbol;
 use crate::error::EncodeError;
 use ioa_lang::ir::{
@@ -63,6 +64,13 @@ impl Encoder<'_> {
     fn stmt(&mut self, s: &Stmt, env: Env) -> Result<Env, EncodeError> {
         match &s.kind {
             StmtKind::Assign { target, value } => {
+                if let [PlaceStep::Index(i)] = target.path.as_slice() {
+                    let (root, ty, base) = self.root(target, &env, s)?;
+                    if let Some((k, t)) = relation(&ty) {
+                        let (k, t) = (k.clone(), t.clone());
+                        return self.assign_row(root, &ty, &base, (&k, &t), i, value, env);
+                    }
+                }
                 let v = self.expr(value, &env)?;
                 self.assign(target, v, env, s)
             }
@@ -143,6 +151,37 @@ impl Encoder<'_> {
             Root::Local(_) => return Err(unsupported()),
         };
         Ok((root, ty, base))
+    }
+
+    /// `R[i] := S` for a relation `R`: a fresh `R′` equal to `R` but for row `i`, stated
+    /// pointwise so that memberships in `S` are pushed through its unions and inserts.
+    #[allow(clippy::too_many_arguments)]
+    fn assign_row(
+        &mut self,
+        root: Root,
+        ty: &Type,
+        base: &str,
+        (key, elem): (&Type, &Type),
+        index: &Expr,
+        value: &Expr,
+        mut env: Env,
+    ) -> Result<Env, EncodeError> {
+        let it = self.expr(index, &env)?;
+        let it = self.boxed(key, it);
+        let old = self.current(&root, &env);
+        let sort = self.sort(ty);
+        let (ks, es) = (self.elem_sort(key), self.elem_sort(elem));
+        let (k, y) = (self.script.fresh("k"), self.script.fresh("y"));
+        self.bound.push(y.clone());
+        let m = self.member(value, &y, &env);
+        self.bound.pop();
+        let m = m?;
+        let new = self.script.fresh_const(base, &sort);
+        self.script.assert(&format!(
+            "(forall (({k} {ks}) ({y} {es})) (! (= (select {new} {k} {y}) (ite (= {k} {it}) {m} (select {old} {k} {y}))) :pattern ((select {new} {k} {y}))))"
+        ));
+        Self::set_current(&root, &mut env, new);
+        Ok(env)
     }
 
     fn current(&self, root: &Root, env: &Env) -> String {
@@ -389,6 +428,18 @@ impl Encoder<'_> {
             let new = self.script.fresh_const(&base, &sort);
             let mine: Vec<&Update> = updates.iter().filter(|u| *u.root() == root).collect();
             let axiom = match mine[0] {
+                Update::Point { guard, value, .. } if relation(&ty).is_some() => {
+                    let elem = relation(&ty).map(|(_, t)| t.clone()).unwrap_or(Type::Bool);
+                    let es = self.elem_sort(&elem);
+                    let y = self.script.fresh("y");
+                    self.bound.push(y.clone());
+                    let m = self.member(value, &y, &inner);
+                    self.bound.pop();
+                    let m = m?;
+                    format!(
+                        "(forall (({x} {elem_sort}) ({y} {es})) (! (= (select {new} {x} {y}) (ite (and {range_term} {guard}) {m} (select {old} {x} {y}))) :pattern ((select {new} {x} {y}))))"
+                    )
+                }
                 Update::Point { guard, value, .. } => {
                     let v = self.expr(value, &inner)?;
                     format!(

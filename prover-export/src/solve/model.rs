@@ -282,6 +282,36 @@ impl Evaluator<'_> {
                     [Sexp::Atom(a), Sexp::Atom(c)] if a == "as" && c == "seq.empty" => {
                         Val::Seq(vec![])
                     }
+                    [Sexp::Atom(u), Sexp::Atom(m), f] if u == "_" && m == "map" => {
+                        // A pointwise operation on arrays, as a lambda over the index.
+                        let op = match f {
+                            Sexp::Atom(a) => a.clone(),
+                            Sexp::List(l) => match l.first() {
+                                Some(Sexp::Atom(a)) => a.clone(),
+                                _ => return Val::Unknown,
+                            },
+                        };
+                        let arrays: Vec<Val> = (0..args.len()).map(ev).collect();
+                        Val::Lambda(
+                            vec!["map.i".into()],
+                            Sexp::List(
+                                std::iter::once(Sexp::Atom(op))
+                                    .chain((0..arrays.len()).map(|k| {
+                                        Sexp::List(vec![
+                                            Sexp::Atom("select".into()),
+                                            Sexp::Atom(format!("map.a{k}")),
+                                            Sexp::Atom("map.i".into()),
+                                        ])
+                                    }))
+                                    .collect(),
+                            ),
+                            arrays
+                                .into_iter()
+                                .enumerate()
+                                .map(|(k, a)| (format!("map.a{k}"), a))
+                                .collect(),
+                        )
+                    }
                     [Sexp::Atom(u), Sexp::Atom(is), Sexp::Atom(c)] if u == "_" && is == "is" => {
                         match ev(0) {
                             Val::Ctor(d, _) => Val::Bool(&d == c),
@@ -423,7 +453,32 @@ impl Evaluator<'_> {
                     let rest: Vec<Val> = (1..args.len()).map(ev).collect();
                     self.apply(&a, &rest)
                 }
-                "store" => Val::Store(Box::new(ev(0)), Box::new(ev(1)), Box::new(ev(2))),
+                "store" if args.len() >= 3 => {
+                    // `(store a i v)`, or `(store a i j v)` for a relation: indices as a tuple.
+                    let n = args.len();
+                    let index = if n == 3 {
+                        ev(1)
+                    } else {
+                        Val::Seq((1..n - 1).map(ev).collect())
+                    };
+                    Val::Store(Box::new(ev(0)), Box::new(index), Box::new(ev(n - 1)))
+                }
+                "union" | "intersection" | "setminus" => {
+                    let (a, b) = (ev(0), ev(1));
+                    let text = match op.as_str() {
+                        "union" => "(or (select s.a s.i) (select s.b s.i))",
+                        "intersection" => "(and (select s.a s.i) (select s.b s.i))",
+                        _ => "(and (select s.a s.i) (not (select s.b s.i)))",
+                    };
+                    match parse(text) {
+                        Some(body) => Val::Lambda(
+                            vec!["s.i".into()],
+                            body,
+                            vec![("s.a".into(), a), ("s.b".into(), b)],
+                        ),
+                        None => Val::Unknown,
+                    }
+                }
                 "seq.unit" => Val::Seq(vec![ev(0)]),
                 "seq.++" => {
                     let mut out = Vec::new();
@@ -470,7 +525,11 @@ impl Evaluator<'_> {
     fn apply(&self, f: &Val, args: &[Val]) -> Val {
         match f {
             Val::Const(v) => (**v).clone(),
-            Val::Store(a, i, v) => match args.first().map(|x| eq(x, i)) {
+            Val::Store(a, i, v) => match (if args.len() == 1 {
+                args.first().map(|x| eq(x, i))
+            } else {
+                Some(eq(&Val::Seq(args.to_vec()), i))
+            }) {
                 Some(Some(true)) => (**v).clone(),
                 Some(Some(false)) => self.apply(a, args),
                 _ => Val::Unknown,
@@ -614,6 +673,26 @@ impl Printer<'_> {
         let spec = self.spec;
         if let Val::Ctor(name, _) = v {
             if name.contains("!val!") && is_boxed(ty) {
+                if let Type::Set(t) = ty {
+                    let has = format!("{}.has", mangle(spec, ty));
+                    let Some(f) = self.ev.funcs.get(&has) else {
+                        return "?".into();
+                    };
+                    let mut members: Vec<String> = self
+                        .candidates(t)
+                        .iter()
+                        .filter(|c| {
+                            matches!(
+                                self.ev.apply(f, &[v.clone(), (*c).clone()]),
+                                Val::Bool(true)
+                            )
+                        })
+                        .map(|c| self.show(c, t))
+                        .collect();
+                    members.sort();
+                    members.dedup();
+                    return format!("{{{}}}", members.join(", "));
+                }
                 let of = format!("{}.of", mangle(spec, ty));
                 let value = match self.ev.funcs.get(&of) {
                     Some(f) => self.ev.apply(f, std::slice::from_ref(v)),
@@ -726,6 +805,30 @@ impl Printer<'_> {
                 members.sort();
                 format!("{{{}}}", members.join(", "))
             }
+            (_, Type::Array(k, val_ty)) if matches!(**val_ty, Type::Set(_)) => {
+                // A relation `(Array K T Bool)`: each row is the set of its true entries.
+                let Type::Set(t) = &**val_ty else {
+                    return "?".into();
+                };
+                let elems = self.candidates(t);
+                let mut rows = BTreeMap::new();
+                for key in self.candidates(k) {
+                    let mut members: Vec<String> = elems
+                        .iter()
+                        .filter(|c| {
+                            matches!(
+                                self.ev.apply(v, &[key.clone(), (*c).clone()]),
+                                Val::Bool(true)
+                            )
+                        })
+                        .map(|c| self.show(c, t))
+                        .collect();
+                    members.sort();
+                    members.dedup();
+                    rows.insert(self.show(&key, k), format!("{{{}}}", members.join(", ")));
+                }
+                with_default(rows, None)
+            }
             (_, Type::Array(k, val_ty)) => {
                 let default = array_default(v)
                     .map(|d| self.show(&d, val_ty))
@@ -735,27 +838,7 @@ impl Printer<'_> {
                     let x = self.show(&self.ev.apply(v, std::slice::from_ref(&c)), val_ty);
                     entries.insert(self.show(&c, k), x);
                 }
-                // Without a known default, the most common value stands for "everything else".
-                let default = if default == "?" {
-                    let mut counts: BTreeMap<&String, usize> = BTreeMap::new();
-                    for x in entries.values() {
-                        *counts.entry(x).or_default() += 1;
-                    }
-                    counts
-                        .into_iter()
-                        .max_by_key(|(_, n)| *n)
-                        .map(|(x, _)| x.clone())
-                        .unwrap_or_else(|| "?".into())
-                } else {
-                    default
-                };
-                let mut text = format!("constant({default})");
-                for (key, x) in entries {
-                    if x != default {
-                        text = format!("update({text}, {key}, {x})");
-                    }
-                }
-                text
+                with_default(entries, (default != "?").then_some(default))
             }
             (_, Type::Map(k, val_ty)) => {
                 let null = Type::Null(val_ty.clone());
@@ -918,4 +1001,27 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
         }
     }
     Counterexample { failed, sections }
+}
+
+/// An array in the interpreter's notation, `update(…(constant(d), k, x)…)`. The default is the
+/// most common value among the keys shown (the universe of a counterexample is finite, so every
+/// key that exists is shown), or the array's own default when none are.
+fn with_default(entries: BTreeMap<String, String>, own: Option<String>) -> String {
+    let mut counts: BTreeMap<&String, usize> = BTreeMap::new();
+    for x in entries.values() {
+        *counts.entry(x).or_default() += 1;
+    }
+    let default = counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(x, _)| x.clone())
+        .or(own)
+        .unwrap_or_else(|| "?".into());
+    let mut text = format!("constant({default})");
+    for (key, x) in entries {
+        if x != default {
+            text = format!("update({text}, {key}, {x})");
+        }
+    }
+    text
 }
