@@ -111,6 +111,7 @@ impl Report {
             let item = Item::Invariant(InvariantDecl {
                 name: ident(&name),
                 automaton: ident(&model.automaton),
+                using: None,
                 body,
                 span: Span::default(),
             });

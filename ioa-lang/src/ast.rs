@@ -299,6 +299,8 @@ pub struct InvariantDecl {
     pub name: Ident,
     /// The automaton it is about.
     pub automaton: Ident,
+    /// `using I1, I2`: the invariants its proof assumes (none given: all declared).
+    pub using: Option<Vec<Ident>>,
     /// The predicate on states.
     pub body: Expr,
     /// The whole declaration.
@@ -314,6 +316,8 @@ pub struct SimulationDecl {
     pub from: Ident,
     /// The specification automaton.
     pub to: Ident,
+    /// `using I1, I2`: the implementation's invariants its proof assumes.
+    pub using: Option<Vec<Ident>>,
     /// The relation between their states.
     pub relation: Expr,
     /// The step correspondence.

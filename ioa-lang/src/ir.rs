@@ -253,6 +253,9 @@ pub struct Invariant {
     pub automaton: AutomatonId,
     /// The predicate.
     pub body: Expr,
+    /// `using …`: the invariants (of the same automaton) its proof assumes, by name; `None`
+    /// when not given (a prover then assumes every declared invariant).
+    pub using: Option<Vec<String>>,
     /// Number of locals (quantified variables).
     pub n_locals: u32,
     /// The declaration.
@@ -270,6 +273,8 @@ pub struct Simulation {
     pub to: AutomatonId,
     /// The relation, over [`VarRef::Qualified`] names of both automata.
     pub relation: Expr,
+    /// `using …`: the invariants of `from` its proof assumes, by name (`None`: all declared).
+    pub using: Option<Vec<String>>,
     /// Locals needed by the relation.
     pub relation_locals: u32,
     /// The step correspondence.

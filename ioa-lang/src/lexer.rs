@@ -97,6 +97,8 @@ pub enum Token<'input> {
     Hidden,
     #[token("invariant")]
     Invariant,
+    #[token("using")]
+    Using,
     #[token("forward")]
     Forward,
     #[token("simulation")]

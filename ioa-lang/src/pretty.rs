@@ -293,7 +293,9 @@ impl Printer<'_> {
                 });
             }
             Item::Invariant(i) => {
-                self.text(&["invariant ", &i.name.name, " of ", &i.automaton.name, ":"]);
+                self.text(&["invariant ", &i.name.name, " of ", &i.automaton.name]);
+                self.using(&i.using);
+                self.text(&[":"]);
                 self.below(&i.body);
             }
             Item::Simulation(s) => self.simulation(s),
@@ -503,12 +505,23 @@ impl Printer<'_> {
         });
     }
 
+    fn using(&mut self, using: &Option<Vec<Ident>>) {
+        if let Some(names) = using {
+            self.text(&[" using"]);
+            for (k, n) in names.iter().enumerate() {
+                self.text(&[if k == 0 { " " } else { ", " }, &n.name]);
+            }
+        }
+    }
+
     fn simulation(&mut self, s: &SimulationDecl) {
         self.text(&["forward simulation "]);
         if let Some(name) = &s.name {
             self.text(&[&name.name, " "]);
         }
-        self.text(&["from ", &s.from.name, " to ", &s.to.name, ":"]);
+        self.text(&["from ", &s.from.name, " to ", &s.to.name]);
+        self.using(&s.using);
+        self.text(&[":"]);
         self.below(&s.relation);
         let Some(proof) = &s.proof else { return };
         let proof_at = self.find_token(end(s.relation.span), |t| matches!(t, Token::Proof));

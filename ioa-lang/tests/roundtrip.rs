@@ -823,13 +823,15 @@ fn simulation() -> impl Strategy<Value = SimulationDecl> {
         prop::option::of(ident()),
         ident(),
         ident(),
+        prop::option::of(prop::collection::vec(ident(), 0..3)),
         expr(3),
         prop::option::of(proof),
     )
-        .prop_map(|(name, from, to, relation, proof)| SimulationDecl {
+        .prop_map(|(name, from, to, using, relation, proof)| SimulationDecl {
             name,
             from,
             to,
+            using,
             relation,
             proof,
             span: sp(),
@@ -857,14 +859,21 @@ fn item() -> impl Strategy<Value = Item> {
         "[a-z./_]{1,12}".prop_map(|path| Item::Import(Import { path, span: sp() })),
         type_decl().prop_map(Item::Type),
         automaton().prop_map(Item::Automaton),
-        (ident(), ident(), expr(3)).prop_map(|(name, automaton, body)| {
-            Item::Invariant(InvariantDecl {
-                name,
-                automaton,
-                body,
-                span: sp(),
-            })
-        }),
+        (
+            ident(),
+            ident(),
+            prop::option::of(prop::collection::vec(ident(), 0..3)),
+            expr(3)
+        )
+            .prop_map(|(name, automaton, using, body)| {
+                Item::Invariant(InvariantDecl {
+                    name,
+                    automaton,
+                    using,
+                    body,
+                    span: sp(),
+                })
+            }),
         simulation().prop_map(Item::Simulation),
         schedule().prop_map(Item::Schedule),
     ]

@@ -57,7 +57,10 @@ impl CandidateChecker {
             }
             let solver = Solver::new();
             let mut params = Params::new();
-            params.set_u32("timeout", timeout.as_millis().clamp(1, u32::MAX as u128) as u32);
+            params.set_u32(
+                "timeout",
+                timeout.as_millis().clamp(1, u32::MAX as u128) as u32,
+            );
             solver.set_params(&params);
             solver.from_string(enc.finish());
             solvers.push(solver);

@@ -54,7 +54,7 @@ pub fn obligations(
         ExitCode::from(1)
     };
     let assume = match &sel.assume {
-        None => Assumptions::AllDeclared,
+        None => Assumptions::AsDeclared,
         Some(list) if list.trim() == "none" => Assumptions::Named(vec![]),
         Some(list) => Assumptions::Named(
             list.split(',')
@@ -106,7 +106,13 @@ pub fn obligations(
     Ok((spec, sources, out))
 }
 
-fn unknown(what: &str, name: &str, spec: &Spec, _sources: &SourceMap, _color: ColorChoice) -> ExitCode {
+fn unknown(
+    what: &str,
+    name: &str,
+    spec: &Spec,
+    _sources: &SourceMap,
+    _color: ColorChoice,
+) -> ExitCode {
     let known: Vec<&str> = if what == "invariant" {
         spec.invariants.iter().map(|i| i.name.as_str()).collect()
     } else {
@@ -114,7 +120,11 @@ fn unknown(what: &str, name: &str, spec: &Spec, _sources: &SourceMap, _color: Co
     };
     print_stderr(&format!(
         "error: no {what} named `{name}` in the model\n  = hint: the model declares: {}\n",
-        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
     ));
     ExitCode::from(2)
 }
@@ -195,8 +205,16 @@ pub fn run(args: ProveArgs) -> ExitCode {
 }
 
 fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, timeout: f64) -> String {
-    let width = rows.iter().map(|(o, _)| o.name().chars().count()).max().unwrap_or(10).max(10);
-    let mut out = format!("{:<width$}  {:<8}  {:>8}\n", "obligation", "verdict", "time");
+    let width = rows
+        .iter()
+        .map(|(o, _)| o.name().chars().count())
+        .max()
+        .unwrap_or(10)
+        .max(10);
+    let mut out = format!(
+        "{:<width$}  {:<8}  {:>8}\n",
+        "obligation", "verdict", "time"
+    );
     for (ob, o) in rows {
         out.push_str(&format!(
             "{:<width$}  {:<8}  {:>5} ms\n",

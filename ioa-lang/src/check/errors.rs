@@ -248,6 +248,17 @@ pub enum CheckError {
         /// Where.
         span: Span,
     },
+    /// E0415: a `using` clause names something that is not an invariant of the automaton.
+    UnknownInvariant {
+        /// The name.
+        name: String,
+        /// The automaton whose invariants were searched.
+        automaton: String,
+        /// Where.
+        span: Span,
+        /// A similar invariant name.
+        suggestion: Option<String>,
+    },
 }
 
 fn did_you_mean(d: Diagnostic, suggestion: &Option<String>) -> Diagnostic {
@@ -407,6 +418,12 @@ impl IntoDiagnostic for CheckError {
                 *span,
             )
             .with_hint("initial values may use the automaton's parameters only; constrain several variables together with `so that`"),
+            UnknownInvariant { name, automaton, span, suggestion } => did_you_mean(
+                Diagnostic::error("E0415", format!("`{name}` is not an invariant of `{automaton}`"), *span)
+                    .with_label_message("named in `using`")
+                    .with_note("`using` lists the invariants of the automaton that a proof may assume"),
+                suggestion,
+            ),
         }
     }
 }

@@ -69,6 +69,48 @@ impl Checker {
                 }
             }
         }
+        self.check_using(files);
+    }
+
+    /// Every name in a `using` clause is an invariant of the automaton concerned (checked once
+    /// all invariants are known: declarations may come in any order).
+    fn check_using(&mut self, files: &[(FileId, SourceFile)]) {
+        for (_, file) in files {
+            for item in &file.items {
+                let (automaton, using) = match item {
+                    Item::Invariant(inv) => (&inv.automaton, &inv.using),
+                    Item::Simulation(sim) => (&sim.from, &sim.using),
+                    _ => continue,
+                };
+                let Some(names) = using else { continue };
+                let declared: Vec<&str> = self
+                    .spec
+                    .invariants
+                    .iter()
+                    .filter(|i| self.spec.automata[i.automaton.0 as usize].name == automaton.name)
+                    .map(|i| i.name.as_str())
+                    .collect();
+                let mut errors = Vec::new();
+                for n in names {
+                    if !declared.contains(&n.name.as_str()) {
+                        let suggestion = declared
+                            .iter()
+                            .filter(|d| strsim::levenshtein(d, &n.name) <= 2)
+                            .map(|d| d.to_string())
+                            .next();
+                        errors.push(CheckError::UnknownInvariant {
+                            name: n.name.clone(),
+                            automaton: automaton.name.clone(),
+                            span: n.span,
+                            suggestion,
+                        });
+                    }
+                }
+                for e in errors {
+                    self.error(e);
+                }
+            }
+        }
     }
 
     fn unique(
@@ -98,6 +140,7 @@ impl Checker {
             name: inv.name.name.clone(),
             automaton: a,
             body: expr,
+            using: names_of(&inv.using),
             n_locals: body.n_locals,
             span: inv.span,
         });
@@ -119,6 +162,7 @@ impl Checker {
             from,
             to,
             relation,
+            using: names_of(&sim.using),
             relation_locals,
             proof,
             span: sim.span,
@@ -238,4 +282,10 @@ impl Checker {
             span: s.span,
         });
     }
+}
+
+fn names_of(using: &Option<Vec<ast::Ident>>) -> Option<Vec<String>> {
+    using
+        .as_ref()
+        .map(|names| names.iter().map(|n| n.name.clone()).collect())
 }

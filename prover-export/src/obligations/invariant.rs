@@ -42,7 +42,11 @@ pub fn transitions(spec: &Spec, a: AutomatonId) -> Result<&[Transition], EncodeE
 }
 
 /// Encodes transition `index` of `a`.
-pub fn step_encoding(spec: &Spec, a: AutomatonId, index: usize) -> Result<StepEncoding<'_>, EncodeError> {
+pub fn step_encoding(
+    spec: &Spec,
+    a: AutomatonId,
+    index: usize,
+) -> Result<StepEncoding<'_>, EncodeError> {
     let t = &transitions(spec, a)?[index];
     let mut enc = Encoder::new(spec);
     let mut env = Env {
@@ -99,7 +103,13 @@ pub fn obligations(
 ) -> Result<Vec<Obligation>, EncodeError> {
     let inv = &spec.invariants[index];
     let a = inv.automaton;
-    let assumed = assumed_invariants(spec, a, assume, inv.span)?;
+    // The invariant itself is the induction hypothesis: always assumed, listed first.
+    let mut assumed = vec![index];
+    for k in assumed_invariants(spec, a, assume, &inv.using, inv.span)? {
+        if k != index {
+            assumed.push(k);
+        }
+    }
     let mut out = vec![start(spec, index)?];
     for k in 0..transitions(spec, a)?.len() {
         out.push(step(spec, index, k, &assumed)?);
@@ -122,7 +132,15 @@ fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
     let goals = assert_goals(&mut enc, &[(format!("{} holds", inv.name), goal)]);
     let mut shown = Vec::new();
     let slots = slots_used(a, true, &[&inv.body], &[]);
-    show_state(spec, a, &slots, env.state(a), Section::Start, false, &mut shown);
+    show_state(
+        spec,
+        a,
+        &slots,
+        env.state(a),
+        Section::Start,
+        false,
+        &mut shown,
+    );
     Ok(Obligation {
         target: inv.name.clone(),
         kind: Kind::InvariantStart,
@@ -137,7 +155,12 @@ fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
     })
 }
 
-fn step(spec: &Spec, index: usize, t_index: usize, assumed: &[usize]) -> Result<Obligation, EncodeError> {
+fn step(
+    spec: &Spec,
+    index: usize,
+    t_index: usize,
+    assumed: &[usize],
+) -> Result<Obligation, EncodeError> {
     let inv = &spec.invariants[index];
     let a = inv.automaton;
     let StepEncoding {
@@ -163,9 +186,25 @@ fn step(spec: &Spec, index: usize, t_index: usize, assumed: &[usize]) -> Result<
     exprs.extend(t.pre.iter());
     let read = slots_used(a, true, &exprs, &[&t.eff]);
     let mut shown = Vec::new();
-    show_state(spec, a, &read, pre.state(a), Section::Pre, false, &mut shown);
+    show_state(
+        spec,
+        a,
+        &read,
+        pre.state(a),
+        Section::Pre,
+        false,
+        &mut shown,
+    );
     shown.extend(params);
-    show_state(spec, a, &read, post.state(a), Section::Post, false, &mut shown);
+    show_state(
+        spec,
+        a,
+        &read,
+        post.state(a),
+        Section::Post,
+        false,
+        &mut shown,
+    );
     let action = &spec.automata[a.0 as usize].actions[t.action.0 as usize];
     Ok(Obligation {
         target: inv.name.clone(),
@@ -173,7 +212,10 @@ fn step(spec: &Spec, index: usize, t_index: usize, assumed: &[usize]) -> Result<
         action: Some(action.name.clone()),
         action_kind: Some(action.kind.keyword()),
         case: t.case.clone().map(|c| format!("case {c}")),
-        assumed: assumed.iter().map(|k| spec.invariants[*k].name.clone()).collect(),
+        assumed: assumed
+            .iter()
+            .map(|k| spec.invariants[*k].name.clone())
+            .collect(),
         script: enc.finish(),
         goals,
         shown,

@@ -120,10 +120,11 @@ impl Obligation {
 /// Which invariants a step obligation assumes in its pre-state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Assumptions {
-    /// Every invariant declared of the automaton (the target included: induction).
+    /// What the invariant or simulation says with `using`, or else every invariant declared of
+    /// the automaton (the target included: induction).
     #[default]
-    AllDeclared,
-    /// Exactly these, by name.
+    AsDeclared,
+    /// Exactly these, by name, whatever `using` says.
     Named(Vec<String>),
 }
 
@@ -132,17 +133,23 @@ pub fn assumed_invariants(
     spec: &Spec,
     a: AutomatonId,
     assume: &Assumptions,
+    using: &Option<Vec<String>>,
     span: Span,
 ) -> Result<Vec<usize>, EncodeError> {
-    match assume {
-        Assumptions::AllDeclared => Ok(spec
+    let named = match (assume, using) {
+        (Assumptions::Named(names), _) => Some(names),
+        (Assumptions::AsDeclared, Some(names)) => Some(names),
+        (Assumptions::AsDeclared, None) => None,
+    };
+    match named {
+        None => Ok(spec
             .invariants
             .iter()
             .enumerate()
             .filter(|(_, i)| i.automaton == a)
             .map(|(k, _)| k)
             .collect()),
-        Assumptions::Named(names) => names
+        Some(names) => names
             .iter()
             .map(|n| {
                 spec.invariants
@@ -181,7 +188,11 @@ pub(crate) fn declare_params(enc: &mut Encoder, a: AutomatonId, env: &mut Env) {
     let aut = &spec.automata[a.0 as usize];
     let mut ps = Vec::new();
     for p in &aut.params {
-        let name = format!("{}.param.{}", crate::smt::symbol(&aut.name), crate::smt::symbol(&p.name));
+        let name = format!(
+            "{}.param.{}",
+            crate::smt::symbol(&aut.name),
+            crate::smt::symbol(&p.name)
+        );
         let sort = enc.sort(&p.ty);
         enc.script.declare(&name, &sort);
         ps.push(name);
@@ -237,16 +248,21 @@ pub(crate) fn transition(
     env.automaton = Some(a);
     env.locals.clear();
     for (k, p) in action.params.iter().enumerate() {
-        let name = enc
-            .script
-            .fresh_const(&format!("{}.{}", action.name, p.name), &enc.sorts.clone().sort(spec, &p.ty));
+        let name = enc.script.fresh_const(
+            &format!("{}.{}", action.name, p.name),
+            &enc.sorts.clone().sort(spec, &p.ty),
+        );
         enc.sort(&p.ty);
         if p.ty == Type::Nat {
             enc.script.assert(&format!("(>= {name} 0)"));
         }
         shown.push(Shown {
             section: Section::Action,
-            label: t.local_names.get(k).cloned().unwrap_or_else(|| p.name.clone()),
+            label: t
+                .local_names
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| p.name.clone()),
             constant: name.clone(),
             ty: p.ty.clone(),
         });
@@ -291,7 +307,8 @@ pub(crate) fn assert_goals(enc: &mut Encoder, goals: &[(String, String)]) -> Vec
     }
     let all: Vec<String> = named.iter().map(|(_, n)| n.clone()).collect();
     enc.script.comment("the negated goal: unsat means proved");
-    enc.script.assert(&format!("(not {})", crate::smt::and(&all)));
+    enc.script
+        .assert(&format!("(not {})", crate::smt::and(&all)));
     named
 }
 

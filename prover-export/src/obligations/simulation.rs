@@ -18,7 +18,9 @@ use super::{
 use crate::error::EncodeError;
 use crate::smt::expr::{state_vars, Encoder, Env};
 use ioa_lang::ast::ActionKind;
-use ioa_lang::ir::{AutomatonBody, AutomatonId, Expr, ProofBlock, Simulation, Spec, Stmt, StmtKind};
+use ioa_lang::ir::{
+    AutomatonBody, AutomatonId, Expr, ProofBlock, Simulation, Spec, Stmt, StmtKind,
+};
 use std::collections::BTreeSet;
 
 /// Start and step obligations of simulation `index`.
@@ -34,7 +36,7 @@ pub fn obligations(
             span: sim.span,
         });
     };
-    let assumed = assumed_invariants(spec, sim.from, assume, sim.span)?;
+    let assumed = assumed_invariants(spec, sim.from, assume, &sim.using, sim.span)?;
     let mut out = vec![start(spec, sim, proof)?];
     let ts = transitions(spec, sim.from)?;
     for t_index in 0..ts.len() {
@@ -63,7 +65,8 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
     declare_params(&mut enc, b, &mut env);
     enc.script.comment("a start state of the implementation");
     start_state(&mut enc, a, &mut env, ".0")?;
-    enc.script.comment("the specification's state before the start block: anything");
+    enc.script
+        .comment("the specification's state before the start block: anything");
     let b0 = declare_state(&mut enc, b, ".0");
     env.states.insert(b.0, b0);
     aux_env(&mut enc, proof, &mut env);
@@ -105,9 +108,25 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
     let goals = assert_goals(&mut enc, &goals);
     let mut shown = Vec::new();
     let slots_a = slots_used(a, false, &[&sim.relation], &[&proof.start]);
-    show_state(spec, a, &slots_a, after.state(a), Section::Start, true, &mut shown);
+    show_state(
+        spec,
+        a,
+        &slots_a,
+        after.state(a),
+        Section::Start,
+        true,
+        &mut shown,
+    );
     let slots_b = slots_used(b, false, &[&sim.relation], &[&proof.start]);
-    show_state(spec, b, &slots_b, after.state(b), Section::Start, true, &mut shown);
+    show_state(
+        spec,
+        b,
+        &slots_b,
+        after.state(b),
+        Section::Start,
+        true,
+        &mut shown,
+    );
     Ok(Obligation {
         target: sim.name.clone(),
         kind: Kind::SimulationStart,
@@ -159,7 +178,8 @@ fn step(
     let b_pre = declare_state(&mut enc, b, "");
     env.states.insert(b.0, b_pre);
     aux_env(&mut enc, proof, &mut env);
-    enc.script.comment("assumed invariants of the implementation, in its pre-state");
+    enc.script
+        .comment("assumed invariants of the implementation, in its pre-state");
     let mut a_env = env.clone();
     a_env.automaton = Some(a);
     for k in assumed {
@@ -170,7 +190,8 @@ fn step(
     enc.script.comment("the relation, in the pre-states");
     let rel = relation(&mut enc, sim, &env)?;
     enc.script.assert(&rel);
-    enc.script.comment(&format!("the implementation's transition {}", action.name));
+    enc.script
+        .comment(&format!("the implementation's transition {}", action.name));
     let mut params = Vec::new();
     let a_post_env = transition(&mut enc, a, t, &env, &mut params)?;
     let a_post = a_post_env.state(a).to_vec();
@@ -182,7 +203,10 @@ fn step(
     for (k, p) in param_terms.iter().enumerate() {
         entry_env.bind(k as u32, p.clone());
     }
-    let entry = proof.entries.get(t.action.0 as usize).and_then(|e| e.as_ref());
+    let entry = proof
+        .entries
+        .get(t.action.0 as usize)
+        .and_then(|e| e.as_ref());
     let body: Vec<&Stmt> = entry
         .and_then(|e| e.body.as_ref())
         .map(|b| b.iter().collect())
@@ -220,11 +244,13 @@ fn step(
                 _ => "false".to_string(),
             }
         };
-        path.goals.push(("the external actions agree".into(), trace_goal));
+        path.goals
+            .push(("the external actions agree".into(), trace_goal));
         let mut post_env = path.env.clone();
         post_env.states.insert(a.0, a_post.clone());
         let rel_post = relation(&mut path.enc, sim, &post_env)?;
-        path.goals.push(("the relation holds after the step".into(), rel_post));
+        path.goals
+            .push(("the relation holds after the step".into(), rel_post));
         let goals = assert_goals(&mut path.enc, &path.goals);
         let mut exprs: Vec<&Expr> = vec![&sim.relation];
         exprs.extend(t.pre.iter());
@@ -242,11 +268,35 @@ fn step(
             })
             .collect();
         let mut shown: Vec<Shown> = Vec::new();
-        show_state(spec, a, &slots_a, env.state(a), Section::Pre, true, &mut shown);
-        show_state(spec, b, &slots_b, env.state(b), Section::SpecPre, true, &mut shown);
+        show_state(
+            spec,
+            a,
+            &slots_a,
+            env.state(a),
+            Section::Pre,
+            true,
+            &mut shown,
+        );
+        show_state(
+            spec,
+            b,
+            &slots_b,
+            env.state(b),
+            Section::SpecPre,
+            true,
+            &mut shown,
+        );
         shown.extend(params.clone());
         show_state(spec, a, &slots_a, &a_post, Section::Post, true, &mut shown);
-        show_state(spec, b, &slots_b, path.env.state(b), Section::SpecPost, true, &mut shown);
+        show_state(
+            spec,
+            b,
+            &slots_b,
+            path.env.state(b),
+            Section::SpecPost,
+            true,
+            &mut shown,
+        );
         let case = if n_paths > 1 {
             Some(format!("case {}", case_no + 1))
         } else {
@@ -266,7 +316,10 @@ fn step(
             action: Some(action.name.clone()),
             action_kind: Some(action.kind.keyword()),
             case,
-            assumed: assumed.iter().map(|k| spec.invariants[*k].name.clone()).collect(),
+            assumed: assumed
+                .iter()
+                .map(|k| spec.invariants[*k].name.clone())
+                .collect(),
             script: path.enc.finish(),
             goals,
             shown,
@@ -325,7 +378,12 @@ fn walk<'s>(
             next.extend(rest.iter().copied());
             walk(spec, b, &next, p, out)
         }
-        StmtKind::Fire { automaton, action, args, .. } => {
+        StmtKind::Fire {
+            automaton,
+            action,
+            args,
+            ..
+        } => {
             if *automaton != b {
                 return Err(EncodeError::Unsupported {
                     what: "firing an action of an automaton other than the specification",
@@ -378,7 +436,11 @@ fn walk<'s>(
                 enabled.push(path.enc.expr(p, &env)?);
             }
             path.goals.push((
-                format!("{} {} is enabled where it is fired", b_action.kind.keyword(), b_action.name),
+                format!(
+                    "{} {} is enabled where it is fired",
+                    b_action.kind.keyword(),
+                    b_action.name
+                ),
                 crate::smt::and(&enabled),
             ));
             let after = path.enc.exec(&t.eff, &env)?;

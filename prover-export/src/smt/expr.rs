@@ -9,8 +9,8 @@
 //! reasoning needs.
 
 use super::sorts::{
-    enum_constructor, field_accessor, mangle, tuple_constructor, union_accessor,
-    union_constructor, SortTable,
+    enum_constructor, field_accessor, is_boxed, mangle, relation, tuple_constructor,
+    union_accessor, union_constructor, SortTable,
 };
 use super::{and, Script};
 use crate::error::EncodeError;
@@ -32,6 +32,10 @@ pub struct Encoder<'s> {
     pub script: Script,
     /// Element types of sets whose `size` is an uninterpreted function.
     size_elems: BTreeSet<Type>,
+    /// Variables bound by the quantifiers being encoded (a term mentioning one is not ground).
+    pub bound: Vec<String>,
+    /// The set value standing for each bound set object (see [`Encoder::unbox`]).
+    unboxed: std::collections::HashMap<String, String>,
 }
 
 /// What each variable stands for at one point of an obligation.
@@ -87,7 +91,92 @@ impl<'s> Encoder<'s> {
             sorts: SortTable::default(),
             script: Script::default(),
             size_elems: BTreeSet::new(),
+            bound: Vec::new(),
+            unboxed: std::collections::HashMap::new(),
         }
+    }
+
+    /// The sort of `ty` where it is an element, key or bound variable (boxed if compound).
+    pub fn elem_sort(&mut self, ty: &Type) -> String {
+        self.sorts.elem_sort(self.spec, ty)
+    }
+
+    /// The tuple of type `id` with these fields. When the fields are ground, the facts that
+    /// its fields are these are asserted (the constructor is otherwise uninterpreted).
+    pub fn tuple(&mut self, id: ioa_lang::ir::TypeId, fields: Vec<String>) -> String {
+        let spec = self.spec;
+        let TypeDefKind::Tuple(decls) = &spec.types[id.0 as usize].kind else {
+            return "?".into();
+        };
+        self.sorts.use_fields(id);
+        let ctor = tuple_constructor(spec, id);
+        let term = if fields.is_empty() {
+            ctor
+        } else {
+            format!("({ctor} {})", fields.join(" "))
+        };
+        if !self.bound.iter().any(|b| term.contains(b.as_str())) {
+            for ((f, _), x) in decls.iter().zip(&fields) {
+                let acc = field_accessor(spec, id, f);
+                self.script.assert(&format!("(= ({acc} {term}) {x})"));
+            }
+        }
+        term
+    }
+
+    /// The value of a bound object of boxed type `ty`, or the variable itself.
+    pub fn unbox(&mut self, ty: &Type, var: &str) -> String {
+        if let Type::Set(t) = ty {
+            self.elem_sort(ty);
+            let e = self.elem_sort(t);
+            let z = self.script.fresh("z");
+            let term = format!(
+                "(lambda (({z} {e})) ({}.has {var} {z}))",
+                mangle(self.spec, ty)
+            );
+            self.unboxed.insert(term.clone(), var.to_string());
+            term
+        } else if is_boxed(ty) {
+            self.elem_sort(ty);
+            format!("({}.of {var})", mangle(self.spec, ty))
+        } else {
+            var.to_string()
+        }
+    }
+
+    /// `term` (a value of `ty`) as an element or key: its object when `ty` is boxed. A ground
+    /// term's object gets the fact that it stands for the term.
+    pub fn boxed(&mut self, ty: &Type, term: String) -> String {
+        if !is_boxed(ty) {
+            return term;
+        }
+        self.elem_sort(ty);
+        let m = mangle(self.spec, ty);
+        if let Some(obj) = self.unboxed.get(&term) {
+            return obj.clone();
+        }
+        if let Type::Set(t) = ty {
+            let obj = format!("({m}.obj {term})");
+            if !self.bound.iter().any(|b| term.contains(b.as_str())) {
+                let e = self.elem_sort(t);
+                let z = self.script.fresh("z");
+                self.script.assert(&format!(
+                    "(forall (({z} {e})) (= ({m}.has {obj} {z}) (select {term} {z})))"
+                ));
+            }
+            return obj;
+        }
+        let of = format!("({m}.of ");
+        if let Some(inner) = term.strip_prefix(&of).and_then(|t| t.strip_suffix(')')) {
+            if !inner.contains(' ') && !inner.contains('(') {
+                return inner.to_string();
+            }
+        }
+        let obj = format!("({m}.obj {term})");
+        if !self.bound.iter().any(|b| term.contains(b.as_str())) {
+            self.script.assert(&format!("(= ({m}.of {obj}) {term})"));
+        }
+        obj
     }
 
     /// The SMT sort of a type.
@@ -148,30 +237,29 @@ impl<'s> Encoder<'s> {
                     return Err(unsupported("an untyped tuple", e));
                 };
                 self.sort(&e.ty);
-                let mut parts = vec![tuple_constructor(spec, *id)];
+                let mut parts = Vec::new();
                 for i in items {
                     parts.push(self.expr(i, env)?);
                 }
-                if items.is_empty() {
-                    parts.remove(0)
-                } else {
-                    format!("({})", parts.join(" "))
-                }
+                self.tuple(*id, parts)
             }
             ExprKind::Collection(items) => {
                 let sort = self.sort(&e.ty);
                 match &e.ty {
-                    Type::Set(_) => {
+                    Type::Set(et) => {
                         let mut t = format!("((as const {sort}) false)");
                         for i in items {
-                            t = format!("(store {t} {} true)", self.expr(i, env)?);
+                            let x = self.expr(i, env)?;
+                            let x = self.boxed(et, x);
+                            t = format!("(store {t} {x} true)");
                         }
                         t
                     }
-                    Type::Mset(_) => {
+                    Type::Mset(et) => {
                         let mut t = format!("((as const {sort}) 0)");
                         for i in items {
                             let x = self.expr(i, env)?;
+                            let x = self.boxed(et, x);
                             t = format!("(store {t} {x} (+ (select {t} {x}) 1))");
                         }
                         t
@@ -206,7 +294,11 @@ impl<'s> Encoder<'s> {
                     return Err(unsupported("a field of a non-tuple", e));
                 };
                 let t = self.expr(x, env)?;
-                format!("({} {t})", field_accessor(spec, *id, &fields[*k as usize].0))
+                self.sorts.use_fields(*id);
+                format!(
+                    "({} {t})",
+                    field_accessor(spec, *id, &fields[*k as usize].0)
+                )
             }
             ExprKind::NullVal(x) => {
                 let Type::Null(inner) = &x.ty else {
@@ -239,11 +331,23 @@ impl<'s> Encoder<'s> {
                 };
                 self.sort(&e.ty);
                 let t = self.expr(x, env)?;
-                format!("({} {t})", union_constructor(spec, *id, &tags[*k as usize].0))
+                format!(
+                    "({} {t})",
+                    union_constructor(spec, *id, &tags[*k as usize].0)
+                )
             }
             ExprKind::Index(a, i) => {
                 let at = self.expr(a, env)?;
                 let it = self.expr(i, env)?;
+                let it = match &a.ty {
+                    Type::Array(k, _) | Type::Map(k, _) => self.boxed(k, it),
+                    _ => it,
+                };
+                if let Some((_, t)) = relation(&a.ty) {
+                    let sort = self.elem_sort(t);
+                    let y = self.script.fresh("y");
+                    return Ok(format!("(lambda (({y} {sort})) (select {at} {it} {y}))"));
+                }
                 match &a.ty {
                     Type::Array(..) => format!("(select {at} {it})"),
                     Type::Map(_, v) => {
@@ -258,13 +362,18 @@ impl<'s> Encoder<'s> {
             ExprKind::Quant(q, vars, body) => {
                 let mut inner = env.clone();
                 let mut binders = Vec::new();
+                let depth = self.bound.len();
                 for (k, ty) in vars {
                     let name = self.script.fresh("x");
-                    let sort = self.sort(ty);
+                    let sort = self.elem_sort(ty);
                     binders.push(format!("({name} {sort})"));
-                    inner.bind(*k, name);
+                    let value = self.unbox(ty, &name);
+                    inner.bind(*k, value);
+                    self.bound.push(name);
                 }
-                let b = self.expr(body, &inner)?;
+                let b = self.expr(body, &inner);
+                self.bound.truncate(depth);
+                let b = b?;
                 let q = match q {
                     Quantifier::ForAll => "forall",
                     Quantifier::Exists => "exists",
@@ -337,6 +446,9 @@ impl<'s> Encoder<'s> {
         if let Some(t) = self.size_literal(op, l, r, env)? {
             return Ok(t);
         }
+        if let Some(t) = self.set_comparison(op, l, r, env)? {
+            return Ok(t);
+        }
         let a = self.expr(l, env)?;
         let b = self.expr(r, env)?;
         let set = matches!(l.ty, Type::Set(_));
@@ -359,8 +471,12 @@ impl<'s> Encoder<'s> {
             BinOp::Div => format!("(div {a} {b})"),
             BinOp::Mod => format!("(mod {a} {b})"),
             BinOp::In | BinOp::NotIn => {
+                let a = match &r.ty {
+                    Type::Set(t) | Type::Mset(t) => self.boxed(t, a),
+                    _ => a,
+                };
                 let t = match &r.ty {
-                    Type::Set(_) => format!("(select {b} {a})"),
+                    Type::Set(_) => self.member(r, &a, env)?,
                     Type::Mset(_) => format!("(> (select {b} {a}) 0)"),
                     Type::Seq(_) => format!("(seq.contains {b} (seq.unit {a}))"),
                     _ => return Err(unsupported("membership in this type", e)),
@@ -386,9 +502,104 @@ impl<'s> Encoder<'s> {
         })
     }
 
+    /// `x ∈ set` (x already an element term), pushed through unions, intersections,
+    /// differences, inserts and literals so that quantifier instantiation sees plain
+    /// memberships rather than array equalities.
+    pub fn member(&mut self, set: &Expr, x: &str, env: &Env) -> Result<String, EncodeError> {
+        let elem_ty = match &set.ty {
+            Type::Set(t) => (**t).clone(),
+            _ => return Err(unsupported("membership in this type", set)),
+        };
+        Ok(match &set.kind {
+            ExprKind::Binary(BinOp::Union, a, b) => {
+                format!(
+                    "(or {} {})",
+                    self.member(a, x, env)?,
+                    self.member(b, x, env)?
+                )
+            }
+            ExprKind::Binary(BinOp::Intersect, a, b) => {
+                format!(
+                    "(and {} {})",
+                    self.member(a, x, env)?,
+                    self.member(b, x, env)?
+                )
+            }
+            ExprKind::Binary(BinOp::Difference | BinOp::Sub, a, b) => format!(
+                "(and {} (not {}))",
+                self.member(a, x, env)?,
+                self.member(b, x, env)?
+            ),
+            ExprKind::Call(Builtin::Insert, args) if args.len() == 2 => {
+                let e = self.expr(&args[0], env)?;
+                let e = self.boxed(&elem_ty, e);
+                format!("(or (= {x} {e}) {})", self.member(&args[1], x, env)?)
+            }
+            ExprKind::Call(Builtin::Delete, args) if args.len() == 2 => {
+                let e = self.expr(&args[0], env)?;
+                let e = self.boxed(&elem_ty, e);
+                format!("(and (not (= {x} {e})) {})", self.member(&args[1], x, env)?)
+            }
+            ExprKind::Collection(items) => {
+                let mut eqs = Vec::new();
+                for i in items {
+                    let e = self.expr(i, env)?;
+                    let e = self.boxed(&elem_ty, e);
+                    eqs.push(format!("(= {x} {e})"));
+                }
+                super::or(&eqs)
+            }
+            ExprKind::Index(a, i) if relation(&a.ty).is_some() => {
+                let at = self.expr(a, env)?;
+                let it = self.expr(i, env)?;
+                let key = relation(&a.ty)
+                    .map(|(k, _)| k.clone())
+                    .unwrap_or(Type::Bool);
+                let it = self.boxed(&key, it);
+                format!("(select {at} {it} {x})")
+            }
+            _ => {
+                let s = self.expr(set, env)?;
+                format!("(select {s} {x})")
+            }
+        })
+    }
+
+    /// `S ≠ {}` on sets as an existential membership (Z3 finds the quorum-intersection
+    /// witnesses far faster this way than through array extensionality).
+    fn set_comparison(
+        &mut self,
+        op: BinOp,
+        l: &Expr,
+        r: &Expr,
+        env: &Env,
+    ) -> Result<Option<String>, EncodeError> {
+        let Type::Set(elem) = &l.ty else {
+            return Ok(None);
+        };
+        let is_empty =
+            |e: &Expr| matches!(&e.kind, ExprKind::Collection(items) if items.is_empty());
+        let sort = self.elem_sort(elem);
+        let x = self.script.fresh("m");
+        self.bound.push(x.clone());
+        let result = (|| -> Result<Option<String>, EncodeError> {
+            Ok(match op {
+                BinOp::Neq if is_empty(l) || is_empty(r) => {
+                    let s = if is_empty(l) { r } else { l };
+                    let m = self.member(s, &x, env)?;
+                    Some(format!("(exists (({x} {sort})) {m})"))
+                }
+                _ => None,
+            })
+        })();
+        self.bound.pop();
+        result
+    }
+
     fn element_sort(&mut self, collection: &Type) -> String {
         match collection {
-            Type::Set(t) | Type::Mset(t) | Type::Seq(t) => self.sort(t),
+            Type::Set(t) | Type::Mset(t) => self.elem_sort(t),
+            Type::Seq(t) => self.sort(t),
             _ => "Int".into(),
         }
     }
@@ -435,7 +646,13 @@ impl<'s> Encoder<'s> {
             }
             let names: Vec<String> = (0..n).map(|_| self.script.fresh("e")).collect();
             let binders: Vec<String> = names.iter().map(|x| format!("({x} {elem})")).collect();
-            let mut parts: Vec<String> = names.iter().map(|x| format!("(select {s} {x})")).collect();
+            let mut parts: Vec<String> = Vec::new();
+            for x in &names {
+                parts.push(
+                    self.member(&set, x, env)
+                        .unwrap_or_else(|_| format!("(select {s} {x})")),
+                );
+            }
             if n > 1 {
                 parts.push(format!("(distinct {})", names.join(" ")));
             }
@@ -466,6 +683,16 @@ impl<'s> Encoder<'s> {
             ts.push(self.expr(a, env)?);
         }
         let arg_ty = |k: usize| args.get(k).map(|a| &a.ty);
+        // Elements and keys are objects when their type is boxed.
+        match (b, arg_ty(0), arg_ty(1)) {
+            (Builtin::Insert | Builtin::Delete, _, Some(Type::Set(t) | Type::Mset(t))) => {
+                ts[0] = self.boxed(t, ts[0].clone());
+            }
+            (Builtin::Defined | Builtin::Update, Some(Type::Map(k, _) | Type::Array(k, _)), _) => {
+                ts[1] = self.boxed(k, ts[1].clone());
+            }
+            _ => {}
+        }
         Ok(match b {
             Builtin::Insert => match arg_ty(1) {
                 Some(Type::Set(_)) => format!("(store {} {} true)", ts[1], ts[0]),
@@ -496,6 +723,17 @@ impl<'s> Encoder<'s> {
             },
             Builtin::Constant => {
                 let sort = self.sort(&e.ty);
+                if let Some((k, t)) = relation(&e.ty) {
+                    if matches!(&args[0].kind, ExprKind::Collection(items) if items.is_empty()) {
+                        return Ok(format!("((as const {sort}) false)"));
+                    }
+                    let (ks, ts_) = (self.elem_sort(k), self.elem_sort(t));
+                    let (kv, y) = (self.script.fresh("k"), self.script.fresh("y"));
+                    self.bound.push(y.clone());
+                    let m = self.member(&args[0], &y, env);
+                    self.bound.pop();
+                    return Ok(format!("(lambda (({kv} {ks}) ({y} {ts_})) {})", m?));
+                }
                 match &e.ty {
                     Type::Array(..) => format!("((as const {sort}) {})", ts[0]),
                     Type::Map(_, v) => {
@@ -518,7 +756,12 @@ impl<'s> Encoder<'s> {
             Builtin::Abs => format!("(ite (>= {a} 0) {a} (- {a}))", a = ts[0]),
             Builtin::Defined => match arg_ty(0) {
                 Some(Type::Map(_, v)) => {
-                    format!("((_ is embed_{}) (select {} {}))", mangle(spec, v), ts[0], ts[1])
+                    format!(
+                        "((_ is embed_{}) (select {} {}))",
+                        mangle(spec, v),
+                        ts[0],
+                        ts[1]
+                    )
                 }
                 _ => return Err(unsupported("`defined` on this type", e)),
             },

@@ -1,5 +1,9 @@
-//! IOA types as SMT sorts. Tuples, enumerations, unions and `Null[T]` become algebraic
-//! datatypes; `Set[T]` is `(Array T Bool)`, `Mset[T]` is `(Array T Int)`, `Array[K, V]` is
+//! IOA types as SMT sorts. Declared tuple types (`Node = tuple of location: Int`) become
+//! uninterpreted sorts with one function per field, a constructor function, and the axiom that
+//! a tuple is determined by its fields: a datatype over `Int` would be exact too, but Z3's
+//! model-based quantifier instantiation then cannot build counterexamples, while over an
+//! uninterpreted sort it finds them at once. Enumerations, unions and `Null[T]` become
+//! algebraic datatypes; `Set[T]` is `(Array T Bool)`, `Mset[T]` is `(Array T Int)`, `Array[K, V]` is
 //! `(Array K V)`, `Map[K, V]` is `(Array K Null_V)` (absent keys map to `nil`), `Seq[T]` is Z3's
 //! `(Seq T)`. Open types such as `Node = tuple of location: Int` are therefore unbounded: a proof
 //! holds for every number of nodes, not for the interpreter's finite universe.
@@ -13,6 +17,21 @@ use std::collections::BTreeSet;
 pub struct SortTable {
     named: BTreeSet<TypeId>,
     nulls: BTreeSet<Type>,
+    boxed: BTreeSet<Type>,
+    /// Tuple types whose fields or constructor the obligation mentions.
+    fields_used: BTreeSet<TypeId>,
+}
+
+/// Whether values of `ty` are *boxed* where they are elements, keys or bound variables: a set,
+/// multiset, sequence, array or map there is an object of an uninterpreted sort, mapped to its
+/// value by `M.of` (with `M.obj` its inverse). Z3 decides quantifiers over uninterpreted sorts
+/// (model-based instantiation) but gives up on quantifiers over arrays, and `∃ q: Set[Node]`
+/// is everywhere in quorum reasoning. Every set can be an object, so nothing is lost.
+pub fn is_boxed(ty: &Type) -> bool {
+    matches!(
+        ty,
+        Type::Set(_) | Type::Mset(_) | Type::Seq(_) | Type::Array(..) | Type::Map(..)
+    )
 }
 
 impl SortTable {
@@ -22,13 +41,26 @@ impl SortTable {
             Type::Bool => "Bool".into(),
             Type::Int | Type::Nat | Type::Infer(_) => "Int".into(),
             Type::String => "String".into(),
-            Type::Set(t) => format!("(Array {} Bool)", self.sort(spec, t)),
-            Type::Mset(t) => format!("(Array {} Int)", self.sort(spec, t)),
+            Type::Set(t) => format!("(Array {} Bool)", self.elem_sort(spec, t)),
+            Type::Mset(t) => format!("(Array {} Int)", self.elem_sort(spec, t)),
             Type::Seq(t) => format!("(Seq {})", self.sort(spec, t)),
-            Type::Array(k, v) => format!("(Array {} {})", self.sort(spec, k), self.sort(spec, v)),
+            Type::Array(k, v) => match &**v {
+                // `Array[K, Set[T]]` is a relation `(Array K T Bool)`: Z3 builds models for
+                // quantified formulas over it, not over arrays of arrays.
+                Type::Set(t) => format!(
+                    "(Array {} {} Bool)",
+                    self.elem_sort(spec, k),
+                    self.elem_sort(spec, t)
+                ),
+                _ => format!("(Array {} {})", self.elem_sort(spec, k), self.sort(spec, v)),
+            },
             Type::Map(k, v) => {
                 let null = Type::Null(v.clone());
-                format!("(Array {} {})", self.sort(spec, k), self.sort(spec, &null))
+                format!(
+                    "(Array {} {})",
+                    self.elem_sort(spec, k),
+                    self.sort(spec, &null)
+                )
             }
             Type::Null(t) => {
                 if self.nulls.insert(ty.clone()) {
@@ -53,25 +85,109 @@ impl SortTable {
         }
     }
 
-    /// `(declare-datatypes …)` for everything registered, or nothing.
+    /// Records that the obligation reads a field of, or builds, a value of tuple type `id`.
+    pub fn use_fields(&mut self, id: TypeId) {
+        self.fields_used.insert(id);
+    }
+
+    /// The sort of `ty` as an element, key or bound variable: an object sort if it is boxed.
+    pub fn elem_sort(&mut self, spec: &Spec, ty: &Type) -> String {
+        if is_boxed(ty) {
+            if self.boxed.insert(ty.clone()) {
+                self.sort(spec, ty);
+            }
+            obj_sort(spec, ty)
+        } else {
+            self.sort(spec, ty)
+        }
+    }
+
+    /// Declarations of everything registered: object sorts, datatypes, then the functions
+    /// between objects and values.
     pub fn declarations(&self, spec: &Spec) -> String {
+        let mut out = String::new();
+        for b in &self.boxed {
+            out.push_str(&format!("(declare-sort {} 0)\n", obj_sort(spec, b)));
+        }
+        let tuples: Vec<TypeId> = self
+            .named
+            .iter()
+            .copied()
+            .filter(|id| matches!(spec.types[id.0 as usize].kind, TypeDefKind::Tuple(_)))
+            .collect();
+        for id in &tuples {
+            out.push_str(&format!("(declare-sort {} 0)\n", named_sort(spec, *id)));
+        }
+        out.push_str(&self.datatypes(spec));
+        let mut scratch = self.clone();
+        for id in &tuples {
+            let TypeDefKind::Tuple(fields) = &spec.types[id.0 as usize].kind else {
+                continue;
+            };
+            let t = named_sort(spec, *id);
+            let mut sorts = Vec::new();
+            let mut same = Vec::new();
+            let mut pattern = String::new();
+            for (f, fty) in fields {
+                let acc = field_accessor(spec, *id, f);
+                let s = scratch.sort(spec, fty);
+                out.push_str(&format!("(declare-fun {acc} ({t}) {s})\n"));
+                if pattern.is_empty() {
+                    pattern = format!(" :pattern (({acc} t) ({acc} u))");
+                }
+                same.push(format!("(= ({acc} t) ({acc} u))"));
+                sorts.push(s);
+            }
+            out.push_str(&format!(
+                "(declare-fun {} ({}) {t})\n",
+                tuple_constructor(spec, *id),
+                sorts.join(" ")
+            ));
+            // A tuple is its fields: two with equal fields are equal. Stated only when the
+            // obligation mentions the fields: otherwise nothing can tell tuples apart but
+            // equality, the axiom changes no verdict, and it slows Z3's model search.
+            if !self.fields_used.contains(id) {
+                continue;
+            }
+            let same = super::and(&same);
+            out.push_str(&format!(
+                "(assert (forall ((t {t}) (u {t})) (! (=> {same} (= t u)){pattern})))\n"
+            ));
+        }
+        for b in &self.boxed {
+            let m = mangle(spec, b);
+            let o = obj_sort(spec, b);
+            let v = scratch.sort(spec, b);
+            if let Type::Set(t) = b {
+                // A set object is its membership predicate `has` (a function returning an
+                // array would defeat Z3's model search again).
+                let e = scratch.elem_sort(spec, t);
+                out.push_str(&format!(
+                    "(declare-fun {m}.has ({o} {e}) Bool)\n(declare-fun {m}.obj ({v}) {o})\n"
+                ));
+                continue;
+            }
+            out.push_str(&format!(
+                "(declare-fun {m}.of ({o}) {v})\n(declare-fun {m}.obj ({v}) {o})\n\
+                 (assert (forall ((o {o})) (! (= ({m}.obj ({m}.of o)) o) :pattern (({m}.of o)))))\n"
+            ));
+        }
+        out
+    }
+
+    fn datatypes(&self, spec: &Spec) -> String {
         let mut heads = Vec::new();
         let mut bodies = Vec::new();
         let mut scratch = SortTable::default();
         for id in &self.named {
             let name = named_sort(spec, *id);
-            heads.push(format!("({name} 0)"));
             let def = &spec.types[id.0 as usize];
+            if matches!(def.kind, TypeDefKind::Tuple(_)) {
+                continue;
+            }
+            heads.push(format!("({name} 0)"));
             let body = match &def.kind {
-                TypeDefKind::Tuple(fields) => {
-                    let fs: Vec<String> = fields
-                        .iter()
-                        .map(|(f, t)| {
-                            format!("({} {})", field_accessor(spec, *id, f), scratch.sort(spec, t))
-                        })
-                        .collect();
-                    format!("(({} {}))", tuple_constructor(spec, *id), fs.join(" "))
-                }
+                TypeDefKind::Tuple(_) => continue,
                 TypeDefKind::Enumeration(names) => {
                     let cs: Vec<String> = names
                         .iter()
@@ -132,6 +248,22 @@ pub fn mangle(spec: &Spec, ty: &Type) -> String {
         Type::Null(t) => format!("Null_{}", mangle(spec, t)),
         Type::Named(id) => named_sort(spec, *id),
     }
+}
+
+/// Whether `ty` is `Array[K, Set[T]]`, encoded as a relation; returns `K` and `T`.
+pub fn relation(ty: &Type) -> Option<(&Type, &Type)> {
+    match ty {
+        Type::Array(k, v) => match &**v {
+            Type::Set(t) => Some((k, t)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The object sort standing for boxed values of `ty`.
+pub fn obj_sort(spec: &Spec, ty: &Type) -> String {
+    format!("Obj_{}", mangle(spec, ty))
 }
 
 /// The sort of `Null[t]`.

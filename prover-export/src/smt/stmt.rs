@@ -4,6 +4,7 @@
 //! pointwise update (a quantified axiom on a fresh array); any other loop is an error.
 
 use super::expr::{state_vars, Encoder, Env};
+use super::sorts::relation;
 use super::symbol;
 use crate::error::EncodeError;
 use ioa_lang::ir::{
@@ -21,19 +22,31 @@ enum Root {
 /// One independent update a loop iteration makes, over the loop variable.
 enum Update {
     /// `S := insert(elem, S)` (or `S ∪ {elem}`) under `guard`.
-    Insert { root: Root, guard: String, elem: Expr },
+    Insert {
+        root: Root,
+        guard: String,
+        elem: Expr,
+    },
     /// `S := delete(elem, S)` under `guard`.
-    Delete { root: Root, guard: String, elem: Expr },
+    Delete {
+        root: Root,
+        guard: String,
+        elem: Expr,
+    },
     /// `A[x] := value` under `guard`, `x` the loop variable.
-    Point { root: Root, guard: String, value: Expr },
+    Point {
+        root: Root,
+        guard: String,
+        value: Expr,
+    },
 }
 
 impl Update {
     fn root(&self) -> &Root {
         match self {
-            Update::Insert { root, .. } | Update::Delete { root, .. } | Update::Point { root, .. } => {
-                root
-            }
+            Update::Insert { root, .. }
+            | Update::Delete { root, .. }
+            | Update::Point { root, .. } => root,
         }
     }
 }
@@ -51,6 +64,13 @@ impl Encoder<'_> {
     fn stmt(&mut self, s: &Stmt, env: Env) -> Result<Env, EncodeError> {
         match &s.kind {
             StmtKind::Assign { target, value } => {
+                if let [PlaceStep::Index(i)] = target.path.as_slice() {
+                    let (root, ty, base) = self.root(target, &env, s)?;
+                    if let Some((k, t)) = relation(&ty) {
+                        let (k, t) = (k.clone(), t.clone());
+                        return self.assign_row(root, &ty, &base, (&k, &t), i, value, env);
+                    }
+                }
                 let v = self.expr(value, &env)?;
                 self.assign(target, v, env, s)
             }
@@ -75,9 +95,12 @@ impl Encoder<'_> {
                 collection,
                 body,
             } => self.pointwise(*var, Range::In(collection), body, env, s),
-            StmtKind::ForWhere { var, ty, cond, body } => {
-                self.pointwise(*var, Range::Where(ty, cond), body, env, s)
-            }
+            StmtKind::ForWhere {
+                var,
+                ty,
+                cond,
+                body,
+            } => self.pointwise(*var, Range::Where(ty, cond), body, env, s),
             StmtKind::Ignore => Ok(env),
             StmtKind::While { .. } => Err(EncodeError::Unsupported {
                 what: "a `while` loop in an effect",
@@ -90,13 +113,21 @@ impl Encoder<'_> {
         }
     }
 
-    fn root(&self, place: &Place, env: &Env, s: &Stmt) -> Result<(Root, Type, String), EncodeError> {
+    fn root(
+        &self,
+        place: &Place,
+        env: &Env,
+        s: &Stmt,
+    ) -> Result<(Root, Type, String), EncodeError> {
         let unsupported = || EncodeError::Unsupported {
             what: "an assignment to this variable",
             span: s.span,
         };
         let (root, name) = match &place.root {
-            VarRef::State(k) => (Root::State(env.automaton.ok_or_else(unsupported)?.0, *k), ()),
+            VarRef::State(k) => (
+                Root::State(env.automaton.ok_or_else(unsupported)?.0, *k),
+                (),
+            ),
             VarRef::Qualified { automaton, slot } => (Root::State(automaton.0, *slot), ()),
             VarRef::Aux(k) => (Root::Aux(*k), ()),
             VarRef::Local(k) => (Root::Local(*k), ()),
@@ -111,12 +142,46 @@ impl Encoder<'_> {
                 (decl.ty.clone(), format!("{aut}.{}", decl.name))
             }
             Root::Aux(k) => (
-                env.aux_types.get(*k as usize).cloned().ok_or_else(unsupported)?,
+                env.aux_types
+                    .get(*k as usize)
+                    .cloned()
+                    .ok_or_else(unsupported)?,
                 format!("aux{k}"),
             ),
             Root::Local(_) => return Err(unsupported()),
         };
         Ok((root, ty, base))
+    }
+
+    /// `R[i] := S` for a relation `R`: a fresh `R′` equal to `R` but for row `i`, stated
+    /// pointwise so that memberships in `S` are pushed through its unions and inserts.
+    #[allow(clippy::too_many_arguments)]
+    fn assign_row(
+        &mut self,
+        root: Root,
+        ty: &Type,
+        base: &str,
+        (key, elem): (&Type, &Type),
+        index: &Expr,
+        value: &Expr,
+        mut env: Env,
+    ) -> Result<Env, EncodeError> {
+        let it = self.expr(index, &env)?;
+        let it = self.boxed(key, it);
+        let old = self.current(&root, &env);
+        let sort = self.sort(ty);
+        let (ks, es) = (self.elem_sort(key), self.elem_sort(elem));
+        let (k, y) = (self.script.fresh("k"), self.script.fresh("y"));
+        self.bound.push(y.clone());
+        let m = self.member(value, &y, &env);
+        self.bound.pop();
+        let m = m?;
+        let new = self.script.fresh_const(base, &sort);
+        self.script.assert(&format!(
+            "(forall (({k} {ks}) ({y} {es})) (! (= (select {new} {k} {y}) (ite (= {k} {it}) {m} (select {old} {k} {y}))) :pattern ((select {new} {k} {y}))))"
+        ));
+        Self::set_current(&root, &mut env, new);
+        Ok(env)
     }
 
     fn current(&self, root: &Root, env: &Env) -> String {
@@ -139,7 +204,13 @@ impl Encoder<'_> {
         }
     }
 
-    fn assign(&mut self, target: &Place, value: String, mut env: Env, s: &Stmt) -> Result<Env, EncodeError> {
+    fn assign(
+        &mut self,
+        target: &Place,
+        value: String,
+        mut env: Env,
+        s: &Stmt,
+    ) -> Result<Env, EncodeError> {
         let (root, ty, base) = self.root(target, &env, s)?;
         let old = self.current(&root, &env);
         let new = self.place_update(&old, &ty, &target.path, value, &env, s)?;
@@ -165,16 +236,18 @@ impl Encoder<'_> {
         let spec = self.spec;
         let unsupported = |what| EncodeError::Unsupported { what, span: s.span };
         match (first, ty) {
-            (PlaceStep::Index(i), Type::Array(_, v)) => {
+            (PlaceStep::Index(i), Type::Array(key, v)) => {
                 let it = self.expr(i, env)?;
+                let it = self.boxed(key, it);
                 let inner = format!("(select {old} {it})");
                 let nv = self.place_update(&inner, v, rest, value, env, s)?;
                 Ok(format!("(store {old} {it} {nv})"))
             }
-            (PlaceStep::Index(i), Type::Map(_, v)) => {
+            (PlaceStep::Index(i), Type::Map(key, v)) => {
                 self.sort(ty);
                 let m = super::sorts::mangle(spec, v);
                 let it = self.expr(i, env)?;
+                let it = self.boxed(key, it);
                 let inner = format!("(val_{m} (select {old} {it}))");
                 let nv = self.place_update(&inner, v, rest, value, env, s)?;
                 Ok(format!("(store {old} {it} (embed_{m} {nv}))"))
@@ -183,7 +256,7 @@ impl Encoder<'_> {
                 let TypeDefKind::Tuple(fields) = &spec.types[id.0 as usize].kind else {
                     return Err(unsupported("assigning a field of a non-tuple"));
                 };
-                let mut parts = vec![super::sorts::tuple_constructor(spec, *id)];
+                let mut parts = Vec::new();
                 for (j, (f, fty)) in fields.iter().enumerate() {
                     let cur = format!("({} {old})", super::sorts::field_accessor(spec, *id, f));
                     if j == *k as usize {
@@ -192,7 +265,7 @@ impl Encoder<'_> {
                         parts.push(cur);
                     }
                 }
-                Ok(format!("({})", parts.join(" ")))
+                Ok(self.tuple(*id, parts))
             }
             _ => Err(unsupported("assigning into this kind of place")),
         }
@@ -209,7 +282,9 @@ impl Encoder<'_> {
                     let root = Root::State(aut, k as u32);
                     let (_, ty, base) = self.root_of(&root, &a, s)?;
                     let sort = self.sort(&ty);
-                    let name = self.script.define(&base, &sort, &format!("(ite {cond} {ta} {tb})"));
+                    let name = self
+                        .script
+                        .define(&base, &sort, &format!("(ite {cond} {ta} {tb})"));
                     Self::set_current(&root, &mut b, name);
                 }
             }
@@ -228,7 +303,12 @@ impl Encoder<'_> {
         Ok(b)
     }
 
-    fn root_of(&self, root: &Root, env: &Env, s: &Stmt) -> Result<(Root, Type, String), EncodeError> {
+    fn root_of(
+        &self,
+        root: &Root,
+        env: &Env,
+        s: &Stmt,
+    ) -> Result<(Root, Type, String), EncodeError> {
         let place = Place {
             root: match root {
                 Root::State(a, k) => VarRef::Qualified {
@@ -266,14 +346,40 @@ impl Encoder<'_> {
         };
         let x = self.script.fresh("x");
         let mut inner = env.clone();
-        inner.bind(var, x.clone());
-        let range_term = match &range {
+        let x_value = self.unbox(&elem_ty, &x);
+        inner.bind(var, x_value.clone());
+        let depth = self.bound.len();
+        self.bound.push(x.clone());
+        let result = self.pointwise_body(
+            var, &range, range_expr, body, env, &inner, &x, &x_value, elem_ty, s,
+        );
+        self.bound.truncate(depth);
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pointwise_body(
+        &mut self,
+        var: u32,
+        range: &Range,
+        range_expr: Option<&Expr>,
+        body: &[Stmt],
+        mut env: Env,
+        inner: &Env,
+        x: &str,
+        x_value: &str,
+        elem_ty: Type,
+        s: &Stmt,
+    ) -> Result<Env, EncodeError> {
+        let inner = inner.clone();
+        let x = x.to_string();
+        let range_term = match range {
             Range::In(c) => {
                 let ct = self.expr(c, &env)?;
                 match &c.ty {
                     Type::Set(_) => format!("(select {ct} {x})"),
                     Type::Mset(_) => format!("(> (select {ct} {x}) 0)"),
-                    _ => format!("(seq.contains {ct} (seq.unit {x}))"),
+                    _ => format!("(seq.contains {ct} (seq.unit {x_value}))"),
                 }
             }
             Range::Where(..) => self.expr(range_expr.expect("where"), &inner)?,
@@ -296,9 +402,9 @@ impl Encoder<'_> {
                 Update::Insert { elem, .. } | Update::Delete { elem, .. } => {
                     written.iter().any(|r| reads_root(elem, r, &env, None))
                 }
-                Update::Point { value, .. } => {
-                    written.iter().any(|r| reads_root(value, r, &env, Some((u.root(), var))))
-                }
+                Update::Point { value, .. } => written
+                    .iter()
+                    .any(|r| reads_root(value, r, &env, Some((u.root(), var)))),
             };
             if dup || reads {
                 let (_, _, base) = self.root_of(u.root(), &env, s)?;
@@ -308,7 +414,7 @@ impl Encoder<'_> {
                 });
             }
         }
-        let elem_sort = self.sort(&elem_ty);
+        let elem_sort = self.elem_sort(&elem_ty);
         let mut roots: Vec<Root> = Vec::new();
         for r in written {
             if !roots.contains(&r) {
@@ -322,6 +428,18 @@ impl Encoder<'_> {
             let new = self.script.fresh_const(&base, &sort);
             let mine: Vec<&Update> = updates.iter().filter(|u| *u.root() == root).collect();
             let axiom = match mine[0] {
+                Update::Point { guard, value, .. } if relation(&ty).is_some() => {
+                    let elem = relation(&ty).map(|(_, t)| t.clone()).unwrap_or(Type::Bool);
+                    let es = self.elem_sort(&elem);
+                    let y = self.script.fresh("y");
+                    self.bound.push(y.clone());
+                    let m = self.member(value, &y, &inner);
+                    self.bound.pop();
+                    let m = m?;
+                    format!(
+                        "(forall (({x} {elem_sort}) ({y} {es})) (! (= (select {new} {x} {y}) (ite (and {range_term} {guard}) {m} (select {old} {x} {y}))) :pattern ((select {new} {x} {y}))))"
+                    )
+                }
                 Update::Point { guard, value, .. } => {
                     let v = self.expr(value, &inner)?;
                     format!(
@@ -335,18 +453,25 @@ impl Encoder<'_> {
                             span: s.span,
                         });
                     };
-                    let set_sort = self.sort(set_elem);
+                    let set_sort = self.elem_sort(set_elem);
                     let all_var = mine.iter().all(|u| matches!(u, Update::Insert { elem, .. } | Update::Delete { elem, .. } if matches!(elem.kind, ExprKind::Var(VarRef::Local(k)) if k == var)));
-                    let y = if all_var { x.clone() } else { self.script.fresh("y") };
+                    let y = if all_var {
+                        x.clone()
+                    } else {
+                        self.script.fresh("y")
+                    };
                     let mut hits = Vec::new();
                     for u in &mine {
-                        let (Update::Insert { guard, elem, .. } | Update::Delete { guard, elem, .. }) = u else {
+                        let (Update::Insert { guard, elem, .. }
+                        | Update::Delete { guard, elem, .. }) = u
+                        else {
                             continue;
                         };
                         let hit = if all_var {
                             format!("(and {range_term} {guard})")
                         } else {
                             let et = self.expr(elem, &inner)?;
+                            let et = self.boxed(set_elem, et);
                             format!(
                                 "(exists (({x} {elem_sort})) (and {range_term} {guard} (= {y} {et})))"
                             )
@@ -418,9 +543,7 @@ impl Encoder<'_> {
                             }),
                             None => return Err(order_dependent(base)),
                         },
-                        [PlaceStep::Index(i)]
-                            if matches!(i.kind, ExprKind::Var(VarRef::Local(k)) if k == var) =>
-                        {
+                        [PlaceStep::Index(i)] if matches!(i.kind, ExprKind::Var(VarRef::Local(k)) if k == var) => {
                             out.push(Update::Point {
                                 root,
                                 guard: guard.clone(),
@@ -457,7 +580,9 @@ fn set_update<'e>(value: &'e Expr, root: &VarRef) -> Option<(bool, &'e Expr)> {
     };
     match &value.kind {
         ExprKind::Call(Builtin::Insert, a) if a.len() == 2 && is_root(&a[1]) => Some((true, &a[0])),
-        ExprKind::Call(Builtin::Delete, a) if a.len() == 2 && is_root(&a[1]) => Some((false, &a[0])),
+        ExprKind::Call(Builtin::Delete, a) if a.len() == 2 && is_root(&a[1]) => {
+            Some((false, &a[0]))
+        }
         ExprKind::Binary(BinOp::Union, l, r) if is_root(l) => single(r).map(|e| (true, e)),
         ExprKind::Binary(BinOp::Union, l, r) if is_root(r) => single(l).map(|e| (true, e)),
         ExprKind::Binary(BinOp::Difference | BinOp::Sub, l, r) if is_root(l) => {
@@ -471,9 +596,7 @@ fn set_update<'e>(value: &'e Expr, root: &VarRef) -> Option<(bool, &'e Expr)> {
 /// `allowed_at` names that array and variable).
 fn reads_root(e: &Expr, root: &Root, env: &Env, allowed_at: Option<(&Root, u32)>) -> bool {
     let matches_root = |r: &VarRef| match (r, root) {
-        (VarRef::State(k), Root::State(a, k2)) => {
-            env.automaton.map(|x| x.0) == Some(*a) && k == k2
-        }
+        (VarRef::State(k), Root::State(a, k2)) => env.automaton.map(|x| x.0) == Some(*a) && k == k2,
         (VarRef::Qualified { automaton, slot }, Root::State(a, k2)) => {
             automaton.0 == *a && slot == k2
         }

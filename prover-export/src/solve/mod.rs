@@ -44,16 +44,104 @@ pub struct Outcome {
     pub time: Duration,
 }
 
-/// Checks one obligation with a time limit.
+/// One attempt: Z3's configuration and what the script gets appended.
+struct Attempt {
+    /// Share of the time limit.
+    share: f64,
+    /// Model-based quantifier instantiation on (needed for counterexamples).
+    mbqi: bool,
+    /// Bound every uninterpreted sort to this many elements (a search for small
+    /// counterexamples: a model found is a genuine one, unsat proves nothing).
+    bound: Option<usize>,
+}
+
+const ATTEMPTS: [Attempt; 4] = [
+    Attempt {
+        share: 0.4,
+        mbqi: true,
+        bound: None,
+    },
+    Attempt {
+        share: 0.2,
+        mbqi: false,
+        bound: None,
+    },
+    Attempt {
+        share: 0.2,
+        mbqi: true,
+        bound: Some(2),
+    },
+    Attempt {
+        share: 0.2,
+        mbqi: true,
+        bound: Some(3),
+    },
+];
+
+/// Checks one obligation with a time limit. Z3's heuristics are fragile on quantified
+/// formulas, so the time is shared by a small portfolio: the plain check, a check with E-matching
+/// only (proofs), and searches for counterexamples over universes of 2 and 3 elements per
+/// uninterpreted sort. Only the unbounded checks may prove; any check may refute.
 pub fn check(spec: &Spec, ob: &Obligation, timeout: Duration) -> Outcome {
     let started = Instant::now();
+    let mut last = Verdict::Timeout;
+    for attempt in &ATTEMPTS {
+        let slice = timeout.mul_f64(attempt.share);
+        let verdict = attempt_check(spec, ob, slice, attempt);
+        match verdict {
+            Verdict::Proved if attempt.bound.is_some() => {}
+            Verdict::Proved | Verdict::Failed(_) => {
+                return Outcome {
+                    verdict,
+                    time: started.elapsed(),
+                }
+            }
+            Verdict::Unknown(_) if matches!(last, Verdict::Timeout) && attempt.bound.is_none() => {
+                last = verdict
+            }
+            _ => {}
+        }
+    }
+    Outcome {
+        verdict: last,
+        time: started.elapsed(),
+    }
+}
+
+/// The uninterpreted sorts a script declares.
+fn declared_sorts(script: &str) -> Vec<&str> {
+    script
+        .lines()
+        .filter_map(|l| l.strip_prefix("(declare-sort "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect()
+}
+
+fn attempt_check(spec: &Spec, ob: &Obligation, timeout: Duration, attempt: &Attempt) -> Verdict {
     let solver = Solver::new();
     let mut params = Params::new();
     let ms = timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
     params.set_u32("timeout", ms);
+    if !attempt.mbqi {
+        params.set_bool("mbqi", false);
+    }
     solver.set_params(&params);
-    solver.from_string(ob.script.as_str());
-    let verdict = match solver.check() {
+    let mut script = ob.script.clone();
+    if let Some(k) = attempt.bound {
+        for sort in declared_sorts(&ob.script) {
+            let names: Vec<String> = (0..k).map(|i| format!("bound.{sort}.{i}")).collect();
+            for n in &names {
+                script.push_str(&format!("(declare-const {n} {sort})\n"));
+            }
+            let eqs: Vec<String> = names.iter().map(|n| format!("(= x {n})")).collect();
+            script.push_str(&format!(
+                "(assert (forall ((x {sort})) (or {})))\n",
+                eqs.join(" ")
+            ));
+        }
+    }
+    solver.from_string(script.as_str());
+    match solver.check() {
         SatResult::Unsat => Verdict::Proved,
         SatResult::Sat => match solver.get_model() {
             Some(m) => Verdict::Failed(model::counterexample(spec, ob, &m)),
@@ -69,9 +157,5 @@ pub fn check(spec: &Spec, ob: &Obligation, timeout: Duration) -> Outcome {
                 Verdict::Unknown(reason)
             }
         }
-    };
-    Outcome {
-        verdict,
-        time: started.elapsed(),
     }
 }

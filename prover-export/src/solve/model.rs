@@ -6,8 +6,8 @@
 
 use crate::obligations::{Obligation, Section};
 use crate::smt::sorts::{
-    enum_constructor, field_accessor, mangle, tuple_constructor, union_accessor,
-    union_constructor,
+    enum_constructor, field_accessor, is_boxed, mangle, obj_sort, tuple_constructor,
+    union_accessor, union_constructor,
 };
 use ioa_lang::ir::{Spec, Type, TypeDefKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -82,7 +82,8 @@ fn parse(text: &str) -> Option<Sexp> {
             tokens.push(chars[start..i.min(chars.len())].iter().collect());
         } else {
             let start = i;
-            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '(' && chars[i] != ')' {
+            while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '(' && chars[i] != ')'
+            {
                 i += 1;
             }
             tokens.push(chars[start..i].iter().collect());
@@ -144,7 +145,8 @@ fn names(spec: &Spec) -> Names {
                 let c = tuple_constructor(spec, id);
                 n.ctors.insert(c.clone(), sort);
                 for (j, (f, _)) in fields.iter().enumerate() {
-                    n.accessors.insert(field_accessor(spec, id, f), (c.clone(), j));
+                    n.accessors
+                        .insert(field_accessor(spec, id, f), (c.clone(), j));
                 }
             }
             TypeDefKind::Enumeration(cs) => {
@@ -243,7 +245,7 @@ impl Evaluator<'_> {
                 if let Some((_, v)) = env.iter().rev().find(|(n, _)| n == a) {
                     return v.clone();
                 }
-                if self.names.is_ctor(a) {
+                if self.names.is_ctor(a) || a.contains("!val!") {
                     return Val::Ctor(a.clone(), vec![]);
                 }
                 self.funcs.get(a).cloned().unwrap_or(Val::Unknown)
@@ -257,7 +259,11 @@ impl Evaluator<'_> {
             return Val::Unknown;
         };
         let args = &items[1..];
-        let ev = |k: usize| args.get(k).map(|x| self.eval(x, env)).unwrap_or(Val::Unknown);
+        let ev = |k: usize| {
+            args.get(k)
+                .map(|x| self.eval(x, env))
+                .unwrap_or(Val::Unknown)
+        };
         let int = |v: Val| match v {
             Val::Int(i) => Some(i),
             _ => None,
@@ -275,6 +281,36 @@ impl Evaluator<'_> {
                     }
                     [Sexp::Atom(a), Sexp::Atom(c)] if a == "as" && c == "seq.empty" => {
                         Val::Seq(vec![])
+                    }
+                    [Sexp::Atom(u), Sexp::Atom(m), f] if u == "_" && m == "map" => {
+                        // A pointwise operation on arrays, as a lambda over the index.
+                        let op = match f {
+                            Sexp::Atom(a) => a.clone(),
+                            Sexp::List(l) => match l.first() {
+                                Some(Sexp::Atom(a)) => a.clone(),
+                                _ => return Val::Unknown,
+                            },
+                        };
+                        let arrays: Vec<Val> = (0..args.len()).map(ev).collect();
+                        Val::Lambda(
+                            vec!["map.i".into()],
+                            Sexp::List(
+                                std::iter::once(Sexp::Atom(op))
+                                    .chain((0..arrays.len()).map(|k| {
+                                        Sexp::List(vec![
+                                            Sexp::Atom("select".into()),
+                                            Sexp::Atom(format!("map.a{k}")),
+                                            Sexp::Atom("map.i".into()),
+                                        ])
+                                    }))
+                                    .collect(),
+                            ),
+                            arrays
+                                .into_iter()
+                                .enumerate()
+                                .map(|(k, a)| (format!("map.a{k}"), a))
+                                .collect(),
+                        )
                     }
                     [Sexp::Atom(u), Sexp::Atom(is), Sexp::Atom(c)] if u == "_" && is == "is" => {
                         match ev(0) {
@@ -352,7 +388,9 @@ impl Evaluator<'_> {
                     }
                     Val::Bool(true)
                 }
-                "not" => boolean(ev(0)).map(|b| Val::Bool(!b)).unwrap_or(Val::Unknown),
+                "not" => boolean(ev(0))
+                    .map(|b| Val::Bool(!b))
+                    .unwrap_or(Val::Unknown),
                 "and" | "or" => {
                     let want = op == "or";
                     let mut unknown = false;
@@ -415,7 +453,32 @@ impl Evaluator<'_> {
                     let rest: Vec<Val> = (1..args.len()).map(ev).collect();
                     self.apply(&a, &rest)
                 }
-                "store" => Val::Store(Box::new(ev(0)), Box::new(ev(1)), Box::new(ev(2))),
+                "store" if args.len() >= 3 => {
+                    // `(store a i v)`, or `(store a i j v)` for a relation: indices as a tuple.
+                    let n = args.len();
+                    let index = if n == 3 {
+                        ev(1)
+                    } else {
+                        Val::Seq((1..n - 1).map(ev).collect())
+                    };
+                    Val::Store(Box::new(ev(0)), Box::new(index), Box::new(ev(n - 1)))
+                }
+                "union" | "intersection" | "setminus" => {
+                    let (a, b) = (ev(0), ev(1));
+                    let text = match op.as_str() {
+                        "union" => "(or (select s.a s.i) (select s.b s.i))",
+                        "intersection" => "(and (select s.a s.i) (select s.b s.i))",
+                        _ => "(and (select s.a s.i) (not (select s.b s.i)))",
+                    };
+                    match parse(text) {
+                        Some(body) => Val::Lambda(
+                            vec!["s.i".into()],
+                            body,
+                            vec![("s.a".into(), a), ("s.b".into(), b)],
+                        ),
+                        None => Val::Unknown,
+                    }
+                }
                 "seq.unit" => Val::Seq(vec![ev(0)]),
                 "seq.++" => {
                     let mut out = Vec::new();
@@ -462,7 +525,11 @@ impl Evaluator<'_> {
     fn apply(&self, f: &Val, args: &[Val]) -> Val {
         match f {
             Val::Const(v) => (**v).clone(),
-            Val::Store(a, i, v) => match args.first().map(|x| eq(x, i)) {
+            Val::Store(a, i, v) => match (if args.len() == 1 {
+                args.first().map(|x| eq(x, i))
+            } else {
+                Some(eq(&Val::Seq(args.to_vec()), i))
+            }) {
                 Some(Some(true)) => (**v).clone(),
                 Some(Some(false)) => self.apply(a, args),
                 _ => Val::Unknown,
@@ -499,7 +566,14 @@ impl Evaluator<'_> {
             Sexp::Atom(a) => {
                 if let Ok(i) = a.parse::<i128>() {
                     self.ints.insert(i);
-                } else if self.names.is_ctor(a) {
+                } else if let Some((sort, _)) = a.split_once("!val!") {
+                    // An element of an uninterpreted (object) sort.
+                    let v = Val::Ctor(a.clone(), vec![]);
+                    let list = self.candidates.entry(sort.to_string()).or_default();
+                    if !list.iter().any(|x| eq(x, &v) == Some(true)) {
+                        list.push(v);
+                    }
+                } else if self.names.display.contains_key(a) || a.starts_with("nil_") {
                     self.add_candidate(Val::Ctor(a.clone(), vec![]));
                 }
             }
@@ -576,17 +650,91 @@ impl Printer<'_> {
                 .get(&mangle(self.spec, ty))
                 .cloned()
                 .unwrap_or_default(),
-            _ => self.pool.get(&mangle(self.spec, ty)).cloned().unwrap_or_default(),
+            _ if is_boxed(ty) => {
+                let mut out = self
+                    .ev
+                    .candidates
+                    .get(&obj_sort(self.spec, ty))
+                    .cloned()
+                    .unwrap_or_default();
+                out.extend(
+                    self.pool
+                        .get(&mangle(self.spec, ty))
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+                out
+            }
+            _ => vec![],
         }
     }
 
     fn show(&self, v: &Val, ty: &Type) -> String {
         let spec = self.spec;
+        if let Val::Ctor(name, _) = v {
+            if name.contains("!val!") && is_boxed(ty) {
+                if let Type::Set(t) = ty {
+                    let has = format!("{}.has", mangle(spec, ty));
+                    let Some(f) = self.ev.funcs.get(&has) else {
+                        return "?".into();
+                    };
+                    let mut members: Vec<String> = self
+                        .candidates(t)
+                        .iter()
+                        .filter(|c| {
+                            matches!(
+                                self.ev.apply(f, &[v.clone(), (*c).clone()]),
+                                Val::Bool(true)
+                            )
+                        })
+                        .map(|c| self.show(c, t))
+                        .collect();
+                    members.sort();
+                    members.dedup();
+                    return format!("{{{}}}", members.join(", "));
+                }
+                let of = format!("{}.of", mangle(spec, ty));
+                let value = match self.ev.funcs.get(&of) {
+                    Some(f) => self.ev.apply(f, std::slice::from_ref(v)),
+                    None => Val::Unknown,
+                };
+                return self.show(&value, ty);
+            }
+        }
         match (v, ty) {
             (Val::Unknown, _) => "?".into(),
             (Val::Bool(b), _) => b.to_string(),
             (Val::Int(i), _) => i.to_string(),
             (Val::Str(s), _) => format!("\"{s}\""),
+            (Val::Ctor(c, _), Type::Named(id))
+                if c.contains("!val!")
+                    && matches!(spec.types[id.0 as usize].kind, TypeDefKind::Tuple(_)) =>
+            {
+                // An element of the tuple sort: its fields come from the accessor functions.
+                let TypeDefKind::Tuple(fs) = &spec.types[id.0 as usize].kind else {
+                    return "?".into();
+                };
+                let parts: Vec<String> = fs
+                    .iter()
+                    .map(|(f, t)| {
+                        let acc = field_accessor(spec, *id, f);
+                        let x = match self.ev.funcs.get(&acc) {
+                            Some(func) => self.ev.apply(func, std::slice::from_ref(v)),
+                            // The obligation never reads this field, so any distinct values
+                            // complete the counterexample: the element's number serves.
+                            None if fs.len() == 1 && matches!(t, Type::Int | Type::Nat) => c
+                                .rsplit("!val!")
+                                .next()
+                                .and_then(|n| n.parse::<i128>().ok())
+                                .map(Val::Int)
+                                .unwrap_or(Val::Unknown),
+                            None => Val::Unknown,
+                        };
+                        self.show(&x, t)
+                    })
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            }
             (Val::Ctor(c, fields), Type::Named(id)) => match &spec.types[id.0 as usize].kind {
                 TypeDefKind::Tuple(fs) => {
                     let parts: Vec<String> = fields
@@ -596,11 +744,21 @@ impl Printer<'_> {
                         .collect();
                     format!("[{}]", parts.join(", "))
                 }
-                TypeDefKind::Enumeration(_) => {
-                    self.ev.names.display.get(c).cloned().unwrap_or_else(|| c.clone())
-                }
+                TypeDefKind::Enumeration(_) => self
+                    .ev
+                    .names
+                    .display
+                    .get(c)
+                    .cloned()
+                    .unwrap_or_else(|| c.clone()),
                 TypeDefKind::Union(tags) => {
-                    let tag = self.ev.names.display.get(c).cloned().unwrap_or_else(|| c.clone());
+                    let tag = self
+                        .ev
+                        .names
+                        .display
+                        .get(c)
+                        .cloned()
+                        .unwrap_or_else(|| c.clone());
                     let t = tags.iter().find(|(n, _)| *n == tag).map(|(_, t)| t.clone());
                     match (fields.first(), t) {
                         (Some(x), Some(t)) => format!("{tag}({})", self.show(x, &t)),
@@ -626,7 +784,9 @@ impl Printer<'_> {
                 let mut members: Vec<String> = self
                     .candidates(t)
                     .iter()
-                    .filter(|c| matches!(self.ev.apply(v, std::slice::from_ref(c)), Val::Bool(true)))
+                    .filter(|c| {
+                        matches!(self.ev.apply(v, std::slice::from_ref(c)), Val::Bool(true))
+                    })
                     .map(|c| self.show(c, t))
                     .collect();
                 members.sort();
@@ -645,6 +805,30 @@ impl Printer<'_> {
                 members.sort();
                 format!("{{{}}}", members.join(", "))
             }
+            (_, Type::Array(k, val_ty)) if matches!(**val_ty, Type::Set(_)) => {
+                // A relation `(Array K T Bool)`: each row is the set of its true entries.
+                let Type::Set(t) = &**val_ty else {
+                    return "?".into();
+                };
+                let elems = self.candidates(t);
+                let mut rows = BTreeMap::new();
+                for key in self.candidates(k) {
+                    let mut members: Vec<String> = elems
+                        .iter()
+                        .filter(|c| {
+                            matches!(
+                                self.ev.apply(v, &[key.clone(), (*c).clone()]),
+                                Val::Bool(true)
+                            )
+                        })
+                        .map(|c| self.show(c, t))
+                        .collect();
+                    members.sort();
+                    members.dedup();
+                    rows.insert(self.show(&key, k), format!("{{{}}}", members.join(", ")));
+                }
+                with_default(rows, None)
+            }
             (_, Type::Array(k, val_ty)) => {
                 let default = array_default(v)
                     .map(|d| self.show(&d, val_ty))
@@ -654,27 +838,7 @@ impl Printer<'_> {
                     let x = self.show(&self.ev.apply(v, std::slice::from_ref(&c)), val_ty);
                     entries.insert(self.show(&c, k), x);
                 }
-                // Without a known default, the most common value stands for "everything else".
-                let default = if default == "?" {
-                    let mut counts: BTreeMap<&String, usize> = BTreeMap::new();
-                    for x in entries.values() {
-                        *counts.entry(x).or_default() += 1;
-                    }
-                    counts
-                        .into_iter()
-                        .max_by_key(|(_, n)| *n)
-                        .map(|(x, _)| x.clone())
-                        .unwrap_or_else(|| "?".into())
-                } else {
-                    default
-                };
-                let mut text = format!("constant({default})");
-                for (key, x) in entries {
-                    if x != default {
-                        text = format!("update({text}, {key}, {x})");
-                    }
-                }
-                text
+                with_default(entries, (default != "?").then_some(default))
             }
             (_, Type::Map(k, val_ty)) => {
                 let null = Type::Null(val_ty.clone());
@@ -837,4 +1001,27 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
         }
     }
     Counterexample { failed, sections }
+}
+
+/// An array in the interpreter's notation, `update(…(constant(d), k, x)…)`. The default is the
+/// most common value among the keys shown (the universe of a counterexample is finite, so every
+/// key that exists is shown), or the array's own default when none are.
+fn with_default(entries: BTreeMap<String, String>, own: Option<String>) -> String {
+    let mut counts: BTreeMap<&String, usize> = BTreeMap::new();
+    for x in entries.values() {
+        *counts.entry(x).or_default() += 1;
+    }
+    let default = counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(x, _)| x.clone())
+        .or(own)
+        .unwrap_or_else(|| "?".into());
+    let mut text = format!("constant({default})");
+    for (key, x) in entries {
+        if x != default {
+            text = format!("update({text}, {key}, {x})");
+        }
+    }
+    text
 }
