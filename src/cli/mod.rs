@@ -2,6 +2,7 @@
 
 mod check;
 mod explore;
+mod export_isabelle;
 mod fmt;
 mod fs;
 mod infer;
@@ -308,6 +309,34 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Export a model for a proof tool.
+    Export {
+        #[command(subcommand)]
+        target: ExportTarget,
+    },
+}
+
+/// The formats `ioa export` writes.
+#[derive(Subcommand)]
+enum ExportTarget {
+    /// Isabelle/HOL theories (automata, invariants as `invariant A I` lemmas, forward
+    /// simulations with proof scripts shaped like their proof blocks) and a ROOT file; check
+    /// them with `isabelle build -D DIR`.
+    Isabelle {
+        /// The directory to write the theories to (created if missing).
+        dir: PathBuf,
+        /// The .ioa model.
+        file: PathBuf,
+        /// Export only this automaton and its invariants.
+        #[arg(long)]
+        automaton: Option<String>,
+        /// Export only this forward simulation (with its two automata).
+        #[arg(long)]
+        simulation: Option<String>,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -489,5 +518,15 @@ pub fn run() -> ExitCode {
             };
             fmt::run(&files, mode, color)
         }
+        Command::Export {
+            target:
+                ExportTarget::Isabelle {
+                    dir,
+                    file,
+                    automaton,
+                    simulation,
+                    color,
+                },
+        } => export_isabelle::run(&dir, &file, automaton, simulation, color),
     }
 }
