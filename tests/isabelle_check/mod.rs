@@ -58,7 +58,7 @@ const HOL_TYPES: &[&str] = &[
 ];
 
 /// Facts from HOL the proofs may use.
-const HOL_FACTS: &[&str] = &["map_filter_simps", "this", "assms", "True", "False"];
+const HOL_FACTS: &[&str] = &["this", "assms", "True", "False"];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
 const BASE_CONSTANTS: &[&str] = &[
@@ -70,6 +70,7 @@ const BASE_CONSTANTS: &[&str] = &[
     "last_state",
     "sim_goal",
     "is_forward_sim",
+    "ext_trace",
 ];
 const BASE_FACTS: &[&str] = &[
     "invariantI",

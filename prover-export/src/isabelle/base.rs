@@ -52,6 +52,13 @@ fun last_state :: "'s \<Rightarrow> ('a \<times> 's) list \<Rightarrow> 's" wher
   "last_state s [] = s"
 | "last_state s ((a, t) # rest) = last_state t rest"
 
+text \<open>The external trace of a list of actions: the events of the visible ones.\<close>
+
+fun ext_trace :: "('a \<Rightarrow> 'e option) \<Rightarrow> 'a list \<Rightarrow> 'e list" where
+  "ext_trace obs [] = []"
+| "ext_trace obs (a # rest) =
+    (case obs a of None \<Rightarrow> ext_trace obs rest | Some e \<Rightarrow> e # ext_trace obs rest)"
+
 text \<open>What one implementation step from a related pair of states asks of the specification
   @{term B}: an execution fragment from @{term u} to a state related to the implementation's new
   state @{term s'}, with the external events of the step @{term a}.\<close>
@@ -61,12 +68,12 @@ definition sim_goal ::
     \<Rightarrow> 'u \<Rightarrow> 'a \<Rightarrow> 's \<Rightarrow> bool" where
   "sim_goal B R obs_a obs_b u a s' \<longleftrightarrow>
     (\<exists>steps. exec_frag B u steps \<and> R s' (last_state u steps)
-      \<and> List.map_filter obs_b (map fst steps) = List.map_filter obs_a [a])"
+      \<and> ext_trace obs_b (map fst steps) = ext_trace obs_a [a])"
 
 lemma sim_goalI:
   assumes "exec_frag B u steps"
     and "R s' (last_state u steps)"
-    and "List.map_filter obs_b (map fst steps) = List.map_filter obs_a [a]"
+    and "ext_trace obs_b (map fst steps) = ext_trace obs_a [a]"
   shows "sim_goal B R obs_a obs_b u a s'"
   using assms unfolding sim_goal_def by blast
 

@@ -234,7 +234,6 @@ pub fn simulation_theory(
     }
     common.push(format!("{}_def", sn.obs_a));
     common.push(format!("{}_def", sn.obs_b));
-    common.push("map_filter_simps".into());
     common.push(format!("{}_def", a.names.trans()));
     common.push(format!("{}_def", b.names.trans()));
     for (k, act) in a.actions.iter().enumerate() {
