@@ -74,7 +74,6 @@ pub fn invariants_theory(
         format_args!("{} ", n.start()),
         n.start()
     ));
-    let step_defs = info.step_defs.join(" ");
     let aut = &spec.automata[info.id.0 as usize];
     for name in &defs {
         out.push_str(&format!(
@@ -92,6 +91,10 @@ pub fn invariants_theory(
             } else {
                 format!("({} {})", act.constructor, act.param_names.join(" "))
             };
+            let step_defs = std::iter::once(format!("{}_def", n.trans()))
+                .chain(act.defs.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" ");
             out.push_str(&format!(
                 "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs})\n",
                 kind_word(aut.actions[k].kind),
