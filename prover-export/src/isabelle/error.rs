@@ -201,7 +201,7 @@ impl IntoDiagnostic for ExportError {
                 } else {
                     Diagnostic::warning("E1203", message, *span)
                 };
-                d.with_note("its invariants are skipped as well")
+                d.with_note("its invariants and the simulations it takes part in are skipped as well")
                     .with_hint("export its component automata one at a time with --automaton")
             }
             ExportError::NotFound {
