@@ -287,7 +287,7 @@ pub fn simulation_theory(
     // The theorem.
     let a_act = a.names.action_type();
     out.push_str(&format!(
-        "theorem {prefix}_forward_sim:\n  \"is_forward_sim {} {} {} {} {}\"\nproof (rule is_forward_simI)\n  fix \\<sigma> :: {a_state}\n  assume \"ioa_start {} \\<sigma>\"\n  then show \"\\<exists>\\<tau>. ioa_start {} \\<tau> \\<and> {} \\<sigma> \\<tau>\"\n    using {prefix}_start by auto\nnext\n  fix \\<sigma> \\<sigma>' :: {a_state} and \\<tau> :: {b_state} and \\<alpha> :: {a_act}\n  assume R: \"reachable {} \\<sigma>\" and F: \"{} \\<sigma> \\<tau>\" and T: \"ioa_trans {} \\<sigma> \\<alpha> \\<sigma>'\"\n",
+        "theorem {prefix}_forward_sim:\n  \"is_forward_sim {} {} {} {} {}\"\nproof (rule is_forward_simI)\n  fix \\<sigma> :: {a_state}\n  assume \"ioa_start {} \\<sigma>\"\n  then show \"\\<exists>\\<tau>. ioa_start {} \\<tau> \\<and> {} \\<sigma> \\<tau>\"\n    using {prefix}_start[of \\<sigma>] by auto\nnext\n  fix \\<sigma> \\<sigma>' :: {a_state} and \\<tau> :: {b_state} and \\<alpha> :: {a_act}\n  assume R: \"reachable {} \\<sigma>\" and F: \"{} \\<sigma> \\<tau>\" and T: \"ioa_trans {} \\<sigma> \\<alpha> \\<sigma>'\"\n",
         a.names.ioa(),
         b.names.ioa(),
         sn.relation,
