@@ -5,6 +5,8 @@
 //!   step per action and proof-block case), each an SMT-LIB2 script.
 //! - [`smt`]: the encoding of IOA sorts, expressions and effects (SSA, pointwise loops).
 //! - [`solve`]: Z3 in process; verdicts and counterexamples as IOA values.
+//! - [`isabelle`]: Isabelle/HOL theories of automata, invariants and forward simulations,
+//!   with proof scripts whose case splits mirror the proof block.
 //! - [`houdini`]: checking many candidate invariants against one encoding of each transition,
 //!   the loop `ioa verify` needs.
 //!
@@ -12,6 +14,7 @@
 
 pub mod error;
 pub mod houdini;
+pub mod isabelle;
 pub mod obligations;
 pub mod smt;
 pub mod solve;

@@ -2,6 +2,7 @@
 
 mod check;
 mod explore;
+mod export_isabelle;
 mod export_smt;
 mod fmt;
 mod fs;
@@ -408,7 +409,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
-    /// Export proof obligations for other tools.
+    /// Export proof obligations or a whole model for other tools.
     Export {
         #[command(subcommand)]
         target: ExportTarget,
@@ -433,6 +434,24 @@ enum ExportTarget {
         /// Invariants assumed in pre-states, comma-separated, or `none` (default: all declared).
         #[arg(long)]
         assume: Option<String>,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Isabelle/HOL theories (automata, invariants as `invariant A I` lemmas, forward
+    /// simulations with proof scripts shaped like their proof blocks) and a ROOT file; check
+    /// them with `isabelle build -D DIR`.
+    Isabelle {
+        /// The directory to write the theories to (created if missing).
+        dir: PathBuf,
+        /// The .ioa model.
+        file: PathBuf,
+        /// Export only this automaton and its invariants.
+        #[arg(long)]
+        automaton: Option<String>,
+        /// Export only this forward simulation (with its two automata).
+        #[arg(long)]
+        simulation: Option<String>,
         /// Colour the diagnostics.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -702,5 +721,15 @@ pub fn run() -> ExitCode {
             &dir,
             color,
         ),
+        Command::Export {
+            target:
+                ExportTarget::Isabelle {
+                    dir,
+                    file,
+                    automaton,
+                    simulation,
+                    color,
+                },
+        } => export_isabelle::run(&dir, &file, automaton, simulation, color),
     }
 }

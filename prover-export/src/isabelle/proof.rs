@@ -1,0 +1,182 @@
+//! The proof script of one simulation step lemma, shaped like the action's proof block entry.
+//!
+//! The entry's statements are walked in order. A conditional opens a case split (`proof (cases
+//! "P")`, with `True`/`False` cases and an `elseif` as a split nested in the `False` case); the
+//! statements after a conditional are copied into each of its branches, which turns a sequence
+//! of conditionals into nested ones as §7 of the paper describes. A `fire` adds a specification
+//! action, and the state it leads to, to the witness execution; `ignore` adds nothing. At each
+//! leaf the witness is given to `sim_goalI` and the remaining goals are left to `auto` with the
+//! definitions of both automata, the relation and the invariants.
+
+use super::automaton::AutomatonInfo;
+use super::error::{Construct, ExportError};
+use super::expr::{term, Env};
+use ioa_lang::ir::{Stmt, StmtKind};
+
+/// Writes the proof of one step lemma.
+pub struct StepScript<'a> {
+    env: Env<'a>,
+    b: &'a AutomatonInfo,
+    facts: String,
+    simp: Vec<String>,
+    n_cases: usize,
+}
+
+impl<'a> StepScript<'a> {
+    /// A script whose leaves use the facts `facts` (the lemma's assumptions) and unfold `simp`.
+    pub fn new(env: Env<'a>, b: &'a AutomatonInfo, facts: String, simp: Vec<String>) -> Self {
+        StepScript {
+            env,
+            b,
+            facts,
+            simp,
+            n_cases: 0,
+        }
+    }
+
+    fn env_at(&self, b_state: &str) -> Env<'a> {
+        let mut env = self.env.clone();
+        for q in &mut env.qualified {
+            if q.0 == self.b.id {
+                q.2 = b_state.to_string();
+            }
+        }
+        env
+    }
+
+    /// The proof of the rest of an entry: `stmts` still to run, the specification steps fired so
+    /// far (action and state terms), the specification's current state, and the case facts
+    /// on the path here.
+    pub fn body(
+        &mut self,
+        stmts: &[Stmt],
+        fired: Vec<(String, String, usize)>,
+        b_state: String,
+        depth: usize,
+    ) -> Result<String, ExportError> {
+        self.walk(stmts, fired, b_state, Vec::new(), depth)
+    }
+
+    fn walk(
+        &mut self,
+        stmts: &[Stmt],
+        mut fired: Vec<(String, String, usize)>,
+        mut b_state: String,
+        case_facts: Vec<String>,
+        depth: usize,
+    ) -> Result<String, ExportError> {
+        let ind = "  ".repeat(depth);
+        for (k, stmt) in stmts.iter().enumerate() {
+            match &stmt.kind {
+                StmtKind::Ignore => {}
+                StmtKind::Fire {
+                    automaton,
+                    action,
+                    args,
+                    ..
+                } => {
+                    if *automaton != self.b.id {
+                        return Err(ExportError::Unsupported {
+                            construct: Construct::FireOfOtherAutomaton,
+                            span: stmt.span,
+                        });
+                    }
+                    let env = self.env_at(&b_state);
+                    let info = &self.b.actions[action.0 as usize];
+                    let args = args
+                        .iter()
+                        .map(|a| term(&env, a))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let act = if args.is_empty() {
+                        info.constructor.clone()
+                    } else {
+                        format!("({} {})", info.constructor, args.join(" "))
+                    };
+                    let next = match &info.effect {
+                        Some(eff) => {
+                            let a: String = args.iter().map(|a| format!("{a} ")).collect();
+                            format!("({eff} {a}{b_state})")
+                        }
+                        None => format!(
+                            "(SOME \\<tau>'. {} {b_state} {act} \\<tau>')",
+                            self.b.names.trans()
+                        ),
+                    };
+                    fired.push((act, next.clone(), action.0 as usize));
+                    b_state = next;
+                }
+                StmtKind::If {
+                    branches,
+                    otherwise,
+                } => {
+                    let rest = &stmts[k + 1..];
+                    let env = self.env_at(&b_state);
+                    let (cond, then) = &branches[0];
+                    self.n_cases += 1;
+                    let fact = format!("c{}", self.n_cases);
+                    let mut out = format!(
+                        "{ind}show ?thesis\n{ind}proof (cases \"{}\")\n{ind}  case True\n{ind}  note {fact} = this\n",
+                        term(&env, cond)?
+                    );
+                    let mut facts = case_facts.clone();
+                    facts.push(fact.clone());
+                    let mut seq = then.clone();
+                    seq.extend_from_slice(rest);
+                    out.push_str(&self.walk(
+                        &seq,
+                        fired.clone(),
+                        b_state.clone(),
+                        facts.clone(),
+                        depth + 1,
+                    )?);
+                    out.push_str(&format!(
+                        "{ind}next\n{ind}  case False\n{ind}  note {fact} = this\n"
+                    ));
+                    let mut seq: Vec<Stmt> = if branches.len() > 1 {
+                        vec![Stmt {
+                            kind: StmtKind::If {
+                                branches: branches[1..].to_vec(),
+                                otherwise: otherwise.clone(),
+                            },
+                            span: branches[1].0.span,
+                        }]
+                    } else {
+                        otherwise.clone()
+                    };
+                    seq.extend_from_slice(rest);
+                    out.push_str(&self.walk(&seq, fired, b_state, facts, depth + 1)?);
+                    out.push_str(&format!("{ind}qed\n"));
+                    return Ok(out);
+                }
+                _ => {
+                    return Err(ExportError::Unsupported {
+                        construct: Construct::ProofBlockStatement,
+                        span: stmt.span,
+                    })
+                }
+            }
+        }
+        let steps: Vec<String> = fired
+            .iter()
+            .map(|(a, s, _)| format!("({a}, {s})"))
+            .collect();
+        let mut simp = self.simp.clone();
+        for (_, _, action) in &fired {
+            for d in &self.b.actions[*action].defs {
+                if !simp.contains(d) {
+                    simp.push(d.clone());
+                }
+            }
+        }
+        let mut using = self.facts.clone();
+        for f in &case_facts {
+            using.push(' ');
+            using.push_str(f);
+        }
+        Ok(format!(
+            "{ind}show ?thesis\n{ind}  using {using}\n{ind}  by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {})\n",
+            steps.join(", "),
+            simp.join(" ")
+        ))
+    }
+}

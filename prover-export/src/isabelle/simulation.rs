@@ -1,0 +1,342 @@
+//! A forward simulation as a theory, in the style of the Isabelle IOA theories: the relation
+//! `F`, a datatype of the external events both automata share (what traces compare), the start
+//! witness the proof block's `start` section builds, one step lemma per implementation action,
+//! and the theorem `is_forward_sim A B F obs_A obs_B`.
+//!
+//! Each step lemma's proof mirrors the action's proof block entry, as the paper's LP scripts
+//! did (§7): a case split per `if`/`elseif`/`else` (sequential conditionals expanded into nested
+//! ones), and in each case the fired specification actions, with the states they lead to, as
+//! the witness execution. See [`super::proof`].
+
+use super::automaton::AutomatonInfo;
+use super::error::{Construct, ExportError};
+use super::expr::{term, Env};
+use super::names::{part as ident, theory, TypeNames};
+use super::proof::StepScript;
+use super::types::hol_type_bare;
+use ioa_lang::ast::ActionKind;
+use ioa_lang::ir::{Simulation, Spec, StmtKind, Type, VarRef};
+use std::collections::HashSet;
+
+/// Names shared by the simulation theory's parts.
+pub struct SimNames {
+    /// The theory and prefix.
+    pub prefix: String,
+    /// The relation.
+    pub relation: String,
+    /// Observation of implementation actions.
+    pub obs_a: String,
+    /// Observation of specification actions.
+    pub obs_b: String,
+}
+
+/// The theory for simulation `sim` from `a` to `b`; `a_invariants` is the implementation's
+/// invariants theory, if it has one.
+pub fn simulation_theory(
+    spec: &Spec,
+    types: &TypeNames,
+    sim: &Simulation,
+    a: &AutomatonInfo,
+    b: &AutomatonInfo,
+    a_invariants: bool,
+) -> Result<String, ExportError> {
+    let Some(proof) = &sim.proof else {
+        return Err(ExportError::Unsupported {
+            construct: Construct::StartStatement,
+            span: sim.span,
+        });
+    };
+    if let Some(aux) = proof.aux.first() {
+        return Err(ExportError::Unsupported {
+            construct: Construct::AuxiliaryVariable,
+            span: aux.span,
+        });
+    }
+    let prefix = ident(&sim.name);
+    let sn = SimNames {
+        prefix: prefix.clone(),
+        relation: format!("{prefix}_F"),
+        obs_a: format!("{prefix}_obs_{}", a.names.prefix),
+        obs_b: format!("{prefix}_obs_{}", b.names.prefix),
+    };
+    let (a_state, b_state) = (a.names.state_type(), b.names.state_type());
+    let imports = if a_invariants {
+        a.names.invariants_theory()
+    } else {
+        a.names.theory()
+    };
+    let mut out = format!(
+        "theory {}\n  imports {imports} {}\nbegin\n\n",
+        theory(&sim.name),
+        b.names.theory()
+    );
+    out.push_str(&format!(
+        "text \\<open>Forward simulation `{}` from `{}` to `{}`.\\<close>\n\n",
+        sim.name, spec.automata[a.id.0 as usize].name, spec.automata[b.id.0 as usize].name
+    ));
+
+    // External events.
+    let ext_ty = format!("{prefix}_ext");
+    let mut events: Vec<(String, Vec<Type>)> = Vec::new();
+    for act in a.actions.iter().chain(&b.actions) {
+        if act.kind == ActionKind::Internal {
+            continue;
+        }
+        match events.iter().find(|(n, _)| *n == act.name) {
+            Some((_, tys)) if *tys != act.param_types => {
+                return Err(ExportError::ExternalMismatch {
+                    action: act.name.clone(),
+                    span: sim.span,
+                })
+            }
+            Some(_) => {}
+            None => events.push((act.name.clone(), act.param_types.clone())),
+        }
+    }
+    let event_ctor = |name: &str| format!("{prefix}_ev_{}", ident(name));
+    out.push_str(
+        "text \\<open>The external events; traces of both automata are lists of these.\\<close>\n",
+    );
+    if events.is_empty() {
+        out.push_str(&format!("datatype {ext_ty} = {prefix}_ev_none\n\n"));
+    } else {
+        let alts: Vec<String> = events
+            .iter()
+            .map(|(n, tys)| {
+                let mut s = event_ctor(n);
+                for t in tys {
+                    s.push_str(&format!(" \"{}\"", hol_type_bare(types, t)));
+                }
+                s
+            })
+            .collect();
+        out.push_str(&format!(
+            "datatype {ext_ty} =\n    {}\n\n",
+            alts.join("\n  | ")
+        ));
+    }
+    for (info, obs) in [(a, &sn.obs_a), (b, &sn.obs_b)] {
+        let arms: Vec<String> = info
+            .actions
+            .iter()
+            .map(|act| {
+                let ps: String = act.param_names.iter().map(|p| format!(" {p}")).collect();
+                let rhs = if act.kind == ActionKind::Internal {
+                    "None".to_string()
+                } else {
+                    format!("Some ({}{ps})", event_ctor(&act.name))
+                };
+                format!("{}{ps} \\<Rightarrow> {rhs}", act.constructor)
+            })
+            .collect();
+        out.push_str(&format!(
+            "definition {obs} :: \"{} \\<Rightarrow> {ext_ty} option\" where\n  \"{obs} \\<alpha> = (case \\<alpha> of\n      {})\"\n\n",
+            info.names.action_type(),
+            arms.join("\n    | ")
+        ));
+    }
+
+    // The relation.
+    let env = Env {
+        names: types,
+        state_fields: a.fields.clone(),
+        state: "\\<sigma>".into(),
+        qualified: vec![
+            (a.id, a.fields.clone(), "\\<sigma>".into()),
+            (b.id, b.fields.clone(), "\\<tau>".into()),
+        ],
+        params: a.params.clone(),
+        locals: vec![],
+        hoisted: HashSet::new(),
+    };
+    out.push_str(&format!(
+        "definition {} :: \"{a_state} \\<Rightarrow> {b_state} \\<Rightarrow> bool\" where\n  \"{} \\<sigma> \\<tau> \\<longleftrightarrow> {}\"\n\n",
+        sn.relation,
+        sn.relation,
+        term(&env, &sim.relation)?
+    ));
+
+    // The start witness.
+    let b_prim = match &spec.automata[b.id.0 as usize].body {
+        ioa_lang::ir::AutomatonBody::Primitive(p) => p,
+        ioa_lang::ir::AutomatonBody::Composite(_) => unreachable!("b was exported"),
+    };
+    let mut values: Vec<Option<String>> = vec![None; b.fields.len()];
+    let start_env = Env {
+        qualified: vec![(a.id, a.fields.clone(), "\\<sigma>".into())],
+        ..env.clone()
+    };
+    for stmt in &proof.start {
+        match &stmt.kind {
+            StmtKind::Assign { target, value }
+                if target.path.is_empty()
+                    && matches!(target.root, VarRef::Qualified { automaton, .. } if automaton == b.id) =>
+            {
+                let VarRef::Qualified { slot, .. } = target.root else {
+                    unreachable!("matched above")
+                };
+                values[slot as usize] = Some(term(&start_env, value)?);
+            }
+            StmtKind::Ignore => {}
+            _ => {
+                return Err(ExportError::Unsupported {
+                    construct: Construct::StartStatement,
+                    span: stmt.span,
+                })
+            }
+        }
+    }
+    let b_env = Env {
+        state_fields: b.fields.clone(),
+        qualified: vec![],
+        params: b.params.clone(),
+        ..env.clone()
+    };
+    let mut fields = Vec::new();
+    for (k, v) in values.into_iter().enumerate() {
+        let v = match v {
+            Some(v) => v,
+            None => match &b_prim.state[k].init {
+                Some(init) => term(&b_env, init)?,
+                None => {
+                    return Err(ExportError::StartUnset {
+                        var: format!(
+                            "{}.{}",
+                            spec.automata[b.id.0 as usize].name, b_prim.state[k].name
+                        ),
+                        span: sim.span,
+                    })
+                }
+            },
+        };
+        fields.push(format!("{} = {v}", b.fields[k]));
+    }
+    let witness = format!("{prefix}_start_witness");
+    out.push_str(&format!(
+        "text \\<open>The specification's start state, built by the proof block's `start` section.\\<close>\ndefinition {witness} :: \"{a_state} \\<Rightarrow> {b_state}\" where\n  \"{witness} \\<sigma> = \\<lparr>{}\\<rparr>\"\n\n",
+        fields.join(",\n    ")
+    ));
+    out.push_str(&format!(
+        "lemma {prefix}_start:\n  fixes \\<sigma> :: {a_state}\n  assumes \"{} \\<sigma>\"\n  shows \"{} ({witness} \\<sigma>) \\<and> {} \\<sigma> ({witness} \\<sigma>)\"\n  using assms by (auto simp: {}_def {}_def {}_def {witness}_def)\n\n",
+        a.names.start(),
+        b.names.start(),
+        sn.relation,
+        a.names.start(),
+        b.names.start(),
+        sn.relation
+    ));
+
+    // Step lemmas.
+    let invs = a_invariants.then(|| a.names.all_invariants());
+    let mut common = vec![format!("{}_def", sn.relation)];
+    if let Some(i) = &invs {
+        common.push(format!("{i}_defs"));
+    }
+    common.push(format!("{}_def", sn.obs_a));
+    common.push(format!("{}_def", sn.obs_b));
+    common.push(format!("{}_def", a.names.trans()));
+    common.push(format!("{}_def", b.names.trans()));
+    for (k, act) in a.actions.iter().enumerate() {
+        let entry = proof.entries.get(k).and_then(|e| e.as_ref());
+        let body = entry.and_then(|e| e.body.clone()).unwrap_or_default();
+        let n_locals = entry.map(|e| e.n_locals).unwrap_or(0);
+        let mut locals: Vec<Option<String>> = act.param_names.iter().cloned().map(Some).collect();
+        locals.resize(locals.len().max(n_locals as usize), None);
+        let entry_env = Env {
+            locals,
+            ..env.clone()
+        };
+        let act_term = if act.param_names.is_empty() {
+            act.constructor.clone()
+        } else {
+            format!("({} {})", act.constructor, act.param_names.join(" "))
+        };
+        let mut fixes = vec![
+            format!("\\<sigma> \\<sigma>' :: {a_state}"),
+            format!("\\<tau> :: {b_state}"),
+        ];
+        for (n, t) in act.param_names.iter().zip(&act.param_types) {
+            fixes.push(format!("{n} :: \"{}\"", hol_type_bare(types, t)));
+        }
+        let inv_assm = invs
+            .as_ref()
+            .map(|i| format!(" and I: \"{i} \\<sigma>\""))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "text \\<open>Step: {} action `{}`.\\<close>\nlemma {prefix}_step_{}:\n  fixes {}\n  assumes F: \"{} \\<sigma> \\<tau>\"{inv_assm} and T: \"{} \\<sigma> {act_term} \\<sigma>'\"\n  shows \"sim_goal {} {} {} {} \\<tau> {act_term} \\<sigma>'\"\n",
+            kind_word(act.kind),
+            act.name,
+            ident(&act.name),
+            fixes.join(" and "),
+            sn.relation,
+            a.names.trans(),
+            b.names.ioa(),
+            sn.relation,
+            sn.obs_a,
+            sn.obs_b
+        ));
+        let facts = if invs.is_some() { "F I T" } else { "F T" };
+        let mut simp = common.clone();
+        simp.extend(act.defs.iter().cloned());
+        let mut script = StepScript::new(entry_env, b, facts.into(), simp);
+        out.push_str("proof -\n");
+        out.push_str(&script.body(&body, vec![], "\\<tau>".into(), 1)?);
+        out.push_str("qed\n\n");
+    }
+
+    // The theorem.
+    let a_act = a.names.action_type();
+    out.push_str(&format!(
+        "theorem {prefix}_forward_sim:\n  \"is_forward_sim {} {} {} {} {}\"\nproof (rule is_forward_simI)\n  fix \\<sigma> :: {a_state}\n  assume \"ioa_start {} \\<sigma>\"\n  then show \"\\<exists>\\<tau>. ioa_start {} \\<tau> \\<and> {} \\<sigma> \\<tau>\"\n    using {prefix}_start[of \\<sigma>] by auto\nnext\n  fix \\<sigma> \\<sigma>' :: {a_state} and \\<tau> :: {b_state} and \\<alpha> :: {a_act}\n  assume R: \"reachable {} \\<sigma>\" and F: \"{} \\<sigma> \\<tau>\" and T: \"ioa_trans {} \\<sigma> \\<alpha> \\<sigma>'\"\n",
+        a.names.ioa(),
+        b.names.ioa(),
+        sn.relation,
+        sn.obs_a,
+        sn.obs_b,
+        a.names.ioa(),
+        b.names.ioa(),
+        sn.relation,
+        a.names.ioa(),
+        sn.relation,
+        a.names.ioa()
+    ));
+    let of = if let Some(i) = &invs {
+        out.push_str(&format!(
+            "  have I: \"{i} \\<sigma>\"\n    using R {i}_invariant by (auto simp: invariant_def)\n"
+        ));
+        "[OF F I]"
+    } else {
+        "[OF F]"
+    };
+    out.push_str(&format!(
+        "  show \"sim_goal {} {} {} {} \\<tau> \\<alpha> \\<sigma>'\"\n  proof (cases \\<alpha>)\n",
+        b.names.ioa(),
+        sn.relation,
+        sn.obs_a,
+        sn.obs_b
+    ));
+    for (k, act) in a.actions.iter().enumerate() {
+        if k > 0 {
+            out.push_str("  next\n");
+        }
+        let pattern = if act.param_names.is_empty() {
+            act.constructor.clone()
+        } else {
+            format!("({} {})", act.constructor, act.param_names.join(" "))
+        };
+        out.push_str(&format!(
+            "    case {pattern}\n    then show ?thesis\n      using {prefix}_step_{}{of} T by simp\n",
+            ident(&act.name)
+        ));
+    }
+    out.push_str("  qed\nqed\n\nend\n");
+    Ok(out)
+}
+
+fn kind_word(kind: ActionKind) -> &'static str {
+    match kind {
+        ActionKind::Input => "input",
+        ActionKind::Output => "output",
+        ActionKind::Internal => "internal",
+    }
+}

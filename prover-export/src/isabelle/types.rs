@@ -1,0 +1,172 @@
+//! IOA types as HOL types, and the theory that declares the model's own types.
+//!
+//! Tuples become records (`record Ballot = Ballot_ordering :: int`), enumerations and unions
+//! datatypes (a union tag with a selector and a discriminator), `Set` `'a set`, `Mset`
+//! `'a multiset`, `Seq` `'a list`, `Array` total functions, `Map` partial functions
+//! (`'a ⇀ 'b`), `Null` `'a option`. `Int` and `Nat` are both `int`: IOA's `Nat` is an integer
+//! that must stay non-negative, which HOL's truncating `nat` would hide.
+
+use super::names::{ident, TypeNames};
+use ioa_lang::ir::{Spec, Type, TypeDefKind};
+
+/// The HOL type for `ty`, parenthesised when it is not atomic.
+pub fn hol_type(names: &TypeNames, ty: &Type) -> String {
+    match ty {
+        Type::Bool => "bool".into(),
+        Type::Int | Type::Nat => "int".into(),
+        Type::String => "string".into(),
+        Type::Named(id) => names.type_name(id.0),
+        _ => format!("({})", hol_type_bare(names, ty)),
+    }
+}
+
+/// The HOL type for `ty` without outer parentheses (for a quoted type).
+pub fn hol_type_bare(names: &TypeNames, ty: &Type) -> String {
+    match ty {
+        Type::Set(t) => format!("{} set", hol_type(names, t)),
+        Type::Mset(t) => format!("{} multiset", hol_type(names, t)),
+        Type::Seq(t) => format!("{} list", hol_type(names, t)),
+        Type::Null(t) => format!("{} option", hol_type(names, t)),
+        Type::Array(k, v) => format!(
+            "{} \\<Rightarrow> {}",
+            hol_type(names, k),
+            hol_type(names, v)
+        ),
+        Type::Map(k, v) => format!(
+            "{} \\<rightharpoonup> {}",
+            hol_type(names, k),
+            hol_type(names, v)
+        ),
+        Type::Infer(_) => "'a".into(),
+        _ => hol_type(names, ty),
+    }
+}
+
+/// Whether `ty` mentions a multiset (so the theories need HOL-Library's `Multiset`).
+pub fn uses_multiset(ty: &Type) -> bool {
+    match ty {
+        Type::Mset(_) => true,
+        Type::Set(t) | Type::Seq(t) | Type::Null(t) => uses_multiset(t),
+        Type::Array(k, v) | Type::Map(k, v) => uses_multiset(k) || uses_multiset(v),
+        _ => false,
+    }
+}
+
+fn named_deps(ty: &Type, out: &mut Vec<u32>) {
+    match ty {
+        Type::Named(id) => out.push(id.0),
+        Type::Set(t) | Type::Mset(t) | Type::Seq(t) | Type::Null(t) => named_deps(t, out),
+        Type::Array(k, v) | Type::Map(k, v) => {
+            named_deps(k, out);
+            named_deps(v, out);
+        }
+        _ => {}
+    }
+}
+
+/// The declared types in an order where each comes after the types it mentions (the checker
+/// rejects recursive types, so this always exists; a cycle would be left in source order).
+fn declaration_order(spec: &Spec) -> Vec<u32> {
+    let n = spec.types.len();
+    let mut done = vec![false; n];
+    let mut order = Vec::new();
+    fn visit(
+        spec: &Spec,
+        id: u32,
+        done: &mut [bool],
+        on_path: &mut Vec<u32>,
+        order: &mut Vec<u32>,
+    ) {
+        if done[id as usize] || on_path.contains(&id) {
+            return;
+        }
+        on_path.push(id);
+        let mut deps = Vec::new();
+        match &spec.types[id as usize].kind {
+            TypeDefKind::Tuple(fields) => fields.iter().for_each(|(_, t)| named_deps(t, &mut deps)),
+            TypeDefKind::Union(tags) => tags.iter().for_each(|(_, t)| named_deps(t, &mut deps)),
+            TypeDefKind::Enumeration(_) => {}
+        }
+        for d in deps {
+            visit(spec, d, done, on_path, order);
+        }
+        on_path.pop();
+        done[id as usize] = true;
+        order.push(id);
+    }
+    for id in 0..n as u32 {
+        visit(spec, id, &mut done, &mut Vec::new(), &mut order);
+    }
+    order
+}
+
+/// The declarations of the model's types, in dependency order.
+pub fn type_declarations(names: &TypeNames) -> String {
+    let spec = names.spec();
+    let mut out = String::new();
+    for id in declaration_order(spec) {
+        let def = &spec.types[id as usize];
+        let name = names.type_name(id);
+        out.push_str(&format!("text \\<open>IOA type `{}`.\\<close>\n", def.name));
+        match &def.kind {
+            TypeDefKind::Tuple(fields) => {
+                out.push_str(&format!("record {name} =\n"));
+                for (k, (_, ty)) in fields.iter().enumerate() {
+                    out.push_str(&format!(
+                        "  {} :: \"{}\"\n",
+                        names.field(id, k as u32),
+                        hol_type_bare(names, ty)
+                    ));
+                }
+            }
+            TypeDefKind::Enumeration(consts) => {
+                let alts: Vec<String> = (0..consts.len() as u32)
+                    .map(|k| names.constructor(id, k))
+                    .collect();
+                out.push_str(&format!("datatype {name} = {}\n", alts.join(" | ")));
+            }
+            TypeDefKind::Union(tags) => {
+                let alts: Vec<String> = tags
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, ty))| {
+                        let k = k as u32;
+                        format!(
+                            "{}: {} ({}: \"{}\")",
+                            names.discriminator(id, k),
+                            names.constructor(id, k),
+                            names.selector(id, k),
+                            hol_type_bare(names, ty)
+                        )
+                    })
+                    .collect();
+                out.push_str(&format!("datatype {name} =\n    {}\n", alts.join("\n  | ")));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The comment naming an IOA type in generated text (`Set[Node]`).
+pub fn ioa_type(spec: &Spec, ty: &Type) -> String {
+    match ty {
+        Type::Bool => "Bool".into(),
+        Type::Int => "Int".into(),
+        Type::Nat => "Nat".into(),
+        Type::String => "String".into(),
+        Type::Set(t) => format!("Set[{}]", ioa_type(spec, t)),
+        Type::Mset(t) => format!("Mset[{}]", ioa_type(spec, t)),
+        Type::Seq(t) => format!("Seq[{}]", ioa_type(spec, t)),
+        Type::Null(t) => format!("Null[{}]", ioa_type(spec, t)),
+        Type::Array(k, v) => format!("Array[{}, {}]", ioa_type(spec, k), ioa_type(spec, v)),
+        Type::Map(k, v) => format!("Map[{}, {}]", ioa_type(spec, k), ioa_type(spec, v)),
+        Type::Named(id) => spec.types[id.0 as usize].name.clone(),
+        Type::Infer(_) => "?".into(),
+    }
+}
+
+/// An identifier-safe name is what [`ident`] gives; re-exported for the theory writers.
+pub fn type_ident(raw: &str) -> String {
+    ident(raw)
+}

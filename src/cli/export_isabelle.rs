@@ -1,0 +1,94 @@
+//! `ioa export isabelle DIR FILE`: writes a model's automata, invariants and forward
+//! simulations as Isabelle/HOL theories with a `ROOT` file, so that `isabelle build -D DIR`
+//! checks them.
+
+use super::fs::OsFileSystem;
+use super::output::{print_diagnostics, print_stderr};
+use super::{ColorChoice, Format};
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic, Severity};
+use prover_export::isabelle::{export, Selection};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Runs `ioa export isabelle`.
+pub fn run(
+    dir: &Path,
+    file: &Path,
+    automaton: Option<String>,
+    simulation: Option<String>,
+    color: ColorChoice,
+) -> ExitCode {
+    let result = ioa_lang::check_files(&[file.to_path_buf()], &OsFileSystem);
+    let Some(spec) = result.spec else {
+        print_diagnostics(&result.diagnostics, &result.sources, Format::Text, color);
+        return ExitCode::from(1);
+    };
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    let selection = Selection {
+        automaton,
+        simulation,
+        stem,
+    };
+    let exported = match export(&spec, &selection) {
+        Ok(e) => e,
+        Err(errors) => {
+            let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            print_diagnostics(&diags, &result.sources, Format::Text, color);
+            print_stderr(&format!(
+                "nothing written: {} error(s) stopped the Isabelle export\n",
+                diags.len()
+            ));
+            return ExitCode::from(1);
+        }
+    };
+    let warnings: Vec<Diagnostic> = exported
+        .warnings
+        .iter()
+        .map(|e| e.to_diagnostic())
+        .collect();
+    print_diagnostics(&warnings, &result.sources, Format::Text, color);
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return write_error(dir, &e, color);
+    }
+    for (name, text) in &exported.files {
+        let path = dir.join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            return write_error(&path, &e, color);
+        }
+    }
+    let theories: Vec<&str> = exported
+        .files
+        .iter()
+        .filter_map(|(n, _)| n.strip_suffix(".thy"))
+        .collect();
+    print_stderr(&format!(
+        "wrote {} theories and ROOT (session {}) to {}: {}\ncheck them with: isabelle build -D {}\n",
+        theories.len(),
+        exported.session,
+        dir.display(),
+        theories.join(", "),
+        dir.display()
+    ));
+    ExitCode::SUCCESS
+}
+
+fn write_error(path: &Path, e: &std::io::Error, color: ColorChoice) -> ExitCode {
+    let d = Diagnostic {
+        code: "E1207",
+        severity: Severity::Error,
+        message: format!("cannot write `{}`: {e}", path.display()),
+        labels: vec![],
+        notes: vec![],
+        hint: Some("give a directory you can write to".into()),
+    };
+    print_diagnostics(
+        &[d],
+        &ioa_lang::source_map::SourceMap::new(),
+        Format::Text,
+        color,
+    );
+    ExitCode::from(1)
+}

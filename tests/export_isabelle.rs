@@ -1,0 +1,284 @@
+//! End-to-end tests of `ioa export isabelle`: golden theories for the consensus models (Cons,
+//! Global1 with its invariants, the Global1 → Cons simulation with the proof block's case
+//! splits), LCR's components and a model of the other constructs the export translates; clear
+//! diagnostics for what it does not (Paxos's order-dependent loop, composites, auxiliary
+//! variables); and a structural check of every theory written (Isabelle itself is not
+//! available here, see tests/isabelle_check).
+
+mod isabelle_check;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+struct Exported {
+    code: i32,
+    stderr: String,
+    files: BTreeMap<String, String>,
+}
+
+fn export(label: &str, args: &[&str]) -> Exported {
+    let dir: PathBuf = std::env::temp_dir().join(format!(
+        "ioa-export-isabelle-{}-{label}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(["export", "isabelle"])
+        .arg(&dir)
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ioa runs");
+    let mut files = BTreeMap::new();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries {
+            let e = e.expect("a directory entry");
+            let name = e.file_name().to_string_lossy().into_owned();
+            files.insert(
+                name,
+                std::fs::read_to_string(e.path()).expect("a text file"),
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Exported {
+        code: out.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        files,
+    }
+}
+
+fn assert_well_formed(e: &Exported) {
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let problems = isabelle_check::check_export(&e.files);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+fn names(e: &Exported) -> Vec<&str> {
+    e.files.keys().map(String::as_str).collect()
+}
+
+#[test]
+fn cons_exports_with_its_invariants() {
+    let e = export("cons", &["examples/consensus/cons.ioa"]);
+    assert_well_formed(&e);
+    assert_eq!(
+        names(&e),
+        [
+            "Cons.thy",
+            "Cons_Invariants.thy",
+            "IOA_Base.thy",
+            "ROOT",
+            "cons_Types.thy"
+        ]
+    );
+    insta::assert_snapshot!("cons_types", e.files["cons_Types.thy"]);
+    insta::assert_snapshot!("cons", e.files["Cons.thy"]);
+    insta::assert_snapshot!("cons_invariants", e.files["Cons_Invariants.thy"]);
+    insta::assert_snapshot!("cons_root", e.files["ROOT"]);
+    insta::assert_snapshot!("ioa_base", e.files["IOA_Base.thy"]);
+}
+
+#[test]
+fn global1_exports_with_the_papers_invariants() {
+    let e = export(
+        "global1",
+        &[
+            "examples/consensus/global1_invariants.ioa",
+            "--automaton",
+            "Global1",
+        ],
+    );
+    assert_well_formed(&e);
+    assert_eq!(
+        names(&e),
+        [
+            "Global1.thy",
+            "Global1_Invariants.thy",
+            "IOA_Base.thy",
+            "ROOT",
+            "global1_invariants_Types.thy"
+        ]
+    );
+    insta::assert_snapshot!("global1", e.files["Global1.thy"]);
+    insta::assert_snapshot!("global1_invariants", e.files["Global1_Invariants.thy"]);
+    // One invariant lemma per declared invariant, each with one case per action.
+    let inv = &e.files["Global1_Invariants.thy"];
+    assert_eq!(
+        inv.matches("_invariant: \"invariant Global1_ioa").count(),
+        1 + 9
+    );
+    assert_eq!(inv.matches("  case (Global1_act_").count(), 9 * 9);
+}
+
+#[test]
+fn global1_to_cons_simulation_mirrors_the_proof_block() {
+    let e = export(
+        "sim",
+        &[
+            "tests/data/isabelle/ok/global1_to_cons_with_invariants.ioa",
+            "--simulation",
+            "Global1_to_Cons",
+        ],
+    );
+    assert_well_formed(&e);
+    let sim = &e.files["Global1_to_Cons.thy"];
+    insta::assert_snapshot!("global1_to_cons", sim);
+    // internalDecide: if / elseif / elseif / else is three nested splits with four leaves, the
+    // last firing chooseVal(val[b].val), as in the paper's LP script (§7).
+    let lemma = &sim[sim
+        .find("lemma Global1_to_Cons_step_internalDecide")
+        .unwrap()..];
+    let lemma = &lemma[..lemma.find("\nqed\n").unwrap()];
+    assert_eq!(lemma.matches("proof (cases").count(), 3);
+    assert_eq!(lemma.matches("rule sim_goalI").count(), 4);
+    assert_eq!(lemma.matches("steps = \"[]\"").count(), 3);
+    assert!(lemma.contains(
+        "steps = \"[((Cons_act_chooseVal (the ((Global1_val \\<sigma>) b))), (Cons_tr_chooseVal_eff (the ((Global1_val \\<sigma>) b)) \\<tau>))]\""
+    ));
+    // Every step lemma assumes the invariants of Global1.
+    assert_eq!(sim.matches("and I: \"Global1_invs \\<sigma>\"").count(), 9);
+}
+
+#[test]
+fn structural_checker_finds_planted_mistakes() {
+    let e = export("selftest", &["examples/consensus/cons.ioa"]);
+    assert_well_formed(&e);
+    isabelle_check::self_test(&e.files);
+}
+
+#[test]
+fn other_constructs_export() {
+    let e = export("constructs", &["tests/data/isabelle/ok/constructs.ioa"]);
+    assert_well_formed(&e);
+    for name in [
+        "constructs_Types",
+        "Store",
+        "Store_Invariants",
+        "Counter",
+        "Store_to_Counter",
+    ] {
+        insta::assert_snapshot!(
+            format!("constructs_{name}"),
+            e.files[&format!("{name}.thy")]
+        );
+    }
+    // Two sequential conditionals in the take entry become two nested splits: four leaves.
+    let sim = &e.files["Store_to_Counter.thy"];
+    let lemma = &sim[sim.find("lemma Store_to_Counter_step_take").unwrap()..];
+    let lemma = &lemma[..lemma.find("\nqed\n").unwrap()];
+    assert_eq!(lemma.matches("rule sim_goalI").count(), 4);
+    assert!(e.files["ROOT"].contains("\"HOL-Library\""));
+}
+
+#[test]
+fn lcr_exports_its_components_and_warns_about_the_composite() {
+    let e = export("lcr", &["examples/lcr/lcr.ioa"]);
+    assert_well_formed(&e);
+    assert!(e
+        .stderr
+        .contains("warning[E1203]: composite automaton `LCR` is not exported"));
+    insta::assert_snapshot!("lcr_process", e.files["Process.thy"]);
+    insta::assert_snapshot!("lcr_channel", e.files["Channel.thy"]);
+
+    let e = export(
+        "lcr_composite",
+        &["examples/lcr/lcr.ioa", "--automaton", "LCR"],
+    );
+    assert_eq!(e.code, 1);
+    assert!(e.stderr.contains("error[E1203]"), "{}", e.stderr);
+    assert!(e.files.is_empty(), "nothing is written on error");
+}
+
+#[test]
+fn paxos_reports_its_order_dependent_loop() {
+    let e = export("paxos", &["examples/paxos/paxos.ioa"]);
+    assert_eq!(e.code, 1);
+    assert!(e.files.is_empty());
+    insta::assert_snapshot!("paxos_error", e.stderr);
+}
+
+#[test]
+fn unknown_names_are_reported() {
+    let e = export(
+        "nope",
+        &["examples/consensus/cons.ioa", "--automaton", "Nope"],
+    );
+    assert_eq!(e.code, 1);
+    assert!(e
+        .stderr
+        .contains("error[E1204]: no automaton named `Nope` in the model"));
+    assert!(e.stderr.contains("the model declares: Cons"));
+    let e = export(
+        "nosim",
+        &["examples/consensus/cons.ioa", "--simulation", "X"],
+    );
+    assert_eq!(e.code, 1);
+    assert!(e.stderr.contains("the model declares no simulation"));
+}
+
+/// Each file under tests/data/isabelle/err names its expected code on its first line.
+#[test]
+fn unsupported_constructs_give_diagnostics() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/isabelle/err");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the err directory")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 4);
+    for path in paths {
+        let rel = format!(
+            "tests/data/isabelle/err/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.lines().next().unwrap().trim_start_matches('%').trim();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let e = export(&stem, &[&rel]);
+        assert_eq!(e.code, 1, "{rel}");
+        assert!(e.files.is_empty(), "{rel}: nothing is written on error");
+        assert!(
+            e.stderr.contains(&format!("error[{code}]")),
+            "{rel}: {}",
+            e.stderr
+        );
+        insta::assert_snapshot!(format!("err_{stem}"), e.stderr);
+    }
+}
+
+/// Every example model either exports well-formed theories or says (E12xx) why not.
+#[test]
+fn every_example_exports_or_explains() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut n_ok = 0;
+    for dir in std::fs::read_dir(root.join("examples")).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().and_then(|x| x.to_str()) != Some("ioa") {
+                continue;
+            }
+            let rel = f
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let label = rel.replace(['/', '.'], "_");
+            let e = export(&label, &[&rel]);
+            if e.code == 0 {
+                let problems = isabelle_check::check_export(&e.files);
+                assert!(problems.is_empty(), "{rel}:\n{}", problems.join("\n"));
+                n_ok += 1;
+            } else {
+                assert!(e.stderr.contains("error[E12"), "{rel}: {}", e.stderr);
+            }
+        }
+    }
+    assert!(n_ok >= 10, "only {n_ok} examples exported");
+}
