@@ -273,7 +273,12 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 if *counterexample { "" } else { " (Z3 gave up)" }
             ),
         };
-        say(format!("  dropped {}: {reason}", inv.name));
+        let text = names
+            .iter()
+            .position(|n| n == &inv.name)
+            .map(|p| texts[p].0.as_str())
+            .unwrap_or("");
+        say(format!("  dropped {} ({reason}): {text}", inv.name));
     }
 
     // 6. The proof of the target assuming the survivors.

@@ -2,7 +2,8 @@
 //! runs, drop each one that is false in some start state or that some transition does not
 //! preserve assuming all remaining candidates, and repeat until nothing changes. What is left is
 //! inductive as a conjunction, so each survivor is a proved invariant; the proof of the target
-//! then assumes them.
+//! then assumes them. Candidates dropped only because Z3 gave up are offered again at the end,
+//! one at a time, against the survivors.
 
 use ioa_lang::ir::{AutomatonId, Spec};
 use prover_export::houdini::{CandidateChecker, StepAnswer};
@@ -81,8 +82,27 @@ pub fn houdini(
                         break;
                     }
                     StepAnswer::Unknown => {
-                        verdict = Some((t, false));
-                        break;
+                        // The shared solver gave up; try the obligation on its own, with the
+                        // prover's portfolio of strategies, before dropping the candidate.
+                        queries += 1;
+                        let names: Vec<String> = live
+                            .iter()
+                            .map(|&l| spec.invariants[alive[l]].name.clone())
+                            .collect();
+                        let obligations =
+                            invariant::obligations(spec, alive[c], &Assumptions::Named(names))?;
+                        let verdict_alone = solve::check(spec, &obligations[t + 1], timeout);
+                        match verdict_alone.verdict {
+                            Verdict::Proved => {}
+                            Verdict::Failed(_) => {
+                                verdict = Some((t, true));
+                                break;
+                            }
+                            _ => {
+                                verdict = Some((t, false));
+                                break;
+                            }
+                        }
                     }
                 }
             }
@@ -105,8 +125,53 @@ pub fn houdini(
             break;
         }
     }
+    // Re-admission: a candidate dropped because Z3 gave up (not because of a counterexample)
+    // may be provable once harder candidates are gone. If it is preserved assuming the
+    // survivors and itself, the survivors with it are still inductive together (each survivor
+    // is preserved under more assumptions too), so it joins them.
+    let mut survivors: Vec<usize> = live.into_iter().map(|c| alive[c]).collect();
+    loop {
+        let mut readmitted = None;
+        for (pos, (k, why)) in dropped.iter().enumerate() {
+            if !matches!(
+                why,
+                Dropped::Step {
+                    counterexample: false,
+                    ..
+                }
+            ) {
+                continue;
+            }
+            let mut names: Vec<String> = survivors
+                .iter()
+                .map(|&s| spec.invariants[s].name.clone())
+                .collect();
+            names.push(spec.invariants[*k].name.clone());
+            let obligations = invariant::obligations(spec, *k, &Assumptions::Named(names))?;
+            let mut all = true;
+            for ob in &obligations[1..] {
+                queries += 1;
+                if !matches!(solve::check(spec, ob, timeout).verdict, Verdict::Proved) {
+                    all = false;
+                    break;
+                }
+            }
+            if all {
+                readmitted = Some(pos);
+                break;
+            }
+        }
+        match readmitted {
+            Some(pos) => {
+                let (k, _) = dropped.remove(pos);
+                survivors.push(k);
+            }
+            None => break,
+        }
+    }
+    survivors.sort_unstable();
     Ok(Fixpoint {
-        survivors: live.into_iter().map(|c| alive[c]).collect(),
+        survivors,
         dropped,
         rounds,
         queries,
