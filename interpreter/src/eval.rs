@@ -83,8 +83,23 @@ fn undefined(span: Span, what: &'static str) -> RunError {
 }
 
 impl Scope<'_> {
+    /// The value of a plain variable, by reference (no copy); `None` for anything else. Reading
+    /// a variable cannot fail, so callers may peek after evaluating the other operands.
+    fn peek<'v>(&'v self, e: &Expr, locals: &'v [Value]) -> Option<&'v Value> {
+        match &e.kind {
+            ExprKind::Var(VarRef::State(s)) => self.state.get(*s as usize),
+            ExprKind::Var(VarRef::Param(s)) => self.params.get(*s as usize),
+            ExprKind::Var(VarRef::Local(s)) => locals.get(*s as usize),
+            ExprKind::Var(VarRef::Aux(s)) => self.aux.get(*s as usize),
+            _ => None,
+        }
+    }
+
     /// Evaluates a Boolean expression.
     pub fn truth(&self, e: &Expr, locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<bool> {
+        if let Some(v) = self.peek(e, locals) {
+            return Ok(v.as_bool().unwrap_or(false));
+        }
         Ok(self.eval(e, locals, ch)?.as_bool().unwrap_or(false))
     }
 
@@ -128,10 +143,20 @@ impl Scope<'_> {
                 Value::Int(v.checked_neg().ok_or_else(|| ovf(span))?)
             }
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, locals, ch, span)?,
-            ExprKind::Field(x, k) => match self.eval(x, locals, ch)? {
-                Value::Tuple(fields) => fields[*k as usize].clone(),
-                _ => return Err(undefined(span, "field of a non-tuple")),
-            },
+            ExprKind::Field(x, k) => {
+                let owned;
+                let base = match self.peek(x, locals) {
+                    Some(v) => v,
+                    None => {
+                        owned = self.eval(x, locals, ch)?;
+                        &owned
+                    }
+                };
+                match base {
+                    Value::Tuple(fields) => fields[*k as usize].clone(),
+                    _ => return Err(undefined(span, "field of a non-tuple")),
+                }
+            }
             ExprKind::NullVal(x) => match self.eval(x, locals, ch)? {
                 Value::Embed(v) => (*v).clone(),
                 _ => return Err(undefined(span, "`.val` of `nil`")),
@@ -149,9 +174,15 @@ impl Scope<'_> {
                 _ => Value::Bool(false),
             },
             ExprKind::Index(x, i) => {
-                let base = self.eval(x, locals, ch)?;
-                let key = self.eval(i, locals, ch)?;
-                index(&base, &key, span)?
+                if self.peek(x, locals).is_some() {
+                    let key = self.eval(i, locals, ch)?;
+                    let base = self.peek(x, locals).expect("a variable");
+                    index(base, &key, span)?
+                } else {
+                    let base = self.eval(x, locals, ch)?;
+                    let key = self.eval(i, locals, ch)?;
+                    index(&base, &key, span)?
+                }
             }
             ExprKind::Call(b, args) => self.call(*b, args, locals, ch, span)?,
             ExprKind::Quant(q, binders, body) => {
@@ -230,8 +261,19 @@ impl Scope<'_> {
             Or => Value::Bool(self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
             Implies => Value::Bool(!self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
             Iff => Value::Bool(self.truth(l, locals, ch)? == self.truth(r, locals, ch)?),
-            Eq => Value::Bool(self.eval(l, locals, ch)? == self.eval(r, locals, ch)?),
-            Neq => Value::Bool(self.eval(l, locals, ch)? != self.eval(r, locals, ch)?),
+            Eq | Neq => {
+                let equal = if self.peek(l, locals).is_some() {
+                    let b = self.eval(r, locals, ch)?;
+                    *self.peek(l, locals).expect("a variable") == b
+                } else {
+                    let a = self.eval(l, locals, ch)?;
+                    match self.peek(r, locals) {
+                        Some(b) => a == *b,
+                        None => a == self.eval(r, locals, ch)?,
+                    }
+                };
+                Value::Bool(equal == (op == Eq))
+            }
             Lt | Le | Gt | Ge | Add | Sub | Mul | Div | Mod => {
                 let a = self.int(l, locals, ch)?;
                 let b = self.int(r, locals, ch)?;
@@ -259,8 +301,15 @@ impl Scope<'_> {
             }
             In | NotIn => {
                 let x = self.eval(l, locals, ch)?;
-                let c = self.eval(r, locals, ch)?;
-                let found = match &c {
+                let owned;
+                let c = match self.peek(r, locals) {
+                    Some(c) => c,
+                    None => {
+                        owned = self.eval(r, locals, ch)?;
+                        &owned
+                    }
+                };
+                let found = match c {
                     Value::Set(s) => s.contains(&x),
                     Value::Mset(m) => m.contains_key(&x),
                     Value::Seq(s) => s.iter().any(|y| *y == x),

@@ -462,20 +462,22 @@ impl<'s> Machine<'s> {
             let sig = &aut.actions[aid.0 as usize];
             let scope = self.scope(inst, state, &view);
             // Does this instance take part with these arguments?
-            let mut locals = args.to_vec();
-            locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
             let mut takes_part = true;
-            for (k, p) in sig.params.iter().enumerate() {
-                if let Some(fixed) = &p.fixed {
-                    if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
-                        takes_part = false;
-                        break;
+            if sig.where_clause.is_some() || sig.params.iter().any(|p| p.fixed.is_some()) {
+                let mut locals = args.to_vec();
+                locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
+                for (k, p) in sig.params.iter().enumerate() {
+                    if let Some(fixed) = &p.fixed {
+                        if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
+                            takes_part = false;
+                            break;
+                        }
                     }
                 }
-            }
-            if takes_part {
-                if let Some(w) = &sig.where_clause {
-                    takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
+                if takes_part {
+                    if let Some(w) = &sig.where_clause {
+                        takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
+                    }
                 }
             }
             if !takes_part {
@@ -483,7 +485,7 @@ impl<'s> Machine<'s> {
             }
             participants += 1;
             if sig.kind != ActionKind::Input {
-                controllers.push(i.name.clone());
+                controllers.push(inst);
             }
             // Find an enabled transition case.
             let prim = primitive(self.spec, i.automaton);
@@ -533,7 +535,11 @@ impl<'s> Machine<'s> {
             }
         }
         if controllers.len() > 1 {
-            return Ok(Err(Disabled::SeveralControllers { names: controllers }));
+            let names = controllers
+                .iter()
+                .map(|&k| self.instances[k].name.clone())
+                .collect();
+            return Ok(Err(Disabled::SeveralControllers { names }));
         }
         if participants == 0 {
             return Ok(Err(Disabled::NoParticipant));
@@ -602,6 +608,21 @@ impl<'s> Machine<'s> {
             let i = &self.instances[inst];
             let prim = primitive(self.spec, i.automaton);
             let t = &prim.transitions[ti];
+            if i.offset == 0 && i.len == next.len() {
+                // The only instance: its variables are the whole state, update them in place.
+                let mut frame = Frame {
+                    spec: self.spec,
+                    universe: self.universe,
+                    state: &mut next,
+                    state_types: &i.state_types,
+                    params: &i.params,
+                    aux: &mut aux,
+                    aux_types: &[],
+                    view: &crate::eval::NoView,
+                };
+                frame.exec(&t.eff, &mut locals, ch)?;
+                continue;
+            }
             // Effects read and write only their own instance's variables.
             let mut local_state: Vec<Value> = next[i.offset..i.offset + i.len].to_vec();
             let mut frame = Frame {

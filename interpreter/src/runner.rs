@@ -886,18 +886,18 @@ impl Sampler {
     }
 
     /// Whether instance `index` of `action` is enabled in `state`, from the cache when it is
-    /// still valid: the plan if so.
-    fn lookup(
+    /// still valid (deciding and recording it otherwise).
+    fn decide(
         &self,
         machine: &Machine,
         state: &[Value],
         action: usize,
         index: u64,
         cache: &mut Cache,
-    ) -> EvalResult<Option<crate::machine::Plan>> {
+    ) -> EvalResult<bool> {
         let Some(statuses) = cache.status[action].as_mut() else {
             let args = self.args(action, index);
-            return Ok(machine.enabled(state, action, &args, false)?.ok());
+            return Ok(machine.enabled(state, action, &args, false)?.is_ok());
         };
         let slot = &mut statuses[index as usize];
         if let Status::Unknown = slot {
@@ -909,11 +909,30 @@ impl Sampler {
             };
         }
         match slot {
-            Status::Enabled(plan) => Ok(Some(plan.clone())),
-            Status::Disabled => Ok(None),
+            Status::Enabled(_) => Ok(true),
+            Status::Disabled => Ok(false),
             Status::Failed(e) => Err(e.clone()),
             Status::Unknown => unreachable!("decided above"),
         }
+    }
+
+    /// The drawn instance, with its plan (from the cache when it holds one).
+    fn take(
+        &self,
+        machine: &Machine,
+        state: &[Value],
+        action: usize,
+        index: u64,
+        cache: &Cache,
+    ) -> EvalResult<Picked> {
+        let args = self.args(action, index);
+        let plan = match cache.status[action].as_ref().map(|s| &s[index as usize]) {
+            Some(Status::Enabled(plan)) => plan.clone(),
+            _ => machine
+                .enabled(state, action, &args, false)?
+                .expect("enabled a moment ago"),
+        };
+        Ok((action, args, plan))
     }
 
     fn pick(
@@ -940,8 +959,8 @@ impl Sampler {
                 continue;
             }
             let index = rng.random_range(0..self.counts[action] as u64);
-            if let Some(plan) = self.lookup(machine, state, action, index, cache)? {
-                return Ok(Some((action, self.args(action, index), plan)));
+            if self.decide(machine, state, action, index, cache)? {
+                return self.take(machine, state, action, index, cache).map(Some);
             }
         }
         // Few instances are enabled: enumerate them all and pick by weight.
@@ -953,7 +972,7 @@ impl Sampler {
                 0.0
             };
             for index in 0..(self.counts[action] as u64).min(1_000_000) {
-                if self.lookup(machine, state, action, index, cache)?.is_some() {
+                if self.decide(machine, state, action, index, cache)? {
                     enabled.push((action, index, per));
                 }
             }
@@ -972,10 +991,7 @@ impl Sampler {
             r -= e.2;
         }
         let (action, index, _) = chosen;
-        let plan = self
-            .lookup(machine, state, action, index, cache)?
-            .expect("enabled a moment ago");
-        Ok(Some((action, self.args(action, index), plan)))
+        self.take(machine, state, action, index, cache).map(Some)
     }
 }
 
