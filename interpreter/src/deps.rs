@@ -146,6 +146,10 @@ impl SlotSet {
 
     /// Whether any slot in the set is marked in `changed`.
     pub fn touched(&self, changed: &[bool]) -> bool {
-        self.everything || self.slots.iter().any(|s| changed.get(*s).copied().unwrap_or(true))
+        self.everything
+            || self
+                .slots
+                .iter()
+                .any(|s| changed.get(*s).copied().unwrap_or(true))
     }
 }
