@@ -329,6 +329,27 @@ impl Scope<'_> {
                 };
                 Value::Bool(sub && (op == SubsetEq || a != b))
             }
+            Union | Difference
+                if is_set(l)
+                    && matches!(&r.kind, ExprKind::Collection(items) if items.len() == 1) =>
+            {
+                // `S ∪ {x}` and `S - {x}`: one insertion or removal, and `S` itself (shared,
+                // not copied) when it already has or lacks `x`.
+                let a = self.eval(l, locals, ch)?;
+                let ExprKind::Collection(items) = &r.kind else {
+                    unreachable!("matched above")
+                };
+                let x = self.eval(&items[0], locals, ch)?;
+                match a {
+                    Value::Set(s) => Value::Set(match op {
+                        Union if s.contains(&x) => s,
+                        Union => s.update(x),
+                        _ if s.contains(&x) => s.without(&x),
+                        _ => s,
+                    }),
+                    _ => return Err(undefined(span, "a set operation on a non-set")),
+                }
+            }
             Union | Intersect | Difference => {
                 let a = self.eval(l, locals, ch)?;
                 let b = self.eval(r, locals, ch)?;
@@ -375,10 +396,11 @@ impl Scope<'_> {
             Builtin::Insert | Builtin::Delete => {
                 let x = next();
                 match next() {
-                    Value::Set(s) => Value::Set(if b == Builtin::Insert {
-                        s.update(x)
-                    } else {
-                        s.without(&x)
+                    // A set that already has (or lacks) `x` is returned as it is, shared.
+                    Value::Set(s) => Value::Set(match (b == Builtin::Insert, s.contains(&x)) {
+                        (true, false) => s.update(x),
+                        (false, true) => s.without(&x),
+                        _ => s,
                     }),
                     Value::Mset(mut m) => {
                         if b == Builtin::Insert {
@@ -511,6 +533,22 @@ impl Scope<'_> {
             return self.truth(body, locals, ch);
         };
         let range = self.range_of(q, *slot, ty, body, locals, ch, span)?;
+        if rest.is_empty() && !range.values().is_empty() {
+            // `∀ x (P ∧ … ⇒ R)` or `∃ x (P ∧ …)` where `P` does not mention `x` (typically
+            // an outer binder's guard): when `P` is false no value of `x` can change the
+            // answer, so decide it once instead of once per value. `P` is what the first
+            // iteration would evaluate first, so errors are the same.
+            let guard = match (q, &body.kind) {
+                (Quantifier::ForAll, ExprKind::Binary(BinOp::Implies, a, _)) => Some(&**a),
+                (Quantifier::Exists, ExprKind::Binary(BinOp::And, _, _)) => Some(body),
+                _ => None,
+            };
+            if let Some(g) = guard {
+                if self.hoisted(g, *slot, locals, ch)? == Some(false) {
+                    return Ok(q == Quantifier::ForAll);
+                }
+            }
+        }
         for v in range.values() {
             locals[*slot as usize] = v.clone();
             let holds = self.quant(q, rest, body, locals, ch, span)?;
@@ -521,6 +559,26 @@ impl Scope<'_> {
             }
         }
         Ok(q == Quantifier::ForAll)
+    }
+
+    /// Evaluates the conjuncts of `e` from the left while they do not mention local `slot`:
+    /// `Some(false)` at the first false one, `Some(true)` if all of `e` was evaluated and held,
+    /// `None` on reaching a conjunct that mentions `slot`.
+    fn hoisted(
+        &self,
+        e: &Expr,
+        slot: u32,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<Option<bool>> {
+        match &e.kind {
+            ExprKind::Binary(BinOp::And, l, r) => match self.hoisted(l, slot, locals, ch)? {
+                Some(true) => self.hoisted(r, slot, locals, ch),
+                other => Ok(other),
+            },
+            _ if !mentions_local(e, slot) => Ok(Some(self.truth(e, locals, ch)?)),
+            _ => Ok(None),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -651,6 +709,11 @@ fn bound_guard(q: Quantifier, slot: u32, body: &Expr) -> Option<&Expr> {
     }
 }
 
+/// Whether an expression is a set (not a multiset or sequence).
+fn is_set(e: &Expr) -> bool {
+    matches!(e.ty, Type::Set(_))
+}
+
 fn leftmost_conjunct(e: &Expr) -> &Expr {
     match &e.kind {
         ExprKind::Binary(BinOp::And, l, _) => leftmost_conjunct(l),
@@ -663,6 +726,9 @@ fn mentions_local(e: &Expr, slot: u32) -> bool {
     // conservative about the rest.
     match &e.kind {
         ExprKind::Var(VarRef::Local(s)) => *s == slot,
+        ExprKind::Var(VarRef::Component { indices, .. }) => {
+            indices.iter().any(|x| mentions_local(x, slot))
+        }
         ExprKind::Var(_)
         | ExprKind::Int(_)
         | ExprKind::Bool(_)

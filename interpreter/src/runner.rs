@@ -238,6 +238,29 @@ impl<'m, 's> Runner<'m, 's> {
 
     /// One random run of at most `steps` steps from `seed`.
     pub fn random(&self, seed: u64, steps: u64, weights: &Weights, on_step: OnStep) -> RunReport {
+        self.random_with(seed, steps, weights, on_step, true)
+    }
+
+    /// [`Runner::random`] deciding every drawn instance and every invariant afresh in every
+    /// state: the reference that the incremental run must agree with, step for step.
+    pub fn random_uncached(
+        &self,
+        seed: u64,
+        steps: u64,
+        weights: &Weights,
+        on_step: OnStep,
+    ) -> RunReport {
+        self.random_with(seed, steps, weights, on_step, false)
+    }
+
+    fn random_with(
+        &self,
+        seed: u64,
+        steps: u64,
+        weights: &Weights,
+        on_step: OnStep,
+        incremental: bool,
+    ) -> RunReport {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut choices = Vec::new();
         let state = {
@@ -278,7 +301,7 @@ impl<'m, 's> Runner<'m, 's> {
                 }
             }
         };
-        let mut cache = Cache::new(self.machine, &sampler);
+        let mut cache = Cache::new(&sampler, incremental);
         let mut changed = Vec::new();
         for _ in 0..steps {
             let current = trace.states.last().expect("non-empty");
@@ -344,10 +367,14 @@ impl<'m, 's> Runner<'m, 's> {
             }
             // The previous state satisfied every invariant: only those that read a changed
             // variable can fail now.
-            if !any {
-                continue;
-            }
-            if let Some(stop) = self.check_changed(&trace, &changed) {
+            let stop = if !incremental {
+                self.check_state(&trace)
+            } else if any {
+                self.check_changed(&trace, &changed)
+            } else {
+                None
+            };
+            if let Some(stop) = stop {
                 return RunReport {
                     trace,
                     stop,
@@ -1020,13 +1047,13 @@ struct Cache {
 const MAX_CACHED_INSTANCES: f64 = 65_536.0;
 
 impl Cache {
-    fn new(_machine: &Machine, sampler: &Sampler) -> Cache {
+    fn new(sampler: &Sampler, enabled: bool) -> Cache {
         Cache {
             status: sampler
                 .counts
                 .iter()
                 .map(|&n| {
-                    (n <= MAX_CACHED_INSTANCES)
+                    (enabled && n <= MAX_CACHED_INSTANCES)
                         .then(|| (0..n as usize).map(|_| Status::Unknown).collect())
                 })
                 .collect(),
