@@ -83,8 +83,23 @@ fn undefined(span: Span, what: &'static str) -> RunError {
 }
 
 impl Scope<'_> {
+    /// The value of a plain variable, by reference (no copy); `None` for anything else. Reading
+    /// a variable cannot fail, so callers may peek after evaluating the other operands.
+    fn peek<'v>(&'v self, e: &Expr, locals: &'v [Value]) -> Option<&'v Value> {
+        match &e.kind {
+            ExprKind::Var(VarRef::State(s)) => self.state.get(*s as usize),
+            ExprKind::Var(VarRef::Param(s)) => self.params.get(*s as usize),
+            ExprKind::Var(VarRef::Local(s)) => locals.get(*s as usize),
+            ExprKind::Var(VarRef::Aux(s)) => self.aux.get(*s as usize),
+            _ => None,
+        }
+    }
+
     /// Evaluates a Boolean expression.
     pub fn truth(&self, e: &Expr, locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<bool> {
+        if let Some(v) = self.peek(e, locals) {
+            return Ok(v.as_bool().unwrap_or(false));
+        }
         Ok(self.eval(e, locals, ch)?.as_bool().unwrap_or(false))
     }
 
@@ -128,10 +143,20 @@ impl Scope<'_> {
                 Value::Int(v.checked_neg().ok_or_else(|| ovf(span))?)
             }
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, locals, ch, span)?,
-            ExprKind::Field(x, k) => match self.eval(x, locals, ch)? {
-                Value::Tuple(fields) => fields[*k as usize].clone(),
-                _ => return Err(undefined(span, "field of a non-tuple")),
-            },
+            ExprKind::Field(x, k) => {
+                let owned;
+                let base = match self.peek(x, locals) {
+                    Some(v) => v,
+                    None => {
+                        owned = self.eval(x, locals, ch)?;
+                        &owned
+                    }
+                };
+                match base {
+                    Value::Tuple(fields) => fields[*k as usize].clone(),
+                    _ => return Err(undefined(span, "field of a non-tuple")),
+                }
+            }
             ExprKind::NullVal(x) => match self.eval(x, locals, ch)? {
                 Value::Embed(v) => (*v).clone(),
                 _ => return Err(undefined(span, "`.val` of `nil`")),
@@ -149,9 +174,15 @@ impl Scope<'_> {
                 _ => Value::Bool(false),
             },
             ExprKind::Index(x, i) => {
-                let base = self.eval(x, locals, ch)?;
-                let key = self.eval(i, locals, ch)?;
-                index(&base, &key, span)?
+                if self.peek(x, locals).is_some() {
+                    let key = self.eval(i, locals, ch)?;
+                    let base = self.peek(x, locals).expect("a variable");
+                    index(base, &key, span)?
+                } else {
+                    let base = self.eval(x, locals, ch)?;
+                    let key = self.eval(i, locals, ch)?;
+                    index(&base, &key, span)?
+                }
             }
             ExprKind::Call(b, args) => self.call(*b, args, locals, ch, span)?,
             ExprKind::Quant(q, binders, body) => {
@@ -230,8 +261,19 @@ impl Scope<'_> {
             Or => Value::Bool(self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
             Implies => Value::Bool(!self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
             Iff => Value::Bool(self.truth(l, locals, ch)? == self.truth(r, locals, ch)?),
-            Eq => Value::Bool(self.eval(l, locals, ch)? == self.eval(r, locals, ch)?),
-            Neq => Value::Bool(self.eval(l, locals, ch)? != self.eval(r, locals, ch)?),
+            Eq | Neq => {
+                let equal = if self.peek(l, locals).is_some() {
+                    let b = self.eval(r, locals, ch)?;
+                    *self.peek(l, locals).expect("a variable") == b
+                } else {
+                    let a = self.eval(l, locals, ch)?;
+                    match self.peek(r, locals) {
+                        Some(b) => a == *b,
+                        None => a == self.eval(r, locals, ch)?,
+                    }
+                };
+                Value::Bool(equal == (op == Eq))
+            }
             Lt | Le | Gt | Ge | Add | Sub | Mul | Div | Mod => {
                 let a = self.int(l, locals, ch)?;
                 let b = self.int(r, locals, ch)?;
@@ -259,8 +301,15 @@ impl Scope<'_> {
             }
             In | NotIn => {
                 let x = self.eval(l, locals, ch)?;
-                let c = self.eval(r, locals, ch)?;
-                let found = match &c {
+                let owned;
+                let c = match self.peek(r, locals) {
+                    Some(c) => c,
+                    None => {
+                        owned = self.eval(r, locals, ch)?;
+                        &owned
+                    }
+                };
+                let found = match c {
                     Value::Set(s) => s.contains(&x),
                     Value::Mset(m) => m.contains_key(&x),
                     Value::Seq(s) => s.iter().any(|y| *y == x),
@@ -279,6 +328,27 @@ impl Scope<'_> {
                     _ => false,
                 };
                 Value::Bool(sub && (op == SubsetEq || a != b))
+            }
+            Union | Difference
+                if is_set(l)
+                    && matches!(&r.kind, ExprKind::Collection(items) if items.len() == 1) =>
+            {
+                // `S ∪ {x}` and `S - {x}`: one insertion or removal, and `S` itself (shared,
+                // not copied) when it already has or lacks `x`.
+                let a = self.eval(l, locals, ch)?;
+                let ExprKind::Collection(items) = &r.kind else {
+                    unreachable!("matched above")
+                };
+                let x = self.eval(&items[0], locals, ch)?;
+                match a {
+                    Value::Set(s) => Value::Set(match op {
+                        Union if s.contains(&x) => s,
+                        Union => s.update(x),
+                        _ if s.contains(&x) => s.without(&x),
+                        _ => s,
+                    }),
+                    _ => return Err(undefined(span, "a set operation on a non-set")),
+                }
             }
             Union | Intersect | Difference => {
                 let a = self.eval(l, locals, ch)?;
@@ -326,10 +396,11 @@ impl Scope<'_> {
             Builtin::Insert | Builtin::Delete => {
                 let x = next();
                 match next() {
-                    Value::Set(s) => Value::Set(if b == Builtin::Insert {
-                        s.update(x)
-                    } else {
-                        s.without(&x)
+                    // A set that already has (or lacks) `x` is returned as it is, shared.
+                    Value::Set(s) => Value::Set(match (b == Builtin::Insert, s.contains(&x)) {
+                        (true, false) => s.update(x),
+                        (false, true) => s.without(&x),
+                        _ => s,
                     }),
                     Value::Mset(mut m) => {
                         if b == Builtin::Insert {
@@ -462,6 +533,22 @@ impl Scope<'_> {
             return self.truth(body, locals, ch);
         };
         let range = self.range_of(q, *slot, ty, body, locals, ch, span)?;
+        if rest.is_empty() && !range.values().is_empty() {
+            // `∀ x (P ∧ … ⇒ R)` or `∃ x (P ∧ …)` where `P` does not mention `x` (typically
+            // an outer binder's guard): when `P` is false no value of `x` can change the
+            // answer, so decide it once instead of once per value. `P` is what the first
+            // iteration would evaluate first, so errors are the same.
+            let guard = match (q, &body.kind) {
+                (Quantifier::ForAll, ExprKind::Binary(BinOp::Implies, a, _)) => Some(&**a),
+                (Quantifier::Exists, ExprKind::Binary(BinOp::And, _, _)) => Some(body),
+                _ => None,
+            };
+            if let Some(g) = guard {
+                if self.hoisted(g, *slot, locals, ch)? == Some(false) {
+                    return Ok(q == Quantifier::ForAll);
+                }
+            }
+        }
         for v in range.values() {
             locals[*slot as usize] = v.clone();
             let holds = self.quant(q, rest, body, locals, ch, span)?;
@@ -472,6 +559,26 @@ impl Scope<'_> {
             }
         }
         Ok(q == Quantifier::ForAll)
+    }
+
+    /// Evaluates the conjuncts of `e` from the left while they do not mention local `slot`:
+    /// `Some(false)` at the first false one, `Some(true)` if all of `e` was evaluated and held,
+    /// `None` on reaching a conjunct that mentions `slot`.
+    fn hoisted(
+        &self,
+        e: &Expr,
+        slot: u32,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<Option<bool>> {
+        match &e.kind {
+            ExprKind::Binary(BinOp::And, l, r) => match self.hoisted(l, slot, locals, ch)? {
+                Some(true) => self.hoisted(r, slot, locals, ch),
+                other => Ok(other),
+            },
+            _ if !mentions_local(e, slot) => Ok(Some(self.truth(e, locals, ch)?)),
+            _ => Ok(None),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -602,6 +709,11 @@ fn bound_guard(q: Quantifier, slot: u32, body: &Expr) -> Option<&Expr> {
     }
 }
 
+/// Whether an expression is a set (not a multiset or sequence).
+fn is_set(e: &Expr) -> bool {
+    matches!(e.ty, Type::Set(_))
+}
+
 fn leftmost_conjunct(e: &Expr) -> &Expr {
     match &e.kind {
         ExprKind::Binary(BinOp::And, l, _) => leftmost_conjunct(l),
@@ -614,6 +726,9 @@ fn mentions_local(e: &Expr, slot: u32) -> bool {
     // conservative about the rest.
     match &e.kind {
         ExprKind::Var(VarRef::Local(s)) => *s == slot,
+        ExprKind::Var(VarRef::Component { indices, .. }) => {
+            indices.iter().any(|x| mentions_local(x, slot))
+        }
         ExprKind::Var(_)
         | ExprKind::Int(_)
         | ExprKind::Bool(_)

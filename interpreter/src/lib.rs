@@ -5,6 +5,7 @@
 //! are here; the step function over composites, schedules, random runs and traces come next.
 //! It consumes `ioa_lang::ir::Spec` and nothing above it.
 
+pub mod deps;
 pub mod error;
 pub mod eval;
 pub mod exec;

@@ -7,6 +7,7 @@
 //! parameters and `where` clause accept the arguments: at most one of them controls it (output or
 //! internal), the rest take it as input.
 
+use crate::deps::{Reads, SlotSet};
 use crate::error::{EvalResult, RunError};
 use crate::eval::{Chooser, Scope, StateView};
 use crate::exec::Frame;
@@ -76,6 +77,7 @@ pub enum Disabled {
 }
 
 /// A step ready to execute: for each participant, the transition and its bound locals.
+#[derive(Clone)]
 pub struct Plan {
     parts: Vec<(usize, usize, Vec<Value>)>,
 }
@@ -108,6 +110,10 @@ pub struct Machine<'s> {
     pub n_slots: usize,
     /// For each automaton and action, the indices of its transitions (cases).
     transitions_of: Vec<Vec<Vec<usize>>>,
+    /// For each root action, the state slots its enabledness reads.
+    action_reads: Vec<SlotSet>,
+    /// For each invariant of the spec, the state slots it reads.
+    invariant_reads: Vec<SlotSet>,
 }
 
 /// A view of the machine's state for expressions that read components.
@@ -164,6 +170,8 @@ impl<'s> Machine<'s> {
                     AutomatonBody::Composite(_) => Vec::new(),
                 })
                 .collect(),
+            action_reads: Vec::new(),
+            invariant_reads: Vec::new(),
         };
         let name = spec.automata[root.0 as usize].name.clone();
         m.expand(root, params, name, None)?;
@@ -190,7 +198,66 @@ impl<'s> Machine<'s> {
                 members,
             });
         }
+        m.action_reads = (0..m.actions.len()).map(|a| m.reads_of_action(a)).collect();
+        m.invariant_reads = spec
+            .invariants
+            .iter()
+            .map(|inv| {
+                let mut reads = Reads::default();
+                reads.expr(&inv.body);
+                if m.root_is_primitive() {
+                    let mut set = SlotSet::default();
+                    set.add(&reads, 0);
+                    set
+                } else {
+                    SlotSet::everything()
+                }
+            })
+            .collect();
         Ok(m)
+    }
+
+    fn root_is_primitive(&self) -> bool {
+        self.instances.len() == 1 && self.instances[0].automaton == self.root
+    }
+
+    /// The state slots that `enabled` reads for any instance of `action`.
+    fn reads_of_action(&self, action: usize) -> SlotSet {
+        let mut set = SlotSet::default();
+        for &(inst, aid) in &self.actions[action].members {
+            let i = &self.instances[inst];
+            let sig = &self.spec.automata[i.automaton.0 as usize].actions[aid.0 as usize];
+            let mut reads = Reads::default();
+            for p in &sig.params {
+                if let Some(e) = &p.fixed {
+                    reads.expr(e);
+                }
+            }
+            if let Some(w) = &sig.where_clause {
+                reads.expr(w);
+            }
+            let prim = primitive(self.spec, i.automaton);
+            for &ti in &self.transitions_of[i.automaton.0 as usize][aid.0 as usize] {
+                let t = &prim.transitions[ti];
+                for (_, e) in &t.const_args {
+                    reads.expr(e);
+                }
+                if let Some(w) = &t.where_clause {
+                    reads.expr(w);
+                }
+                for e in &t.pre {
+                    reads.expr(e);
+                }
+            }
+            set.add(&reads, i.offset);
+        }
+        set
+    }
+
+    /// The state slots whose values decide whether instances of `action` are enabled: while
+    /// they keep their values, so does enabledness.
+    pub fn action_reads(&self, action: usize) -> &SlotSet {
+        &self.action_reads[action]
     }
 
     fn expand(
@@ -395,20 +462,22 @@ impl<'s> Machine<'s> {
             let sig = &aut.actions[aid.0 as usize];
             let scope = self.scope(inst, state, &view);
             // Does this instance take part with these arguments?
-            let mut locals = args.to_vec();
-            locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
             let mut takes_part = true;
-            for (k, p) in sig.params.iter().enumerate() {
-                if let Some(fixed) = &p.fixed {
-                    if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
-                        takes_part = false;
-                        break;
+            if sig.where_clause.is_some() || sig.params.iter().any(|p| p.fixed.is_some()) {
+                let mut locals = args.to_vec();
+                locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
+                for (k, p) in sig.params.iter().enumerate() {
+                    if let Some(fixed) = &p.fixed {
+                        if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
+                            takes_part = false;
+                            break;
+                        }
                     }
                 }
-            }
-            if takes_part {
-                if let Some(w) = &sig.where_clause {
-                    takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
+                if takes_part {
+                    if let Some(w) = &sig.where_clause {
+                        takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
+                    }
                 }
             }
             if !takes_part {
@@ -416,7 +485,7 @@ impl<'s> Machine<'s> {
             }
             participants += 1;
             if sig.kind != ActionKind::Input {
-                controllers.push(i.name.clone());
+                controllers.push(inst);
             }
             // Find an enabled transition case.
             let prim = primitive(self.spec, i.automaton);
@@ -466,7 +535,11 @@ impl<'s> Machine<'s> {
             }
         }
         if controllers.len() > 1 {
-            return Ok(Err(Disabled::SeveralControllers { names: controllers }));
+            let names = controllers
+                .iter()
+                .map(|&k| self.instances[k].name.clone())
+                .collect();
+            return Ok(Err(Disabled::SeveralControllers { names }));
         }
         if participants == 0 {
             return Ok(Err(Disabled::NoParticipant));
@@ -535,6 +608,21 @@ impl<'s> Machine<'s> {
             let i = &self.instances[inst];
             let prim = primitive(self.spec, i.automaton);
             let t = &prim.transitions[ti];
+            if i.offset == 0 && i.len == next.len() {
+                // The only instance: its variables are the whole state, update them in place.
+                let mut frame = Frame {
+                    spec: self.spec,
+                    universe: self.universe,
+                    state: &mut next,
+                    state_types: &i.state_types,
+                    params: &i.params,
+                    aux: &mut aux,
+                    aux_types: &[],
+                    view: &crate::eval::NoView,
+                };
+                frame.exec(&t.eff, &mut locals, ch)?;
+                continue;
+            }
             // Effects read and write only their own instance's variables.
             let mut local_state: Vec<Value> = next[i.offset..i.offset + i.len].to_vec();
             let mut frame = Frame {
@@ -558,9 +646,25 @@ impl<'s> Machine<'s> {
     /// Checks the root's invariants in `state`; returns the first that fails, or the one whose
     /// evaluation failed.
     pub fn failing_invariant(&self, state: &[Value]) -> Result<Option<usize>, (usize, RunError)> {
+        self.failing_invariant_among(state, None)
+    }
+
+    /// Like [`Machine::failing_invariant`], but when `changed` marks the slots in which `state`
+    /// differs from a state where every invariant held, checks only the invariants that read
+    /// one of them (the others still hold).
+    pub fn failing_invariant_among(
+        &self,
+        state: &[Value],
+        changed: Option<&[bool]>,
+    ) -> Result<Option<usize>, (usize, RunError)> {
         for (k, inv) in self.spec.invariants.iter().enumerate() {
             if inv.automaton != self.root {
                 continue;
+            }
+            if let Some(c) = changed {
+                if !self.invariant_reads[k].touched(c) {
+                    continue;
+                }
             }
             let view = self.view(state);
             let scope = if self.instances.len() == 1 && self.instances[0].automaton == self.root {

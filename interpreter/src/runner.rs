@@ -148,6 +148,17 @@ impl<'m, 's> Runner<'m, 's> {
         }
     }
 
+    fn check_changed(&self, trace: &Trace, changed: &[bool]) -> Option<Stop> {
+        match self
+            .machine
+            .failing_invariant_among(trace.states.last().expect("non-empty"), Some(changed))
+        {
+            Ok(Some(k)) => Some(Stop::InvariantViolated { invariant: k }),
+            Ok(None) => None,
+            Err((invariant, error)) => Some(Stop::InvariantError { invariant, error }),
+        }
+    }
+
     fn start(
         &self,
         pick: &mut dyn FnMut(usize) -> usize,
@@ -227,6 +238,29 @@ impl<'m, 's> Runner<'m, 's> {
 
     /// One random run of at most `steps` steps from `seed`.
     pub fn random(&self, seed: u64, steps: u64, weights: &Weights, on_step: OnStep) -> RunReport {
+        self.random_with(seed, steps, weights, on_step, true)
+    }
+
+    /// [`Runner::random`] deciding every drawn instance and every invariant afresh in every
+    /// state: the reference that the incremental run must agree with, step for step.
+    pub fn random_uncached(
+        &self,
+        seed: u64,
+        steps: u64,
+        weights: &Weights,
+        on_step: OnStep,
+    ) -> RunReport {
+        self.random_with(seed, steps, weights, on_step, false)
+    }
+
+    fn random_with(
+        &self,
+        seed: u64,
+        steps: u64,
+        weights: &Weights,
+        on_step: OnStep,
+        incremental: bool,
+    ) -> RunReport {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut choices = Vec::new();
         let state = {
@@ -267,9 +301,11 @@ impl<'m, 's> Runner<'m, 's> {
                 }
             }
         };
+        let mut cache = Cache::new(&sampler, incremental);
+        let mut changed = Vec::new();
         for _ in 0..steps {
-            let current = trace.states.last().expect("non-empty").clone();
-            let picked = match sampler.pick(self.machine, &current, &mut rng) {
+            let current = trace.states.last().expect("non-empty");
+            let picked = match sampler.pick(self.machine, current, &mut rng, &mut cache) {
                 Ok(Some(p)) => p,
                 Ok(None) => {
                     return RunReport {
@@ -303,7 +339,7 @@ impl<'m, 's> Runner<'m, 's> {
                 offered: VecDeque::new(),
                 picks: vec![],
             };
-            let next = match self.machine.execute(&current, plan, &mut ch) {
+            let next = match self.machine.execute(current, plan, &mut ch) {
                 Ok(n) => n,
                 Err(e) => {
                     return RunReport {
@@ -313,6 +349,10 @@ impl<'m, 's> Runner<'m, 's> {
                     }
                 }
             };
+            let any = crate::deps::changed(current, &next, &mut changed);
+            if any {
+                cache.invalidate_with(self.machine, &changed);
+            }
             choices.push(ch.picks);
             trace.steps.push(TraceStep { action, kind, args });
             trace.states.push(next);
@@ -325,7 +365,16 @@ impl<'m, 's> Runner<'m, 's> {
                     choices,
                 };
             }
-            if let Some(stop) = self.check_state(&trace) {
+            // The previous state satisfied every invariant: only those that read a changed
+            // variable can fail now.
+            let stop = if !incremental {
+                self.check_state(&trace)
+            } else if any {
+                self.check_changed(&trace, &changed)
+            } else {
+                None
+            };
+            if let Some(stop) = stop {
                 return RunReport {
                     trace,
                     stop,
@@ -863,11 +912,62 @@ impl Sampler {
         out
     }
 
+    /// Whether instance `index` of `action` is enabled in `state`, from the cache when it is
+    /// still valid (deciding and recording it otherwise).
+    fn decide(
+        &self,
+        machine: &Machine,
+        state: &[Value],
+        action: usize,
+        index: u64,
+        cache: &mut Cache,
+    ) -> EvalResult<bool> {
+        let Some(statuses) = cache.status[action].as_mut() else {
+            let args = self.args(action, index);
+            return Ok(machine.enabled(state, action, &args, false)?.is_ok());
+        };
+        let slot = &mut statuses[index as usize];
+        if let Status::Unknown = slot {
+            let args = self.args(action, index);
+            *slot = match machine.enabled(state, action, &args, false) {
+                Ok(Ok(plan)) => Status::Enabled(plan),
+                Ok(Err(_)) => Status::Disabled,
+                Err(e) => Status::Failed(e),
+            };
+        }
+        match slot {
+            Status::Enabled(_) => Ok(true),
+            Status::Disabled => Ok(false),
+            Status::Failed(e) => Err(e.clone()),
+            Status::Unknown => unreachable!("decided above"),
+        }
+    }
+
+    /// The drawn instance, with its plan (from the cache when it holds one).
+    fn take(
+        &self,
+        machine: &Machine,
+        state: &[Value],
+        action: usize,
+        index: u64,
+        cache: &Cache,
+    ) -> EvalResult<Picked> {
+        let args = self.args(action, index);
+        let plan = match cache.status[action].as_ref().map(|s| &s[index as usize]) {
+            Some(Status::Enabled(plan)) => plan.clone(),
+            _ => machine
+                .enabled(state, action, &args, false)?
+                .expect("enabled a moment ago"),
+        };
+        Ok((action, args, plan))
+    }
+
     fn pick(
         &self,
         machine: &Machine,
         state: &[Value],
         rng: &mut ChaCha8Rng,
+        cache: &mut Cache,
     ) -> EvalResult<Option<Picked>> {
         if self.total <= 0.0 {
             return Ok(None);
@@ -886,9 +986,8 @@ impl Sampler {
                 continue;
             }
             let index = rng.random_range(0..self.counts[action] as u64);
-            let args = self.args(action, index);
-            if let Ok(plan) = machine.enabled(state, action, &args, false)? {
-                return Ok(Some((action, args, plan)));
+            if self.decide(machine, state, action, index, cache)? {
+                return self.take(machine, state, action, index, cache).map(Some);
             }
         }
         // Few instances are enabled: enumerate them all and pick by weight.
@@ -900,8 +999,7 @@ impl Sampler {
                 0.0
             };
             for index in 0..(self.counts[action] as u64).min(1_000_000) {
-                let args = self.args(action, index);
-                if machine.enabled(state, action, &args, false)?.is_ok() {
+                if self.decide(machine, state, action, index, cache)? {
                     enabled.push((action, index, per));
                 }
             }
@@ -911,21 +1009,65 @@ impl Sampler {
             return Ok(None);
         }
         let mut r = rng.random_range(0.0..total);
-        for (action, index, w) in &enabled {
-            if r < *w {
-                let args = self.args(*action, *index);
-                let plan = machine
-                    .enabled(state, *action, &args, false)?
-                    .expect("enabled a moment ago");
-                return Ok(Some((*action, args, plan)));
+        let mut chosen = enabled[enabled.len() - 1];
+        for e in &enabled {
+            if r < e.2 {
+                chosen = *e;
+                break;
             }
-            r -= w;
+            r -= e.2;
         }
-        let (action, index, _) = enabled[enabled.len() - 1];
-        let args = self.args(action, index);
-        let plan = machine
-            .enabled(state, action, &args, false)?
-            .expect("enabled a moment ago");
-        Ok(Some((action, args, plan)))
+        let (action, index, _) = chosen;
+        self.take(machine, state, action, index, cache).map(Some)
+    }
+}
+
+/// What a random run knows about one action instance in the current state.
+enum Status {
+    /// Not decided since the variables it reads last changed.
+    Unknown,
+    /// Not enabled.
+    Disabled,
+    /// Enabled, with the plan for taking it.
+    Enabled(crate::machine::Plan),
+    /// Deciding failed (reported if the instance is drawn, as without the cache).
+    Failed(RunError),
+}
+
+/// Enabledness of action instances, kept across steps: a step invalidates only the actions
+/// whose preconditions read a variable it changed, so drawing an instance usually costs a
+/// lookup instead of an evaluation. The draws themselves are unchanged, so a seed gives the
+/// same run as without the cache.
+struct Cache {
+    /// Per action, a status per instance index (`None`: too many instances to keep).
+    status: Vec<Option<Vec<Status>>>,
+}
+
+/// Actions with more instances than this are decided afresh at every draw.
+const MAX_CACHED_INSTANCES: f64 = 65_536.0;
+
+impl Cache {
+    fn new(sampler: &Sampler, enabled: bool) -> Cache {
+        Cache {
+            status: sampler
+                .counts
+                .iter()
+                .map(|&n| {
+                    (enabled && n <= MAX_CACHED_INSTANCES)
+                        .then(|| (0..n as usize).map(|_| Status::Unknown).collect())
+                })
+                .collect(),
+        }
+    }
+
+    /// Forgets what a step that changed the slots marked in `changed` may have changed.
+    fn invalidate_with(&mut self, machine: &Machine, changed: &[bool]) {
+        for (action, statuses) in self.status.iter_mut().enumerate() {
+            if let Some(statuses) = statuses {
+                if machine.action_reads(action).touched(changed) {
+                    statuses.iter_mut().for_each(|s| *s = Status::Unknown);
+                }
+            }
+        }
     }
 }
