@@ -12,8 +12,8 @@
 # Stateright with sorted acceptors), for sizes whose unreduced space is out of reach.
 # Needs: spin and gcc (Debian package `spin`), /usr/bin/time. Builds release binaries first.
 # Columns: states (distinct states stored), time (wall seconds of the search: for ioa and
-# Stateright the whole process, for SPIN pan's run; compiling pan is reported apart), memory
-# (peak resident set, MiB). SPIN runs with -DNOREDUCE so that it stores exactly the states of the
+# Stateright the whole process, for SPIN pan's run; compiling pan is reported apart), CPU (user +
+# system seconds: on a shared machine the fairer figure), memory (peak resident set, MiB). SPIN runs with -DNOREDUCE so that it stores exactly the states of the
 # other two (its partial-order reduction is reported in a second SPIN row when it differs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,21 +35,23 @@ SR=$ROOT/target/release/examples/check
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# Runs a command under /usr/bin/time; sets OUT (its output), SECS, MIB, RC.
+# Runs a command under /usr/bin/time; sets OUT (its output), SECS (wall), CPU (user + system
+# seconds), MIB, RC.
 measure() {
   set +e
-  timeout "$TIMEOUT" /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >"$WORK/out" 2>"$WORK/err"
+  timeout "$TIMEOUT" /usr/bin/time -f '%e %U %S %M' -o "$WORK/time" "$@" >"$WORK/out" 2>"$WORK/err"
   RC=$?
   set -e
   OUT=$(cat "$WORK/out" "$WORK/err")
-  if [ "$RC" = 124 ]; then SECS=">$TIMEOUT"; MIB="-"; return; fi
-  read -r SECS KIB < <(tail -1 "$WORK/time")
+  if [ "$RC" = 124 ]; then SECS=">$TIMEOUT"; CPU="-"; MIB="-"; return; fi
+  read -r SECS USR SYS KIB < <(tail -1 "$WORK/time")
+  CPU=$(echo "$USR + $SYS" | bc)
   MIB=$((KIB / 1024))
 }
 
-row() { printf '| %-12s | %-22s | %-30s | %12s | %9s | %8s |\n' "$@"; }
-row configuration tool outcome states "time (s)" "MiB"
-row ------------ ---------------------- ------------------------------ ------------ --------- --------
+row() { printf '| %-12s | %-32s | %-36s | %10s | %9s | %9s | %7s |\n' "$@"; }
+row configuration tool outcome states "time (s)" "CPU (s)" "MiB"
+row ------------ -------------------------------- ------------------------------------ ---------- --------- --------- -------
 
 for cfg in "${CONFIGS[@]}"; do
   only_sym=0
@@ -65,12 +67,12 @@ for cfg in "${CONFIGS[@]}"; do
     sym=(); [ $variant = ioa-sym ] && sym=(--symmetric Acc)
     measure "$IOA" explore examples/groove_paxos/paxos.ioa --param "maj=$MAJ" "${universe[@]}" \
       "${sym[@]}" --threads "$THREADS" --quiet --format json
-    if [[ $SECS == \>* ]]; then row "$name" "$variant" "timeout" - "$SECS" -; continue; fi
+    if [[ $SECS == \>* ]]; then row "$name" "$variant" "timeout" - "$SECS" - -; continue; fi
     states=$(grep '"states"' <<<"$OUT" | tr -dc 0-9)
     verdict=$(grep '"verdict"' <<<"$OUT" | sed 's/.*: "\(.*\)".*/\1/')
     steps=$(grep '"counterexample_steps"' <<<"$OUT" | tr -dc 0-9)
     [ -n "$steps" ] && verdict="$verdict ($steps steps)"
-    row "$name" "ioa explore${sym:+ --symmetric Acc}" "$verdict" "$states" "$SECS" "$MIB"
+    row "$name" "ioa explore${sym:+ --symmetric Acc}" "$verdict" "$states" "$SECS" "$CPU" "$MIB"
   done
 
   if want spin && [ $only_sym = 0 ]; then
@@ -84,14 +86,14 @@ for cfg in "${CONFIGS[@]}"; do
       measure ./pan -m1000 -w26
       popd >/dev/null
       label="SPIN -DNOREDUCE"; [ -z "$reduce" ] && label="SPIN (partial order)"
-      if [[ $SECS == \>* ]]; then row "$name" "$label" "timeout" - "$SECS" -; continue; fi
+      if [[ $SECS == \>* ]]; then row "$name" "$label" "timeout" - "$SECS" - -; continue; fi
       states=$(grep 'states, stored' <<<"$OUT" | awk '{print $1}')
       if grep -q 'assertion violated' <<<"$OUT"; then verdict="violated (depth first)"
       elif grep -q 'out of memory' <<<"$OUT"; then verdict="out of memory"
       else verdict=verified; fi
       [ -z "$reduce" ] && [ "$states" = "$last_spin" ] && continue
       last_spin=$states
-      row "$name" "$label" "$verdict; gcc $((compile / 100)).$(printf %02d $((compile % 100)))s" "$states" "$SECS" "$MIB"
+      row "$name" "$label" "$verdict; gcc $((compile / 100)).$(printf %02d $((compile % 100)))s" "$states" "$SECS" "$CPU" "$MIB"
     done
   fi
 
@@ -100,9 +102,9 @@ for cfg in "${CONFIGS[@]}"; do
     [ $only_sym = 1 ] && [ $variant = sr ] && continue
     sym=(); [ $variant = sr-sym ] && sym=(--symmetric)
     measure "$SR" "$P" "$A" "$MAJ" "${sym[@]}" --threads "$THREADS"
-    if [[ $SECS == \>* ]]; then row "$name" "$variant" "timeout" - "$SECS" -; continue; fi
+    if [[ $SECS == \>* ]]; then row "$name" "$variant" "timeout" - "$SECS" - -; continue; fi
     states=$(sed -n 's/.*states \([0-9]*\);.*/\1/p' <<<"$OUT")
     verdict=$(cut -d';' -f1 <<<"$OUT")
-    row "$name" "Stateright${sym:+ (sorted acceptors)}" "$verdict" "$states" "$SECS" "$MIB"
+    row "$name" "Stateright${sym:+ (sorted acceptors, DFS)}" "$verdict" "$states" "$SECS" "$CPU" "$MIB"
   done
 done
