@@ -157,6 +157,50 @@ fn cons_agreement() {
     }
 }
 
+/// With the default runs (schedules and 100 random runs of 100 steps) Cons gives exactly its
+/// three invariants: `size(decided ∩ failed) ≤ 2`, which held in those runs only because none had
+/// every node decide and fail, is dropped as a bound on an intersection's size.
+#[test]
+fn cons_default_runs_give_exactly_its_invariants() {
+    let o = infer(&[
+        "examples/consensus/cons_schedules.ioa",
+        "--automaton",
+        "Cons",
+        "--explain",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let declared: Vec<&str> = o
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("invariant"))
+        .filter(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            "decided ⊆ initiated",
+            "chosen ⊆ proposed",
+            "size(chosen) ≤ 1"
+        ],
+        "{}",
+        o.both()
+    );
+    assert!(
+        o.stderr.contains("inferred 3 invariant(s) of Cons"),
+        "{}",
+        o.both()
+    );
+    assert!(
+        o.stdout.contains(
+            "suppressed: size(decided ∩ failed) ≤ 2 — an intersection's size is reported only as \
+             disjointness"
+        ),
+        "{}",
+        o.both()
+    );
+}
+
 #[test]
 fn json_lists_invariants_and_with_explain_the_dropped() {
     let o = infer(&[

@@ -1,7 +1,7 @@
 //! The grammar on two small automata made to exercise it: `tests/data/infer/counter.ioa`
 //! (linear relations, equality sets, constants, bounds, inclusion, membership, disjointness and a
 //! `Null`-valued array, with the suppression of what follows from them) and `shapes.ioa` (one-of,
-//! a bound that is returned to, order, set equality and constant sizes).
+//! a bound that is returned to, order, set equality, an empty set and constant sizes).
 
 mod common;
 
@@ -118,6 +118,7 @@ fn the_grammar_finds_what_shapes_keeps() {
             "mode = low ∨ mode = high",
             "pair = mirror",
             "∀ i: Item (lim[i] ≤ cap[i])",
+            "dropped = {}",
             "size(pair) = 2",
         ]
     );
