@@ -69,7 +69,20 @@ fn global1(extra: &[&str]) -> Outcome {
 
 #[test]
 fn global1_yields_the_papers_inv1_inv2_inv3_inv5() {
-    let o = global1(&[]);
+    let o = global1(&["--transitions"]);
+    // And, as pre/post facts: a ballot's value is written once, a new ballot is one more.
+    for wanted in [
+        "% assignVal(b, v): ",
+        "%   ∀ b: Ballot (val[b] ≠ nil ⇒ val'[b] = val[b])",
+        "%   size(ballots') = size(ballots) + 1",
+        "%   ∀ n: Node (voted[n] ⊆ voted'[n])",
+    ] {
+        assert!(
+            o.stdout.contains(wanted),
+            "missing `{wanted}`:\n{}",
+            o.both()
+        );
+    }
     assert_eq!(o.code, 0, "{}", o.both());
     for wanted in [
         "∀ n: Node (size(voted[n] ∩ abstained[n]) = 0)",

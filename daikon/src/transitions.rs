@@ -4,7 +4,8 @@
 //! For every action and every state variable, array element and size, the detector follows
 //! every distinct step `(pre-state, action, post-state)` of the runs and keeps what held in all
 //! of them: the variable is unchanged; a number moved by a constant (`x' = x + 1`) or only up
-//! (`x ≤ x'`) or down; a set only grew (`A ⊆ A'`) or shrank (`A' ⊆ A`). A size is reported
+//! (`x ≤ x'`) or down; a set only grew (`A ⊆ A'`) or shrank (`A' ⊆ A`); a `Null` value changed
+//! only from `nil` (`val[b] ≠ nil ⇒ val'[b] = val[b]`: written once). A size is reported
 //! only with a constant change (its monotony follows from its set's). An action's facts are
 //! reported once it was seen in enough distinct steps that they are unlikely to hold by
 //! accident (`0.5^n` below `1 − confidence`, as for relations in [`crate::justify`]).
@@ -27,6 +28,8 @@ struct Track {
     /// The constant difference `post − pre` of a number, `None` before the first step.
     diff: Option<i64>,
     diff_constant: bool,
+    /// Whether every change of a `Null` value was from `nil` (it is written once).
+    from_nil: bool,
 }
 
 impl Default for Track {
@@ -37,6 +40,7 @@ impl Default for Track {
             shrinks: true,
             diff: None,
             diff_constant: true,
+            from_nil: true,
         }
     }
 }
@@ -48,6 +52,7 @@ impl Track {
             return;
         }
         self.unchanged = false;
+        self.from_nil &= *pre == Value::Nil;
         match (pre, post) {
             (Value::Int(a), Value::Int(b)) => {
                 self.grows &= b >= a;
@@ -116,6 +121,8 @@ struct Post {
     size: bool,
     numeric: bool,
     set: bool,
+    /// Whether its type is `Null[T]`.
+    null: bool,
 }
 
 impl<'m> Transitions<'m> {
@@ -150,6 +157,7 @@ impl<'m> Transitions<'m> {
                     size: matches!(var.term, Term::Size(_)),
                     numeric: var.shape == Shape::Numeric,
                     set: matches!(var.shape, Shape::Set(_)),
+                    null: matches!(var.ty, ioa_lang::ir::Type::Null(_)),
                 },
             ));
         }
@@ -246,6 +254,8 @@ impl<'m> Transitions<'m> {
                         Some(format!("{} ⊆ {}", p.pre, p.post))
                     } else if p.set && t.shrinks {
                         Some(format!("{} ⊆ {}", p.post, p.pre))
+                    } else if p.null && t.from_nil {
+                        Some(format!("{} ≠ nil ⇒ {} = {}", p.pre, p.post, p.pre))
                     } else {
                         None
                     };
