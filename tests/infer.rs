@@ -60,24 +60,29 @@ fn scratch(test: &str) -> PathBuf {
 const GLOBAL1: &str = "examples/consensus/global1_schedules.ioa";
 
 /// The acceptance run: the schedule suite and 100 random runs of 100 steps (3 nodes, 20
-/// ballots, from default.universe).
+/// ballots, from default.universe), which is what `ioa infer` does without options.
 fn global1(extra: &[&str]) -> Outcome {
-    let mut args = vec![
-        GLOBAL1,
-        "--all-schedules",
-        "--random",
-        "--runs",
-        "100",
-        "--steps",
-        "100",
-    ];
+    let mut args = vec![GLOBAL1];
     args.extend_from_slice(extra);
     infer(&args)
 }
 
 #[test]
 fn global1_yields_the_papers_inv1_inv2_inv3_inv5() {
-    let o = global1(&[]);
+    let o = global1(&["--transitions"]);
+    // And, as pre/post facts: a ballot's value is written once, a new ballot is one more.
+    for wanted in [
+        "% assignVal(b, v): ",
+        "%   ∀ b: Ballot (val[b] ≠ nil ⇒ val'[b] = val[b])",
+        "%   size(ballots') = size(ballots) + 1",
+        "%   ∀ n: Node (voted[n] ⊆ voted'[n])",
+    ] {
+        assert!(
+            o.stdout.contains(wanted),
+            "missing `{wanted}`:\n{}",
+            o.both()
+        );
+    }
     assert_eq!(o.code, 0, "{}", o.both());
     for wanted in [
         "∀ n: Node (size(voted[n] ∩ abstained[n]) = 0)",
@@ -165,6 +170,50 @@ fn cons_agreement() {
     }
 }
 
+/// With the default runs (schedules and 100 random runs of 100 steps) Cons gives exactly its
+/// three invariants: `size(decided ∩ failed) ≤ 2`, which held in those runs only because none had
+/// every node decide and fail, is dropped as a bound on an intersection's size.
+#[test]
+fn cons_default_runs_give_exactly_its_invariants() {
+    let o = infer(&[
+        "examples/consensus/cons_schedules.ioa",
+        "--automaton",
+        "Cons",
+        "--explain",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let declared: Vec<&str> = o
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("invariant"))
+        .filter(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            "decided ⊆ initiated",
+            "chosen ⊆ proposed",
+            "size(chosen) ≤ 1"
+        ],
+        "{}",
+        o.both()
+    );
+    assert!(
+        o.stderr.contains("inferred 3 invariant(s) of Cons"),
+        "{}",
+        o.both()
+    );
+    assert!(
+        o.stdout.contains(
+            "suppressed: size(decided ∩ failed) ≤ 2 — an intersection's size is reported only as \
+             disjointness"
+        ),
+        "{}",
+        o.both()
+    );
+}
+
 #[test]
 fn json_lists_invariants_and_with_explain_the_dropped() {
     let o = infer(&[
@@ -240,6 +289,8 @@ fn daikon_files_are_written() {
         GLOBAL1,
         "--automaton",
         "Global1",
+        "--schedule",
+        "NormalRun",
         "--daikon",
         dir.to_str().unwrap(),
     ]);
@@ -263,7 +314,7 @@ fn bad_options_are_usage_errors() {
     let o = infer(&[GLOBAL1, "--derive", "sizes,squares"]);
     assert_eq!(o.code, 2, "{}", o.both());
     assert!(o.stderr.contains("not `squares`"));
-    let o = infer(&["examples/consensus/cons.ioa"]);
+    let o = infer(&["examples/consensus/cons.ioa", "--all-schedules"]);
     assert_eq!(o.code, 2, "{}", o.both());
     assert!(
         o.stderr.contains("`Cons` has no schedule in the model"),
@@ -272,4 +323,61 @@ fn bad_options_are_usage_errors() {
     );
     let o = infer(&[GLOBAL1, "--schedule", "Nope"]);
     assert_eq!(o.code, 2, "{}", o.both());
+}
+
+/// `--transitions` on the counter model: each action's pre/post facts, as reviewed in the
+/// snapshot (tick moves x, y and z by 1, 2 and 1; grab only grows held and seen; give moves an
+/// item from held to gone; finish changes only the phase).
+#[test]
+fn transitions_give_each_actions_pre_post_facts() {
+    let o = infer(&[
+        "tests/data/infer/counter.ioa",
+        "--random",
+        "--runs",
+        "30",
+        "--steps",
+        "30",
+        "--transitions",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let facts = o
+        .stdout
+        .split_once("% Pre/post facts")
+        .map(|(_, rest)| format!("% Pre/post facts{rest}"))
+        .unwrap_or_else(|| panic!("no pre/post facts:\n{}", o.both()));
+    insta::assert_snapshot!(facts);
+    let o = infer(&[
+        "tests/data/infer/counter.ioa",
+        "--random",
+        "--runs",
+        "30",
+        "--steps",
+        "30",
+        "--transitions",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
+    let tick = &json["transitions"][0];
+    assert_eq!(tick["action"], "tick");
+    assert_eq!(tick["facts"][0], "x' = x + 1");
+    assert_eq!(tick["justified"], true);
+}
+
+/// Without enough distinct steps an action's facts are withheld, and the output says so.
+#[test]
+fn transitions_of_rare_actions_are_withheld() {
+    let o = infer(&[
+        "tests/data/infer/counter.ioa",
+        "--random",
+        "--runs",
+        "1",
+        "--steps",
+        "4",
+        "--seed",
+        "7",
+        "--transitions",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(o.stdout.contains("too few to report"), "{}", o.both());
 }

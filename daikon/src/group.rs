@@ -146,6 +146,19 @@ impl Group {
             }
             let cell = &cells[v];
             let width = cell.values.len().max(cw);
+            // Fast path: one condition position (or none) that held before and holds now, so
+            // only positions that changed matter, and none did if the cell did not change.
+            if cw == 1 && now[0] && before[0] {
+                stats.count(width);
+                if cell.any {
+                    for k in 0..width {
+                        if cell.modified_at(k) {
+                            stats.observe(cell.at(k), &|| witness(&[v], k));
+                        }
+                    }
+                }
+                continue;
+            }
             for k in 0..width {
                 if !now[at(k)] {
                     continue;
@@ -159,6 +172,9 @@ impl Group {
         for pair in &mut self.pairs {
             let (ca, cb) = (&cells[pair.a], &cells[pair.b]);
             if !pair.alive() {
+                continue;
+            }
+            if cw == 1 && (!now[0] || before[0]) && !ca.any && !cb.any {
                 continue;
             }
             let width = ca.values.len().max(cb.values.len()).max(cw);

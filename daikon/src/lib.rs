@@ -18,6 +18,7 @@
 //! - [`suppress`]: dropping candidates implied by others or by the types;
 //! - [`print`](mod@print): IOA text for invariants; [`report`]: numbering, explanations, JSON;
 //! - [`dtrace`]: the same traces in Daikon's own `.decls`/`.dtrace` format;
+//! - [`transitions`]: per-action pre/post facts (`x' = x + 1`, `A ⊆ A'`, unchanged variables);
 //! - [`validate`]: checking the inferred invariants on further random runs.
 //!
 //! The crate does no I/O: traces come in as [`interpreter::trace::Trace`]s, and text leaves as
@@ -34,6 +35,7 @@ pub mod print;
 pub mod report;
 pub mod suppress;
 pub mod track;
+pub mod transitions;
 pub mod validate;
 pub mod vars;
 

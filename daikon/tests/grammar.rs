@@ -1,6 +1,7 @@
-//! The grammar on a small automaton made to exercise it (`tests/data/infer/counter.ioa`):
-//! linear relations, equality sets, constants, bounds, inclusion, membership, disjointness and
-//! a `Null`-valued array, with the suppression of what follows from them.
+//! The grammar on two small automata made to exercise it: `tests/data/infer/counter.ioa`
+//! (linear relations, equality sets, constants, bounds, inclusion, membership, disjointness and a
+//! `Null`-valued array, with the suppression of what follows from them) and `shapes.ioa` (one-of,
+//! a bound that is returned to, order, set equality, an empty set and constant sizes).
 
 mod common;
 
@@ -95,4 +96,36 @@ fn counter_invariants_check_when_appended() {
     let report = counter_report(&daikon::Options::default());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/infer");
     check(&dir.join("counter.ioa"), Some(&report.ioa())).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The rest of the grammar, on `tests/data/infer/shapes.ioa`: every declaration, in order.
+#[test]
+fn the_grammar_finds_what_shapes_keeps() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/infer");
+    let spec = check(&dir.join("shapes.ioa"), None).unwrap();
+    let text = std::fs::read_to_string(dir.join("shapes.universe")).unwrap();
+    let universe = Universe::parse(&spec, ioa_lang::span::FileId(0), &text).unwrap();
+    let id = automaton(&spec, "Shapes");
+    let machine = Machine::new(&spec, &universe, id, vec![]).unwrap();
+    let traces = random_runs(&machine, 60, 40, 0);
+    let report = daikon::infer(&machine, &traces, &daikon::Options::default());
+    assert_eq!(
+        texts(&report),
+        [
+            "m = 0 ∨ m = 3 ∨ m = 7",
+            "d ≥ -1",
+            "lo < hi",
+            "mode = low ∨ mode = high",
+            "pair = mirror",
+            "∀ i: Item (lim[i] ≤ cap[i])",
+            "dropped = {}",
+            "size(pair) = 2",
+        ]
+    );
+    let explained = report.explain();
+    assert!(
+        explained.contains("suppressed: size(mirror) = 2 — follows from Inv_5 (pair = mirror)"),
+        "{explained}"
+    );
+    check(&dir.join("shapes.ioa"), Some(&report.ioa())).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -6,37 +6,29 @@
 use super::fs::OsFileSystem;
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::runs::{self, RunChoice, RunId};
+use super::trace_files::DaikonFiles;
 use super::{ColorChoice, Format};
-use daikon::dtrace::DaikonWriter;
 use daikon::validate::{self, Validation};
 use daikon::{DeriveOptions, Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
-use interpreter::runner::{Runner, Weights};
-use interpreter::trace::Trace;
+use interpreter::runner::Runner;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::loader::FileSystem;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Options of `ioa infer`.
 pub struct InferArgs {
     pub file: PathBuf,
-    pub automaton: Option<String>,
-    pub params: Vec<String>,
-    pub schedules: Vec<String>,
-    pub all_schedules: bool,
-    pub random: bool,
-    pub runs: u64,
-    pub steps: u64,
-    pub seed: u64,
-    pub weights: Option<String>,
+    pub runs: RunChoice,
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
     pub confidence: f64,
     pub explain: bool,
     pub format: Format,
     pub daikon: Option<PathBuf>,
+    pub transitions: bool,
     pub prefix: String,
     pub derive: Option<String>,
     pub compare_all_numbers: bool,
@@ -69,10 +61,6 @@ pub fn run(args: InferArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return usage(e),
     };
-    let weights = match parse_weights(args.weights.as_deref()) {
-        Ok(w) => w,
-        Err(e) => return usage(e),
-    };
     let m = match model::load(
         &args.file,
         args.universe_file.as_deref(),
@@ -82,61 +70,16 @@ pub fn run(args: InferArgs) -> ExitCode {
         Ok(m) => m,
         Err((d, s)) => return model::fail(&d, &s, args.color),
     };
-    // Without --automaton or --schedule, the automaton that every schedule drives will do.
-    let driven = m.spec.schedules.first().filter(|first| {
-        m.spec
-            .schedules
-            .iter()
-            .all(|s| s.automaton == first.automaton)
-    });
-    let schedule_hint = args
-        .schedules
-        .first()
-        .map(String::as_str)
-        .or(driven.map(|s| s.name.as_str()));
-    let automaton = match model::pick_automaton(&m.spec, args.automaton.as_deref(), schedule_hint) {
-        Ok(a) => a,
+    let selected = match runs::select(&m, &args.runs) {
+        Ok(s) => s,
         Err(e) => return usage(e),
     };
-    let params = match model::params(&m.spec, automaton, &args.params) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
-    };
-    let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
-    // Which schedules: those named, or every schedule of the automaton (--all-schedules, or
-    // when neither --schedule nor --random is given).
-    let mut schedules = Vec::new();
-    for name in &args.schedules {
-        match m.spec.schedules.iter().find(|s| &s.name == name) {
-            Some(s) if s.automaton == automaton => schedules.push(s),
-            Some(s) => {
-                return usage(format!(
-                    "schedule `{name}` drives `{}`, not `{aut_name}`",
-                    m.spec.automata[s.automaton.0 as usize].name
-                ))
-            }
-            None => {
-                let known: Vec<&str> = m.spec.schedules.iter().map(|s| s.name.as_str()).collect();
-                return usage(format!(
-                    "no schedule `{name}`; the model has: {}",
-                    known.join(", ")
-                ));
-            }
-        }
-    }
-    if args.all_schedules || (schedules.is_empty() && !args.random) {
-        schedules = m
-            .spec
-            .schedules
-            .iter()
-            .filter(|s| s.automaton == automaton)
-            .collect();
-        if schedules.is_empty() {
-            return usage(format!(
-                "`{aut_name}` has no schedule in the model: give --random [--runs R --steps N]"
-            ));
-        }
-    }
+    let (automaton, params, weights) = (
+        selected.automaton,
+        selected.params.clone(),
+        selected.weights.clone(),
+    );
+    let aut_name = selected.name.clone();
     // Runs ignore the model's own invariants: a violation must not cut a sample run short.
     let mut bare = m.spec.clone();
     bare.invariants.clear();
@@ -169,8 +112,12 @@ pub fn run(args: InferArgs) -> ExitCode {
         }
         None => None,
     };
+    let mut transitions = args
+        .transitions
+        .then(|| daikon::transitions::Transitions::new(&machine, &model_vars));
     let runner = Runner::new(&machine);
-    let mut feed = |label: String, report: interpreter::runner::RunReport| -> Result<(), String> {
+    let mut feed = |id: RunId, report: interpreter::runner::RunReport| -> Result<(), String> {
+        let label = id.label();
         if let Some(d) = super::run::stop_diagnostic(&machine, &report) {
             print_stderr(&format!(
                 "warning: {label} stopped early; its {} state(s) are used\n",
@@ -179,25 +126,16 @@ pub fn run(args: InferArgs) -> ExitCode {
             print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         }
         engine.add_trace(&label, &report.trace);
+        if let Some(t) = transitions.as_mut() {
+            t.add_trace(&report.trace);
+        }
         if let Some(d) = daikon_out.as_mut() {
             d.trace(&report.trace)?;
         }
         Ok(())
     };
-    for s in &schedules {
-        let report = runner.schedule(s, args.steps.max(10_000), &mut |_| true);
-        if let Err(e) = feed(format!("schedule {}", s.name), report) {
-            return io_error(e);
-        }
-    }
-    if args.random {
-        for r in 0..args.runs {
-            let seed = args.seed.wrapping_add(r);
-            let report = runner.random(seed, args.steps, &weights, &mut |_| true);
-            if let Err(e) = feed(format!("random run, seed {seed}"), report) {
-                return io_error(e);
-            }
-        }
+    if let Err(e) = runs::for_each_run(&runner, &selected, &args.runs, &mut feed) {
+        return io_error(e);
     }
     if let Some(d) = daikon_out.take() {
         match d.finish() {
@@ -219,16 +157,17 @@ pub fn run(args: InferArgs) -> ExitCode {
         c.variables,
         report.findings.len(),
     ));
+    let facts = transitions.as_ref().map(|t| t.facts(args.confidence));
     let validation = match args.validate {
         Some(runs) => {
             let plan = validate::Plan {
                 automaton,
                 params,
                 runs,
-                steps: args.steps,
+                steps: args.runs.steps,
                 seed: args
                     .validate_seed
-                    .unwrap_or_else(|| args.seed.wrapping_add(args.runs)),
+                    .unwrap_or_else(|| args.runs.seed.wrapping_add(args.runs.runs)),
                 weights,
             };
             match check_on_runs(&args.file, &m, &report, &plan, args.color) {
@@ -244,6 +183,9 @@ pub fn run(args: InferArgs) -> ExitCode {
             if args.explain {
                 text.push_str(&report.explain());
             }
+            if let Some(f) = &facts {
+                text.push_str(&daikon::transitions::facts_text(f, args.confidence));
+            }
             if let Some(v) = &validation {
                 text.push_str(&validation_text(v));
             }
@@ -251,6 +193,9 @@ pub fn run(args: InferArgs) -> ExitCode {
         }
         Format::Json => {
             let mut json = report.to_json(args.explain);
+            if let Some(f) = &facts {
+                json["transitions"] = serde_json::to_value(f).unwrap_or_default();
+            }
             if let Some(v) = &validation {
                 json["validation"] = serde_json::to_value(v).unwrap_or_default();
             }
@@ -361,59 +306,6 @@ impl FileSystem for Appended {
     }
 }
 
-/// `DIR/A.decls` and `DIR/A.dtrace`, written as the runs come in.
-struct DaikonFiles<'m, 's> {
-    writer: DaikonWriter<'m, 's>,
-    dtrace: std::io::BufWriter<std::fs::File>,
-    paths: Vec<String>,
-}
-
-impl<'m, 's> DaikonFiles<'m, 's> {
-    fn create(dir: &Path, machine: &'m Machine<'s>) -> Result<Self, String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-        let name = &machine.spec.automata[machine.root.0 as usize].name;
-        let decls_path = dir.join(format!("{name}.decls"));
-        let dtrace_path = dir.join(format!("{name}.dtrace"));
-        let writer = DaikonWriter::new(machine);
-        let open = |p: &Path| {
-            std::fs::File::create(p)
-                .map(std::io::BufWriter::new)
-                .map_err(|e| format!("cannot write `{}`: {e}", p.display()))
-        };
-        let mut decls = open(&decls_path)?;
-        writer
-            .write_decls(&mut decls)
-            .and_then(|_| decls.flush())
-            .map_err(|e| format!("cannot write `{}`: {e}", decls_path.display()))?;
-        let mut dtrace = open(&dtrace_path)?;
-        writer
-            .write_header(&mut dtrace)
-            .map_err(|e| format!("cannot write `{}`: {e}", dtrace_path.display()))?;
-        Ok(DaikonFiles {
-            writer,
-            dtrace,
-            paths: vec![
-                decls_path.display().to_string(),
-                dtrace_path.display().to_string(),
-            ],
-        })
-    }
-
-    fn trace(&mut self, trace: &Trace) -> Result<(), String> {
-        self.writer
-            .write_trace(trace, &mut self.dtrace)
-            .map_err(|e| format!("cannot write `{}`: {e}", self.paths[1]))
-    }
-
-    fn finish(mut self) -> Result<Vec<String>, String> {
-        self.dtrace
-            .flush()
-            .map_err(|e| format!("cannot write `{}`: {e}", self.paths[1]))?;
-        Ok(self.paths)
-    }
-}
-
 /// `--derive sizes,intersections,null-arrays` (or `all`, `none`).
 fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveOptions, String> {
     let mut d = match text {
@@ -454,29 +346,4 @@ fn parse_bounds(text: Option<&str>) -> Result<(i64, i64), String> {
         return Err(bad());
     }
     Ok((low, high))
-}
-
-/// `--weights NAME=WEIGHT,…`, as `ioa run` reads it.
-fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
-    let mut w = Weights::default();
-    for item in text
-        .unwrap_or("")
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-    {
-        let (name, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("--weights takes NAME=WEIGHT items, not `{item}`"))?;
-        let v: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{value}` is not a number in --weights"))?;
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(format!(
-                "weights must be non-negative numbers, not `{value}`"
-            ));
-        }
-        w.by_name.push((name.trim().to_string(), v));
-    }
-    Ok(w)
 }

@@ -14,6 +14,9 @@ mod pair;
 mod prove;
 mod replay;
 mod run;
+mod runs;
+mod trace;
+mod trace_files;
 mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -166,40 +169,8 @@ enum Command {
     Infer {
         /// The .ioa model.
         file: PathBuf,
-        /// The automaton (default: the one every schedule drives, or the only one).
-        #[arg(long)]
-        automaton: Option<String>,
-        /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
-        #[arg(long = "param")]
-        params: Vec<String>,
-        /// Run this schedule (repeatable); without --schedule and --random, every schedule of
-        /// the automaton is run.
-        #[arg(long = "schedule")]
-        schedules: Vec<String>,
-        /// Run every schedule of the automaton (with --random: schedules and random runs).
-        #[arg(long)]
-        all_schedules: bool,
-        /// Add random runs.
-        #[arg(long)]
-        random: bool,
-        /// Number of random runs.
-        #[arg(long, default_value_t = 20)]
-        runs: u64,
-        /// Steps per random run (for schedules: the most steps and loop iterations allowed).
-        #[arg(long, default_value_t = 200)]
-        steps: u64,
-        /// Seed of the first random run; run k uses SEED + k.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
-        #[arg(long)]
-        weights: Option<String>,
-        /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
-        #[arg(long)]
-        universe: Vec<String>,
-        /// A universe file (default: MODEL.universe or default.universe beside the model).
-        #[arg(long)]
-        universe_file: Option<PathBuf>,
+        #[command(flatten)]
+        runs: RunsArgs,
         /// Report an invariant only if the chance that it held by accident is below 1 − this.
         #[arg(long, default_value_t = 0.99)]
         confidence: f64,
@@ -212,6 +183,9 @@ enum Command {
         /// Also write the runs as Daikon input: DIR/A.decls and DIR/A.dtrace.
         #[arg(long, value_name = "DIR")]
         daikon: Option<PathBuf>,
+        /// Also report per-action pre/post facts (`x' = x + 1`, `A ⊆ A'`, unchanged variables).
+        #[arg(long)]
+        transitions: bool,
         /// Name the declarations PREFIX1, PREFIX2, ….
         #[arg(long, default_value = "Inv_")]
         prefix: String,
@@ -238,6 +212,23 @@ enum Command {
         /// Seed of the first validation run (default: just after the inference runs' seeds).
         #[arg(long)]
         validate_seed: Option<u64>,
+        /// Colour the diagnostics.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Run an automaton under schedules and/or at random (as `ioa infer` does) and write the runs
+    /// for other tools: Daikon's .decls/.dtrace (--daikon DIR) and/or ITF JSON (--itf DIR).
+    Trace {
+        /// The .ioa model.
+        file: PathBuf,
+        #[command(flatten)]
+        runs: RunsArgs,
+        /// Write DIR/A.decls and DIR/A.dtrace in Daikon 5's format.
+        #[arg(long, value_name = "DIR")]
+        daikon: Option<PathBuf>,
+        /// Write one ITF JSON trace per run as DIR/schedule-S.itf.json, DIR/random-SEED.itf.json.
+        #[arg(long, value_name = "DIR")]
+        itf: Option<PathBuf>,
         /// Colour the diagnostics.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -458,6 +449,62 @@ enum ExportTarget {
     },
 }
 
+/// How `ioa infer` and `ioa trace` choose their runs.
+#[derive(clap::Args)]
+struct RunsArgs {
+    /// The automaton (default: the one every schedule drives, or the only one).
+    #[arg(long)]
+    automaton: Option<String>,
+    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// Run this schedule (repeatable); without --schedule and --random, every schedule of the
+    /// automaton is run and random runs are added.
+    #[arg(long = "schedule")]
+    schedules: Vec<String>,
+    /// Run every schedule of the automaton (with --random: schedules and random runs).
+    #[arg(long)]
+    all_schedules: bool,
+    /// Add random runs.
+    #[arg(long)]
+    random: bool,
+    /// Number of random runs.
+    #[arg(long, default_value_t = 100)]
+    runs: u64,
+    /// Steps per random run (for schedules: the most steps and loop iterations allowed, at
+    /// least 10,000).
+    #[arg(long, default_value_t = 100)]
+    steps: u64,
+    /// Seed of the first random run; run k uses SEED + k.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
+    #[arg(long)]
+    weights: Option<String>,
+    /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
+    #[arg(long)]
+    universe: Vec<String>,
+    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    #[arg(long)]
+    universe_file: Option<PathBuf>,
+}
+
+impl RunsArgs {
+    fn choice(&self) -> runs::RunChoice {
+        runs::RunChoice {
+            automaton: self.automaton.clone(),
+            params: self.params.clone(),
+            schedules: self.schedules.clone(),
+            all_schedules: self.all_schedules,
+            random: self.random,
+            runs: self.runs,
+            steps: self.steps,
+            seed: self.seed,
+            weights: self.weights.clone(),
+        }
+    }
+}
+
 /// Parses the command line and runs the chosen subcommand.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
@@ -616,21 +663,12 @@ pub fn run() -> ExitCode {
         } => replay::run(&trace, model.as_ref(), color),
         Command::Infer {
             file,
-            automaton,
-            params,
-            schedules,
-            all_schedules,
-            random,
             runs,
-            steps,
-            seed,
-            weights,
-            universe,
-            universe_file,
             confidence,
             explain,
             format,
             daikon,
+            transitions,
             prefix,
             derive,
             compare_all_numbers,
@@ -642,21 +680,14 @@ pub fn run() -> ExitCode {
             color,
         } => infer::run(infer::InferArgs {
             file,
-            automaton,
-            params,
-            schedules,
-            all_schedules,
-            random,
-            runs,
-            steps,
-            seed,
-            weights,
-            universe,
-            universe_file,
+            universe: runs.universe.clone(),
+            universe_file: runs.universe_file.clone(),
+            runs: runs.choice(),
             confidence,
             explain,
             format,
             daikon,
+            transitions,
             prefix,
             derive,
             compare_all_numbers,
@@ -665,6 +696,21 @@ pub fn run() -> ExitCode {
             split,
             validate,
             validate_seed,
+            color,
+        }),
+        Command::Trace {
+            file,
+            runs,
+            daikon,
+            itf,
+            color,
+        } => trace::run(trace::TraceArgs {
+            file,
+            universe: runs.universe.clone(),
+            universe_file: runs.universe_file.clone(),
+            runs: runs.choice(),
+            daikon,
+            itf,
             color,
         }),
         Command::Fmt {

@@ -3,7 +3,7 @@
 
 use super::mark;
 use crate::invariant::{Finding, Kind};
-use crate::vars::{VarId, VarModel};
+use crate::vars::{Term, VarId, VarModel};
 use rustc_hash::FxHashMap;
 
 /// Rule 4.
@@ -40,7 +40,7 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
         let (keep, join) = if ra < rb { (ra, rb) } else { (rb, ra) };
         leader[join] = keep;
     }
-    let roots: Vec<VarId> = (0..n).map(|v| find(&mut leader, v)).collect();
+    let mut roots: Vec<VarId> = (0..n).map(|v| find(&mut leader, v)).collect();
     // For each non-leader, the equality that ties it to its leader.
     let mut tie: FxHashMap<VarId, usize> = FxHashMap::default();
     for &i in &equalities {
@@ -49,6 +49,24 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
             tie.insert(b, i);
         } else if roots[b] == b && roots[a] == b {
             tie.insert(a, i);
+        }
+    }
+    // The size of a follower follows the size of its leader (`size(mirror)` is said as
+    // `size(pair)` once `pair = mirror`), tied by the same equality. Inputs come first, so
+    // one pass in order suffices.
+    for v in 0..n {
+        let Term::Size(s) = model.vars[v].term else {
+            continue;
+        };
+        if roots[s] == s || roots[v] != v {
+            continue;
+        }
+        let lead = roots[s];
+        if let Some(w) = (0..v).find(|w| model.vars[*w].term == Term::Size(lead)) {
+            roots[v] = roots[w];
+            if let Some(&t) = tie.get(&s) {
+                tie.insert(v, t);
+            }
         }
     }
     for (i, f) in findings.iter_mut().enumerate() {

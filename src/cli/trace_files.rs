@@ -1,0 +1,128 @@
+//! Writing runs to files as they come in, for `ioa trace` and `ioa infer --daikon`: Daikon's
+//! `DIR/A.decls` and `DIR/A.dtrace` (one pair for all runs), and one ITF JSON trace per run
+//! that `ioa replay` reads back.
+
+use super::model::Model;
+use super::runs::RunId;
+use daikon::dtrace::DaikonWriter;
+use interpreter::machine::Machine;
+use interpreter::runner::RunReport;
+use interpreter::trace::Trace;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn open(p: &Path) -> Result<std::io::BufWriter<std::fs::File>, String> {
+    std::fs::File::create(p)
+        .map(std::io::BufWriter::new)
+        .map_err(|e| format!("cannot write `{}`: {e}", p.display()))
+}
+
+fn make_dir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))
+}
+
+/// `DIR/A.decls` and `DIR/A.dtrace`, written as the runs come in.
+pub struct DaikonFiles<'m, 's> {
+    writer: DaikonWriter<'m, 's>,
+    dtrace: std::io::BufWriter<std::fs::File>,
+    paths: Vec<String>,
+}
+
+impl<'m, 's> DaikonFiles<'m, 's> {
+    /// Creates the directory and both files, and writes the declarations.
+    pub fn create(dir: &Path, machine: &'m Machine<'s>) -> Result<Self, String> {
+        make_dir(dir)?;
+        let name = &machine.spec.automata[machine.root.0 as usize].name;
+        let decls_path = dir.join(format!("{name}.decls"));
+        let dtrace_path = dir.join(format!("{name}.dtrace"));
+        let writer = DaikonWriter::new(machine);
+        let mut decls = open(&decls_path)?;
+        writer
+            .write_decls(&mut decls)
+            .and_then(|_| decls.flush())
+            .map_err(|e| format!("cannot write `{}`: {e}", decls_path.display()))?;
+        let mut dtrace = open(&dtrace_path)?;
+        writer
+            .write_header(&mut dtrace)
+            .map_err(|e| format!("cannot write `{}`: {e}", dtrace_path.display()))?;
+        Ok(DaikonFiles {
+            writer,
+            dtrace,
+            paths: vec![
+                decls_path.display().to_string(),
+                dtrace_path.display().to_string(),
+            ],
+        })
+    }
+
+    /// Appends one run's samples.
+    pub fn trace(&mut self, trace: &Trace) -> Result<(), String> {
+        self.writer
+            .write_trace(trace, &mut self.dtrace)
+            .map_err(|e| format!("cannot write `{}`: {e}", self.paths[1]))
+    }
+
+    /// Flushes the samples; returns the paths written.
+    pub fn finish(mut self) -> Result<Vec<String>, String> {
+        self.dtrace
+            .flush()
+            .map_err(|e| format!("cannot write `{}`: {e}", self.paths[1]))?;
+        Ok(self.paths)
+    }
+}
+
+/// One ITF JSON trace per run in a directory, each replayable with `ioa replay`.
+pub struct ItfFiles {
+    dir: PathBuf,
+    meta: serde_json::Value,
+    /// The files written so far.
+    pub written: Vec<String>,
+}
+
+impl ItfFiles {
+    /// Creates the directory; `file` and `params` are recorded in every trace for replay.
+    pub fn create(
+        dir: &Path,
+        file: &Path,
+        m: &Model,
+        machine: &Machine,
+        params: &[String],
+    ) -> Result<Self, String> {
+        make_dir(dir)?;
+        let source = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        let meta = serde_json::json!({
+            "format": "ITF",
+            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+            "source": source.display().to_string(),
+            "automaton": machine.spec.automata[machine.root.0 as usize].name,
+            "params": params,
+            "universe": m.universe_text,
+        });
+        Ok(ItfFiles {
+            dir: dir.to_path_buf(),
+            meta,
+            written: Vec::new(),
+        })
+    }
+
+    /// Writes `DIR/<run>.itf.json`.
+    pub fn trace(
+        &mut self,
+        id: &RunId,
+        machine: &Machine,
+        report: &RunReport,
+    ) -> Result<(), String> {
+        let path = self.dir.join(format!("{}.itf.json", id.file_stem()));
+        let mut meta = self.meta.clone();
+        meta["description"] = id.label().into();
+        meta["choices"] = serde_json::to_value(&report.choices).unwrap_or_default();
+        let mut w = open(&path)?;
+        report
+            .trace
+            .write_itf(machine, &meta, &mut w)
+            .and_then(|_| w.flush())
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        self.written.push(path.display().to_string());
+        Ok(())
+    }
+}

@@ -1,0 +1,207 @@
+//! End-to-end tests of `ioa trace`: runs chosen as `ioa infer` chooses them, written as Daikon
+//! input (`--daikon DIR`) and as ITF traces (`--itf DIR`) without inferring. The files' format is
+//! checked rule by rule in `daikon/tests/dtrace_format.rs`; here: that the command writes them,
+//! that they hold every run, that `ioa infer --daikon` writes the same bytes, and that the ITF
+//! traces replay.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    fn both(&self) -> String {
+        format!(
+            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+fn ioa(args: &[&str]) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("start ioa");
+    let o = Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !o.stderr.contains("panicked") && o.code != 101,
+        "ioa panicked:\n{}",
+        o.both()
+    );
+    o
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("trace-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch directory");
+    dir
+}
+
+const CONS: &str = "examples/consensus/cons_schedules.ioa";
+
+/// The number of records of each program point in a `.dtrace` file.
+fn records(dtrace: &str) -> Vec<(String, usize)> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for record in dtrace.split("\n\n").skip(1) {
+        let Some(name) = record.lines().next().filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        match counts.iter_mut().find(|(n, _)| n == name) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((name.to_string(), 1)),
+        }
+    }
+    counts
+}
+
+#[test]
+fn cons_runs_are_written_for_daikon() {
+    let dir = scratch("cons_daikon");
+    let d = dir.to_str().unwrap();
+    let o = ioa(&[
+        "trace",
+        CONS,
+        "--automaton",
+        "Cons",
+        "--all-schedules",
+        "--random",
+        "--runs",
+        "5",
+        "--steps",
+        "20",
+        "--daikon",
+        d,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let decls = std::fs::read_to_string(dir.join("Cons.decls")).unwrap();
+    let dtrace = std::fs::read_to_string(dir.join("Cons.dtrace")).unwrap();
+    assert!(decls.starts_with("decl-version 2.0\n"), "{decls}");
+    // One program point for the state and one per action.
+    let ppts: Vec<&str> = decls
+        .lines()
+        .filter_map(|l| l.strip_prefix("ppt "))
+        .collect();
+    assert_eq!(ppts[0], "Cons:::OBJECT");
+    assert!(
+        ppts[1..].iter().all(|p| p.ends_with(":::ENTER")),
+        "{ppts:?}"
+    );
+    assert_eq!(ppts.len(), 1 + 4, "{ppts:?}");
+    // Sets are arrays without duplicates or order.
+    assert!(
+        decls
+            .contains("variable chosen[..]\n  var-kind array\n  enclosing-var chosen\n  array 1\n"),
+        "{decls}"
+    );
+    assert!(decls.contains("  flags no_dups not_ordered\n"), "{decls}");
+    // Every state and every step is a record.
+    let counts = records(&dtrace);
+    let states: usize = counts
+        .iter()
+        .filter(|(n, _)| n.ends_with(":::OBJECT"))
+        .map(|(_, c)| c)
+        .sum();
+    let steps: usize = counts
+        .iter()
+        .filter(|(n, _)| n.ends_with(":::ENTER"))
+        .map(|(_, c)| c)
+        .sum();
+    let summary = format!("{steps} step(s), {states} state(s)");
+    assert!(o.stderr.contains(&summary), "{summary}\n{}", o.both());
+    assert!(o.stderr.contains("random seeds 0..4"), "{}", o.both());
+
+    // `ioa infer --daikon` on the same runs writes the same files.
+    let dir2 = scratch("cons_daikon_infer");
+    let o = ioa(&[
+        "infer",
+        CONS,
+        "--automaton",
+        "Cons",
+        "--all-schedules",
+        "--random",
+        "--runs",
+        "5",
+        "--steps",
+        "20",
+        "--daikon",
+        dir2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert_eq!(
+        std::fs::read_to_string(dir2.join("Cons.decls")).unwrap(),
+        decls
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir2.join("Cons.dtrace")).unwrap(),
+        dtrace
+    );
+}
+
+#[test]
+fn itf_traces_replay() {
+    let dir = scratch("global1_itf");
+    let d = dir.to_str().unwrap();
+    let o = ioa(&[
+        "trace",
+        "examples/consensus/global1_schedules.ioa",
+        "--schedule",
+        "NormalRun",
+        "--random",
+        "--runs",
+        "2",
+        "--steps",
+        "30",
+        "--seed",
+        "5",
+        "--itf",
+        d,
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(o.stderr.contains("wrote 3 ITF trace(s)"), "{}", o.both());
+    for name in [
+        "schedule-NormalRun.itf.json",
+        "random-5.itf.json",
+        "random-6.itf.json",
+    ] {
+        let path = dir.join(name);
+        let r = ioa(&["replay", path.to_str().unwrap()]);
+        assert_eq!(r.code, 0, "{name}: {}", r.both());
+    }
+}
+
+#[test]
+fn bad_requests_are_explained() {
+    let o = ioa(&["trace", CONS, "--automaton", "Cons", "--random"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o.stderr.contains("nothing to write"), "{}", o.both());
+    let dir = scratch("bad");
+    let o = ioa(&[
+        "trace",
+        CONS,
+        "--schedule",
+        "Nope",
+        "--daikon",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o.stderr.contains("no schedule `Nope`"), "{}", o.both());
+    let o = ioa(&["trace", "no/such/model.ioa", "--itf", dir.to_str().unwrap()]);
+    assert_eq!(o.code, 1, "{}", o.both());
+}
