@@ -329,7 +329,7 @@ impl Encoder<'_> {
         var: u32,
         range: Range,
         body: &[Stmt],
-        mut env: Env,
+        env: Env,
         s: &Stmt,
     ) -> Result<Env, EncodeError> {
         let (elem_ty, range_expr) = match &range {

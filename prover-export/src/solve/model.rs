@@ -525,11 +525,11 @@ impl Evaluator<'_> {
     fn apply(&self, f: &Val, args: &[Val]) -> Val {
         match f {
             Val::Const(v) => (**v).clone(),
-            Val::Store(a, i, v) => match (if args.len() == 1 {
+            Val::Store(a, i, v) => match if args.len() == 1 {
                 args.first().map(|x| eq(x, i))
             } else {
                 Some(eq(&Val::Seq(args.to_vec()), i))
-            }) {
+            } {
                 Some(Some(true)) => (**v).clone(),
                 Some(Some(false)) => self.apply(a, args),
                 _ => Val::Unknown,
