@@ -109,7 +109,12 @@ pub fn check(spec: &Spec, ob: &Obligation, timeout: Duration) -> Outcome {
     let started = Instant::now();
     let slice = (timeout / 8).min(ROUND_SLICE).max(Duration::from_millis(1));
     let mut last = Verdict::Timeout;
+    // Z3 does not always stop at its time limit (parsing and preprocessing run before it is
+    // checked): an answer that arrives after the obligation's limit is reported as a timeout.
     let mut decide = |verdict: Verdict, attempt: &Attempt| -> Option<Verdict> {
+        if started.elapsed() > timeout {
+            return Some(Verdict::Timeout);
+        }
         match verdict {
             Verdict::Proved if attempt.bound.is_some() => None,
             Verdict::Proved | Verdict::Failed(_) => Some(verdict),
