@@ -10,7 +10,7 @@ use crate::error::EncodeError;
 use crate::obligations::invariant::{invariant_term, step_encoding, transitions, StepEncoding};
 use ioa_lang::ir::{AutomatonId, Expr, Spec};
 use std::time::Duration;
-use z3::ast::Bool;
+use z3::ast::{Ast, Bool};
 use z3::{Params, SatResult, Solver};
 
 /// The answer to one candidate query.
@@ -27,7 +27,48 @@ pub enum StepAnswer {
 /// Per-transition solvers holding the candidates of one automaton.
 pub struct CandidateChecker {
     solvers: Vec<Solver>,
+    /// Per transition, the `cand.pre.k` and `cand.post.k` constants as the solver parsed them.
+    literals: Vec<Vec<(Bool, Bool)>>,
     n_candidates: usize,
+}
+
+/// Finds the Boolean constants named `cand.pre.k`/`cand.post.k` among the parsed assertions
+/// `(= cand.… …)`: a constant made anew by name would not be the parsed one.
+fn candidate_literals(solver: &Solver, n: usize) -> Vec<(Bool, Bool)> {
+    let mut pre = vec![None; n];
+    let mut post = vec![None; n];
+    let sides = solver
+        .get_assertions()
+        .into_iter()
+        .filter(|a| {
+            a.safe_decl()
+                .is_ok_and(|d| d.name() == "=" && d.arity() == 2)
+        })
+        .flat_map(|a| [a.nth_child(0), a.nth_child(1)]);
+    for lhs in sides.flatten() {
+        let name = lhs.to_string();
+        let (slot, rest) = if let Some(r) = name.strip_prefix("cand.pre.") {
+            (&mut pre, r)
+        } else if let Some(r) = name.strip_prefix("cand.post.") {
+            (&mut post, r)
+        } else {
+            continue;
+        };
+        if let (Ok(k), Some(b)) = (rest.parse::<usize>(), lhs.as_bool()) {
+            if k < n {
+                slot[k] = Some(b);
+            }
+        }
+    }
+    pre.into_iter()
+        .zip(post)
+        .map(|(p, q)| {
+            (
+                p.unwrap_or_else(|| Bool::from_bool(false)),
+                q.unwrap_or_else(|| Bool::from_bool(true)),
+            )
+        })
+        .collect()
 }
 
 impl CandidateChecker {
@@ -40,6 +81,7 @@ impl CandidateChecker {
         timeout: Duration,
     ) -> Result<Self, EncodeError> {
         let mut solvers = Vec::new();
+        let mut literals = Vec::new();
         for t in 0..transitions(spec, a)?.len() {
             let StepEncoding {
                 encoder: mut enc,
@@ -62,11 +104,20 @@ impl CandidateChecker {
                 timeout.as_millis().clamp(1, u32::MAX as u128) as u32,
             );
             solver.set_params(&params);
-            solver.from_string(enc.finish());
+            let script = enc.finish();
+            solver.from_string(script.as_str());
+            if !crate::solve::parsed_completely(&solver, &script) {
+                return Err(EncodeError::Unsupported {
+                    what: "a candidate that Z3 rejects (ill-sorted for this automaton?)",
+                    span: candidates.first().map(|c| c.span).unwrap_or_default(),
+                });
+            }
+            literals.push(candidate_literals(&solver, candidates.len()));
             solvers.push(solver);
         }
         Ok(CandidateChecker {
             solvers,
+            literals,
             n_candidates: candidates.len(),
         })
     }
@@ -80,11 +131,9 @@ impl CandidateChecker {
     /// in the pre-state.
     pub fn preserved(&self, t: usize, c: usize, assumed: &[usize]) -> StepAnswer {
         assert!(c < self.n_candidates);
-        let mut lits: Vec<Bool> = assumed
-            .iter()
-            .map(|k| Bool::new_const(format!("cand.pre.{k}")))
-            .collect();
-        lits.push(Bool::new_const(format!("cand.post.{c}")).not());
+        let lits_t = &self.literals[t];
+        let mut lits: Vec<Bool> = assumed.iter().map(|k| lits_t[*k].0.clone()).collect();
+        lits.push(lits_t[c].1.not());
         match self.solvers[t].check_assumptions(&lits) {
             SatResult::Unsat => StepAnswer::Preserved,
             SatResult::Sat => StepAnswer::Broken,

@@ -412,10 +412,10 @@ enum Command {
 enum ExportTarget {
     /// One SMT-LIB2 file per proof obligation (`z3 FILE.smt2` prints unsat when it holds).
     Smt {
-        /// The .ioa model.
-        file: PathBuf,
         /// The folder to write into (created if missing).
         dir: PathBuf,
+        /// The .ioa model.
+        file: PathBuf,
         /// Only this forward simulation (repeatable).
         #[arg(long = "simulation")]
         simulations: Vec<String>,

@@ -88,6 +88,25 @@ pub fn transition_label(spec: &Spec, a: AutomatonId, index: usize) -> String {
     }
 }
 
+/// The invariant's name, with `of A` when another automaton has an invariant of that name.
+pub fn display_name(spec: &Spec, index: usize) -> String {
+    let inv = &spec.invariants[index];
+    if spec
+        .invariants
+        .iter()
+        .filter(|i| i.name == inv.name)
+        .count()
+        > 1
+    {
+        format!(
+            "{} of {}",
+            inv.name, spec.automata[inv.automaton.0 as usize].name
+        )
+    } else {
+        inv.name.clone()
+    }
+}
+
 /// An invariant's body as a term in `env` (quantified locals bound inside).
 pub fn invariant_term(enc: &mut Encoder, body: &Expr, env: &Env) -> Result<String, EncodeError> {
     let mut env = env.clone();
@@ -142,7 +161,7 @@ fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
         &mut shown,
     );
     Ok(Obligation {
-        target: inv.name.clone(),
+        target: display_name(spec, index),
         kind: Kind::InvariantStart,
         action: None,
         action_kind: None,
@@ -207,7 +226,7 @@ fn step(
     );
     let action = &spec.automata[a.0 as usize].actions[t.action.0 as usize];
     Ok(Obligation {
-        target: inv.name.clone(),
+        target: display_name(spec, index),
         kind: Kind::InvariantStep,
         action: Some(action.name.clone()),
         action_kind: Some(action.kind.keyword()),

@@ -123,17 +123,13 @@ impl Encoder<'_> {
             what: "an assignment to this variable",
             span: s.span,
         };
-        let (root, name) = match &place.root {
-            VarRef::State(k) => (
-                Root::State(env.automaton.ok_or_else(unsupported)?.0, *k),
-                (),
-            ),
-            VarRef::Qualified { automaton, slot } => (Root::State(automaton.0, *slot), ()),
-            VarRef::Aux(k) => (Root::Aux(*k), ()),
-            VarRef::Local(k) => (Root::Local(*k), ()),
+        let root = match &place.root {
+            VarRef::State(k) => Root::State(env.automaton.ok_or_else(unsupported)?.0, *k),
+            VarRef::Qualified { automaton, slot } => Root::State(automaton.0, *slot),
+            VarRef::Aux(k) => Root::Aux(*k),
+            VarRef::Local(k) => Root::Local(*k),
             _ => return Err(unsupported()),
         };
-        let _ = name;
         let (ty, base) = match &root {
             Root::State(a, k) => {
                 let vars = state_vars(self.spec, ioa_lang::ir::AutomatonId(*a));
@@ -329,7 +325,7 @@ impl Encoder<'_> {
         var: u32,
         range: Range,
         body: &[Stmt],
-        mut env: Env,
+        env: Env,
         s: &Stmt,
     ) -> Result<Env, EncodeError> {
         let (elem_ty, range_expr) = match &range {
@@ -653,11 +649,7 @@ pub fn children(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             f(b);
             f(c)
         }
-        ExprKind::Choose { cond, .. } => {
-            if let Some(c) = cond {
-                f(c)
-            }
-        }
+        ExprKind::Choose { cond: Some(c), .. } => f(c),
         _ => {}
     }
 }

@@ -46,8 +46,8 @@ pub struct Outcome {
 
 /// One attempt: Z3's configuration and what the script gets appended.
 struct Attempt {
-    /// Share of the time limit.
-    share: f64,
+    /// Z3's random seed (another seed is another search order).
+    seed: u32,
     /// Model-based quantifier instantiation on (needed for counterexamples).
     mbqi: bool,
     /// Bound every uninterpreted sort to this many elements (a search for small
@@ -57,55 +57,125 @@ struct Attempt {
 
 const ATTEMPTS: [Attempt; 4] = [
     Attempt {
-        share: 0.4,
-        mbqi: true,
-        bound: None,
-    },
-    Attempt {
-        share: 0.2,
+        seed: 0,
         mbqi: false,
         bound: None,
     },
     Attempt {
-        share: 0.2,
+        seed: 0,
+        mbqi: true,
+        bound: None,
+    },
+    Attempt {
+        seed: 0,
         mbqi: true,
         bound: Some(2),
     },
     Attempt {
-        share: 0.2,
+        seed: 0,
         mbqi: true,
         bound: Some(3),
     },
 ];
 
+/// The second round: the unbounded checks again, with other seeds, sharing the time left.
+const SECOND_ROUND: [Attempt; 3] = [
+    Attempt {
+        seed: 1,
+        mbqi: false,
+        bound: None,
+    },
+    Attempt {
+        seed: 2,
+        mbqi: false,
+        bound: None,
+    },
+    Attempt {
+        seed: 1,
+        mbqi: true,
+        bound: None,
+    },
+];
+
+/// The most one attempt of the first round may take.
+const ROUND_SLICE: Duration = Duration::from_secs(4);
+
 /// Checks one obligation with a time limit. Z3's heuristics are fragile on quantified
-/// formulas, so the time is shared by a small portfolio: the plain check, a check with E-matching
-/// only (proofs), and searches for counterexamples over universes of 2 and 3 elements per
-/// uninterpreted sort. Only the unbounded checks may prove; any check may refute.
+/// formulas, so the time is shared by a small portfolio: the plain check, a check with
+/// E-matching only (proofs), and searches for counterexamples over universes of 2 and 3
+/// elements per uninterpreted sort, each for a short slice; then the unbounded checks again with
+/// other random seeds for the rest of the time. Only unbounded checks may prove; any check may refute.
 pub fn check(spec: &Spec, ob: &Obligation, timeout: Duration) -> Outcome {
     let started = Instant::now();
+    let slice = (timeout / 8).min(ROUND_SLICE).max(Duration::from_millis(1));
     let mut last = Verdict::Timeout;
-    for attempt in &ATTEMPTS {
-        let slice = timeout.mul_f64(attempt.share);
-        let verdict = attempt_check(spec, ob, slice, attempt);
+    // Z3 does not always stop at its time limit (parsing and preprocessing run before it is
+    // checked): an answer that arrives after the obligation's limit is reported as a timeout.
+    let mut decide = |verdict: Verdict, attempt: &Attempt| -> Option<Verdict> {
+        if started.elapsed() > timeout {
+            return Some(Verdict::Timeout);
+        }
         match verdict {
-            Verdict::Proved if attempt.bound.is_some() => {}
-            Verdict::Proved | Verdict::Failed(_) => {
-                return Outcome {
-                    verdict,
-                    time: started.elapsed(),
-                }
+            Verdict::Proved if attempt.bound.is_some() => None,
+            Verdict::Proved | Verdict::Failed(_) => Some(verdict),
+            Verdict::Unknown(_) if attempt.bound.is_none() => {
+                last = verdict;
+                None
             }
-            Verdict::Unknown(_) if matches!(last, Verdict::Timeout) && attempt.bound.is_none() => {
-                last = verdict
-            }
-            _ => {}
+            _ => None,
+        }
+    };
+    for attempt in &ATTEMPTS {
+        if let Some(v) = decide(attempt_check(spec, ob, slice, attempt), attempt) {
+            return Outcome {
+                verdict: v,
+                time: started.elapsed(),
+            };
+        }
+    }
+    for (k, attempt) in SECOND_ROUND.iter().enumerate() {
+        let rest = timeout.saturating_sub(started.elapsed());
+        if rest.is_zero() {
+            break;
+        }
+        let share = rest / (SECOND_ROUND.len() - k) as u32;
+        if let Some(v) = decide(attempt_check(spec, ob, share, attempt), attempt) {
+            return Outcome {
+                verdict: v,
+                time: started.elapsed(),
+            };
         }
     }
     Outcome {
         verdict: last,
         time: started.elapsed(),
     }
+}
+
+/// `script` with every uninterpreted sort it declares limited to `k` elements: a search for
+/// small counterexamples (sat is a genuine counterexample; unsat proves nothing). `ioa`'s
+/// portfolio and the SMT-LIB2 test use it; append `(check-sat)` to run it.
+pub fn bounded_script(script: &str, k: usize) -> String {
+    let mut out = script.to_string();
+    for sort in declared_sorts(script) {
+        let names: Vec<String> = (0..k).map(|i| format!("bound.{sort}.{i}")).collect();
+        for n in &names {
+            out.push_str(&format!("(declare-const {n} {sort})\n"));
+        }
+        let eqs: Vec<String> = names.iter().map(|n| format!("(= x {n})")).collect();
+        out.push_str(&format!(
+            "(assert (forall ((x {sort})) (or {})))\n",
+            eqs.join(" ")
+        ));
+    }
+    out
+}
+
+/// Whether Z3 took every assertion of `script` (a rejected script leaves fewer: the parser
+/// stops at the first error, and the crate reports none).
+pub fn parsed_completely(solver: &Solver, script: &str) -> bool {
+    let expected = script.lines().filter(|l| l.starts_with("(assert ")).count();
+    solver.get_assertions().len() == expected
 }
 
 /// The uninterpreted sorts a script declares.
@@ -125,22 +195,20 @@ fn attempt_check(spec: &Spec, ob: &Obligation, timeout: Duration, attempt: &Atte
     if !attempt.mbqi {
         params.set_bool("mbqi", false);
     }
-    solver.set_params(&params);
-    let mut script = ob.script.clone();
-    if let Some(k) = attempt.bound {
-        for sort in declared_sorts(&ob.script) {
-            let names: Vec<String> = (0..k).map(|i| format!("bound.{sort}.{i}")).collect();
-            for n in &names {
-                script.push_str(&format!("(declare-const {n} {sort})\n"));
-            }
-            let eqs: Vec<String> = names.iter().map(|n| format!("(= x {n})")).collect();
-            script.push_str(&format!(
-                "(assert (forall ((x {sort})) (or {})))\n",
-                eqs.join(" ")
-            ));
-        }
+    if attempt.seed != 0 {
+        params.set_u32("random_seed", attempt.seed);
     }
+    solver.set_params(&params);
+    let script = match attempt.bound {
+        Some(k) => bounded_script(&ob.script, k),
+        None => ob.script.clone(),
+    };
     solver.from_string(script.as_str());
+    if !parsed_completely(&solver, &script) {
+        return Verdict::Unknown(
+            "internal error: Z3 rejected the generated SMT-LIB2 (run `ioa export smt` and `z3` on the file to see why)".into(),
+        );
+    }
     match solver.check() {
         SatResult::Unsat => Verdict::Proved,
         SatResult::Sat => match solver.get_model() {

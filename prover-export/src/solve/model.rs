@@ -525,11 +525,11 @@ impl Evaluator<'_> {
     fn apply(&self, f: &Val, args: &[Val]) -> Val {
         match f {
             Val::Const(v) => (**v).clone(),
-            Val::Store(a, i, v) => match (if args.len() == 1 {
+            Val::Store(a, i, v) => match if args.len() == 1 {
                 args.first().map(|x| eq(x, i))
             } else {
                 Some(eq(&Val::Seq(args.to_vec()), i))
-            }) {
+            } {
                 Some(Some(true)) => (**v).clone(),
                 Some(Some(false)) => self.apply(a, args),
                 _ => Val::Unknown,
@@ -952,9 +952,6 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
     };
     // Values of set types become the candidates of sets of sets.
     for s in &ob.shown {
-        if let (Some(v), Type::Set(_) | Type::Array(..)) = (values.get(&s.constant), &s.ty) {
-            let _ = v;
-        }
         if matches!(s.ty, Type::Set(_)) {
             if let Some(v) = values.get(&s.constant) {
                 printer
@@ -962,17 +959,6 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
                     .entry(mangle(spec, &s.ty))
                     .or_default()
                     .push(v.clone());
-            }
-        }
-        if let Type::Array(k, inner @ _) = &s.ty {
-            if matches!(**inner, Type::Set(_)) {
-                if let Some(v) = values.get(&s.constant) {
-                    let keys = printer.candidates(k);
-                    for key in keys {
-                        let x = ev.apply(v, std::slice::from_ref(&key));
-                        printer.pool.entry(mangle(spec, inner)).or_default().push(x);
-                    }
-                }
             }
         }
     }
@@ -988,10 +974,10 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
             Section::Pre | Section::SpecPre => {
                 pre_text.insert((is_spec, s.label.clone()), text.clone());
             }
-            Section::Post | Section::SpecPost => {
-                if pre_text.get(&(is_spec, s.label.clone())) == Some(&text) {
-                    continue;
-                }
+            Section::Post | Section::SpecPost
+                if pre_text.get(&(is_spec, s.label.clone())) == Some(&text) =>
+            {
+                continue;
             }
             _ => {}
         }

@@ -1,0 +1,286 @@
+//! End-to-end tests of `ioa prove` and `ioa export smt` on the consensus example: Global1's
+//! invariants and the Global1→Cons simulation prove; the naive proof block, a dropped
+//! assumption and a wrong invariant fail with counterexamples; a tiny time limit never proves;
+//! the `z3` binary agrees with `ioa prove` on every exported file.
+
+use std::path::Path;
+use std::process::Command;
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn ioa(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ioa runs");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn prove_json(args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = vec!["prove"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json", "--color", "never"]);
+    // A generous limit unless the test sets one: tests run side by side on a loaded machine.
+    if !args.contains(&"--timeout") {
+        all.extend_from_slice(&["--timeout", "120"]);
+    }
+    let o = ioa(&all);
+    let json = serde_json::from_str(&o.stdout)
+        .unwrap_or_else(|e| panic!("JSON report ({e}): {}\n{}", o.stdout, o.stderr));
+    (o.code, json)
+}
+
+/// `name: verdict` per obligation (no times: they vary).
+fn table(json: &serde_json::Value) -> String {
+    json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: {}\n",
+                r["obligation"].as_str().unwrap_or("?"),
+                r["verdict"].as_str().unwrap_or("?")
+            )
+        })
+        .collect()
+}
+
+fn verdict<'a>(json: &'a serde_json::Value, obligation: &str) -> &'a serde_json::Value {
+    json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["obligation"] == obligation)
+        .unwrap_or_else(|| panic!("no obligation {obligation} in {json}"))
+}
+
+const INVARIANTS: &str = "examples/consensus/global1_invariants.ioa";
+const FIG3: &str = "examples/consensus/global1_to_cons.ioa";
+const NAIVE: &str = "examples/consensus/global1_to_cons_naive.ioa";
+const WRONG: &str = "examples/consensus/global1_wrong_invariant.ioa";
+
+#[test]
+fn every_invariant_of_global1_and_cons_is_proved() {
+    let (code, json) = prove_json(&[INVARIANTS]);
+    assert_eq!(code, 0, "{}", table(&json));
+    assert_eq!(json["obligations"], 105);
+    assert_eq!(json["proved"], 105);
+    insta::assert_snapshot!(table(&json));
+    // Inv3 is proved assuming exactly what its `using` clause names (and itself).
+    assert_eq!(
+        verdict(&json, "Inv3 step abstain")["assumed"],
+        serde_json::json!(["Inv3", "Inv1", "Inv6", "QuorumsIntersect", "DeadAbstained"])
+    );
+}
+
+#[test]
+fn the_forward_simulation_of_fig3_is_proved_case_by_case() {
+    let (code, json) = prove_json(&[FIG3, "--simulation", "Global1_to_Cons"]);
+    assert_eq!(code, 0, "{}", table(&json));
+    insta::assert_snapshot!(table(&json));
+}
+
+#[test]
+fn the_naive_block_fails_on_internal_decide_with_a_counterexample() {
+    let (code, json) = prove_json(&[NAIVE, "--simulation", "Global1_to_Cons"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(table(&json));
+    let r = verdict(&json, "Global1_to_Cons step internalDecide");
+    assert_eq!(r["verdict"], "failed");
+    let failed = r["failed_goals"].to_string();
+    assert!(
+        failed.contains("the relation holds after the step"),
+        "{failed}"
+    );
+    let cex = r["counterexample"].to_string();
+    for part in [
+        "Pre",
+        "Action",
+        "SpecPre",
+        "Global1.succeeded",
+        "Cons.chosen",
+    ] {
+        assert!(cex.contains(part), "{part} missing from {cex}");
+    }
+}
+
+#[test]
+fn dropping_inv2_makes_internal_decide_fail() {
+    let (code, json) = prove_json(&[
+        FIG3,
+        "--simulation",
+        "Global1_to_Cons",
+        "--assume",
+        "Inv1,Inv3,Inv4,QuorumsIntersect,DeadAbstained",
+    ]);
+    assert_eq!(code, 1);
+    let failed: Vec<&str> = json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] != "proved")
+        .map(|r| r["obligation"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        failed,
+        ["Global1_to_Cons step internalDecide case 4 (branch 4 of 4)"]
+    );
+    let r = verdict(&json, failed[0]);
+    assert_eq!(r["verdict"], "failed", "{r}");
+    // Without Inv2 the value fired may not have been proposed.
+    assert!(
+        r["failed_goals"]
+            .to_string()
+            .contains("internal chooseVal is enabled where it is fired"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_wrong_invariant_fails_with_a_counterexample_to_induction() {
+    let o = ioa(&[
+        "prove",
+        WRONG,
+        "--invariant",
+        "AtMostOneSucceeded",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o
+        .stdout
+        .contains("AtMostOneSucceeded step internalDecide failed (internal internalDecide)"));
+    assert!(o
+        .stdout
+        .contains("false: AtMostOneSucceeded holds after the step"));
+    let cex = o
+        .stdout
+        .split("failed (internal internalDecide)")
+        .nth(1)
+        .unwrap();
+    for part in [
+        "pre-state:",
+        "succeeded = {",
+        "action:",
+        "b = [",
+        "post-state (changed):",
+    ] {
+        assert!(cex.contains(part), "{part} missing:\n{}", o.stdout);
+    }
+}
+
+#[test]
+fn a_tiny_time_limit_never_proves() {
+    let (code, json) = prove_json(&[INVARIANTS, "--invariant", "Inv3", "--timeout", "0.001"]);
+    assert_eq!(code, 1, "{}", table(&json));
+    let r = verdict(&json, "Inv3 step abstain");
+    assert!(
+        r["verdict"] == "timeout" || r["verdict"] == "unknown",
+        "{r}"
+    );
+}
+
+#[test]
+fn unknown_names_are_reported() {
+    let o = ioa(&["prove", INVARIANTS, "--invariant", "Inv7"]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("no invariant named `Inv7`"),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("Inv6"), "{}", o.stderr);
+    let o = ioa(&["prove", INVARIANTS, "--assume", "Nope", "--color", "never"]);
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("E0603"), "{}", o.stderr);
+}
+
+/// What the `z3` binary says about a file: `unsat`, `sat`, or something else. Like `ioa prove`,
+/// it tries the plain check, then E-matching only, then small universes (sat only).
+fn z3_verdict(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).expect("exported file");
+    let run = |args: &[&str], input: &Path| -> String {
+        let out = Command::new("z3")
+            .args(args)
+            .arg(input)
+            .output()
+            .expect("z3 runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let first = run(&["-T:20"], file);
+    if first == "unsat" || first == "sat" {
+        return first;
+    }
+    if run(&["-T:10", "smt.mbqi=false"], file) == "unsat" {
+        return "unsat".into();
+    }
+    let body = text.trim_end().trim_end_matches("(check-sat)");
+    for k in [2, 3] {
+        let bounded = prover_export::solve::bounded_script(body, k) + "(check-sat)\n";
+        let path = file.with_extension(format!("bounded{k}.smt2"));
+        std::fs::write(&path, bounded).expect("temp file");
+        if run(&["-T:10"], &path) == "sat" {
+            return "sat".into();
+        }
+    }
+    first
+}
+
+#[test]
+fn the_z3_binary_agrees_on_every_exported_file() {
+    if Command::new("z3").arg("--version").output().is_err() {
+        eprintln!(
+            "SKIPPED: the `z3` binary is not installed (Debian package `z3`); CI installs it"
+        );
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ioa-export-smt-{}", std::process::id()));
+    // Fig. 3's file has every obligation of the example (its invariants, Cons's, the
+    // simulation); the naive file adds its simulation.
+    for (model, sim, only) in [
+        (FIG3, "fig3", &[][..]),
+        (NAIVE, "naive", &["--simulation", "Global1_to_Cons"][..]),
+    ] {
+        let out_dir = dir.join(sim);
+        let dir_text = out_dir.to_string_lossy().to_string();
+        let mut args = vec!["export", "smt", &dir_text, model];
+        args.extend_from_slice(only);
+        let o = ioa(&args);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let mut args = vec![model];
+        args.extend_from_slice(only);
+        let (_, json) = prove_json(&args);
+        let results = json["results"].as_array().unwrap();
+        let files = std::fs::read_dir(&out_dir).unwrap().count();
+        assert_eq!(files, results.len(), "one file per obligation");
+        for r in results {
+            let name = r["obligation"].as_str().unwrap();
+            let file: String = name
+                .chars()
+                .map(|c| match c {
+                    'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' => c,
+                    ' ' => '.',
+                    _ => '_',
+                })
+                .collect();
+            let path = out_dir.join(format!("{file}.smt2"));
+            let expected = match r["verdict"].as_str().unwrap() {
+                "proved" => "unsat",
+                "failed" => "sat",
+                other => panic!("{name}: ioa prove said {other}"),
+            };
+            assert_eq!(z3_verdict(&path), expected, "{name} ({})", path.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
