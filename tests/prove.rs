@@ -65,7 +65,7 @@ fn verdict<'a>(json: &'a serde_json::Value, obligation: &str) -> &'a serde_json:
 }
 
 const INVARIANTS: &str = "examples/consensus/global1_invariants.ioa";
-const FIG3: &str = "examples/consensus/global1_to_cons.ioa";
+const FIG3: &str = "examples/consensus/global1_to_cons_proof.ioa";
 const NAIVE: &str = "examples/consensus/global1_to_cons_naive.ioa";
 const WRONG: &str = "examples/consensus/global1_wrong_invariant.ioa";
 
