@@ -31,6 +31,8 @@ fn verify(args: &[&str]) -> Output {
 
 #[test]
 fn global1_to_cons_needs_no_hand_written_invariants() {
+    let isabelle = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-isabelle");
+    let _ = std::fs::remove_dir_all(&isabelle);
     let o = verify(&[
         "examples/consensus/global1_to_cons.ioa",
         "--runs",
@@ -38,6 +40,8 @@ fn global1_to_cons_needs_no_hand_written_invariants() {
         "--steps",
         "150",
         "--no-explore",
+        "--export-isabelle",
+        isabelle.to_str().expect("UTF-8"),
         "--format",
         "json",
     ]);
@@ -76,6 +80,10 @@ fn global1_to_cons_needs_no_hand_written_invariants() {
             o.stderr
         );
     }
+    // The theories carry the invariants found.
+    let theory = std::fs::read_to_string(isabelle.join("Global1_Invariants.thy"))
+        .expect("Global1_Invariants.thy written");
+    assert!(theory.contains("Cand"), "{theory}");
 }
 
 #[test]

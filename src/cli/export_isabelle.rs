@@ -32,11 +32,22 @@ pub fn run(
         simulation,
         stem,
     };
-    let exported = match export(&spec, &selection) {
+    write_theories(dir, &spec, &result.sources, &selection, color)
+}
+
+/// Exports `spec` and writes the theories and ROOT into `dir` (also used by `ioa verify`).
+pub fn write_theories(
+    dir: &Path,
+    spec: &ioa_lang::ir::Spec,
+    sources: &ioa_lang::source_map::SourceMap,
+    selection: &Selection,
+    color: ColorChoice,
+) -> ExitCode {
+    let exported = match export(spec, selection) {
         Ok(e) => e,
         Err(errors) => {
             let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-            print_diagnostics(&diags, &result.sources, Format::Text, color);
+            print_diagnostics(&diags, sources, Format::Text, color);
             print_stderr(&format!(
                 "nothing written: {} error(s) stopped the Isabelle export\n",
                 diags.len()
@@ -49,7 +60,7 @@ pub fn run(
         .iter()
         .map(|e| e.to_diagnostic())
         .collect();
-    print_diagnostics(&warnings, &result.sources, Format::Text, color);
+    print_diagnostics(&warnings, sources, Format::Text, color);
     if let Err(e) = std::fs::create_dir_all(dir) {
         return write_error(dir, &e, color);
     }

@@ -318,12 +318,19 @@ enum Command {
         /// A universe file (default: MODEL.universe or default.universe beside the model).
         #[arg(long)]
         universe_file: Option<PathBuf>,
-        /// Seconds Z3 may spend on one query.
+        /// Seconds Z3 may spend on one query of the fixpoint.
         #[arg(long, default_value_t = 10.0)]
         timeout: f64,
+        /// Seconds Z3 may spend on one obligation of the final proof.
+        #[arg(long, default_value_t = 30.0)]
+        proof_timeout: f64,
         /// Write the invariants used to this IOA file (default: print them on stdout).
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Also write Isabelle/HOL theories of the model with the invariants found (see
+        /// `ioa export isabelle`).
+        #[arg(long, value_name = "DIR")]
+        export_isabelle: Option<PathBuf>,
         /// Use only the templates from the program text, not the detector.
         #[arg(long)]
         no_detector: bool,
@@ -629,7 +636,9 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             timeout,
+            proof_timeout,
             output,
+            export_isabelle,
             no_detector,
             explore_universe,
             explore_time,
@@ -647,7 +656,9 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             timeout,
+            proof_timeout,
             output,
+            export_isabelle,
             no_detector,
             explore_universe,
             explore_time,

@@ -33,7 +33,9 @@ pub struct VerifyArgs {
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
     pub timeout: f64,
+    pub proof_timeout: f64,
     pub output: Option<PathBuf>,
+    pub export_isabelle: Option<PathBuf>,
     pub no_detector: bool,
     pub explore_universe: Option<PathBuf>,
     pub explore_time: f64,
@@ -97,7 +99,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     ));
 
     // 2. Candidates: templates from the program text, and the detector's findings.
-    let loaded = ioa_lang::loader::load(&[args.file.clone()], &super::fs::OsFileSystem);
+    let loaded = ioa_lang::loader::load(std::slice::from_ref(&args.file), &super::fs::OsFileSystem);
     let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
     let templates = ::verify::templates::from_program(&files, &a_name);
     let mut texts: Vec<(String, String)> = templates
@@ -318,8 +320,9 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let mut proved = 0;
     let mut failures = Vec::new();
     let mut table = Vec::new();
+    let proof_timeout = Duration::from_secs_f64(args.proof_timeout.max(0.001));
     for ob in &obligations {
-        let outcome = solve::check(&cm.spec, ob, timeout);
+        let outcome = solve::check(&cm.spec, ob, proof_timeout);
         let word = outcome.verdict.word();
         table.push(serde_json::json!({
             "obligation": ob.name(),
@@ -376,6 +379,35 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             return usage(format!("cannot write `{}`: {e}", path.display()));
         }
         say(format!("invariants used: written to {}", path.display()));
+    }
+    if let Some(dir) = &args.export_isabelle {
+        // The model with the survivors as its only candidate invariants.
+        let mut spec = cm.spec.clone();
+        let candidate_names: Vec<&String> = names.iter().collect();
+        spec.invariants.retain(|i| {
+            !candidate_names.contains(&&i.name)
+                || fp
+                    .survivors
+                    .iter()
+                    .any(|k| cm.spec.invariants[*k].name == i.name)
+        });
+        let selection = prover_export::isabelle::Selection {
+            automaton: None,
+            simulation: match target {
+                Target::Simulation(s) => Some(m.spec.simulations[s].name.clone()),
+                Target::Invariant(_) => None,
+            },
+            stem: args
+                .file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "model".into()),
+        };
+        let code =
+            super::export_isabelle::write_theories(dir, &spec, &cm.sources, &selection, args.color);
+        if code != ExitCode::SUCCESS {
+            return code;
+        }
     }
     let ok = failures.is_empty();
     if args.format == Format::Json {
@@ -483,7 +515,7 @@ fn candidate_model(
                     .iter()
                     .flat_map(|d| d.labels.iter())
                     .filter(|l| sources.name(l.span.file).ends_with("candidates.ioa"))
-                    .map(|l| sources.line_col(l.span.file, l.span.start).line as usize)
+                    .map(|l| sources.line_col(l.span.file, l.span.start).line)
                     .filter(|line| *line >= 2)
                     .map(|line| line - 2)
                     .collect();
