@@ -321,7 +321,8 @@ enum Command {
         /// Seconds Z3 may spend on one query of the fixpoint.
         #[arg(long, default_value_t = 10.0)]
         timeout: f64,
-        /// Seconds Z3 may spend on one obligation of the final proof.
+        /// Seconds Z3 may spend on one obligation checked on its own (the final proof, and
+        /// candidates the fixpoint's shared solvers gave up on).
         #[arg(long, default_value_t = 30.0)]
         proof_timeout: f64,
         /// Write the invariants used to this IOA file (default: print them on stdout).

@@ -250,7 +250,8 @@ pub fn run(args: VerifyArgs) -> ExitCode {
 
     // 5. The Houdini fixpoint.
     let fp_started = Instant::now();
-    let fp = match houdini(&cm.spec, a, &held, timeout) {
+    let proof_timeout = Duration::from_secs_f64(args.proof_timeout.max(0.001));
+    let fp = match houdini(&cm.spec, a, &held, timeout, proof_timeout) {
         Ok(f) => f,
         Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
     };
@@ -320,7 +321,6 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let mut proved = 0;
     let mut failures = Vec::new();
     let mut table = Vec::new();
-    let proof_timeout = Duration::from_secs_f64(args.proof_timeout.max(0.001));
     for ob in &obligations {
         let outcome = solve::check(&cm.spec, ob, proof_timeout);
         let word = outcome.verdict.word();

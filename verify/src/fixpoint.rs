@@ -44,12 +44,15 @@ pub struct Fixpoint {
     pub queries: usize,
 }
 
-/// Runs the fixpoint over the invariants `candidates` of automaton `a`.
+/// Runs the fixpoint over the invariants `candidates` of automaton `a`: `timeout` bounds each
+/// query of the shared solvers, `check_timeout` each obligation checked on its own (the
+/// prover's portfolio, which splits its time among strategies).
 pub fn houdini(
     spec: &Spec,
     a: AutomatonId,
     candidates: &[usize],
     timeout: Duration,
+    check_timeout: Duration,
 ) -> Result<Fixpoint, EncodeError> {
     let mut dropped = Vec::new();
     let mut alive = Vec::new();
@@ -91,7 +94,7 @@ pub fn houdini(
                             .collect();
                         let obligations =
                             invariant::obligations(spec, alive[c], &Assumptions::Named(names))?;
-                        let verdict_alone = solve::check(spec, &obligations[t + 1], timeout);
+                        let verdict_alone = solve::check(spec, &obligations[t + 1], check_timeout);
                         match verdict_alone.verdict {
                             Verdict::Proved => {}
                             Verdict::Failed(_) => {
@@ -151,7 +154,10 @@ pub fn houdini(
             let mut all = true;
             for ob in &obligations[1..] {
                 queries += 1;
-                if !matches!(solve::check(spec, ob, timeout).verdict, Verdict::Proved) {
+                if !matches!(
+                    solve::check(spec, ob, check_timeout).verdict,
+                    Verdict::Proved
+                ) {
                     all = false;
                     break;
                 }
