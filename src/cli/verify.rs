@@ -271,6 +271,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 round,
                 transition,
                 counterexample,
+                ..
             } => format!(
                 "round {round}: not preserved by {transition}{}",
                 if *counterexample { "" } else { " (Z3 gave up)" }
@@ -282,6 +283,14 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             .map(|p| texts[p].0.as_str())
             .unwrap_or("");
         say(format!("  dropped {} ({reason}): {text}", inv.name));
+        if let Dropped::Step {
+            shown: Some(cex), ..
+        } = why
+        {
+            for line in cex.lines() {
+                say(format!("      {line}"));
+            }
+        }
     }
 
     // 6. The proof of the target assuming the survivors.

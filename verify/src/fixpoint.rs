@@ -28,6 +28,8 @@ pub enum Dropped {
         transition: String,
         /// Whether Z3 found a counterexample (`false`: it gave up or timed out).
         counterexample: bool,
+        /// The counterexample to induction, as IOA values, when Z3 gave one.
+        shown: Option<String>,
     },
 }
 
@@ -111,14 +113,34 @@ pub fn houdini(
             }
             match verdict {
                 None => keep.push(c),
-                Some((t, counterexample)) => lost.push((
-                    c,
-                    Dropped::Step {
-                        round: rounds,
-                        transition: invariant::transition_label(spec, a, t),
-                        counterexample,
-                    },
-                )),
+                Some((t, counterexample)) => {
+                    // Show the counterexample to induction: the obligation on its own, under
+                    // the same assumptions, gives it as IOA values.
+                    let shown = if counterexample {
+                        let names: Vec<String> = live
+                            .iter()
+                            .map(|&l| spec.invariants[alive[l]].name.clone())
+                            .collect();
+                        let obligations =
+                            invariant::obligations(spec, alive[c], &Assumptions::Named(names))?;
+                        queries += 1;
+                        match solve::check(spec, &obligations[t + 1], check_timeout).verdict {
+                            Verdict::Failed(cex) => Some(cex.render()),
+                            _ => None,
+                        }
+                    } else {
+                        None
+                    };
+                    lost.push((
+                        c,
+                        Dropped::Step {
+                            round: rounds,
+                            transition: invariant::transition_label(spec, a, t),
+                            counterexample,
+                            shown,
+                        },
+                    ))
+                }
             }
         }
         let done = lost.is_empty();
