@@ -530,36 +530,32 @@ fn rebuild(
 }
 
 /// Writes the counterexample as ITF JSON with the metadata `ioa replay` needs (the same fields
-/// `ioa run --trace` writes).
+/// `ioa run --trace` writes), and how it was found.
 fn write_trace(
     args: &ExploreArgs,
     m: &Model,
     machine: &Machine,
     report: &RunReport,
-    path: &PathBuf,
+    path: &std::path::Path,
 ) -> std::io::Result<()> {
-    let mut meta = serde_json::json!({});
-    meta["format"] = "ITF".into();
-    meta["format-description"] = "https://apalache-mc.org/docs/adr/015adr-trace.html".into();
-    // An absolute path, so the trace replays from any folder.
-    let source = std::fs::canonicalize(&args.file).unwrap_or_else(|_| args.file.clone());
-    meta["source"] = source.display().to_string().into();
-    meta["automaton"] = machine.spec.automata[machine.root.0 as usize]
-        .name
-        .clone()
-        .into();
-    meta["params"] = args.params.clone().into();
-    meta["universe"] = m.universe_text.clone().into();
-    meta["choices"] = serde_json::to_value(&report.choices).unwrap_or_default();
-    meta["explore"] = serde_json::json!({
-        "symmetric": args.symmetric,
-        "invariants": args.invariants,
-        "shortest": true,
-    });
-    let file = std::fs::File::create(path)?;
-    let mut w = std::io::BufWriter::new(file);
-    report.trace.write_itf(machine, &meta, &mut w)?;
-    std::io::Write::flush(&mut w)
+    super::itf::write_trace(
+        path,
+        machine,
+        &report.trace,
+        super::itf::TraceMeta {
+            model: &args.file,
+            params: &args.params,
+            universe: &m.universe_text,
+            choices: &report.choices,
+            extra: serde_json::json!({
+                "explore": {
+                    "symmetric": args.symmetric,
+                    "invariants": args.invariants,
+                    "shortest": true,
+                }
+            }),
+        },
+    )
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ pub fn run(args: TraceArgs) -> ExitCode {
     let mut itf = match args
         .itf
         .as_deref()
-        .map(|d| ItfFiles::create(d, &args.file, &m, &machine, &args.runs.params))
+        .map(|d| ItfFiles::create(d, &args.file, &m, &args.runs.params))
     {
         Some(Ok(d)) => Some(d),
         Some(Err(e)) => return fail(e, 1),

@@ -74,33 +74,22 @@ impl<'m, 's> DaikonFiles<'m, 's> {
 /// One ITF JSON trace per run in a directory, each replayable with `ioa replay`.
 pub struct ItfFiles {
     dir: PathBuf,
-    meta: serde_json::Value,
+    model: PathBuf,
+    params: Vec<String>,
+    universe: String,
     /// The files written so far.
     pub written: Vec<String>,
 }
 
 impl ItfFiles {
     /// Creates the directory; `file` and `params` are recorded in every trace for replay.
-    pub fn create(
-        dir: &Path,
-        file: &Path,
-        m: &Model,
-        machine: &Machine,
-        params: &[String],
-    ) -> Result<Self, String> {
+    pub fn create(dir: &Path, file: &Path, m: &Model, params: &[String]) -> Result<Self, String> {
         make_dir(dir)?;
-        let source = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-        let meta = serde_json::json!({
-            "format": "ITF",
-            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
-            "source": source.display().to_string(),
-            "automaton": machine.spec.automata[machine.root.0 as usize].name,
-            "params": params,
-            "universe": m.universe_text,
-        });
         Ok(ItfFiles {
             dir: dir.to_path_buf(),
-            meta,
+            model: file.to_path_buf(),
+            params: params.to_vec(),
+            universe: m.universe_text.clone(),
             written: Vec::new(),
         })
     }
@@ -113,15 +102,19 @@ impl ItfFiles {
         report: &RunReport,
     ) -> Result<(), String> {
         let path = self.dir.join(format!("{}.itf.json", id.file_stem()));
-        let mut meta = self.meta.clone();
-        meta["description"] = id.label().into();
-        meta["choices"] = serde_json::to_value(&report.choices).unwrap_or_default();
-        let mut w = open(&path)?;
-        report
-            .trace
-            .write_itf(machine, &meta, &mut w)
-            .and_then(|_| w.flush())
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        super::itf::write_trace(
+            &path,
+            machine,
+            &report.trace,
+            super::itf::TraceMeta {
+                model: &self.model,
+                params: &self.params,
+                universe: &self.universe,
+                choices: &report.choices,
+                extra: serde_json::json!({ "description": id.label() }),
+            },
+        )
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         self.written.push(path.display().to_string());
         Ok(())
     }
