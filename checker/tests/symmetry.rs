@@ -127,7 +127,7 @@ fn compare(file: &str, universe: &str, automaton: &str, symmetries: &[&[&str]]) 
 
         let capped = Symmetry::new(&machine, &names)
             .expect("symmetric")
-            .with_max_tie_orders(1);
+            .with_max_leaves(1);
         let model = MachineModel::new(&machine, Some(capped)).expect("instances");
         let report = explore(&model, &Options::default(), &mut |_| {});
         assert!(matches!(report.verdict, Verdict::Verified));

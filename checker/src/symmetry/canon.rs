@@ -1,0 +1,258 @@
+//! Canonical labelling of one state: colour refinement, interchangeable elements, and a search
+//! over individualisations (the scheme of graph canonisers such as nauty, on a [`Tree`]).
+//!
+//! Elements of all symmetric types are numbered globally: type `k`'s carrier positions are
+//! `offset[k]..offset[k] + n_k`. A [`Partition`] orders them into *cells*; the initial one has
+//! one cell per type, and cells never cross types. The soundness and exactness argument is in
+//! the documentation of [`super`].
+
+use super::tree::{bit, Tree};
+
+/// Per-state constants a canonicalisation needs, precomputed by [`super::Symmetry`].
+pub(super) struct Tables<'a> {
+    /// The hash of each carrier value, by global position (a leaf's images).
+    pub values: &'a [u128],
+    /// A colour for each cell, by the global position the cell starts at.
+    pub colours: &'a [u128],
+    /// The colour of a marked element of the cell starting at each position.
+    pub marks: &'a [u128],
+    /// The global position each type starts at, and one past the last type's end.
+    pub offsets: &'a [usize],
+    /// The most leaves to visit.
+    pub max_leaves: u64,
+}
+
+/// An ordered partition of the elements.
+#[derive(Clone)]
+struct Partition {
+    /// The elements, cell after cell.
+    order: Vec<u32>,
+    /// For each element, the position in `order` its cell starts at (which names the cell).
+    cell: Vec<u32>,
+}
+
+impl Partition {
+    /// One cell per type.
+    fn initial(offsets: &[usize]) -> Partition {
+        let n = offsets.last().copied().unwrap_or(0);
+        let mut cell = vec![0u32; n];
+        for w in offsets.windows(2) {
+            for c in &mut cell[w[0]..w[1]] {
+                *c = w[0] as u32;
+            }
+        }
+        Partition {
+            order: (0..n as u32).collect(),
+            cell,
+        }
+    }
+
+    /// The end of the cell starting at position `start`.
+    fn end(&self, start: usize) -> usize {
+        let mut j = start + 1;
+        while j < self.order.len() && self.cell[self.order[j] as usize] == start as u32 {
+            j += 1;
+        }
+        j
+    }
+
+    /// Makes element `e` of the cell `start..end` a cell of its own, first of the cell.
+    fn individualise(&mut self, start: usize, end: usize, e: u32) {
+        if let Some(i) = self.order[start..end].iter().position(|&x| x == e) {
+            self.order[start..=start + i].rotate_right(1);
+        }
+        for &x in &self.order[start + 1..end] {
+            self.cell[x as usize] = start as u32 + 1;
+        }
+        self.cell[e as usize] = start as u32;
+    }
+}
+
+/// The outcome of canonicalising one state.
+pub(super) struct Canonical {
+    /// The least leaf hash found: the hash of a permutation of the state.
+    pub fingerprint: u128,
+    /// For each element, its position in the permutation that gives `fingerprint`.
+    pub positions: Vec<u32>,
+    /// Whether the search stopped at the leaf cap (the result is then not exact).
+    pub capped: bool,
+}
+
+/// The work area of one canonicalisation.
+pub(super) struct Canon<'a> {
+    tree: &'a Tree,
+    tables: Tables<'a>,
+    images: Vec<u128>,
+    cache: Vec<u128>,
+    signatures: Vec<u128>,
+    /// For each element, the first element of its class of interchangeable elements.
+    block: Vec<u32>,
+    leaves: u64,
+    capped: bool,
+    best: Option<(u128, Vec<u32>)>,
+}
+
+impl<'a> Canon<'a> {
+    /// Canonicalises the state `tree`.
+    pub(super) fn run(tree: &'a Tree, tables: Tables<'a>) -> Canonical {
+        let n = tables.offsets.last().copied().unwrap_or(0);
+        let mut canon = Canon {
+            tree,
+            tables,
+            images: vec![0; n],
+            cache: Vec::with_capacity(tree.len()),
+            signatures: vec![0; n],
+            block: (0..n as u32).collect(),
+            leaves: 0,
+            capped: false,
+            best: None,
+        };
+        let mut p = Partition::initial(canon.tables.offsets);
+        canon.refine(&mut p);
+        canon.find_blocks(&p);
+        canon.search(p);
+        let (fingerprint, positions) = canon.best.unwrap_or((0, Vec::new()));
+        Canonical {
+            fingerprint,
+            positions,
+            capped: canon.capped,
+        }
+    }
+
+    /// Splits cells until they are stable: elements of one cell stay together only if the
+    /// state, hashed with every element coloured by its cell and one of them marked, hashes the
+    /// same whichever of them is marked.
+    fn refine(&mut self, p: &mut Partition) {
+        let n = p.order.len();
+        loop {
+            for e in 0..n {
+                self.images[e] = self.tables.colours[p.cell[e] as usize];
+            }
+            self.tree.fill(&self.images, &mut self.cache);
+            let mut i = 0;
+            while i < n {
+                let j = p.end(i);
+                if j - i > 1 {
+                    for &e in &p.order[i..j] {
+                        let e = e as usize;
+                        self.images[e] = self.tables.marks[i];
+                        self.signatures[e] = self.tree.rehash(&self.images, bit(e), &self.cache);
+                        self.images[e] = self.tables.colours[i];
+                    }
+                }
+                i = j;
+            }
+            let mut split = false;
+            let mut i = 0;
+            while i < n {
+                let j = p.end(i);
+                if j - i > 1 {
+                    let signatures = &self.signatures;
+                    p.order[i..j].sort_unstable_by_key(|&e| (signatures[e as usize], e));
+                    let mut start = i;
+                    for t in i..j {
+                        let e = p.order[t] as usize;
+                        if t > i && signatures[e] != signatures[p.order[t - 1] as usize] {
+                            start = t;
+                            split = true;
+                        }
+                        p.cell[e] = start as u32;
+                    }
+                }
+                i = j;
+            }
+            if !split {
+                return;
+            }
+        }
+    }
+
+    /// Groups the elements of each cell into classes of interchangeable elements: `x` and `y`
+    /// are interchangeable if swapping them leaves the state unchanged (its hash with carrier
+    /// values as images). Such swaps compose, so this is an equivalence relation and comparing
+    /// each element with one member of each class found so far suffices.
+    fn find_blocks(&mut self, p: &Partition) {
+        let n = p.order.len();
+        self.images.copy_from_slice(&self.tables.values[..n]);
+        let identity = self.tree.fill(&self.images, &mut self.cache);
+        let mut i = 0;
+        let mut firsts: Vec<u32> = Vec::new();
+        while i < n {
+            let j = p.end(i);
+            firsts.clear();
+            for &e in &p.order[i..j] {
+                let found = firsts.iter().copied().find(|&r| {
+                    let (x, y) = (e as usize, r as usize);
+                    self.images.swap(x, y);
+                    let h = self.tree.rehash(&self.images, bit(x) | bit(y), &self.cache);
+                    self.images.swap(x, y);
+                    h == identity
+                });
+                match found {
+                    Some(r) => self.block[e as usize] = r,
+                    None => firsts.push(e),
+                }
+            }
+            i = j;
+        }
+    }
+
+    /// The first cell (in order) that holds elements of two classes, if any.
+    fn target(&self, p: &Partition) -> Option<(usize, usize)> {
+        let mut i = 0;
+        while i < p.order.len() {
+            let j = p.end(i);
+            let first = self.block[p.order[i] as usize];
+            if p.order[i + 1..j]
+                .iter()
+                .any(|&e| self.block[e as usize] != first)
+            {
+                return Some((i, j));
+            }
+            i = j;
+        }
+        None
+    }
+
+    /// Completes the search below a refined partition: a leaf if every cell holds
+    /// interchangeable elements only, else a branch for each class of the target cell.
+    fn search(&mut self, p: Partition) {
+        let Some((i, j)) = self.target(&p) else {
+            self.leaf(&p);
+            return;
+        };
+        let mut tried: Vec<u32> = Vec::new();
+        for t in i..j {
+            let e = p.order[t];
+            let class = self.block[e as usize];
+            if tried.contains(&class) {
+                continue;
+            }
+            if self.leaves >= self.tables.max_leaves {
+                self.capped = true;
+                return;
+            }
+            tried.push(class);
+            let mut q = p.clone();
+            q.individualise(i, j, e);
+            self.refine(&mut q);
+            self.search(q);
+        }
+    }
+
+    /// Hashes the state with each element replaced by the carrier value at its position.
+    fn leaf(&mut self, p: &Partition) {
+        self.leaves += 1;
+        for (pos, &e) in p.order.iter().enumerate() {
+            self.images[e as usize] = self.tables.values[pos];
+        }
+        let h = self.tree.fill(&self.images, &mut self.cache);
+        if self.best.as_ref().is_none_or(|(b, _)| h < *b) {
+            let mut positions = vec![0u32; p.order.len()];
+            for (pos, &e) in p.order.iter().enumerate() {
+                positions[e as usize] = pos as u32;
+            }
+            self.best = Some((h, positions));
+        }
+    }
+}
