@@ -6,7 +6,7 @@
 //! one cell per type, and cells never cross types. The soundness and exactness argument is in
 //! the documentation of [`super`].
 
-use super::tree::{bit, Tree};
+use super::tree::{bit, Cache, Tree};
 
 /// Per-state constants a canonicalisation needs, precomputed by [`super::Symmetry`].
 pub(super) struct Tables<'a> {
@@ -78,15 +78,26 @@ pub(super) struct Canonical {
     pub capped: bool,
 }
 
+/// Buffers reused from state to state (one per worker thread).
+#[derive(Default)]
+pub(super) struct Scratch {
+    images: Vec<u128>,
+    cache: Cache,
+    signatures: Vec<u128>,
+    /// For each element, the first element of its class of interchangeable elements.
+    block: Vec<u32>,
+    /// For each class, the signature computed for it in the current cell, and which cell
+    /// (a counter) that was.
+    block_signature: Vec<u128>,
+    block_stamp: Vec<u64>,
+    stamp: u64,
+}
+
 /// The work area of one canonicalisation.
 pub(super) struct Canon<'a> {
     tree: &'a Tree,
     tables: Tables<'a>,
-    images: Vec<u128>,
-    cache: Vec<u128>,
-    signatures: Vec<u128>,
-    /// For each element, the first element of its class of interchangeable elements.
-    block: Vec<u32>,
+    s: &'a mut Scratch,
     leaves: u64,
     capped: bool,
     best: Option<(u128, Vec<u32>)>,
@@ -94,22 +105,36 @@ pub(super) struct Canon<'a> {
 
 impl<'a> Canon<'a> {
     /// Canonicalises the state `tree`.
-    pub(super) fn run(tree: &'a Tree, tables: Tables<'a>) -> Canonical {
+    pub(super) fn run(tree: &'a Tree, tables: Tables<'a>, s: &'a mut Scratch) -> Canonical {
         let n = tables.offsets.last().copied().unwrap_or(0);
+        s.images.clear();
+        s.images.resize(n, 0);
+        s.signatures.clear();
+        s.signatures.resize(n, 0);
+        s.block.clear();
+        s.block.extend(0..n as u32);
+        s.block_signature.clear();
+        s.block_signature.resize(n, 0);
+        s.block_stamp.clear();
+        s.block_stamp.resize(n, 0);
+        s.stamp = 0;
         let mut canon = Canon {
             tree,
             tables,
-            images: vec![0; n],
-            cache: Vec::with_capacity(tree.len()),
-            signatures: vec![0; n],
-            block: (0..n as u32).collect(),
+            s,
             leaves: 0,
             capped: false,
             best: None,
         };
         let mut p = Partition::initial(canon.tables.offsets);
-        canon.refine(&mut p);
-        canon.find_blocks(&p);
+        // One round tells most elements apart; the classes of interchangeable elements are
+        // then found within the smaller cells, and further rounds skip cells of one class.
+        if canon.refine_round(&mut p) {
+            canon.find_blocks(&p);
+            canon.refine(&mut p);
+        } else {
+            canon.find_blocks(&p);
+        }
         canon.search(p);
         let (fingerprint, positions) = canon.best.unwrap_or((0, Vec::new()));
         Canonical {
@@ -119,52 +144,75 @@ impl<'a> Canon<'a> {
         }
     }
 
-    /// Splits cells until they are stable: elements of one cell stay together only if the
-    /// state, hashed with every element coloured by its cell and one of them marked, hashes the
-    /// same whichever of them is marked.
+    /// Whether the cell `i..j` holds elements of two classes of interchangeable elements.
+    fn mixed(&self, p: &Partition, i: usize, j: usize) -> bool {
+        let first = self.s.block[p.order[i] as usize];
+        p.order[i + 1..j]
+            .iter()
+            .any(|&e| self.s.block[e as usize] != first)
+    }
+
+    /// Splits cells until they are stable.
     fn refine(&mut self, p: &mut Partition) {
+        while self.refine_round(p) {}
+    }
+
+    /// One round of refinement; returns whether a cell split. Each element of a cell that
+    /// holds two classes is given a signature: the state's hash with every element coloured by
+    /// its cell and this one marked (interchangeable elements get the same one, so it is
+    /// computed once per class); the cell splits by signature. A cell of one class cannot
+    /// split (swapping two of its elements maps the state and the colouring to themselves).
+    fn refine_round(&mut self, p: &mut Partition) -> bool {
         let n = p.order.len();
-        loop {
-            for e in 0..n {
-                self.images[e] = self.tables.colours[p.cell[e] as usize];
+        let mut cells: Vec<(usize, usize)> = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let j = p.end(i);
+            if j - i > 1 && self.mixed(p, i, j) {
+                cells.push((i, j));
             }
-            self.tree.fill(&self.images, &mut self.cache);
-            let mut i = 0;
-            while i < n {
-                let j = p.end(i);
-                if j - i > 1 {
-                    for &e in &p.order[i..j] {
-                        let e = e as usize;
-                        self.images[e] = self.tables.marks[i];
-                        self.signatures[e] = self.tree.rehash(&self.images, bit(e), &self.cache);
-                        self.images[e] = self.tables.colours[i];
-                    }
+            i = j;
+        }
+        if cells.is_empty() {
+            return false;
+        }
+        let s = &mut *self.s;
+        for e in 0..n {
+            s.images[e] = self.tables.colours[p.cell[e] as usize];
+        }
+        self.tree.fill(&s.images, &mut s.cache);
+        for &(i, j) in &cells {
+            s.stamp += 1;
+            for &e in &p.order[i..j] {
+                let e = e as usize;
+                let class = s.block[e] as usize;
+                if s.block_stamp[class] == s.stamp {
+                    s.signatures[e] = s.block_signature[class];
+                    continue;
                 }
-                i = j;
-            }
-            let mut split = false;
-            let mut i = 0;
-            while i < n {
-                let j = p.end(i);
-                if j - i > 1 {
-                    let signatures = &self.signatures;
-                    p.order[i..j].sort_unstable_by_key(|&e| (signatures[e as usize], e));
-                    let mut start = i;
-                    for t in i..j {
-                        let e = p.order[t] as usize;
-                        if t > i && signatures[e] != signatures[p.order[t - 1] as usize] {
-                            start = t;
-                            split = true;
-                        }
-                        p.cell[e] = start as u32;
-                    }
-                }
-                i = j;
-            }
-            if !split {
-                return;
+                s.images[e] = self.tables.marks[i];
+                let signature = self.tree.rehash(&s.images, bit(e), &s.cache);
+                s.images[e] = self.tables.colours[i];
+                s.signatures[e] = signature;
+                s.block_signature[class] = signature;
+                s.block_stamp[class] = s.stamp;
             }
         }
+        let mut split = false;
+        for &(i, j) in &cells {
+            let signatures = &s.signatures;
+            p.order[i..j].sort_unstable_by_key(|&e| (signatures[e as usize], e));
+            let mut start = i;
+            for t in i..j {
+                let e = p.order[t] as usize;
+                if t > i && signatures[e] != signatures[p.order[t - 1] as usize] {
+                    start = t;
+                    split = true;
+                }
+                p.cell[e] = start as u32;
+            }
+        }
+        split
     }
 
     /// Groups the elements of each cell into classes of interchangeable elements: `x` and `y`
@@ -173,27 +221,37 @@ impl<'a> Canon<'a> {
     /// each element with one member of each class found so far suffices.
     fn find_blocks(&mut self, p: &Partition) {
         let n = p.order.len();
-        self.images.copy_from_slice(&self.tables.values[..n]);
-        let identity = self.tree.fill(&self.images, &mut self.cache);
+        let mut cells: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
-        let mut firsts: Vec<u32> = Vec::new();
         while i < n {
             let j = p.end(i);
+            if j - i > 1 {
+                cells.push((i, j));
+            }
+            i = j;
+        }
+        if cells.is_empty() {
+            return;
+        }
+        let s = &mut *self.s;
+        s.images.copy_from_slice(&self.tables.values[..n]);
+        let identity = self.tree.fill(&s.images, &mut s.cache);
+        let mut firsts: Vec<u32> = Vec::new();
+        for (i, j) in cells {
             firsts.clear();
             for &e in &p.order[i..j] {
                 let found = firsts.iter().copied().find(|&r| {
                     let (x, y) = (e as usize, r as usize);
-                    self.images.swap(x, y);
-                    let h = self.tree.rehash(&self.images, bit(x) | bit(y), &self.cache);
-                    self.images.swap(x, y);
+                    s.images.swap(x, y);
+                    let h = self.tree.rehash(&s.images, bit(x) | bit(y), &s.cache);
+                    s.images.swap(x, y);
                     h == identity
                 });
                 match found {
-                    Some(r) => self.block[e as usize] = r,
+                    Some(r) => s.block[e as usize] = r,
                     None => firsts.push(e),
                 }
             }
-            i = j;
         }
     }
 
@@ -202,11 +260,7 @@ impl<'a> Canon<'a> {
         let mut i = 0;
         while i < p.order.len() {
             let j = p.end(i);
-            let first = self.block[p.order[i] as usize];
-            if p.order[i + 1..j]
-                .iter()
-                .any(|&e| self.block[e as usize] != first)
-            {
+            if j - i > 1 && self.mixed(p, i, j) {
                 return Some((i, j));
             }
             i = j;
@@ -224,7 +278,7 @@ impl<'a> Canon<'a> {
         let mut tried: Vec<u32> = Vec::new();
         for t in i..j {
             let e = p.order[t];
-            let class = self.block[e as usize];
+            let class = self.s.block[e as usize];
             if tried.contains(&class) {
                 continue;
             }
@@ -243,10 +297,11 @@ impl<'a> Canon<'a> {
     /// Hashes the state with each element replaced by the carrier value at its position.
     fn leaf(&mut self, p: &Partition) {
         self.leaves += 1;
+        let s = &mut *self.s;
         for (pos, &e) in p.order.iter().enumerate() {
-            self.images[e as usize] = self.tables.values[pos];
+            s.images[e as usize] = self.tables.values[pos];
         }
-        let h = self.tree.fill(&self.images, &mut self.cache);
+        let h = self.tree.fill(&s.images, &mut s.cache);
         if self.best.as_ref().is_none_or(|(b, _)| h < *b) {
             let mut positions = vec![0u32; p.order.len()];
             for (pos, &e) in p.order.iter().enumerate() {

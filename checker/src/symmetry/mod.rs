@@ -75,12 +75,13 @@ mod tree;
 pub use error::{Break, SymmetryError};
 
 use crate::fingerprint::{fingerprint, Fingerprint};
-use canon::{Canon, Canonical, Tables};
+use canon::{Canon, Canonical, Scratch, Tables};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ir::{Type, TypeDefKind, TypeId};
 use rustc_hash::FxHashMap;
 use shape::{shape_of, Shape};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tree::{mix, Tree};
 
@@ -113,6 +114,11 @@ pub struct Symmetry {
     max_leaves: u64,
     /// How many canonicalisations stopped at `max_leaves`.
     capped: AtomicU64,
+}
+
+thread_local! {
+    /// Each worker thread's tree and canonicalisation buffers, reused from state to state.
+    static SCRATCH: RefCell<(Tree, Scratch)> = RefCell::new((Tree::default(), Scratch::default()));
 }
 
 /// Seeds of the cell colours and of the marks (any constants unlike each other will do).
@@ -242,24 +248,27 @@ impl Symmetry {
 
     /// Canonicalises a state.
     fn canonical(&self, state: &[Value]) -> Canonical {
-        let mut tree = Tree::default();
-        let open = tree.open();
-        for (v, s) in state.iter().zip(&self.slots) {
-            self.build(s, v, &mut tree);
-        }
-        tree.close(open, 0, true);
-        let tables = Tables {
-            values: &self.values,
-            colours: &self.colours,
-            marks: &self.marks,
-            offsets: &self.offsets,
-            max_leaves: self.max_leaves,
-        };
-        let canonical = Canon::run(&tree, tables);
-        if canonical.capped {
-            self.capped.fetch_add(1, Ordering::Relaxed);
-        }
-        canonical
+        SCRATCH.with(|scratch| {
+            let (tree, scratch) = &mut *scratch.borrow_mut();
+            tree.clear();
+            let open = tree.open();
+            for (v, s) in state.iter().zip(&self.slots) {
+                self.build(s, v, tree);
+            }
+            tree.close(open, 0, true);
+            let tables = Tables {
+                values: &self.values,
+                colours: &self.colours,
+                marks: &self.marks,
+                offsets: &self.offsets,
+                max_leaves: self.max_leaves,
+            };
+            let canonical = Canon::run(tree, tables, scratch);
+            if canonical.capped {
+                self.capped.fetch_add(1, Ordering::Relaxed);
+            }
+            canonical
+        })
     }
 
     /// The fingerprint of the state's orbit under the symmetry (see the module documentation).

@@ -3,7 +3,7 @@
 //! a state in search of symmetric values (permuting it, turning it into a hashing tree) is
 //! guided by these shapes, so that values of other types are never looked at twice.
 
-use super::tree::Tree;
+use super::tree::{mix, Tree};
 use super::Symmetry;
 use crate::fingerprint::fingerprint;
 use imbl::OrdMap;
@@ -168,10 +168,10 @@ impl Symmetry {
     /// as their global element index.
     pub(super) fn build(&self, shape: &Shape, v: &Value, tree: &mut Tree) {
         match (shape, v) {
-            (Shape::Plain, _) => tree.leaf(fingerprint(std::slice::from_ref(v))),
+            (Shape::Plain, _) => tree.leaf(plain(v)),
             (Shape::Element(k), _) => match self.types[*k].position.get(v) {
                 Some(&p) => tree.element(self.offsets[*k] + p),
-                None => tree.leaf(fingerprint(std::slice::from_ref(v))),
+                None => tree.leaf(plain(v)),
             },
             (Shape::Set(s), Value::Set(items)) => {
                 let open = tree.open();
@@ -216,11 +216,11 @@ impl Symmetry {
                 let open = tree.open();
                 match tags.get(*tag as usize) {
                     Some(s) => self.build(s, x, tree),
-                    None => tree.leaf(fingerprint(std::slice::from_ref(x))),
+                    None => tree.leaf(plain(x)),
                 }
                 tree.close(open, 8 + *tag as u64, true);
             }
-            _ => tree.leaf(fingerprint(std::slice::from_ref(v))),
+            _ => tree.leaf(plain(v)),
         }
     }
 
@@ -240,5 +240,17 @@ impl Symmetry {
             tree.close(pair, 3, true);
         }
         tree.close(open, 9, false);
+    }
+}
+
+/// The hash of a value that holds no symmetric value: small scalars directly (they are most of
+/// a state's leaves), anything else by its fingerprint.
+fn plain(v: &Value) -> u128 {
+    match v {
+        Value::Int(i) => mix(1, *i as u64 as u128),
+        Value::Bool(b) => mix(2, *b as u128),
+        Value::Nil => mix(3, 0),
+        Value::Enum(t, p) => mix(4, ((t.0 as u128) << 32) | *p as u128),
+        _ => mix(5, fingerprint(std::slice::from_ref(v))),
     }
 }

@@ -15,8 +15,6 @@
 //!
 //! Nodes are stored in post-order (children before their parent), the root last.
 
-use xxhash_rust::xxh3::xxh3_128_with_seed;
-
 /// What a node is.
 #[derive(Clone, Copy)]
 enum Kind {
@@ -48,12 +46,19 @@ pub(super) fn bit(e: usize) -> u128 {
     }
 }
 
-/// Combines two hashes (order matters).
+/// Combines two hashes (order matters): `mix(a, b)` is a bijection in `b` for a fixed `a`
+/// and in `a` for a fixed `b` (each step below is invertible), and mixes every input bit into
+/// every output bit (multiply, then fold the high half into the low one, twice).
 pub(super) fn mix(a: u128, b: u128) -> u128 {
-    let mut bytes = [0u8; 32];
-    bytes[..16].copy_from_slice(&a.to_le_bytes());
-    bytes[16..].copy_from_slice(&b.to_le_bytes());
-    xxh3_128_with_seed(&bytes, crate::fingerprint::SEED)
+    const K: u128 = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834;
+    const M0: u128 = 0x2d35_8dcc_aa6c_78a5_8bb8_4b93_962e_acc9 | 1;
+    const M1: u128 = 0x4f1b_bcdc_bfa5_3e0b_d6e8_feb8_6659_fd93 | 1;
+    let mut x = (a ^ K).wrapping_mul(M0) ^ b;
+    x ^= x >> 64;
+    x = x.wrapping_mul(M1);
+    x ^= x >> 64;
+    x = x.wrapping_mul(M0);
+    x ^ (x >> 64)
 }
 
 /// A state as a tree of hashes (see the module documentation).
@@ -113,66 +118,96 @@ impl Tree {
         self.nodes.push(node);
     }
 
-    /// The number of nodes.
-    pub(super) fn len(&self) -> usize {
-        self.nodes.len()
+    /// Forgets every node, keeping the memory.
+    pub(super) fn clear(&mut self) {
+        self.nodes.clear();
+        self.kids.clear();
+        self.pending.clear();
     }
 
-    /// Hashes every node with element `e` replaced by `images[e]`, into `cache` (one entry per
-    /// node); returns the root's hash.
-    pub(super) fn fill(&self, images: &[u128], cache: &mut Vec<u128>) -> u128 {
-        cache.clear();
+    /// Hashes every node with element `e` replaced by `images[e]`, into `cache`; returns the
+    /// root's hash.
+    pub(super) fn fill(&self, images: &[u128], cache: &mut Cache) -> u128 {
+        cache.hash.clear();
+        cache.sum.clear();
+        cache.part.clear();
+        cache.part.resize(self.nodes.len(), 0);
         for node in &self.nodes {
-            let h = match node.kind {
-                Kind::Leaf(h) => h,
-                Kind::Element(e) => images[e as usize],
-                Kind::List { seed, start, len } => {
+            let (h, sum) = match node.kind {
+                Kind::Leaf(h) => (h, 0),
+                Kind::Element(e) => (images[e as usize], 0),
+                Kind::List { seed, start, len } | Kind::Bag { seed, start, len } => {
+                    let ordered = matches!(node.kind, Kind::List { .. });
                     let kids = &self.kids[start as usize..(start + len) as usize];
-                    kids.iter().fold(seed, |h, &c| mix(h, cache[c as usize]))
-                }
-                Kind::Bag { seed, start, len } => {
-                    let kids = &self.kids[start as usize..(start + len) as usize];
-                    let sum = kids
-                        .iter()
-                        .fold(0u128, |s, &c| s.wrapping_add(cache[c as usize]));
-                    mix(seed, sum)
+                    let mut sum = 0u128;
+                    for (i, &c) in kids.iter().enumerate() {
+                        let part = part(ordered, i, cache.hash[c as usize]);
+                        cache.part[c as usize] = part;
+                        sum = sum.wrapping_add(part);
+                    }
+                    (mix(seed, sum), sum)
                 }
             };
-            cache.push(h);
+            cache.hash.push(h);
+            cache.sum.push(sum);
         }
-        cache.last().copied().unwrap_or(0)
+        cache.hash.last().copied().unwrap_or(0)
     }
 
     /// The root's hash with `images`, given `cache` filled by [`Tree::fill`] with images that
-    /// differ from `images` only at the elements in `changed`.
-    pub(super) fn rehash(&self, images: &[u128], changed: u128, cache: &[u128]) -> u128 {
+    /// differ from `images` only at the elements in `changed`. Only the nodes above a changed
+    /// element are hashed again.
+    pub(super) fn rehash(&self, images: &[u128], changed: u128, cache: &Cache) -> u128 {
         match self.nodes.len() {
             0 => 0,
             n => self.rehash_node(n - 1, images, changed, cache),
         }
     }
 
-    fn rehash_node(&self, n: usize, images: &[u128], changed: u128, cache: &[u128]) -> u128 {
+    fn rehash_node(&self, n: usize, images: &[u128], changed: u128, cache: &Cache) -> u128 {
         let node = &self.nodes[n];
         if node.mask & changed == 0 {
-            return cache[n];
+            return cache.hash[n];
         }
         match node.kind {
             Kind::Leaf(h) => h,
             Kind::Element(e) => images[e as usize],
-            Kind::List { seed, start, len } => {
+            Kind::List { seed, start, len } | Kind::Bag { seed, start, len } => {
+                let ordered = matches!(node.kind, Kind::List { .. });
                 let kids = &self.kids[start as usize..(start + len) as usize];
-                kids.iter().fold(seed, |h, &c| {
-                    mix(h, self.rehash_node(c as usize, images, changed, cache))
-                })
-            }
-            Kind::Bag { seed, start, len } => {
-                let kids = &self.kids[start as usize..(start + len) as usize];
-                let sum = kids.iter().fold(0u128, |s, &c| {
-                    s.wrapping_add(self.rehash_node(c as usize, images, changed, cache))
-                });
+                let mut sum = cache.sum[n];
+                for (i, &c) in kids.iter().enumerate() {
+                    let c = c as usize;
+                    if self.nodes[c].mask & changed != 0 {
+                        let h = self.rehash_node(c, images, changed, cache);
+                        sum = sum
+                            .wrapping_sub(cache.part[c])
+                            .wrapping_add(part(ordered, i, h));
+                    }
+                }
                 mix(seed, sum)
             }
         }
     }
+}
+
+/// What part `i` with hash `h` adds to its list's (`ordered`) or bag's sum: a bag adds its
+/// parts' hashes, a list tags each with its position.
+fn part(ordered: bool, i: usize, h: u128) -> u128 {
+    if ordered {
+        mix(i as u128, h)
+    } else {
+        h
+    }
+}
+
+/// The hashes [`Tree::fill`] computes, kept for [`Tree::rehash`].
+#[derive(Default)]
+pub(super) struct Cache {
+    /// Each node's hash.
+    hash: Vec<u128>,
+    /// Each list or bag's sum of parts.
+    sum: Vec<u128>,
+    /// What each node adds to its parent's sum.
+    part: Vec<u128>,
 }
