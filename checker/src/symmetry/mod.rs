@@ -68,6 +68,7 @@
 
 mod canon;
 mod error;
+mod memo;
 mod model_check;
 mod shape;
 mod tree;
@@ -76,6 +77,7 @@ pub use error::{Break, SymmetryError};
 
 use crate::fingerprint::{fingerprint, Fingerprint};
 use canon::{Canon, Canonical, Scratch, Tables};
+use memo::Memo;
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ir::{Type, TypeDefKind, TypeId};
@@ -114,6 +116,8 @@ pub struct Symmetry {
     max_leaves: u64,
     /// How many canonicalisations stopped at `max_leaves`.
     capped: AtomicU64,
+    /// Canonical fingerprints of recently seen concrete states.
+    memo: Memo,
 }
 
 thread_local! {
@@ -203,6 +207,7 @@ impl Symmetry {
             marks,
             max_leaves: MAX_LEAVES,
             capped: AtomicU64::new(0),
+            memo: Memo::new(),
         };
         symmetry.check_model(machine, &mut errors);
         if errors.is_empty() {
@@ -273,7 +278,13 @@ impl Symmetry {
 
     /// The fingerprint of the state's orbit under the symmetry (see the module documentation).
     pub fn canonical_fingerprint(&self, state: &[Value]) -> Fingerprint {
-        self.canonical(state).fingerprint
+        let key = fingerprint(state);
+        if let Some(canonical) = self.memo.get(key) {
+            return canonical;
+        }
+        let canonical = self.canonical(state).fingerprint;
+        self.memo.put(key, canonical);
+        canonical
     }
 
     /// The permutation that takes the state to its orbit's representative, in the form

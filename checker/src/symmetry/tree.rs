@@ -192,12 +192,14 @@ impl Tree {
 }
 
 /// What part `i` with hash `h` adds to its list's (`ordered`) or bag's sum: a bag adds its
-/// parts' hashes, a list tags each with its position.
+/// parts' hashes; a list rotates each of its first 128 parts by a different amount (37 is odd,
+/// so `37 i mod 128` differs for each) and mixes the others with their position, so parts do
+/// not commute. Both are bijections in `h`, and the list's hash mixes the sum.
 fn part(ordered: bool, i: usize, h: u128) -> u128 {
-    if ordered {
-        mix(i as u128, h)
-    } else {
-        h
+    match (ordered, i) {
+        (false, _) => h,
+        (true, 0..128) => h.rotate_left((i as u32 * 37) % 128),
+        (true, _) => mix(i as u128, h),
     }
 }
 
