@@ -129,13 +129,19 @@ impl<'a> Canon<'a> {
         let mut p = Partition::initial(canon.tables.offsets);
         // One round tells most elements apart; the classes of interchangeable elements are
         // then found within the smaller cells, and further rounds skip cells of one class.
-        if canon.refine_round(&mut p) {
-            canon.find_blocks(&p);
-            canon.refine(&mut p);
-        } else {
-            canon.find_blocks(&p);
+        let split = canon.refine_round(&mut p);
+        let provisional = canon.find_blocks(&p);
+        match (provisional, canon.target(&p)) {
+            // Every cell holds interchangeable elements only: the hash find_blocks computed
+            // is the leaf's (cells need no further refinement, and orders inside them agree).
+            (Some(h), None) => canon.record(h, &p),
+            _ => {
+                if split {
+                    canon.refine(&mut p);
+                }
+                canon.search(p);
+            }
         }
-        canon.search(p);
         let (fingerprint, positions) = canon.best.unwrap_or((0, Vec::new()));
         Canonical {
             fingerprint,
@@ -216,10 +222,13 @@ impl<'a> Canon<'a> {
     }
 
     /// Groups the elements of each cell into classes of interchangeable elements: `x` and `y`
-    /// are interchangeable if swapping them leaves the state unchanged (its hash with carrier
-    /// values as images). Such swaps compose, so this is an equivalence relation and comparing
-    /// each element with one member of each class found so far suffices.
-    fn find_blocks(&mut self, p: &Partition) {
+    /// are interchangeable if swapping them leaves the state unchanged. Such swaps compose, so
+    /// this is an equivalence relation and comparing each element with one member of each
+    /// class found so far suffices. The state is hashed with each element imaged by the
+    /// carrier value at its position in `p` (any one-to-one images would do), so the hash it
+    /// returns (none if every cell is a singleton, when there is nothing to compare) is the
+    /// leaf hash of `p` if `p` is a leaf.
+    fn find_blocks(&mut self, p: &Partition) -> Option<u128> {
         let n = p.order.len();
         let mut cells: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
@@ -231,10 +240,12 @@ impl<'a> Canon<'a> {
             i = j;
         }
         if cells.is_empty() {
-            return;
+            return None;
         }
         let s = &mut *self.s;
-        s.images.copy_from_slice(&self.tables.values[..n]);
+        for (pos, &e) in p.order.iter().enumerate() {
+            s.images[e as usize] = self.tables.values[pos];
+        }
         let identity = self.tree.fill(&s.images, &mut s.cache);
         let mut firsts: Vec<u32> = Vec::new();
         for (i, j) in cells {
@@ -253,6 +264,7 @@ impl<'a> Canon<'a> {
                 }
             }
         }
+        Some(identity)
     }
 
     /// The first cell (in order) that holds elements of two classes, if any.
@@ -296,12 +308,17 @@ impl<'a> Canon<'a> {
 
     /// Hashes the state with each element replaced by the carrier value at its position.
     fn leaf(&mut self, p: &Partition) {
-        self.leaves += 1;
         let s = &mut *self.s;
         for (pos, &e) in p.order.iter().enumerate() {
             s.images[e as usize] = self.tables.values[pos];
         }
         let h = self.tree.fill(&s.images, &mut s.cache);
+        self.record(h, p);
+    }
+
+    /// Counts a leaf of hash `h`, keeping it if it is the least so far.
+    fn record(&mut self, h: u128, p: &Partition) {
+        self.leaves += 1;
         if self.best.as_ref().is_none_or(|(b, _)| h < *b) {
             let mut positions = vec![0u32; p.order.len()];
             for (pos, &e) in p.order.iter().enumerate() {

@@ -77,10 +77,10 @@ pub use error::{Break, SymmetryError};
 
 use crate::fingerprint::{fingerprint, Fingerprint};
 use canon::{Canon, Canonical, Scratch, Tables};
-use memo::Memo;
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ir::{Type, TypeDefKind, TypeId};
+use memo::Memo;
 use rustc_hash::FxHashMap;
 use shape::{shape_of, Shape};
 use std::cell::RefCell;
