@@ -2,6 +2,9 @@
 //! states explored under a symmetry equals the number of orbits of the unreduced reachable
 //! states (computed by brute force over every permutation), a capped canonicalisation never
 //! merges states that are not symmetric, and models that single out values are rejected.
+//! Beyond six values, where brute force is out of reach, permuted states must get the same
+//! representative and states with one fingerprint must have one representative, and counts
+//! are pinned that Stateright's sorted-acceptor representative also gives.
 
 mod common;
 
@@ -170,6 +173,83 @@ fn global1_reduces_to_its_orbits() {
     assert_eq!(r.states, 10_952);
     assert_eq!(r.reduced[0].0, 2_568);
     assert_eq!(r.reduced[1].0, 1_460);
+}
+
+/// A small deterministic generator of permutations (a linear congruential generator driving
+/// Fisher–Yates shuffles).
+struct Shuffler(u64);
+
+impl Shuffler {
+    fn permutation(&mut self, n: usize) -> Vec<usize> {
+        let mut p: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            p.swap(i, (self.0 >> 33) as usize % (i + 1));
+        }
+        p
+    }
+}
+
+/// The GROOVE Paxos model with `proposers` and `acceptors`, high majority.
+fn paxos(proposers: usize, acceptors: usize) -> common::Loaded {
+    common::load(
+        "examples/groove_paxos/paxos.ioa",
+        &format!(
+            "Prop = [1]..[{proposers}]\nAcc = [0]..[{}]\nInt = -1..{proposers}\n",
+            acceptors - 1
+        ),
+    )
+}
+
+/// On Paxos with eight acceptors (8! orders, beyond any cap), every state explored, permuted
+/// in several ways, keeps its canonical fingerprint and representative; states that share a
+/// fingerprint share a representative (so none were merged that are not permutations of each
+/// other, whatever the hash); and no canonicalisation needed the leaf cap.
+#[test]
+fn representatives_are_exact_beyond_six_values() {
+    let loaded = paxos(2, 8);
+    let machine = loaded.machine("Paxos", vec![Value::Int(5)]);
+    let names = vec!["Acc".to_string(), "Prop".to_string()];
+    let symmetry = Symmetry::new(&machine, &names).expect("symmetric");
+    let model = MachineModel::new(&machine, Some(symmetry)).expect("instances");
+    let recording = Recording {
+        inner: &model,
+        states: Mutex::new(Vec::new()),
+    };
+    let options = Options {
+        max_states: Some(1_500),
+        ..Options::default()
+    };
+    explore(&recording, &options, &mut |_| {});
+    let states = recording.states.into_inner().expect("lock");
+    assert!(states.len() > 1_000, "{}", states.len());
+    let symmetry = Symmetry::new(&machine, &names).expect("symmetric");
+    let mut shuffler = Shuffler(7);
+    let mut representatives: std::collections::HashMap<Fingerprint, Vec<Value>> =
+        std::collections::HashMap::new();
+    for s in &states {
+        let fingerprint = symmetry.canonical_fingerprint(s);
+        let representative = symmetry.representative(s);
+        let first = representatives
+            .entry(fingerprint)
+            .or_insert_with(|| representative.clone());
+        assert_eq!(
+            *first, representative,
+            "one fingerprint, two representatives"
+        );
+        for _ in 0..3 {
+            let permutation = vec![shuffler.permutation(8), shuffler.permutation(2)];
+            let permuted = symmetry.permute(s, &permutation);
+            assert_eq!(symmetry.canonical_fingerprint(&permuted), fingerprint);
+            assert_eq!(symmetry.representative(&permuted), representative);
+        }
+    }
+    // Every state explored is in its own orbit.
+    assert_eq!(representatives.len(), states.len());
+    assert_eq!(symmetry.capped_states(), 0);
 }
 
 fn rejected(file: &str, universe: &str, automaton: &str, ty: &str) -> Vec<SymmetryError> {

@@ -76,6 +76,8 @@ pub(super) struct Canonical {
     pub positions: Vec<u32>,
     /// Whether the search stopped at the leaf cap (the result is then not exact).
     pub capped: bool,
+    /// The leaves visited.
+    pub leaves: u64,
 }
 
 /// Buffers reused from state to state (one per worker thread).
@@ -147,6 +149,7 @@ impl<'a> Canon<'a> {
             fingerprint,
             positions,
             capped: canon.capped,
+            leaves: canon.leaves,
         }
     }
 
@@ -326,5 +329,89 @@ impl<'a> Canon<'a> {
             }
             self.best = Some((h, positions));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tree::{mix, Tree};
+    use super::*;
+
+    /// A directed graph on six vertices (one symmetric type) as a set of edges.
+    fn graph(edges: &[(usize, usize)]) -> Tree {
+        let mut tree = Tree::default();
+        let set = tree.open();
+        for &(a, b) in edges {
+            let pair = tree.open();
+            tree.element(a);
+            tree.element(b);
+            tree.close(pair, 3, true);
+        }
+        tree.close(set, 1, false);
+        tree
+    }
+
+    /// Canonicalises a graph on six vertices.
+    fn canonical(edges: &[(usize, usize)], max_leaves: u64) -> Canonical {
+        let values: Vec<u128> = (0..6).map(|i| mix(7, i)).collect();
+        let colours: Vec<u128> = (0..6).map(|i| mix(8, i)).collect();
+        let marks: Vec<u128> = (0..6).map(|i| mix(9, i)).collect();
+        let tables = Tables {
+            values: &values,
+            colours: &colours,
+            marks: &marks,
+            offsets: &[0, 6],
+            max_leaves,
+        };
+        Canon::run(&graph(edges), tables, &mut Scratch::default())
+    }
+
+    /// Relabels the vertices of a graph.
+    fn relabel(edges: &[(usize, usize)], to: [usize; 6]) -> Vec<(usize, usize)> {
+        edges.iter().map(|&(a, b)| (to[a], to[b])).collect()
+    }
+
+    #[test]
+    fn graphs_refinement_cannot_tell_apart_are_told_apart_by_the_search() {
+        // A directed 6-cycle and two directed triangles: every vertex has one edge in and one
+        // out, so refinement leaves one cell, and no swap of two vertices maps either graph
+        // to itself, so the search must branch.
+        let cycle = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0)];
+        let triangles = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3)];
+        let c = canonical(&cycle, 720);
+        let t = canonical(&triangles, 720);
+        assert!(!c.capped && !t.capped);
+        // Six first choices; in the triangles, the other triangle needs three more.
+        assert_eq!((c.leaves, t.leaves), (6, 18));
+        assert_ne!(c.fingerprint, t.fingerprint);
+        for to in [[3, 0, 5, 1, 4, 2], [5, 4, 3, 2, 1, 0], [1, 2, 3, 4, 5, 0]] {
+            assert_eq!(
+                canonical(&relabel(&cycle, to), 720).fingerprint,
+                c.fingerprint
+            );
+            assert_eq!(
+                canonical(&relabel(&triangles, to), 720).fingerprint,
+                t.fingerprint
+            );
+        }
+        // Capped at one leaf, the search stops early and says so.
+        let capped = canonical(&cycle, 1);
+        assert!(capped.capped);
+        assert_eq!(capped.leaves, 1);
+    }
+
+    #[test]
+    fn interchangeable_elements_need_one_leaf() {
+        // Three disjoint edges: refinement splits sources from targets, but no swap of two
+        // vertices maps the graph to itself (only swaps of whole edges do), so the search
+        // branches 3 × 2 times; every labelling gets the same hash.
+        let edges = [(0, 1), (2, 3), (4, 5)];
+        let c = canonical(&edges, 720);
+        assert_eq!(c.leaves, 6);
+        let relabelled = canonical(&relabel(&edges, [5, 2, 1, 0, 3, 4]), 720);
+        assert_eq!(relabelled.fingerprint, c.fingerprint);
+        // Loops on every vertex: any two vertices are interchangeable.
+        let loops = canonical(&[(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)], 720);
+        assert_eq!(loops.leaves, 1);
     }
 }
