@@ -250,6 +250,10 @@ fn representatives_are_exact_beyond_six_values() {
     // Every state explored is in its own orbit.
     assert_eq!(representatives.len(), states.len());
     assert_eq!(symmetry.capped_states(), 0);
+    // Refinement and interchangeable acceptors leave nothing to search on this model.
+    let (canonicalised, leaves) = symmetry.searched();
+    assert!(canonicalised >= states.len() as u64);
+    assert_eq!(leaves, canonicalised);
 }
 
 fn rejected(file: &str, universe: &str, automaton: &str, ty: &str) -> Vec<SymmetryError> {

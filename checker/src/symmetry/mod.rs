@@ -116,6 +116,9 @@ pub struct Symmetry {
     max_leaves: u64,
     /// How many canonicalisations stopped at `max_leaves`.
     capped: AtomicU64,
+    /// How many states were canonicalised, and the leaves their searches visited.
+    canonicalised: AtomicU64,
+    leaves: AtomicU64,
     /// Canonical fingerprints of recently seen concrete states.
     memo: Memo,
 }
@@ -207,6 +210,8 @@ impl Symmetry {
             marks,
             max_leaves: MAX_LEAVES,
             capped: AtomicU64::new(0),
+            canonicalised: AtomicU64::new(0),
+            leaves: AtomicU64::new(0),
             memo: Memo::new(),
         };
         symmetry.check_model(machine, &mut errors);
@@ -228,6 +233,16 @@ impl Symmetry {
     /// apart from a symmetric one).
     pub fn capped_states(&self) -> u64 {
         self.capped.load(Ordering::Relaxed)
+    }
+
+    /// How many states were canonicalised so far (states whose canonical fingerprint was
+    /// remembered are not counted again), and how many leaves their searches visited in all:
+    /// one leaf per state means no search had to branch.
+    pub fn searched(&self) -> (u64, u64) {
+        (
+            self.canonicalised.load(Ordering::Relaxed),
+            self.leaves.load(Ordering::Relaxed),
+        )
     }
 
     /// The number of values of each symmetric type, in the order they were named.
@@ -272,6 +287,8 @@ impl Symmetry {
             if canonical.capped {
                 self.capped.fetch_add(1, Ordering::Relaxed);
             }
+            self.canonicalised.fetch_add(1, Ordering::Relaxed);
+            self.leaves.fetch_add(canonical.leaves, Ordering::Relaxed);
             canonical
         })
     }
