@@ -256,6 +256,32 @@ fn representatives_are_exact_beyond_six_values() {
     assert_eq!(leaves, canonicalised);
 }
 
+/// Distinct states `ioa explore` stores for Paxos with `proposers`, `acceptors` and majority
+/// `maj`, symmetric in `types`.
+fn paxos_count(proposers: usize, acceptors: usize, maj: i64, types: &[&str]) -> u64 {
+    let loaded = paxos(proposers, acceptors);
+    let machine = loaded.machine("Paxos", vec![Value::Int(maj)]);
+    let (_, report) = common::run(&machine, types, &Options::default());
+    assert!(matches!(report.verdict, Verdict::Verified));
+    report.stats.distinct
+}
+
+/// Counts with more than six acceptors, each the count Stateright's sorted-acceptor
+/// representative gives for `bench/stateright-paxos` (`cargo run --release -p stateright-paxos
+/// --example check -- 1 8 5 --symmetric`: 110 states; `2 7 4`: 176,801).
+#[test]
+fn acceptor_symmetry_beyond_six_values_matches_stateright() {
+    assert_eq!(paxos_count(1, 8, 5, &["Acc"]), 110);
+}
+
+/// The same for two proposers and seven acceptors; a minute in a debug build, so run it with
+/// `cargo test --release -p checker --test symmetry -- --ignored`.
+#[test]
+#[ignore]
+fn acceptor_symmetry_of_seven_acceptors_matches_stateright() {
+    assert_eq!(paxos_count(2, 7, 4, &["Acc"]), 176_801);
+}
+
 fn rejected(file: &str, universe: &str, automaton: &str, ty: &str) -> Vec<SymmetryError> {
     let loaded = common::load(file, universe);
     let machine = loaded.machine(automaton, vec![]);
