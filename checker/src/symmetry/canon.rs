@@ -6,7 +6,7 @@
 //! one cell per type, and cells never cross types. The soundness and exactness argument is in
 //! the documentation of [`super`].
 
-use super::tree::{bit, Cache, Tree};
+use super::tree::{Cache, Tree};
 
 /// Per-state constants a canonicalisation needs, precomputed by [`super::Symmetry`].
 pub(super) struct Tables<'a> {
@@ -200,7 +200,7 @@ impl<'a> Canon<'a> {
                     continue;
                 }
                 s.images[e] = self.tables.marks[i];
-                let signature = self.tree.rehash(&s.images, bit(e), &s.cache);
+                let signature = self.tree.rehash(&s.images, &[e], &mut s.cache);
                 s.images[e] = self.tables.colours[i];
                 s.signatures[e] = signature;
                 s.block_signature[class] = signature;
@@ -257,7 +257,7 @@ impl<'a> Canon<'a> {
                 let found = firsts.iter().copied().find(|&r| {
                     let (x, y) = (e as usize, r as usize);
                     s.images.swap(x, y);
-                    let h = self.tree.rehash(&s.images, bit(x) | bit(y), &s.cache);
+                    let h = self.tree.rehash(&s.images, &[x, y], &mut s.cache);
                     s.images.swap(x, y);
                     h == identity
                 });

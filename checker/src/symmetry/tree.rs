@@ -6,12 +6,14 @@
 //! [`Tree`] is built once per state so that each of those hashes is cheap:
 //! - parts that contain no symmetric value are hashed once, into leaves;
 //! - each symmetric value becomes its global element index (see `canon.rs`);
-//! - collections are hashed from their parts, unordered ones (sets, multisets, map and array
+//! - collections are hashed from their parts: unordered ones (sets, multisets, map and array
 //!   entries) as the wrapping sum of their parts' hashes, so a hash does not depend on the
-//!   order the relabelled elements would be stored in;
-//! - every node records which elements occur below it (a bit mask), so that after one full
+//!   order the relabelled elements would be stored in; ordered ones (tuples, sequences) as the
+//!   sum of their parts each rotated by its position; either sum is then mixed with the
+//!   collection's tag and length;
+//! - every node knows its parent and every element its occurrences, so that after one full
 //!   pass ([`Tree::fill`]) a hash with a few images changed ([`Tree::rehash`]) only revisits
-//!   the nodes above those elements' occurrences.
+//!   the nodes above those elements' occurrences, adjusting each sum by what changed.
 //!
 //! Nodes are stored in post-order (children before their parent), the root last.
 
@@ -28,23 +30,8 @@ enum Kind {
     Bag { seed: u128, start: u32, len: u32 },
 }
 
-/// One node and the elements that occur below it.
-#[derive(Clone, Copy)]
-struct Node {
-    kind: Kind,
-    /// Bit `e` is set if element `e` occurs below (every bit for elements past 127).
-    mask: u128,
-}
-
-/// The bit mask of element `e`: elements past the 128th share every bit, so a change to one of
-/// them revisits every node that holds any of them (correct, only slower).
-pub(super) fn bit(e: usize) -> u128 {
-    if e < 128 {
-        1u128 << e
-    } else {
-        u128::MAX
-    }
-}
+/// The parent of the root.
+const NONE: u32 = u32::MAX;
 
 /// Combines two hashes (order matters): `mix(a, b)` is a bijection in `b` for a fixed `a`
 /// and in `a` for a fixed `b` (each step below is invertible), and mixes every input bit into
@@ -64,8 +51,13 @@ pub(super) fn mix(a: u128, b: u128) -> u128 {
 /// A state as a tree of hashes (see the module documentation).
 #[derive(Default)]
 pub(super) struct Tree {
-    nodes: Vec<Node>,
+    nodes: Vec<Kind>,
+    /// Each node's parent ([`NONE`] for the root) and its position among the parent's parts.
+    parent: Vec<u32>,
+    slot: Vec<u32>,
     kids: Vec<u32>,
+    /// For each element, the nodes where it occurs.
+    occurrences: Vec<Vec<u32>>,
     /// Nodes built but not yet given a parent (the builder's stack).
     pending: Vec<u32>,
 }
@@ -74,20 +66,28 @@ pub(super) struct Tree {
 pub(super) struct Open(usize);
 
 impl Tree {
+    /// Forgets every node, keeping the memory.
+    pub(super) fn clear(&mut self) {
+        self.nodes.clear();
+        self.parent.clear();
+        self.slot.clear();
+        self.kids.clear();
+        self.occurrences.iter_mut().for_each(Vec::clear);
+        self.pending.clear();
+    }
+
     /// Adds a leaf with a precomputed hash.
     pub(super) fn leaf(&mut self, hash: u128) {
-        self.push(Node {
-            kind: Kind::Leaf(hash),
-            mask: 0,
-        });
+        self.push(Kind::Leaf(hash));
     }
 
     /// Adds an occurrence of element `e`.
     pub(super) fn element(&mut self, e: usize) {
-        self.push(Node {
-            kind: Kind::Element(e as u32),
-            mask: bit(e),
-        });
+        if self.occurrences.len() <= e {
+            self.occurrences.resize_with(e + 1, Vec::new);
+        }
+        self.occurrences[e].push(self.nodes.len() as u32);
+        self.push(Kind::Element(e as u32));
     }
 
     /// Starts a list or a bag: the nodes added until [`Tree::close`] are its parts.
@@ -99,45 +99,45 @@ impl Tree {
     pub(super) fn close(&mut self, open: Open, tag: u64, ordered: bool) {
         let start = self.kids.len() as u32;
         let len = (self.pending.len() - open.0) as u32;
-        let mut mask = 0;
-        for &c in &self.pending[open.0..] {
-            mask |= self.nodes[c as usize].mask;
+        let me = self.nodes.len() as u32;
+        for (i, &c) in self.pending[open.0..].iter().enumerate() {
+            self.parent[c as usize] = me;
+            self.slot[c as usize] = i as u32;
         }
         self.kids.extend(self.pending.drain(open.0..));
         let seed = mix(tag as u128, len as u128);
-        let kind = if ordered {
+        self.push(if ordered {
             Kind::List { seed, start, len }
         } else {
             Kind::Bag { seed, start, len }
-        };
-        self.push(Node { kind, mask });
+        });
     }
 
-    fn push(&mut self, node: Node) {
+    fn push(&mut self, kind: Kind) {
         self.pending.push(self.nodes.len() as u32);
-        self.nodes.push(node);
-    }
-
-    /// Forgets every node, keeping the memory.
-    pub(super) fn clear(&mut self) {
-        self.nodes.clear();
-        self.kids.clear();
-        self.pending.clear();
+        self.nodes.push(kind);
+        self.parent.push(NONE);
+        self.slot.push(0);
     }
 
     /// Hashes every node with element `e` replaced by `images[e]`, into `cache`; returns the
     /// root's hash.
     pub(super) fn fill(&self, images: &[u128], cache: &mut Cache) -> u128 {
+        let n = self.nodes.len();
         cache.hash.clear();
         cache.sum.clear();
         cache.part.clear();
-        cache.part.resize(self.nodes.len(), 0);
-        for node in &self.nodes {
-            let (h, sum) = match node.kind {
+        cache.part.resize(n, 0);
+        if cache.delta.len() < n {
+            cache.delta.resize(n, 0);
+            cache.touched.resize(n, false);
+        }
+        for &kind in &self.nodes {
+            let (h, sum) = match kind {
                 Kind::Leaf(h) => (h, 0),
                 Kind::Element(e) => (images[e as usize], 0),
                 Kind::List { seed, start, len } | Kind::Bag { seed, start, len } => {
-                    let ordered = matches!(node.kind, Kind::List { .. });
+                    let ordered = matches!(kind, Kind::List { .. });
                     let kids = &self.kids[start as usize..(start + len) as usize];
                     let mut sum = 0u128;
                     for (i, &c) in kids.iter().enumerate() {
@@ -155,39 +155,51 @@ impl Tree {
     }
 
     /// The root's hash with `images`, given `cache` filled by [`Tree::fill`] with images that
-    /// differ from `images` only at the elements in `changed`. Only the nodes above a changed
-    /// element are hashed again.
-    pub(super) fn rehash(&self, images: &[u128], changed: u128, cache: &Cache) -> u128 {
-        match self.nodes.len() {
-            0 => 0,
-            n => self.rehash_node(n - 1, images, changed, cache),
-        }
-    }
-
-    fn rehash_node(&self, n: usize, images: &[u128], changed: u128, cache: &Cache) -> u128 {
-        let node = &self.nodes[n];
-        if node.mask & changed == 0 {
-            return cache.hash[n];
-        }
-        match node.kind {
-            Kind::Leaf(h) => h,
-            Kind::Element(e) => images[e as usize],
-            Kind::List { seed, start, len } | Kind::Bag { seed, start, len } => {
-                let ordered = matches!(node.kind, Kind::List { .. });
-                let kids = &self.kids[start as usize..(start + len) as usize];
-                let mut sum = cache.sum[n];
-                for (i, &c) in kids.iter().enumerate() {
-                    let c = c as usize;
-                    if self.nodes[c].mask & changed != 0 {
-                        let h = self.rehash_node(c, images, changed, cache);
-                        sum = sum
-                            .wrapping_sub(cache.part[c])
-                            .wrapping_add(part(ordered, i, h));
-                    }
+    /// differ from `images` only at the elements `changed`. Only the nodes above their
+    /// occurrences are hashed again, children before parents, each passing the change of what
+    /// it adds to its parent's sum up to the parent.
+    pub(super) fn rehash(&self, images: &[u128], changed: &[usize], cache: &mut Cache) -> u128 {
+        let Some(root) = self.nodes.len().checked_sub(1) else {
+            return 0;
+        };
+        let mut affected = std::mem::take(&mut cache.affected);
+        affected.clear();
+        for &e in changed {
+            for &at in self.occurrences.get(e).map_or(&[][..], |o| &o[..]) {
+                let mut n = at;
+                while n != NONE && !cache.touched[n as usize] {
+                    cache.touched[n as usize] = true;
+                    affected.push(n);
+                    n = self.parent[n as usize];
                 }
-                mix(seed, sum)
             }
         }
+        affected.sort_unstable();
+        let mut root_hash = cache.hash[root];
+        for &n in &affected {
+            let n = n as usize;
+            let h = match self.nodes[n] {
+                Kind::Leaf(h) => h,
+                Kind::Element(e) => images[e as usize],
+                Kind::List { seed, .. } | Kind::Bag { seed, .. } => {
+                    mix(seed, cache.sum[n].wrapping_add(cache.delta[n]))
+                }
+            };
+            let p = self.parent[n];
+            if p == NONE {
+                root_hash = h;
+            } else {
+                let ordered = matches!(self.nodes[p as usize], Kind::List { .. });
+                let change = part(ordered, self.slot[n] as usize, h).wrapping_sub(cache.part[n]);
+                cache.delta[p as usize] = cache.delta[p as usize].wrapping_add(change);
+            }
+        }
+        for &n in &affected {
+            cache.delta[n as usize] = 0;
+            cache.touched[n as usize] = false;
+        }
+        cache.affected = affected;
+        root_hash
     }
 }
 
@@ -203,7 +215,7 @@ fn part(ordered: bool, i: usize, h: u128) -> u128 {
     }
 }
 
-/// The hashes [`Tree::fill`] computes, kept for [`Tree::rehash`].
+/// The hashes [`Tree::fill`] computes, kept for [`Tree::rehash`], and its work area.
 #[derive(Default)]
 pub(super) struct Cache {
     /// Each node's hash.
@@ -212,4 +224,9 @@ pub(super) struct Cache {
     sum: Vec<u128>,
     /// What each node adds to its parent's sum.
     part: Vec<u128>,
+    /// While rehashing: the change to each node's sum (zero outside a rehash).
+    delta: Vec<u128>,
+    /// While rehashing: the nodes above a changed element (false outside a rehash).
+    touched: Vec<bool>,
+    affected: Vec<u32>,
 }
