@@ -49,15 +49,29 @@
 //! swap σ of two of them maps s to itself and the refined partition with one of them
 //! singled out to the one with the other, so both subtrees reach the same leaf hashes.
 //!
-//! **The cap.** The search visits at most [`MAX_LEAVES`] leaves (720 = 6!) per state; any
-//! state whose types have at most 720 orderings in all (one type of up to six values, or
-//! e.g. 3 and 3) never needs more. Beyond the cap the least hash of the leaves visited is
-//! used: still sound, but the leaves visited then depend on the carrier order, so symmetric
-//! states may be kept apart (never merged wrongly). [`Symmetry::capped_states`] counts how
-//! often that happened. Since refinement and interchangeable elements leave few branches in
-//! practice, exact canonical forms of carriers well beyond six values are cheap: the GROOVE
-//! Paxos model with 12 acceptors reaches one leaf per state (`examples/groove_paxos/`).
+//! The steps run in a fixed order (one round of refinement, classes of interchangeable
+//! elements, refinement to the end, search), each of them invariant, so the whole is. When no
+//! cell needs splitting after the classes are found, the hash computed to find them (carrier
+//! values imaged by position in the partition) *is* the leaf's, and no further pass is made.
 //!
+//! **The cap.** The search visits at most [`MAX_LEAVES`] leaves (720 = 6!) per state. Leaves
+//! are distinct orderings of the elements, so a state whose types have at most 720 orderings
+//! in all (one type of up to six values, or three and three) never needs more. Beyond the cap
+//! the least hash of the leaves visited is used: still sound, but which leaves are visited then
+//! depends on the carrier order, so symmetric states may be kept apart (never merged wrongly).
+//! [`Symmetry::capped_states`] counts how often that happened, [`Symmetry::searched`] how many
+//! leaves were visited. The search only branches on elements that refinement cannot tell apart
+//! and that are not interchangeable (a directed 6-cycle needs 6 leaves, `k` disjoint pairs
+//! `k!`); on the GROOVE Paxos model it never branches (pinned for eight acceptors in
+//! `checker/tests/symmetry.rs`), so exact canonical forms cost the same for 12 acceptors as
+//! for 3, and the cap is not reached.
+//!
+//! **Cost.** A canonicalisation builds the tree (one pass over the state's values), hashes it
+//! in full two or three times, and rehashes only the nodes above the changed elements'
+//! occurrences once per element per refinement round (once per class when classes are
+//! known) and once per swap tested. Results are remembered by concrete fingerprint
+//! (`memo.rs`), since breadth-first search meets the same concrete successor repeatedly.
+
 //! **When the reduction is correct for a model.** Only if the automaton and its invariants
 //! treat the type's values alike. [`Symmetry::new`] rejects models that single out values
 //! (`model_check.rs`): literals of the type (`[0]`, an enumeration constant), reading its
