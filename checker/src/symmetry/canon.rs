@@ -8,7 +8,7 @@
 
 use super::tree::{Cache, Tree};
 
-/// Per-state constants a canonicalisation needs, precomputed by [`super::Symmetry`].
+/// The constants a canonicalisation needs, precomputed once by [`super::Symmetry`].
 pub(super) struct Tables<'a> {
     /// The hash of each carrier value, by global position (a leaf's images).
     pub values: &'a [u128],
@@ -401,7 +401,7 @@ mod tests {
     }
 
     #[test]
-    fn interchangeable_elements_need_one_leaf() {
+    fn only_interchangeable_elements_spare_the_search() {
         // Three disjoint edges: refinement splits sources from targets, but no swap of two
         // vertices maps the graph to itself (only swaps of whole edges do), so the search
         // branches 3 × 2 times; every labelling gets the same hash.
