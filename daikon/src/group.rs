@@ -3,8 +3,12 @@
 //! Boolean or enumeration variable has one value, and its invariants are printed as
 //! implications (`∀ i: Pid (pc[i] = critical ⇒ flag[i] = true)`).
 //!
+//! With action splitting, the conditions are also "some instance of action `a` is enabled" and
+//! its negation ([`crate::preconditions`]).
+//!
 //! Under a condition, a position also counts as changed when the condition has just become
-//! true there: the candidate sees values it has not seen under the condition before.
+//! true there: the candidate sees values it has not seen under the condition before. Positions
+//! where a variable is absent (a map lacking the key) are not looked at.
 
 use crate::candidates::{self, GrammarOptions};
 use crate::frame::Cell;
@@ -15,7 +19,7 @@ use crate::vars::{compatible, Term, VarId, VarModel};
 use interpreter::value::Value;
 use ioa_lang::ir::Type;
 
-/// At most this many conditions are split on.
+/// At most this many conditions on variables are split on (and as many on actions).
 pub const MAX_CONDITIONS: usize = 64;
 
 /// A variable is split on only if its type has at most this many values.
@@ -42,13 +46,24 @@ impl Group {
         Group::new(model, grammar, None)
     }
 
-    /// The groups of every condition worth splitting on: each value of each Boolean or
-    /// enumeration state variable or array element.
+    /// The groups of every condition worth splitting on: with `grammar.split`, each value of
+    /// each Boolean or enumeration state variable or array element; with
+    /// `grammar.split_actions`, each action split's two values.
     pub fn conditional(model: &VarModel, grammar: GrammarOptions) -> Vec<Group> {
         let mut out = Vec::new();
         for (v, var) in model.vars.iter().enumerate() {
+            if let Term::Enabled(_) = var.term {
+                if grammar.split_actions && out.len() < 2 * MAX_CONDITIONS {
+                    for value in [true, false] {
+                        let value = Value::Bool(value);
+                        let condition = Some(Condition { var: v, value });
+                        out.push(Group::new(model, grammar, condition));
+                    }
+                }
+                continue;
+            }
             let finite = var.ty == Type::Bool || (var.enumeration && var.carrier.is_some());
-            if !finite || var.is_derived() || !var.proposes {
+            if !grammar.split || !finite || var.is_derived() || !var.proposes {
                 continue;
             }
             let values: Vec<Value> = match &var.ty {
@@ -62,8 +77,8 @@ impl Group {
                 continue;
             }
             for value in values {
-                if out.len() == MAX_CONDITIONS {
-                    return out;
+                if out.len() >= MAX_CONDITIONS {
+                    break;
                 }
                 out.push(Group::new(
                     model,
@@ -123,7 +138,7 @@ impl Group {
         if let Some(c) = &self.condition {
             let cell = &cells[c.var];
             for (k, now) in self.now.iter_mut().enumerate() {
-                *now = *cell.at(k) == c.value;
+                *now = !cell.absent_at(k) && *cell.at(k) == c.value;
             }
         }
     }
@@ -148,7 +163,7 @@ impl Group {
             let width = cell.values.len().max(cw);
             // Fast path: one condition position (or none) that held before and holds now, so
             // only positions that changed matter, and none did if the cell did not change.
-            if cw == 1 && now[0] && before[0] {
+            if cw == 1 && now[0] && before[0] && cell.absent.is_empty() {
                 stats.count(width);
                 if cell.any {
                     for k in 0..width {
@@ -160,7 +175,7 @@ impl Group {
                 continue;
             }
             for k in 0..width {
-                if !now[at(k)] {
+                if !now[at(k)] || cell.absent_at(k) {
                     continue;
                 }
                 stats.count(1);
@@ -179,7 +194,7 @@ impl Group {
             }
             let width = ca.values.len().max(cb.values.len()).max(cw);
             for k in 0..width {
-                if !now[at(k)] {
+                if !now[at(k)] || ca.absent_at(k) || cb.absent_at(k) {
                     continue;
                 }
                 if ca.modified_at(k) || cb.modified_at(k) || entered(k) {

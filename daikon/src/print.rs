@@ -2,26 +2,37 @@
 //! ioa-lang's pretty printer (so precedence, parentheses and notation are the canonical ones and
 //! the text parses back).
 //!
-//! An invariant over array elements is quantified over their index type: `∀ n: Node
-//! (size(voted[n] ∩ abstained[n]) = 0)`. The non-`nil` indices and values of an array have no
-//! IOA spelling, so invariants over them bring their own quantifier:
+//! An invariant over array or map elements is quantified over their index type: `∀ n: Node
+//! (size(voted[n] ∩ abstained[n]) = 0)`. A map element is read only where the map has the key:
+//! `∀ n: Node (defined(votes, n) ⇒ votes[n] ≤ 3)`.
+//!
+//! The key and value sets of an array or map have no IOA spelling, so invariants over them bring
+//! their own quantifier. With `present(i)` the test that the entry at `i` counts (`a[i] ≠ nil`
+//! for `Null` entries, `a[i] ≠ d` for an array whose start-state default is `d`, `defined(m, i) ∧
+//! m[i] ≠ d` or `defined(m, i)` for a map, see [`crate::vars::KeyRule`]) and `absent(i)` its
+//! negation:
 //!
 //! | invariant | IOA |
 //! |---|---|
-//! | `keys(a) ⊆ B` | `∀ i: I (a[i] ≠ nil ⇒ i ∈ B)` |
-//! | `B ⊆ keys(a)` | `∀ i: I (i ∈ B ⇒ a[i] ≠ nil)` |
-//! | `keys(a) = B` | `∀ i: I (a[i] ≠ nil ⇔ i ∈ B)` |
-//! | `size(keys(a) ∩ B) = 0` | `∀ i: I (i ∈ B ⇒ a[i] = nil)` |
-//! | `x ∈ keys(a)` | `a[x] ≠ nil` |
-//! | `values(a) ⊆ B` | `∀ i: I (a[i] ≠ nil ⇒ a[i].val ∈ B)` |
-//! | `size(values(a) ∩ B) = 0` | `∀ i: I (a[i] ≠ nil ⇒ a[i].val ∉ B)` |
-//! | `keys(a) = {}`, `values(a) = {}` | `∀ i: I (a[i] = nil)` |
+//! | `keys(a) ⊆ B` | `∀ i: I (present(i) ⇒ i ∈ B)` |
+//! | `B ⊆ keys(a)` | `∀ i: I (i ∈ B ⇒ present(i))` |
+//! | `keys(a) = B` | `∀ i: I (present(i) ⇔ i ∈ B)` |
+//! | `size(keys(a) ∩ B) = 0` | `∀ i: I (i ∈ B ⇒ absent(i))` |
+//! | `x ∈ keys(a)` | `present(x)` |
+//! | `values(a) ⊆ B` | `∀ i: I (present(i) ⇒ a[i].val ∈ B)` |
+//! | `size(values(a) ∩ B) = 0` | `∀ i: I (present(i) ⇒ a[i].val ∉ B)` |
+//! | `keys(a) = {}`, `values(a) = {}`, `size(keys(a)) = 0` | `∀ i: I (absent(i))` |
+//! | `size(keys(a)) ≤ 1` | `∀ i: I, i2: I (present(i) ∧ present(i2) ⇒ i = i2)` |
+//! | `size(keys(a)) ≥ 1` | `∃ i: I (present(i))` |
+//! | `size(keys(a)) = c` | both bounds, for `c` ≤ 2 |
 //!
-//! Anything else over them (`B ⊆ values(a)` needs an existential quantifier) is unprintable and
-//! not proposed. `values(a) = B` is printed as its printable half, `values(a) ⊆ B`.
+//! Anything else over them (`B ⊆ values(a)` needs an existential quantifier over the values,
+//! a bound on a key set's size above 2 a quantifier per element) is unprintable and reported
+//! as such. `values(a) = B` is printed as its printable half, `values(a) ⊆ B`.
 //!
 //! A conditional invariant is an implication under the same quantifier: `∀ i: Pid (pc[i] =
-//! critical ⇒ flag[i])`.
+//! critical ⇒ flag[i])`. A condition on an action is its premise, `(∃ i: Node (pre)) ⇒ P`
+//! ([`crate::preconditions`]).
 
 use crate::invariant::{Condition, Invariant, Kind};
 use crate::vars::{Term, VarId, VarModel};
@@ -59,14 +70,160 @@ impl<'a> IoaPrinter<'a> {
             [x, y] => self.binary(&inv.kind, *x, *y)?,
             _ => return None,
         };
-        let body = match &inv.condition {
-            Some(c) => bin(BinOp::Implies, self.premise(c)?, body),
-            None => body,
+        let vars = inv.all_vars();
+        let index = self.model.index_of(&vars);
+        // Map elements are read only where the map has the key.
+        let mut slots: Vec<usize> = vars.iter().flat_map(|v| self.model.map_slots(*v)).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        let guard = match index {
+            Some(k) => slots
+                .iter()
+                .map(|s| Some(self.defined(*s, self.index_name(k))))
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .reduce(|a, b| bin(BinOp::And, a, b)),
+            None => None,
         };
-        Some(match self.model.index_of(&inv.all_vars()) {
+        let premise = match &inv.condition {
+            Some(c) => Some(self.premise(c)?),
+            None => None,
+        };
+        let body = match (guard, premise) {
+            (Some(g), Some(p)) => bin(BinOp::Implies, bin(BinOp::And, g, p), body),
+            (Some(p), None) | (None, Some(p)) => bin(BinOp::Implies, p, body),
+            (None, None) => body,
+        };
+        Some(match index {
             Some(k) => self.forall(k, body),
             None => body,
         })
+    }
+
+    /// `defined(m, i)` for the map in `slot`.
+    fn defined(&self, slot: usize, i: Expr) -> Expr {
+        let m = self.slot(slot).unwrap_or_else(|| name("?"));
+        call("defined", vec![m, i])
+    }
+
+    /// The quantified variable of index space `k`.
+    fn index_name(&self, k: usize) -> Expr {
+        name(&self.model.indices[k].var_name)
+    }
+
+    /// Whether the entry of the array or map in `slot` at `i` counts as present in its key set.
+    fn present(&self, slot: usize, i: Expr) -> Option<Expr> {
+        let rule = self.model.key_rules[slot].as_ref()?;
+        let entry = index(self.slot(slot)?, i.clone());
+        let differs = match &rule.default {
+            Some(d) => Some(bin(BinOp::Neq, entry, self.value(d)?)),
+            None => None,
+        };
+        Some(match (rule.map, differs) {
+            (false, Some(d)) => d,
+            (false, None) => return None,
+            (true, Some(d)) => bin(BinOp::And, self.defined(slot, i), d),
+            (true, None) => self.defined(slot, i),
+        })
+    }
+
+    /// The negation of [`IoaPrinter::present`], said positively.
+    fn absent(&self, slot: usize, i: Expr) -> Option<Expr> {
+        let rule = self.model.key_rules[slot].as_ref()?;
+        let entry = index(self.slot(slot)?, i.clone());
+        let same = match &rule.default {
+            Some(d) => Some(bin(BinOp::Eq, entry, self.value(d)?)),
+            None => None,
+        };
+        let undefined = || unary_not(self.defined(slot, i.clone()));
+        Some(match (rule.map, same) {
+            (false, Some(d)) => d,
+            (false, None) => return None,
+            (true, Some(d)) => bin(BinOp::Or, undefined(), d),
+            (true, None) => undefined(),
+        })
+    }
+
+    /// A bound on the size of the key set of the array or map in `slot`, for constants up to 2:
+    /// at least `low` keys and at most `high` (see the module docs).
+    fn key_count(&self, slot: usize, low: i64, high: Option<i64>) -> Option<Expr> {
+        let k = self.index_of_slot(slot)?;
+        let mut parts = Vec::new();
+        if low > 2 || high.is_some_and(|h| !(0..=2).contains(&h)) {
+            return None;
+        }
+        if high == Some(0) {
+            let i = self.index_name(k);
+            return Some(self.forall(k, self.absent(slot, i)?));
+        }
+        if low >= 1 {
+            let names = self.fresh_names(k, low as usize);
+            let mut conj = Vec::new();
+            for (a, x) in names.iter().enumerate() {
+                for y in &names[a + 1..] {
+                    conj.push(bin(BinOp::Neq, name(x), name(y)));
+                }
+            }
+            for x in &names {
+                conj.push(self.present(slot, name(x))?);
+            }
+            let body = conj.into_iter().reduce(|a, b| bin(BinOp::And, a, b))?;
+            parts.push(self.quantify(Quantifier::Exists, k, &names, body));
+        }
+        if let Some(h) = high {
+            let names = self.fresh_names(k, h as usize + 1);
+            let mut hyp = Vec::new();
+            for x in &names {
+                hyp.push(self.present(slot, name(x))?);
+            }
+            let mut same = Vec::new();
+            for (a, x) in names.iter().enumerate() {
+                for y in &names[a + 1..] {
+                    same.push(bin(BinOp::Eq, name(x), name(y)));
+                }
+            }
+            let hyp = hyp.into_iter().reduce(|a, b| bin(BinOp::And, a, b))?;
+            let same = same.into_iter().reduce(|a, b| bin(BinOp::Or, a, b))?;
+            parts.push(self.quantify(
+                Quantifier::ForAll,
+                k,
+                &names,
+                bin(BinOp::Implies, hyp, same),
+            ));
+        }
+        parts.into_iter().reduce(|a, b| bin(BinOp::And, a, b))
+    }
+
+    /// `n` names for variables of index space `k`: its own, then `n2`, `n3`, … avoiding names
+    /// the model has taken.
+    fn fresh_names(&self, k: usize, n: usize) -> Vec<String> {
+        let first = self.model.indices[k].var_name.clone();
+        let mut out = vec![first.clone()];
+        let mut suffix = 2;
+        while out.len() < n {
+            let candidate = format!("{first}{suffix}");
+            suffix += 1;
+            let clash = self.model.taken.contains(&candidate)
+                || self.model.indices.iter().any(|s| s.var_name == candidate);
+            if !clash {
+                out.push(candidate);
+            }
+        }
+        out.truncate(n);
+        out
+    }
+
+    /// `Q x1: I, x2: I, … (body)` over index space `k`'s type.
+    fn quantify(&self, q: Quantifier, k: usize, names: &[String], body: Expr) -> Expr {
+        let ty = &self.model.indices[k].ty;
+        let params = names
+            .iter()
+            .map(|n| Param {
+                name: ident(n),
+                ty: type_expr(self.spec, ty),
+            })
+            .collect();
+        mk(ExprKind::Quant(q, params, Box::new(body)))
     }
 
     /// `c = v`, or `c` / `¬c` for a Boolean.
@@ -81,22 +238,31 @@ impl<'a> IoaPrinter<'a> {
 
     fn unary(&self, kind: &Kind, x: VarId) -> Option<Expr> {
         if let Some((slot, keys)) = self.keyed(x) {
-            let k = self.index_of_slot(slot);
-            let entry = self.entry(slot, k);
+            let k = self.index_of_slot(slot)?;
+            let i = || self.index_name(k);
             return match kind {
                 Kind::Const(Value::Set(s)) if s.is_empty() => {
-                    Some(self.forall(k, bin(BinOp::Eq, entry, nil())))
+                    Some(self.forall(k, self.absent(slot, i())?))
                 }
                 Kind::Const(c) if keys => {
-                    let i = name(&self.model.indices[k].var_name);
-                    let present = bin(BinOp::Neq, entry, nil());
+                    let present = self.present(slot, i())?;
                     Some(self.forall(
                         k,
-                        bin(BinOp::Iff, present, bin(BinOp::In, i, self.value(c)?)),
+                        bin(BinOp::Iff, present, bin(BinOp::In, i(), self.value(c)?)),
                     ))
                 }
                 _ => None,
             };
+        }
+        if let Term::Size(s) = self.model.vars[x].term {
+            if let Some((slot, true)) = self.keyed(s) {
+                return match kind {
+                    Kind::Const(Value::Int(c)) => self.key_count(slot, *c, Some(*c)),
+                    Kind::Lower(c) => self.key_count(slot, *c, None),
+                    Kind::Upper(c) => self.key_count(slot, 0, Some(*c)),
+                    _ => None,
+                };
+            }
         }
         let t = self.term(x)?;
         Some(match kind {
@@ -135,7 +301,7 @@ impl<'a> IoaPrinter<'a> {
         })
     }
 
-    /// Relations with the non-`nil` indices or values of an array (see the module docs).
+    /// Relations with the key or value set of an array or map (see the module docs).
     fn binary_keyed(&self, kind: &Kind, x: VarId, y: VarId) -> Option<Expr> {
         let symmetric = matches!(kind, Kind::Disjoint | Kind::Equal);
         if symmetric && self.keyed(x).is_none() {
@@ -143,21 +309,18 @@ impl<'a> IoaPrinter<'a> {
         }
         match (self.keyed(x), self.keyed(y)) {
             (Some((slot, keys)), None) => {
-                let k = self.index_of_slot(slot);
-                let entry = self.entry(slot, k);
-                let present = bin(BinOp::Neq, entry.clone(), nil());
-                let absent = bin(BinOp::Eq, entry.clone(), nil());
+                let k = self.index_of_slot(slot)?;
+                let i = self.index_name(k);
+                let present = self.present(slot, i.clone())?;
+                let absent = self.absent(slot, i.clone())?;
                 let other = self.term(y)?;
                 let element = if keys {
-                    name(&self.model.indices[k].var_name)
+                    i
                 } else {
-                    field(entry, "val")
+                    field(self.entry(slot, k), "val")
                 };
                 let body = match (kind, keys) {
-                    (Kind::Subset | Kind::Equal, false) => {
-                        bin(BinOp::Implies, present, bin(BinOp::In, element, other))
-                    }
-                    (Kind::Subset, true) => {
+                    (Kind::Subset | Kind::Equal, false) | (Kind::Subset, true) => {
                         bin(BinOp::Implies, present, bin(BinOp::In, element, other))
                     }
                     (Kind::Equal, true) => bin(BinOp::Iff, present, bin(BinOp::In, element, other)),
@@ -172,40 +335,31 @@ impl<'a> IoaPrinter<'a> {
                 Some(self.forall(k, body))
             }
             (None, Some((slot, true))) => {
-                let k = self.index_of_slot(slot);
-                let entry = self.entry(slot, k);
-                let present = bin(BinOp::Neq, entry.clone(), nil());
-                let absent = bin(BinOp::Eq, entry, nil());
+                let k = self.index_of_slot(slot)?;
+                let i = self.index_name(k);
                 let other = self.term(x)?;
-                let i = name(&self.model.indices[k].var_name);
-                match kind {
-                    Kind::Subset => {
-                        Some(self.forall(k, bin(BinOp::Implies, bin(BinOp::In, i, other), present)))
-                    }
-                    Kind::Equal => {
-                        Some(self.forall(k, bin(BinOp::Iff, present, bin(BinOp::In, i, other))))
-                    }
-                    Kind::Disjoint => {
-                        Some(self.forall(k, bin(BinOp::Implies, bin(BinOp::In, i, other), absent)))
-                    }
-                    Kind::Member => {
-                        let slot_expr = self.slot(slot)?;
-                        Some(bin(BinOp::Neq, index(slot_expr, other), nil()))
-                    }
-                    _ => None,
-                }
+                let present = || self.present(slot, i.clone());
+                let member = || bin(BinOp::In, i.clone(), other.clone());
+                let body = match kind {
+                    Kind::Subset => bin(BinOp::Implies, member(), present()?),
+                    Kind::Equal => bin(BinOp::Iff, present()?, member()),
+                    Kind::Disjoint => bin(BinOp::Implies, member(), self.absent(slot, i.clone())?),
+                    Kind::Member => return self.present(slot, other),
+                    _ => return None,
+                };
+                Some(self.forall(k, body))
             }
             (Some((s1, true)), Some((s2, true))) if kind != &Kind::Member => {
-                let k = self.index_of_slot(s1);
-                if self.index_of_slot(s2) != k {
+                let k = self.index_of_slot(s1)?;
+                if self.index_of_slot(s2)? != k {
                     return None;
                 }
-                let p1 = bin(BinOp::Neq, self.entry(s1, k), nil());
-                let p2 = bin(BinOp::Neq, self.entry(s2, k), nil());
+                let p1 = self.present(s1, self.index_name(k))?;
+                let p2 = self.present(s2, self.index_name(k))?;
                 let body = match kind {
                     Kind::Subset => bin(BinOp::Implies, p1, p2),
                     Kind::Equal => bin(BinOp::Iff, p1, p2),
-                    Kind::Disjoint => bin(BinOp::Implies, p1, unary_not(p2)),
+                    Kind::Disjoint => bin(BinOp::Implies, p1, self.absent(s2, self.index_name(k))?),
                     _ => return None,
                 };
                 Some(self.forall(k, body))
@@ -223,13 +377,13 @@ impl<'a> IoaPrinter<'a> {
         }
     }
 
-    fn index_of_slot(&self, slot: usize) -> usize {
+    /// The index space of the element variable of the array or map in `slot`.
+    fn index_of_slot(&self, slot: usize) -> Option<usize> {
         self.model
             .vars
             .iter()
             .find(|v| v.term == Term::Elem(slot))
             .and_then(|v| v.index)
-            .expect("a keyed array has an element variable")
     }
 
     /// `a[i]` for array slot `slot` and index space `k`.
@@ -251,6 +405,7 @@ impl<'a> IoaPrinter<'a> {
             Term::Size(x) => Some(call("size", vec![self.term(*x)?])),
             Term::Inter(a, b) => Some(bin(BinOp::Intersect, self.term(*a)?, self.term(*b)?)),
             Term::Keys(_) | Term::Values(_) => None,
+            Term::Enabled(k) => Some(self.model.actions.get(*k)?.premise.clone()),
         }
     }
 
@@ -358,10 +513,6 @@ fn int(i: i64) -> Expr {
     } else {
         mk(ExprKind::Int(i))
     }
-}
-
-fn nil() -> Expr {
-    mk(ExprKind::Nil)
 }
 
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {

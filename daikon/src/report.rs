@@ -210,7 +210,10 @@ impl Report {
                 }
             }
             Verdict::Unprintable => {
-                format!("unprintable: {text} — held, but IOA cannot state it without ∃")
+                format!(
+                    "unprintable: {text} — held, but has no IOA spelling in this grammar (it \
+                     would need ∃ over values, or a quantifier per element of a large set)"
+                )
             }
         }
     }

@@ -36,8 +36,14 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
     for &i in &equalities {
         let (a, b) = (findings[i].invariant.vars[0], findings[i].invariant.vars[1]);
         let (ra, rb) = (find(&mut leader, a), find(&mut leader, b));
-        // The smaller variable leads: state variables come before derived ones.
-        let (keep, join) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        // A variable with an IOA spelling leads, then the smaller: state variables come before
+        // derived ones.
+        let rank = |v: VarId| (!model.vars[v].is_term(), v);
+        let (keep, join) = if rank(ra) < rank(rb) {
+            (ra, rb)
+        } else {
+            (rb, ra)
+        };
         leader[join] = keep;
     }
     let mut roots: Vec<VarId> = (0..n).map(|v| find(&mut leader, v)).collect();

@@ -78,6 +78,14 @@ pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
     for f in findings.iter_mut().filter(|f| open(f)) {
         let vars = f.invariant.vars.clone();
         let by = |vs: &[VarId]| vs.iter().map(|v| constant[v].0).collect::<Vec<_>>();
+        // Anything said of the size of a set that never changed follows from the set.
+        if let (1, Term::Size(s)) = (vars.len(), &model.vars[vars[0]].term) {
+            if constant.contains_key(s) {
+                let by = vec![constant[s].0];
+                mark(f, by, format!("{} never changed", model.vars[*s].name));
+                continue;
+            }
+        }
         match &f.invariant.kind {
             Kind::Const(_) if model.vars[vars[0]].is_derived() => {
                 let roots = base_vars(model, vars[0]);

@@ -7,11 +7,12 @@
 //!    [`GrammarOptions::bounds`]) are dropped here too.
 //! 2. **Constants.** A relation between two variables that never changed follows from their two
 //!    constants; `A ⊆ B` and `size(A ∩ B) = 0` follow from `A = {}`; an invariant of a derived
-//!    variable follows from the constants it is computed from (`size(S) = 2` from `S = {…}`).
+//!    variable follows from the constants it is computed from (`size(S) = 2` from `S = {…}`),
+//!    and anything said of the size of a set that never changed follows from that set.
 //! 3. **Redundant intersections.** When `A ⊆ B` held, `A ∩ B` is `A`, so nothing about
 //!    `size(A ∩ B)` is news.
 //! 4. **Equality sets.** When `x = y` is reported, the variables form one class with a leader
-//!    (the first of them); every other invariant that mentions a non-leader is said of the leader
+//!    (the first of them with an IOA spelling of its own); every other invariant that mentions a non-leader is said of the leader
 //!    already, and only the equalities with the leader are kept.
 //! 5. **Consequences** among the invariants still reported: `A ⊆ C` from `A ⊆ B` and `B ⊆ C`;
 //!    `x ≤ z` (or `<`) from `x ≤ y` and `y ≤ z`; `size(A) ≤ size(B)` from `A ⊆ B`; `size(C ∩ B) =
