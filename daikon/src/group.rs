@@ -3,8 +3,10 @@
 //! Boolean or enumeration variable has one value, and its invariants are printed as
 //! implications (`∀ i: Pid (pc[i] = critical ⇒ flag[i] = true)`).
 //!
-//! With action splitting, the conditions are also "some instance of action `a` is enabled" and
-//! its negation ([`crate::preconditions`]).
+//! With action splitting, the conditions are also "some instance of action `a` is enabled"
+//! ([`crate::preconditions`]); under them, only unary invariants and relations between sets and
+//! other non-numeric values are proposed (order and linear relations between numbers under such
+//! a condition were, on Global1, artefacts of how long the runs were).
 //!
 //! Under a condition, a position also counts as changed when the condition has just become
 //! true there: the candidate sees values it has not seen under the condition before. Positions
@@ -14,7 +16,7 @@ use crate::candidates::{self, GrammarOptions};
 use crate::frame::Cell;
 use crate::invariant::{Condition, Finding, Witness};
 use crate::track::unary::UnaryStats;
-use crate::track::Pair;
+use crate::track::{Pair, Tracker};
 use crate::vars::{compatible, Term, VarId, VarModel};
 use interpreter::value::Value;
 use ioa_lang::ir::Type;
@@ -54,11 +56,9 @@ impl Group {
         for (v, var) in model.vars.iter().enumerate() {
             if let Term::Enabled(_) = var.term {
                 if grammar.split_actions && out.len() < 2 * MAX_CONDITIONS {
-                    for value in [true, false] {
-                        let value = Value::Bool(value);
-                        let condition = Some(Condition { var: v, value });
-                        out.push(Group::new(model, grammar, condition));
-                    }
+                    let value = Value::Bool(true);
+                    let condition = Some(Condition { var: v, value });
+                    out.push(Group::new(model, grammar, condition));
                 }
                 continue;
             }
@@ -108,9 +108,13 @@ impl Group {
                 }
             })
             .collect();
+        let on_action = condition
+            .as_ref()
+            .is_some_and(|c| matches!(model.vars[c.var].term, Term::Enabled(_)));
         let pairs = candidates::pairs(model, grammar)
             .into_iter()
             .filter(|p| allowed[p.a] && allowed[p.b])
+            .filter(|p| !(on_action && matches!(p.tracker, Tracker::Compare(_) | Tracker::Linear(_))))
             .filter(|p| compatible(model.vars[p.a].index.or(model.vars[p.b].index), space))
             .collect();
         Group {

@@ -1,7 +1,9 @@
 //! Splitting on action preconditions: for an action `a(p: P, q: Q)`, the states in which some
 //! instance of it is enabled, and those in which none is. Each eligible action becomes a Boolean
-//! variable of the model ([`Term::Enabled`]) that [`crate::group`] splits on like any Boolean,
-//! so that invariants come out as `(∃ p: P, q: Q (pre)) ⇒ P` and `¬(∃ p: P, q: Q (pre)) ⇒ P`.
+//! variable of the model ([`Term::Enabled`]) that [`crate::group`] splits on (its `true` side
+//! only: Daikon's splitting also tries the negation, but on Global1 the states where an action
+//! is disabled, such as "every ballot is made", gave only artefacts), so that invariants come
+//! out as `(∃ p: P, q: Q (pre)) ⇒ P`.
 //!
 //! The premise is printed from the model's own source text: the signature's `where` clause and,
 //! for each transition case of the action, its `where` clause and precondition conjuncts (the
@@ -22,10 +24,10 @@
 
 use crate::print::type_expr;
 use crate::vars::{Term, VarModel};
-use interpreter::machine::Machine;
+use interpreter::machine::{collect_reads, Machine};
 use interpreter::value::Value;
 use ioa_lang::ast::{ActionKind, BinOp, Expr, ExprKind, Ident, Param, Quantifier};
-use ioa_lang::ir::{AutomatonBody, Type};
+use ioa_lang::ir::{AutomatonBody, Expr as IrExpr, Type, VarRef};
 use ioa_lang::source_map::SourceMap;
 use ioa_lang::span::{FileId, Span};
 use std::sync::Arc;
@@ -42,6 +44,10 @@ pub struct ActionSplit {
     pub name: String,
     /// `∃ params (where ∧ (pre₁ ∨ pre₂ …))`, as IOA.
     pub premise: Expr,
+    /// The state slots that the premise tests without its parameters (in a conjunct of the
+    /// only case that reads no parameter, such as `quorums = {}`): an invariant over them
+    /// alone under this premise restates the precondition.
+    pub settled: Vec<usize>,
     /// The values of each parameter.
     carriers: Vec<Arc<[Value]>>,
 }
@@ -129,7 +135,12 @@ pub fn action_splits(machine: &Machine, sources: &SourceMap) -> Vec<ActionSplit>
         }
         let names: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
         let mut cases = Vec::new();
+        let mut settled = Vec::new();
+        let n_cases = prim.transitions.iter().filter(|t| t.action == *aid).count();
         for t in prim.transitions.iter().filter(|t| t.action == *aid) {
+            if n_cases == 1 {
+                settled = settled_slots(t.where_clause.iter().chain(&t.pre), names.len());
+            }
             let bound = t.local_names.iter().take(names.len()).map(String::as_str);
             if !t.const_args.is_empty() || !bound.eq(names.iter().copied()) {
                 continue 'actions;
@@ -165,9 +176,31 @@ pub fn action_splits(machine: &Machine, sources: &SourceMap) -> Vec<ActionSplit>
             action: index,
             name: action.name.clone(),
             premise,
+            settled,
             carriers,
         });
     }
+    out
+}
+
+/// The state slots read by those of `conjuncts` that read none of the first `params` locals
+/// (the action's parameters).
+fn settled_slots<'e>(conjuncts: impl Iterator<Item = &'e IrExpr>, params: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for e in conjuncts {
+        let mut slots = Vec::new();
+        let mut uses_param = false;
+        collect_reads(e, &mut |r| match r {
+            VarRef::State(s) => slots.push(*s as usize),
+            VarRef::Local(k) if (*k as usize) < params => uses_param = true,
+            _ => {}
+        });
+        if !uses_param {
+            out.extend(slots);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 

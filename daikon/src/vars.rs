@@ -516,6 +516,19 @@ impl VarModel {
         out
     }
 
+    /// The state slots a variable is computed from.
+    pub fn base_slots(&self, v: VarId) -> Vec<usize> {
+        let var = &self.vars[v];
+        let mut out = match var.term {
+            Term::Slot(s) | Term::Elem(s) | Term::Keys(s) | Term::Values(s) => vec![s],
+            Term::Enabled(_) => vec![],
+            _ => var.inputs.iter().flat_map(|i| self.base_slots(*i)).collect(),
+        };
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The index space of an invariant over these variables, if any is indexed.
     pub fn index_of(&self, vars: &[VarId]) -> Option<usize> {
         vars.iter().find_map(|v| self.vars[*v].index)

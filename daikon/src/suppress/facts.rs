@@ -2,7 +2,7 @@
 //! intersections that are one of their operands.
 
 use super::{fact, mark, names, open};
-use crate::invariant::{Finding, Kind};
+use crate::invariant::{Condition, Finding, Kind};
 use crate::vars::{Term, VarId, VarModel};
 use interpreter::value::Value;
 use ioa_lang::ir::Type;
@@ -43,6 +43,13 @@ pub(super) fn types(model: &VarModel, findings: &mut [Finding], (low, high): (i6
                             );
                             continue;
                         }
+                        // Under a condition, "not every element" is taken for an artefact of
+                        // the universe (`size(failed) ≤ 2` of 3 nodes while an action that
+                        // needs a live node is enabled).
+                        if f.invariant.condition.is_some() && *c + 1 >= k as i64 {
+                            mark(f, vec![], NOT_ALL);
+                            continue;
+                        }
                     }
                 }
                 if *c < low || *c > high {
@@ -62,6 +69,10 @@ pub(super) fn types(model: &VarModel, findings: &mut [Finding], (low, high): (i6
 const INTERSECTION: &str = "an intersection's size is reported only as disjointness (= 0); \
      other bounds on it are taken for artefacts of the runs";
 
+/// Why a conditional bound one below the universe's count is dropped.
+const NOT_ALL: &str = "under a condition, a size bound one below the number of elements in the \
+     universe is taken for an artefact of the universe";
+
 fn uninteresting(low: i64, high: i64) -> String {
     format!("a bound outside {low}..{high} is taken for an artefact of the runs or the universe")
 }
@@ -69,9 +80,16 @@ fn uninteresting(low: i64, high: i64) -> String {
 /// Rule 2.
 pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
     let mut constant: FxHashMap<VarId, (usize, Value)> = FxHashMap::default();
+    // Constants under a condition (the unconditional ones included under every condition).
+    let mut constant_under: FxHashMap<(Condition, VarId), usize> = FxHashMap::default();
     for (i, f) in findings.iter().enumerate() {
         if let (Kind::Const(c), true) = (&f.invariant.kind, fact(f)) {
             constant.insert(f.invariant.vars[0], (i, c.clone()));
+        }
+        if let (Kind::Const(_), true, Some(c)) =
+            (&f.invariant.kind, f.reported(), &f.invariant.condition)
+        {
+            constant_under.insert((c.clone(), f.invariant.vars[0]), i);
         }
     }
     let empty = |v: &VarId| matches!(constant.get(v), Some((_, Value::Set(s))) if s.is_empty());
@@ -80,9 +98,13 @@ pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
         let by = |vs: &[VarId]| vs.iter().map(|v| constant[v].0).collect::<Vec<_>>();
         // Anything said of the size of a set that never changed follows from the set.
         if let (1, Term::Size(s)) = (vars.len(), &model.vars[vars[0]].term) {
-            if constant.contains_key(s) {
-                let by = vec![constant[s].0];
-                mark(f, by, format!("{} never changed", model.vars[*s].name));
+            let under = f
+                .invariant
+                .condition
+                .as_ref()
+                .and_then(|c| constant_under.get(&(c.clone(), *s)).copied());
+            if let Some(by) = constant.get(s).map(|c| c.0).or(under) {
+                mark(f, vec![by], format!("{} never changed", model.vars[*s].name));
                 continue;
             }
         }
