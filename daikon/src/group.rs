@@ -96,7 +96,10 @@ impl Group {
         let allowed: Vec<bool> = (0..model.vars.len())
             .map(|v| {
                 let var = &model.vars[v];
-                let keyed = matches!(var.term, Term::Keys(_) | Term::Values(_));
+                // Key sets and their sizes bring their own quantifier over the index type,
+                // which would shadow an indexed condition's.
+                let keyed = var.is_keyed()
+                    || matches!(var.term, Term::Size(s) if model.vars[s].is_keyed());
                 match &condition {
                     None => var.proposes,
                     Some(c) => {

@@ -27,7 +27,7 @@ use crate::vars::{Term, VarModel};
 use interpreter::machine::{collect_reads, Machine};
 use interpreter::value::Value;
 use ioa_lang::ast::{ActionKind, BinOp, Expr, ExprKind, Ident, Param, Quantifier};
-use ioa_lang::ir::{AutomatonBody, Expr as IrExpr, Type, VarRef};
+use ioa_lang::ir::{AutomatonBody, Type, VarRef};
 use ioa_lang::source_map::SourceMap;
 use ioa_lang::span::{FileId, Span};
 use std::sync::Arc;
@@ -44,10 +44,9 @@ pub struct ActionSplit {
     pub name: String,
     /// `∃ params (where ∧ (pre₁ ∨ pre₂ …))`, as IOA.
     pub premise: Expr,
-    /// The state slots that the premise tests without its parameters (in a conjunct of the
-    /// only case that reads no parameter, such as `quorums = {}`): an invariant over them
-    /// alone under this premise restates the precondition.
-    pub settled: Vec<usize>,
+    /// The state slots the premise reads: an invariant over them alone under this premise
+    /// restates (or unfolds) the precondition, see [`crate::suppress`]'s rule 7.
+    pub reads: Vec<usize>,
     /// The values of each parameter.
     carriers: Vec<Arc<[Value]>>,
 }
@@ -135,11 +134,14 @@ pub fn action_splits(machine: &Machine, sources: &SourceMap) -> Vec<ActionSplit>
         }
         let names: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
         let mut cases = Vec::new();
-        let mut settled = Vec::new();
-        let n_cases = prim.transitions.iter().filter(|t| t.action == *aid).count();
+        let mut reads = Vec::new();
         for t in prim.transitions.iter().filter(|t| t.action == *aid) {
-            if n_cases == 1 {
-                settled = settled_slots(t.where_clause.iter().chain(&t.pre), names.len());
+            for e in t.where_clause.iter().chain(&t.pre) {
+                collect_reads(e, &mut |r| {
+                    if let VarRef::State(s) = r {
+                        reads.push(*s as usize);
+                    }
+                });
             }
             let bound = t.local_names.iter().take(names.len()).map(String::as_str);
             if !t.const_args.is_empty() || !bound.eq(names.iter().copied()) {
@@ -161,6 +163,8 @@ pub fn action_splits(machine: &Machine, sources: &SourceMap) -> Vec<ActionSplit>
         let Some(mut body) = cases.into_iter().reduce(|a, b| bin(BinOp::Or, a, b)) else {
             continue;
         };
+        reads.sort_unstable();
+        reads.dedup();
         if let Some(w) = &sig.where_clause {
             let Some(w) = source_expr(sources, w.span) else {
                 continue;
@@ -176,31 +180,10 @@ pub fn action_splits(machine: &Machine, sources: &SourceMap) -> Vec<ActionSplit>
             action: index,
             name: action.name.clone(),
             premise,
-            settled,
+            reads,
             carriers,
         });
     }
-    out
-}
-
-/// The state slots read by those of `conjuncts` that read none of the first `params` locals
-/// (the action's parameters).
-fn settled_slots<'e>(conjuncts: impl Iterator<Item = &'e IrExpr>, params: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    for e in conjuncts {
-        let mut slots = Vec::new();
-        let mut uses_param = false;
-        collect_reads(e, &mut |r| match r {
-            VarRef::State(s) => slots.push(*s as usize),
-            VarRef::Local(k) if (*k as usize) < params => uses_param = true,
-            _ => {}
-        });
-        if !uses_param {
-            out.extend(slots);
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
     out
 }
 

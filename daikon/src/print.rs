@@ -8,7 +8,8 @@
 //!
 //! The key and value sets of an array or map have no IOA spelling, so invariants over them bring
 //! their own quantifier. With `present(i)` the test that the entry at `i` counts (`a[i] ≠ nil`
-//! for `Null` entries, `a[i] ≠ d` for an array whose start-state default is `d`, `defined(m, i) ∧
+//! for `Null` entries, `a[i] ≠ d` for an array whose start-state default is `d` (`a[i]` or
+//! `¬a[i]` for a Boolean default), `defined(m, i) ∧
 //! m[i] ≠ d` or `defined(m, i)` for a map, see [`crate::vars::KeyRule`]) and `absent(i)` its
 //! negation:
 //!
@@ -116,6 +117,8 @@ impl<'a> IoaPrinter<'a> {
         let rule = self.model.key_rules[slot].as_ref()?;
         let entry = index(self.slot(slot)?, i.clone());
         let differs = match &rule.default {
+            Some(Value::Bool(false)) => Some(entry),
+            Some(Value::Bool(true)) => Some(unary_not(entry)),
             Some(d) => Some(bin(BinOp::Neq, entry, self.value(d)?)),
             None => None,
         };
@@ -132,6 +135,8 @@ impl<'a> IoaPrinter<'a> {
         let rule = self.model.key_rules[slot].as_ref()?;
         let entry = index(self.slot(slot)?, i.clone());
         let same = match &rule.default {
+            Some(Value::Bool(false)) => Some(unary_not(entry)),
+            Some(Value::Bool(true)) => Some(entry),
             Some(d) => Some(bin(BinOp::Eq, entry, self.value(d)?)),
             None => None,
         };

@@ -61,8 +61,9 @@ impl Report {
             .iter()
             .map(|f| printer.text(&f.invariant))
             .collect();
+        crate::suppress::type_facts(model, &mut findings, options.grammar);
         for (f, t) in findings.iter_mut().zip(&texts) {
-            if t.is_none() && f.held() {
+            if t.is_none() && matches!(f.verdict, Verdict::Reported | Verdict::Unjustified) {
                 f.verdict = Verdict::Unprintable;
             }
         }

@@ -79,39 +79,38 @@ fn uninteresting(low: i64, high: i64) -> String {
 
 /// Rule 2.
 pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
-    let mut constant: FxHashMap<VarId, (usize, Value)> = FxHashMap::default();
-    // Constants under a condition (the unconditional ones included under every condition).
-    let mut constant_under: FxHashMap<(Condition, VarId), usize> = FxHashMap::default();
+    // Constants, by the condition they hold under (`None`: unconditional facts, which hold
+    // under every condition too; conditional ones count only while reported).
+    let mut consts: FxHashMap<(Option<Condition>, VarId), (usize, Value)> = FxHashMap::default();
     for (i, f) in findings.iter().enumerate() {
-        if let (Kind::Const(c), true) = (&f.invariant.kind, fact(f)) {
-            constant.insert(f.invariant.vars[0], (i, c.clone()));
-        }
-        if let (Kind::Const(_), true, Some(c)) =
-            (&f.invariant.kind, f.reported(), &f.invariant.condition)
-        {
-            constant_under.insert((c.clone(), f.invariant.vars[0]), i);
+        let usable = fact(f) || (f.invariant.condition.is_some() && f.reported());
+        if let (Kind::Const(c), true) = (&f.invariant.kind, usable) {
+            let key = (f.invariant.condition.clone(), f.invariant.vars[0]);
+            consts.insert(key, (i, c.clone()));
         }
     }
-    let empty = |v: &VarId| matches!(constant.get(v), Some((_, Value::Set(s))) if s.is_empty());
     for f in findings.iter_mut().filter(|f| open(f)) {
+        let cond = f.invariant.condition.clone();
+        let constant = |v: &VarId| {
+            consts
+                .get(&(cond.clone(), *v))
+                .or_else(|| consts.get(&(None, *v)))
+        };
+        let is_const = |v: &VarId| constant(v).is_some();
+        let empty = |v: &VarId| matches!(constant(v), Some((_, Value::Set(s))) if s.is_empty());
         let vars = f.invariant.vars.clone();
-        let by = |vs: &[VarId]| vs.iter().map(|v| constant[v].0).collect::<Vec<_>>();
+        let by = |vs: &[VarId]| vs.iter().filter_map(|v| constant(v).map(|c| c.0)).collect();
         // Anything said of the size of a set that never changed follows from the set.
         if let (1, Term::Size(s)) = (vars.len(), &model.vars[vars[0]].term) {
-            let under = f
-                .invariant
-                .condition
-                .as_ref()
-                .and_then(|c| constant_under.get(&(c.clone(), *s)).copied());
-            if let Some(by) = constant.get(s).map(|c| c.0).or(under) {
-                mark(f, vec![by], format!("{} never changed", model.vars[*s].name));
+            if let Some((by, _)) = constant(s) {
+                mark(f, vec![*by], format!("{} never changed", model.vars[*s].name));
                 continue;
             }
         }
         match &f.invariant.kind {
             Kind::Const(_) if model.vars[vars[0]].is_derived() => {
                 let roots = base_vars(model, vars[0]);
-                if roots.iter().all(|v| constant.contains_key(v)) {
+                if roots.iter().all(is_const) {
                     let names = names(model, &roots);
                     mark(f, by(&roots), format!("{names} never changed"));
                 } else if let Some(e) = roots
@@ -126,7 +125,7 @@ pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
                     );
                 }
             }
-            _ if vars.len() == 2 && vars.iter().all(|v| constant.contains_key(v)) => {
+            _ if vars.len() == 2 && vars.iter().all(is_const) => {
                 mark(
                     f,
                     by(&vars),

@@ -24,7 +24,7 @@
 //! 6. **Conditions.** A conditional invariant (`c = v ⇒ P`, with `--split`) is dropped when `P`
 //!    (or something stronger over the same variables) held without the condition.
 //! 7. **Preconditions restated.** A conditional invariant on an action's enabledness over only
-//!    the state variables its precondition tests without parameters (see [`premises`]).
+//!    the state variables its precondition reads (see [`premises`]).
 //!
 //! Rules 1–3 apply to every candidate that held; rules 4–5 take as premises only invariants that
 //! are reported (justified, printable and not suppressed by rules 1–4), so a suppressed invariant
@@ -39,6 +39,12 @@ mod premises;
 use crate::candidates::GrammarOptions;
 use crate::invariant::{Finding, Verdict};
 use crate::vars::{VarId, VarModel};
+
+/// Rule 1 alone: run before unprintable findings are set aside, so that what the types imply
+/// is said to be implied by them even where the grammar could not print it.
+pub fn type_facts(model: &VarModel, findings: &mut [Finding], grammar: GrammarOptions) {
+    facts::types(model, findings, grammar.bounds);
+}
 
 /// Marks the suppressed findings.
 pub fn suppress(model: &VarModel, findings: &mut [Finding], grammar: GrammarOptions) {

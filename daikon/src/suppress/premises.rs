@@ -1,9 +1,11 @@
 //! Rule 7 of suppression: a conditional invariant on an action's enabledness that only restates
-//! its precondition. When the premise is `∃ S: Set[Node] (quorums = {})`, the conjunct `quorums
-//! = {}` reads no parameter, so under the premise it simply holds: `quorums = {}` and
-//! `size(quorums) = 0` are the precondition again, not news. Any invariant whose variables are
-//! computed only from state variables that such conjuncts read is dropped (a weaker fact over
-//! them, `x ≥ 0` under `x < 6`, goes with it).
+//! or unfolds its precondition. Under `∃ S: Set[Node] (quorums = {})`, `quorums = {}` and
+//! `size(quorums) = 0` are the precondition again; under `∃ i: Node, b: Ballot (i ∈ initiated ∧
+//! …)`, `size(initiated) ≥ 1` is one step from it. The news under a premise is what it says of
+//! the variables it does not read (`decided = {}` while the quorums are still undefined), so
+//! any invariant whose variables are computed only from state variables the premise reads is
+//! dropped. (Facts over them that do not follow from the premise go too: a deliberate trade of
+//! recall for fewer restatements.)
 
 use super::{mark, open};
 use crate::invariant::Finding;
@@ -26,10 +28,10 @@ pub(super) fn premises(model: &VarModel, findings: &mut [Finding]) {
             .vars
             .iter()
             .flat_map(|v| model.base_slots(*v))
-            .all(|s| split.settled.contains(&s));
+            .all(|s| split.reads.contains(&s));
         if restates {
             let tested = split
-                .settled
+                .reads
                 .iter()
                 .map(|s| model.slot_names[*s].as_str())
                 .collect::<Vec<_>>()
@@ -38,7 +40,7 @@ pub(super) fn premises(model: &VarModel, findings: &mut [Finding]) {
                 f,
                 vec![],
                 format!(
-                    "it restates the precondition of {}, which tests {tested} without parameters",
+                    "it is about what the precondition of {} reads ({tested}), not news",
                     split.name
                 ),
             );
