@@ -59,7 +59,10 @@ impl Cell {
     }
 
     fn set(&mut self, k: usize, value: Value, first: bool) {
-        let returned = !self.absent.is_empty() && std::mem::replace(&mut self.absent[k], false);
+        let returned = match self.absent.get_mut(k) {
+            Some(a) => std::mem::replace(a, false),
+            None => false,
+        };
         let changed = first || returned || self.values[k] != value;
         if changed {
             self.values[k] = value;
@@ -70,7 +73,8 @@ impl Cell {
 
     /// Marks position `k` absent; leaving presence counts as a change.
     fn set_absent(&mut self, k: usize, first: bool) {
-        let changed = first || !std::mem::replace(&mut self.absent[k], true);
+        let was_absent = std::mem::replace(&mut self.absent[k], true);
+        let changed = first || !was_absent;
         self.modified[k] = changed;
         self.any |= changed;
     }
