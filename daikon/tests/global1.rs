@@ -81,3 +81,50 @@ fn global1_invariants_on_a_thousand_runs() {
     let v = validate(1000);
     println!("{} of {} violated", v.violated(), v.invariants.len());
 }
+
+/// Splitting on action preconditions: the implications print as IOA that checks when appended
+/// to the model, every one holds on 40 further runs, and what the split adds are the facts
+/// reviewed in daikon/README.md (all true), e.g. that deciding needs quorums.
+#[test]
+fn global1_action_splits_round_trip_and_hold() {
+    let file = consensus().join("global1_schedules.ioa");
+    let (mut spec, sources) = check_with_sources(&file);
+    spec.invariants.clear();
+    let loaded = load("global1_schedules.ioa", &default_universe());
+    let id = automaton(&spec, "Global1");
+    let machine = Machine::new(&spec, &loaded.universe, id, vec![]).unwrap();
+    let mut traces = schedule_runs(&machine);
+    traces.extend(random_runs(&machine, RUNS, STEPS, 0));
+    let mut options = daikon::Options::default();
+    options.grammar.split_actions = true;
+    let report = daikon::infer_with_sources(&machine, Some(&sources), &traces, &options);
+    println!("{}", report.ioa());
+    let conditional: Vec<&str> = report
+        .declarations
+        .iter()
+        .map(|d| d.text.as_str())
+        .filter(|t| t.starts_with('∃'))
+        .collect();
+    assert!(
+        conditional.contains(&"∃ S: Set[Node] (quorums = {}) ⇒ decided = {}"),
+        "{conditional:#?}"
+    );
+    assert!(
+        conditional
+            .iter()
+            .any(|t| t.starts_with("∃ i: Node, v: Value (i ∈ initiated") && t.ends_with("⇒ size(quorums) ≥ 1")),
+        "{conditional:#?}"
+    );
+    let with = check(&file, Some(&report.ioa())).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<String> = report.declarations.iter().map(|d| d.name.clone()).collect();
+    let plan = daikon::validate::Plan {
+        automaton: automaton(&with, "Global1"),
+        params: vec![],
+        runs: 40,
+        steps: 200,
+        seed: 1_000_000,
+        weights: Default::default(),
+    };
+    let v = daikon::validate::validate(&with, &loaded.universe, &plan, &names).unwrap();
+    assert_eq!(v.violated(), 0, "{:?}", v.invariants);
+}
