@@ -408,7 +408,8 @@ fn maps_key_sets_and_action_splits() {
     let o = infer(&validate);
     assert_eq!(o.code, 0, "{}", o.both());
     assert!(
-        o.stdout.contains("% 23 of 23 invariant(s) held in every state."),
+        o.stdout
+            .contains("% 23 of 23 invariant(s) held in every state."),
         "{}",
         o.both()
     );
@@ -427,7 +428,8 @@ fn global1_action_splits() {
     ]);
     assert_eq!(o.code, 0, "{}", o.both());
     assert!(
-        o.stdout.contains("% 16 of 16 invariant(s) held in every state."),
+        o.stdout
+            .contains("% 16 of 16 invariant(s) held in every state."),
         "{}",
         o.both()
     );
@@ -443,7 +445,14 @@ fn global1_action_splits() {
 /// derived; `--derive none` gives none.
 #[test]
 fn derive_keys_alone() {
-    let common = ["tests/data/infer/maps.ioa", "--random", "--runs", "60", "--steps", "40"];
+    let common = [
+        "tests/data/infer/maps.ioa",
+        "--random",
+        "--runs",
+        "60",
+        "--steps",
+        "40",
+    ];
     let mut keys = common.to_vec();
     keys.extend(["--derive", "keys"]);
     let o = infer(&keys);

@@ -14,10 +14,10 @@ use crate::frame::{Cell, Frame};
 use crate::group::Group;
 use crate::invariant::{Finding, Witness};
 use crate::vars::{Term, VarModel};
-use rustc_hash::FxHashMap;
 use interpreter::machine::Machine;
 use interpreter::trace::Trace;
 use interpreter::value::{Printer, Value};
+use rustc_hash::FxHashMap;
 use rustc_hash::{FxHashSet, FxHasher};
 use std::hash::{Hash, Hasher};
 

@@ -98,8 +98,8 @@ impl Group {
                 let var = &model.vars[v];
                 // Key sets and their sizes bring their own quantifier over the index type,
                 // which would shadow an indexed condition's.
-                let keyed = var.is_keyed()
-                    || matches!(var.term, Term::Size(s) if model.vars[s].is_keyed());
+                let keyed =
+                    var.is_keyed() || matches!(var.term, Term::Size(s) if model.vars[s].is_keyed());
                 match &condition {
                     None => var.proposes,
                     Some(c) => {
@@ -117,7 +117,9 @@ impl Group {
         let pairs = candidates::pairs(model, grammar)
             .into_iter()
             .filter(|p| allowed[p.a] && allowed[p.b])
-            .filter(|p| !(on_action && matches!(p.tracker, Tracker::Compare(_) | Tracker::Linear(_))))
+            .filter(|p| {
+                !(on_action && matches!(p.tracker, Tracker::Compare(_) | Tracker::Linear(_)))
+            })
             .filter(|p| compatible(model.vars[p.a].index.or(model.vars[p.b].index), space))
             .collect();
         Group {

@@ -264,9 +264,7 @@ impl VarModel {
             options,
         };
         // The start state (when no variable needs a choice) gives the arrays' defaults.
-        let start = machine
-            .initial_state(&mut interpreter::eval::NoChoice)
-            .ok();
+        let start = machine.initial_state(&mut interpreter::eval::NoChoice).ok();
         for (slot, ty) in slot_types.iter().enumerate() {
             let name = &slot_names[slot];
             match ty {
@@ -522,7 +520,11 @@ impl VarModel {
         let mut out = match var.term {
             Term::Slot(s) | Term::Elem(s) | Term::Keys(s) | Term::Values(s) => vec![s],
             Term::Enabled(_) => vec![],
-            _ => var.inputs.iter().flat_map(|i| self.base_slots(*i)).collect(),
+            _ => var
+                .inputs
+                .iter()
+                .flat_map(|i| self.base_slots(*i))
+                .collect(),
         };
         out.sort_unstable();
         out.dedup();

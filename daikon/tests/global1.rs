@@ -112,7 +112,8 @@ fn global1_action_splits_round_trip_and_hold() {
     assert!(
         conditional
             .iter()
-            .any(|t| t.starts_with("∃ i: Node, v: Value (i ∈ initiated") && t.ends_with("⇒ size(quorums) ≥ 1")),
+            .any(|t| t.starts_with("∃ i: Node, v: Value (i ∈ initiated")
+                && t.ends_with("⇒ size(quorums) ≥ 1")),
         "{conditional:#?}"
     );
     let with = check(&file, Some(&report.ioa())).unwrap_or_else(|e| panic!("{e}"));

@@ -70,7 +70,10 @@ fn action_preconditions_split_the_board() {
         "∃ s: Slot (s ∈ owned ∧ load[s] < limit[s]) ⇒ size(touched) ≥ 1",
         "∃ s: Slot (locked[s]) ⇒ isOpen = true",
     ] {
-        assert!(found.iter().any(|t| t == wanted), "missing `{wanted}` in {found:#?}");
+        assert!(
+            found.iter().any(|t| t == wanted),
+            "missing `{wanted}` in {found:#?}"
+        );
     }
     assert!(
         !found.iter().any(|t| t.ends_with("⇒ size(owned) ≥ 1")),
@@ -105,7 +108,8 @@ automaton Partial
 
 /// A map value with the given entries (keys `k0`, `k1`, `k2` by position).
 fn map_of(spec: &ioa_lang::ir::Spec, entries: &[(u32, i64)]) -> Value {
-    let key_type = ioa_lang::ir::TypeId(spec.types.iter().position(|t| t.name == "Key").unwrap() as u32);
+    let key_type =
+        ioa_lang::ir::TypeId(spec.types.iter().position(|t| t.name == "Key").unwrap() as u32);
     let mut m = OrdMap::new();
     for (k, v) in entries {
         m.insert(Value::Enum(key_type, *k), Value::Int(*v));
@@ -114,7 +118,8 @@ fn map_of(spec: &ioa_lang::ir::Spec, entries: &[(u32, i64)]) -> Value {
 }
 
 fn set_of(spec: &ioa_lang::ir::Spec, keys: &[u32]) -> Value {
-    let key_type = ioa_lang::ir::TypeId(spec.types.iter().position(|t| t.name == "Key").unwrap() as u32);
+    let key_type =
+        ioa_lang::ir::TypeId(spec.types.iter().position(|t| t.name == "Key").unwrap() as u32);
     Value::Set(keys.iter().map(|k| Value::Enum(key_type, *k)).collect())
 }
 
@@ -166,12 +171,18 @@ fn missing_map_keys_are_skipped_and_guarded() {
         "∀ k: Key (defined(m, k) ⇒ m[k] ≥ 1)",
         "∀ k: Key (defined(m, k) ∧ m[k] ≠ 0 ⇔ k ∈ seen)",
     ] {
-        assert!(found.iter().any(|t| t == wanted), "missing `{wanted}` in {found:#?}");
+        assert!(
+            found.iter().any(|t| t == wanted),
+            "missing `{wanted}` in {found:#?}"
+        );
     }
     // The declarations check, and none fails to evaluate where keys are missing.
     let with = check(&file, Some(&report.ioa())).unwrap_or_else(|e| panic!("{e}"));
     let machine = Machine::new(&with, &universe, automaton(&with, "Partial"), vec![]).unwrap();
     let partial = vec![map_of(&with, &[(1, 2)]), set_of(&with, &[1])];
-    assert_eq!(machine.failing_invariant(&partial).map_err(|(k, _)| k), Ok(None));
+    assert_eq!(
+        machine.failing_invariant(&partial).map_err(|(k, _)| k),
+        Ok(None)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -103,7 +103,11 @@ pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
         // Anything said of the size of a set that never changed follows from the set.
         if let (1, Term::Size(s)) = (vars.len(), &model.vars[vars[0]].term) {
             if let Some((by, _)) = constant(s) {
-                mark(f, vec![*by], format!("{} never changed", model.vars[*s].name));
+                mark(
+                    f,
+                    vec![*by],
+                    format!("{} never changed", model.vars[*s].name),
+                );
                 continue;
             }
         }
