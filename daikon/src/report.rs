@@ -235,7 +235,13 @@ impl Report {
         let inv = &self.findings[i].invariant;
         let n = |k: usize| self.var_names[inv.vars[k]].clone();
         let premise = match &inv.condition {
-            Some(c) => format!("{} = {:?} ⇒ ", self.var_names[c.var], c.value),
+            Some(c) => match &c.value {
+                interpreter::value::Value::Bool(true) => format!("{} ⇒ ", self.var_names[c.var]),
+                interpreter::value::Value::Bool(false) => {
+                    format!("¬{} ⇒ ", self.var_names[c.var])
+                }
+                v => format!("{} = {v:?} ⇒ ", self.var_names[c.var]),
+            },
             None => String::new(),
         };
         premise

@@ -129,3 +129,34 @@ fn global1_action_splits_round_trip_and_hold() {
     let v = daikon::validate::validate(&with, &loaded.universe, &plan, &names).unwrap();
     assert_eq!(v.violated(), 0, "{:?}", v.invariants);
 }
+
+/// Which Global1 actions are split on: not the inputs `init` and `fail` (always enabled), not
+/// `abstain`, whose ballot sets come from the universe's `abstain.B` candidates (the printed
+/// `∃ B: Set[Ballot]` would range over more than was tested); every other action is.
+#[test]
+fn global1_action_splits_skip_inputs_and_narrowed_parameters() {
+    let file = consensus().join("global1_schedules.ioa");
+    let (spec, sources) = check_with_sources(&file);
+    let loaded = load("global1_schedules.ioa", &default_universe());
+    let machine =
+        Machine::new(&spec, &loaded.universe, automaton(&spec, "Global1"), vec![]).unwrap();
+    let mut names: Vec<String> = daikon::preconditions::action_splits(&machine, &sources)
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "assignVal",
+            "decide",
+            "defineQuorums",
+            "internalDecide",
+            "makeBallot",
+            "vote"
+        ]
+    );
+    // Without the source text nothing can be printed, so nothing is split on.
+    let empty = ioa_lang::source_map::SourceMap::new();
+    assert!(daikon::preconditions::action_splits(&machine, &empty).is_empty());
+}
