@@ -121,8 +121,6 @@ pub struct KeyRule {
     /// of the container in the start state (`None` for a map that had none: then every defined
     /// key is present).
     pub default: Option<Value>,
-    /// Whether the entries are `Null` values (so that their non-`nil` values form a set).
-    pub null: bool,
 }
 
 impl KeyRule {
@@ -549,7 +547,6 @@ fn key_rule(
         return options.null_arrays.then_some(KeyRule {
             map,
             default: Some(Value::Nil),
-            null: true,
         });
     }
     if !options.keys {
@@ -561,11 +558,7 @@ fn key_rule(
         Some(Value::Map(_)) if map => None,
         _ => return None,
     };
-    Some(KeyRule {
-        map,
-        default,
-        null: false,
-    })
+    Some(KeyRule { map, default })
 }
 
 /// Whether two variables can appear in one invariant: at most one index space between them.
@@ -591,4 +584,41 @@ fn taken_names(spec: &Spec, machine: &Machine, slot_names: &[String]) -> Vec<Str
     }
     taken.extend(["nil", "true", "false", "size", "div", "mod"].map(String::from));
     taken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_present_when_defined_and_not_the_default() {
+        let array = KeyRule {
+            map: false,
+            default: Some(Value::Int(0)),
+        };
+        assert!(array.present(Some(&Value::Int(2))));
+        assert!(!array.present(Some(&Value::Int(0))));
+        let partial = KeyRule {
+            map: true,
+            default: None,
+        };
+        assert!(partial.present(Some(&Value::Int(0))));
+        assert!(!partial.present(None));
+    }
+
+    #[test]
+    fn null_entries_have_nil_as_default_and_others_need_a_start_state() {
+        let all = DeriveOptions::all();
+        let rule = key_rule(false, &Type::Null(Box::new(Type::Int)), None, all).unwrap();
+        assert_eq!(rule.default, Some(Value::Nil));
+        assert!(key_rule(false, &Type::Int, None, all).is_none());
+        let start = Value::constant_array(Value::Int(7));
+        let rule = key_rule(true, &Type::Int, Some(&start), all).unwrap();
+        assert_eq!((rule.map, rule.default), (true, Some(Value::Int(7))));
+        let off = DeriveOptions {
+            keys: false,
+            ..DeriveOptions::all()
+        };
+        assert!(key_rule(false, &Type::Int, Some(&start), off).is_none());
+    }
 }
