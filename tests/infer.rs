@@ -409,7 +409,7 @@ fn maps_key_sets_and_action_splits() {
     assert_eq!(o.code, 0, "{}", o.both());
     assert!(
         o.stdout
-            .contains("% 23 of 23 invariant(s) held in every state."),
+            .contains("% 26 of 26 invariant(s) held in every state."),
         "{}",
         o.both()
     );

@@ -33,7 +33,7 @@ fn board(split: bool) -> daikon::Report {
 }
 
 /// Every unconditional declaration, in order: map elements under `defined`, the non-default
-/// keys of a map and of two arrays, and at most one locked slot.
+/// keys of a map and of two arrays, the non-`nil` keys of a map, and at most one locked slot.
 #[test]
 fn maps_and_key_sets_give_what_the_board_keeps() {
     let report = board(false);
@@ -45,6 +45,7 @@ fn maps_and_key_sets_give_what_the_board_keeps() {
             "∀ s: Slot (defined(load, s) ∧ load[s] ≠ 0 ⇒ s ∈ touched)",
             "∀ s: Slot (hits[s] ≠ 0 ⇒ s ∈ touched)",
             "∀ s: Slot (locked[s] ⇒ s ∈ touched)",
+            "∀ s: Slot (defined(owner, s) ∧ owner[s] ≠ nil ⇔ s ∈ touched)",
             "∀ s: Slot (defined(load, s) ∧ defined(limit, s) ⇒ load[s] ≤ limit[s])",
             "∀ s: Slot, s3: Slot (locked[s] ∧ locked[s3] ⇒ s = s3)",
         ]

@@ -58,8 +58,9 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
         }
     }
     // The size of a follower follows the size of its leader (`size(mirror)` is said as
-    // `size(pair)` once `pair = mirror`), tied by the same equality. Inputs come first, so
-    // one pass in order suffices.
+    // `size(pair)` once `pair = mirror`), tied by the same equality. The loop changes only the
+    // roots of sizes of followers, never of a leader's size, so one pass suffices (a key set's
+    // size comes before the sizes of state variables, so the leader's may come later).
     for v in 0..n {
         let Term::Size(s) = model.vars[v].term else {
             continue;
@@ -68,7 +69,7 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
             continue;
         }
         let lead = roots[s];
-        if let Some(w) = (0..v).find(|w| model.vars[*w].term == Term::Size(lead)) {
+        if let Some(w) = (0..n).find(|w| *w != v && model.vars[*w].term == Term::Size(lead)) {
             roots[v] = roots[w];
             if let Some(&t) = tie.get(&s) {
                 tie.insert(v, t);
