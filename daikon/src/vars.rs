@@ -261,8 +261,9 @@ impl VarModel {
             automaton: spec.automata[machine.root.0 as usize].name.clone(),
             options,
         };
-        // The start state (when no variable needs a choice) gives the arrays' defaults.
-        let start = machine.initial_state(&mut interpreter::eval::NoChoice).ok();
+        // A start state gives the arrays' defaults (a `choose` takes its first candidate: a
+        // default read off it is still a fixed value, so the key set stays well defined).
+        let start = machine.initial_state(&mut FirstChoice).ok();
         for (slot, ty) in slot_types.iter().enumerate() {
             let name = &slot_names[slot];
             match ty {
@@ -532,6 +533,22 @@ impl VarModel {
     /// The index space of an invariant over these variables, if any is indexed.
     pub fn index_of(&self, vars: &[VarId]) -> Option<usize> {
         vars.iter().find_map(|v| self.vars[*v].index)
+    }
+}
+
+/// Resolves every `choose` of a start state with its first candidate.
+struct FirstChoice;
+
+impl interpreter::eval::Chooser for FirstChoice {
+    fn choose(
+        &mut self,
+        span: ioa_lang::span::Span,
+        candidates: &[Value],
+    ) -> interpreter::error::EvalResult<Value> {
+        candidates
+            .first()
+            .cloned()
+            .ok_or(interpreter::error::RunError::UnresolvedChoice { span })
     }
 }
 
