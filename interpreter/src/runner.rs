@@ -83,11 +83,38 @@ struct Recording<'a> {
     inner: &'a mut dyn FnMut(usize) -> usize,
     offered: VecDeque<Value>,
     picks: Vec<usize>,
+    /// Whether `inner` replays recorded indices. The record has an index for every choice,
+    /// including those with a single candidate, so a replay must consume one for them too;
+    /// a random run must not (it would draw from the generator for nothing).
+    replaying: bool,
+}
+
+impl<'a> Recording<'a> {
+    /// Makes choices with `inner` (a random draw, or the least index).
+    fn new(inner: &'a mut dyn FnMut(usize) -> usize) -> Self {
+        Recording {
+            inner,
+            offered: VecDeque::new(),
+            picks: vec![],
+            replaying: false,
+        }
+    }
+
+    /// Makes choices with `inner`, which hands out recorded indices in order.
+    fn replaying(inner: &'a mut dyn FnMut(usize) -> usize) -> Self {
+        Recording {
+            replaying: true,
+            ..Recording::new(inner)
+        }
+    }
 }
 
 impl Chooser for Recording<'_> {
     fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value> {
         if candidates.len() == 1 {
+            if self.replaying {
+                (self.inner)(1);
+            }
             self.picks.push(0);
             return Ok(candidates[0].clone());
         }
@@ -163,11 +190,12 @@ impl<'m, 's> Runner<'m, 's> {
         &self,
         pick: &mut dyn FnMut(usize) -> usize,
         choices: &mut Vec<Vec<usize>>,
+        replaying: bool,
     ) -> Result<State, Stop> {
-        let mut ch = Recording {
-            inner: pick,
-            offered: VecDeque::new(),
-            picks: vec![],
+        let mut ch = if replaying {
+            Recording::replaying(pick)
+        } else {
+            Recording::new(pick)
         };
         let state = self.machine.initial_state(&mut ch).map_err(Stop::Error)?;
         choices.push(ch.picks);
@@ -182,7 +210,7 @@ impl<'m, 's> Runner<'m, 's> {
     pub fn schedule(&self, schedule: &Schedule, max_steps: u64, on_step: OnStep) -> RunReport {
         let mut choices = Vec::new();
         let mut least = |_n: usize| 0usize;
-        let state = match self.start(&mut least, &mut choices) {
+        let state = match self.start(&mut least, &mut choices, false) {
             Ok(s) => s,
             Err(stop) => {
                 return RunReport {
@@ -265,7 +293,7 @@ impl<'m, 's> Runner<'m, 's> {
         let mut choices = Vec::new();
         let state = {
             let mut pick = |n: usize| rng.random_range(0..n);
-            match self.start(&mut pick, &mut choices) {
+            match self.start(&mut pick, &mut choices, false) {
                 Ok(s) => s,
                 Err(stop) => {
                     return RunReport {
@@ -334,11 +362,7 @@ impl<'m, 's> Runner<'m, 's> {
                 }
             };
             let mut pick = |n: usize| rng.random_range(0..n);
-            let mut ch = Recording {
-                inner: &mut pick,
-                offered: VecDeque::new(),
-                picks: vec![],
-            };
+            let mut ch = Recording::new(&mut pick);
             let next = match self.machine.execute(current, plan, &mut ch) {
                 Ok(n) => n,
                 Err(e) => {
@@ -395,7 +419,7 @@ impl<'m, 's> Runner<'m, 's> {
     pub fn actions(&self, list: &[(usize, Vec<Value>)], on_step: OnStep) -> RunReport {
         let mut choices = Vec::new();
         let mut least = |_n: usize| 0usize;
-        let state = match self.start(&mut least, &mut choices) {
+        let state = match self.start(&mut least, &mut choices, false) {
             Ok(s) => s,
             Err(stop) => {
                 return RunReport {
@@ -444,11 +468,7 @@ impl<'m, 's> Runner<'m, 's> {
                 }
             };
             let mut least = |_n: usize| 0usize;
-            let mut ch = Recording {
-                inner: &mut least,
-                offered: VecDeque::new(),
-                picks: vec![],
-            };
+            let mut ch = Recording::new(&mut least);
             let next = match self.machine.execute(&current, plan, &mut ch) {
                 Ok(n) => n,
                 Err(e) => {
@@ -496,7 +516,7 @@ impl<'m, 's> Runner<'m, 's> {
         let mut it = first.into_iter();
         let mut pick = |_n: usize| it.next().unwrap_or(usize::MAX);
         let mut all = Vec::new();
-        let start = match self.start(&mut pick, &mut all) {
+        let start = match self.start(&mut pick, &mut all, true) {
             Ok(s) => s,
             Err(stop) => {
                 return RunReport {
@@ -554,11 +574,7 @@ impl<'m, 's> Runner<'m, 's> {
             let picks = step_choices.next().cloned().unwrap_or_default();
             let mut it = picks.into_iter();
             let mut pick = |_n: usize| it.next().unwrap_or(usize::MAX);
-            let mut ch = Recording {
-                inner: &mut pick,
-                offered: VecDeque::new(),
-                picks: vec![],
-            };
+            let mut ch = Recording::replaying(&mut pick);
             let next = match self.machine.execute(&current, plan, &mut ch) {
                 Ok(n) => n,
                 Err(e) => {
@@ -833,9 +849,8 @@ impl ScheduleRun<'_, '_, '_, '_> {
         let kind = m.kind_of(action, &args).map_err(Stop::StepError)?;
         let mut refuse = |_n: usize| usize::MAX;
         let mut ch = Recording {
-            inner: &mut refuse,
             offered,
-            picks: vec![],
+            ..Recording::new(&mut refuse)
         };
         let next = m
             .execute(&current, plan, &mut ch)
