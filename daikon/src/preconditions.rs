@@ -53,10 +53,12 @@ pub struct ActionSplit {
 
 impl ActionSplit {
     /// Whether some instance is enabled in `state`; `None` if evaluating a precondition failed
-    /// (then the printed premise would fail too, and the split is abandoned).
+    /// for some instance (the printed `∃` may meet that instance first and fail too, so the
+    /// split is abandoned). Every instance is evaluated, for that reason.
     pub fn enabled(&self, machine: &Machine, state: &[Value]) -> Option<bool> {
         let total: usize = self.carriers.iter().map(|c| c.len()).product();
         let mut args = Vec::with_capacity(self.carriers.len());
+        let mut any = false;
         for mut index in 0..total {
             args.clear();
             for c in &self.carriers {
@@ -64,12 +66,12 @@ impl ActionSplit {
                 index /= c.len();
             }
             match machine.enabled(state, self.action, &args, false) {
-                Ok(Ok(_)) => return Some(true),
+                Ok(Ok(_)) => any = true,
                 Ok(Err(_)) => {}
                 Err(_) => return None,
             }
         }
-        Some(false)
+        Some(any)
     }
 }
 

@@ -219,6 +219,11 @@ impl Report {
         }
     }
 
+    /// The name of a variable of the model (`voted[n]`, `enabled(vote)`).
+    pub fn var_name(&self, v: usize) -> &str {
+        self.var_names.get(v).map(String::as_str).unwrap_or("?")
+    }
+
     /// The declared name of a reported finding, or its text.
     fn name_or_text(&self, i: usize) -> String {
         match self.declarations.iter().find(|d| d.finding == i) {

@@ -187,3 +187,69 @@ fn missing_map_keys_are_skipped_and_guarded() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const FRAGILE: &str = "
+automaton Fragile
+  signature
+    internal up,
+             down,
+             probe
+  states
+    x: Int := 1
+  transitions
+    internal up
+      pre x < 3
+      eff x := x + 1
+    internal down
+      pre x > 0
+      eff x := x - 1
+    internal probe
+      pre 6 div x > 2
+";
+
+/// An action whose precondition fails to evaluate in some reached state (`6 div x` at `x = 0`)
+/// is not split on: its printed premise would fail there too. The others still are.
+#[test]
+fn a_precondition_that_fails_to_evaluate_abandons_its_split() {
+    let dir = std::env::temp_dir().join(format!("daikon-fragile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fragile.ioa");
+    std::fs::write(&file, FRAGILE).unwrap();
+    let (spec, sources) = check_with_sources(&file);
+    let universe = Universe::default();
+    let machine = Machine::new(&spec, &universe, automaton(&spec, "Fragile"), vec![]).unwrap();
+    // Runs of up and down only, through x = 0 (probe's precondition fails there).
+    let runner = interpreter::runner::Runner::new(&machine);
+    let (up, down) = (0usize, 1usize);
+    let mut traces = Vec::new();
+    for r in 0..12 {
+        let mut list = Vec::new();
+        for k in 0..10 {
+            let step = if (k + r) % 4 < 2 { down } else { up };
+            list.push((step, vec![]));
+        }
+        let report = runner.actions(&list, &mut |_| true);
+        traces.push((format!("run {r}"), report.trace));
+    }
+    let mut options = daikon::Options::default();
+    options.grammar.split_actions = true;
+    options.confidence = 0.9;
+    let report = daikon::infer_with_sources(&machine, Some(&sources), &traces, &options);
+    println!("{}{}", report.ioa(), report.explain());
+    assert!(
+        report.findings.iter().all(|f| f
+            .invariant
+            .condition
+            .as_ref()
+            .is_none_or(|c| report.var_name(c.var) != "enabled(probe)")),
+        "probe was split on"
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.invariant.condition.is_some()),
+        "nothing was split on"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
