@@ -103,6 +103,11 @@ impl<'a> IoaPrinter<'a> {
         })
     }
 
+    /// The premise's text (`pc[p] = critical`, `∃ s: Slot (locked[s])`), if IOA can say it.
+    pub fn premise_text(&self, c: &Condition) -> Option<String> {
+        self.premise(c).map(|e| ioa_lang::pretty::print_expr(&e))
+    }
+
     /// `c = v`, or `c` / `¬c` for a Boolean.
     fn premise(&self, c: &Condition) -> Option<Expr> {
         let t = self.term(c.var)?;
