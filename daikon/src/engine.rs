@@ -55,6 +55,8 @@ pub struct Engine<'m, 's> {
     enabled: FxHashMap<u64, Vec<Option<bool>>>,
     /// The action splits whose evaluation failed in some state: their conditions are dropped.
     broken: Vec<bool>,
+    /// The enabledness of each action split in the previous state of the run (empty at a start).
+    last_enabled: Vec<Option<bool>>,
 }
 
 /// Where the current sample is, for witnesses.
@@ -87,6 +89,7 @@ impl<'m, 's> Engine<'m, 's> {
             split_actions: grammar.split_actions && !model.actions.is_empty(),
             enabled: FxHashMap::default(),
             broken: vec![false; model.actions.len()],
+            last_enabled: Vec::new(),
         }
     }
 
@@ -99,6 +102,7 @@ impl<'m, 's> Engine<'m, 's> {
     pub fn add_trace(&mut self, label: &str, trace: &Trace) {
         self.counts.traces += 1;
         self.frame.restart();
+        self.last_enabled.clear();
         self.groups.iter_mut().for_each(Group::restart);
         let printer = Printer::new(self.machine.spec);
         for (k, state) in trace.states.iter().enumerate() {
@@ -133,6 +137,8 @@ impl<'m, 's> Engine<'m, 's> {
     /// Decides which actions have an enabled instance in `state`, the state the frame holds.
     fn set_enabled(&mut self, state: &[Value]) {
         let (machine, model) = (self.machine, self.model);
+        let changed = self.frame.slot_changed();
+        let last = &self.last_enabled;
         let values = self
             .enabled
             .entry(self.frame.fingerprint())
@@ -140,14 +146,24 @@ impl<'m, 's> Engine<'m, 's> {
                 model
                     .actions
                     .iter()
-                    .map(|a| a.enabled(machine, state))
+                    .enumerate()
+                    .map(|(k, a)| {
+                        // Unchanged inputs, unchanged enabledness (the previous state's answer).
+                        let reads = machine.action_reads(a.action);
+                        match last.get(k) {
+                            Some(v) if !reads.touched(changed) => *v,
+                            _ => a.enabled(machine, state),
+                        }
+                    })
                     .collect()
-            });
+            })
+            .clone();
         for (broken, v) in self.broken.iter_mut().zip(values.iter()) {
             *broken |= v.is_none();
         }
         let flags: Vec<bool> = values.iter().map(|v| v.unwrap_or(false)).collect();
         self.frame.set_enabled(model, &flags);
+        self.last_enabled = values;
     }
 
     /// Every candidate with its evidence; verdicts are `Reported`, `Unjustified` or

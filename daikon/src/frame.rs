@@ -141,6 +141,11 @@ impl Frame {
         h.finish()
     }
 
+    /// Whether each state slot changed in the last update (all, at a start state).
+    pub fn slot_changed(&self) -> &[bool] {
+        &self.slot_changed
+    }
+
     /// Forgets the previous state: the next update starts a new run.
     pub fn restart(&mut self) {
         self.started = false;
