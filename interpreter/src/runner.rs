@@ -937,24 +937,25 @@ impl Sampler {
         index: u64,
         cache: &mut Cache,
     ) -> EvalResult<bool> {
+        let generation = cache.generation[action];
         let Some(statuses) = cache.status[action].as_mut() else {
             let args = self.args(action, index);
             return Ok(machine.enabled(state, action, &args, false)?.is_ok());
         };
-        let slot = &mut statuses[index as usize];
-        if let Status::Unknown = slot {
+        let (decided_at, status) = &mut statuses[index as usize];
+        if *decided_at != generation {
             let args = self.args(action, index);
-            *slot = match machine.enabled(state, action, &args, false) {
+            *status = match machine.enabled(state, action, &args, false) {
                 Ok(Ok(plan)) => Status::Enabled(plan),
                 Ok(Err(_)) => Status::Disabled,
                 Err(e) => Status::Failed(e),
             };
+            *decided_at = generation;
         }
-        match slot {
+        match status {
             Status::Enabled(_) => Ok(true),
             Status::Disabled => Ok(false),
             Status::Failed(e) => Err(e.clone()),
-            Status::Unknown => unreachable!("decided above"),
         }
     }
 
@@ -968,8 +969,12 @@ impl Sampler {
         cache: &Cache,
     ) -> EvalResult<Picked> {
         let args = self.args(action, index);
-        let plan = match cache.status[action].as_ref().map(|s| &s[index as usize]) {
-            Some(Status::Enabled(plan)) => plan.clone(),
+        let cached = cache.status[action]
+            .as_ref()
+            .map(|s| &s[index as usize])
+            .filter(|(decided_at, _)| *decided_at == cache.generation[action]);
+        let plan = match cached {
+            Some((_, Status::Enabled(plan))) => plan.clone(),
             _ => machine
                 .enabled(state, action, &args, false)?
                 .expect("enabled a moment ago"),
@@ -1037,10 +1042,8 @@ impl Sampler {
     }
 }
 
-/// What a random run knows about one action instance in the current state.
+/// What a random run knew about one action instance when it last decided it.
 enum Status {
-    /// Not decided since the variables it reads last changed.
-    Unknown,
     /// Not enabled.
     Disabled,
     /// Enabled, with the plan for taking it.
@@ -1054,8 +1057,12 @@ enum Status {
 /// lookup instead of an evaluation. The draws themselves are unchanged, so a seed gives the
 /// same run as without the cache.
 struct Cache {
-    /// Per action, a status per instance index (`None`: too many instances to keep).
-    status: Vec<Option<Vec<Status>>>,
+    /// Per action, a status per instance index with the generation of the action it was
+    /// decided in (`None`: too many instances to keep).
+    status: Vec<Option<Vec<(u64, Status)>>>,
+    /// Per action, how many times its statuses were invalidated: a status decided in an
+    /// earlier generation is stale, so invalidating costs one increment, not a sweep.
+    generation: Vec<u64>,
 }
 
 /// Actions with more instances than this are decided afresh at every draw.
@@ -1068,20 +1075,20 @@ impl Cache {
                 .counts
                 .iter()
                 .map(|&n| {
+                    // Generation 0 is never current: every status starts stale.
                     (enabled && n <= MAX_CACHED_INSTANCES)
-                        .then(|| (0..n as usize).map(|_| Status::Unknown).collect())
+                        .then(|| (0..n as usize).map(|_| (0, Status::Disabled)).collect())
                 })
                 .collect(),
+            generation: vec![1; sampler.counts.len()],
         }
     }
 
     /// Forgets what a step that changed the slots marked in `changed` may have changed.
     fn invalidate_with(&mut self, machine: &Machine, changed: &[bool]) {
-        for (action, statuses) in self.status.iter_mut().enumerate() {
-            if let Some(statuses) = statuses {
-                if machine.action_reads(action).touched(changed) {
-                    statuses.iter_mut().for_each(|s| *s = Status::Unknown);
-                }
+        for (action, generation) in self.generation.iter_mut().enumerate() {
+            if machine.action_reads(action).touched(changed) {
+                *generation += 1;
             }
         }
     }

@@ -100,13 +100,6 @@ const SECOND_ROUND: [Attempt; 3] = [
 /// The most one attempt of the first round may take.
 const ROUND_SLICE: Duration = Duration::from_secs(4);
 
-/// Z3 resource units (`rlimit`) per second of a first-round slice. An attempt of the first
-/// round is limited by work done, not by the clock, so that its verdict does not depend on how
-/// busy the machine is (on a loaded machine, a wall-clock slice gave up on obligations that
-/// take 2 s on an idle one). Calibrated on this project's 2-core machine class, where Z3 does
-/// about 3.7 million units a second (Global1's `Inv3 step abstain`: 7.8 million units, 2.1 s).
-const RLIMIT_PER_SECOND: f64 = 4_000_000.0;
-
 /// Checks one obligation with a time limit. Z3's heuristics are fragile on quantified
 /// formulas, so the time is shared by a small portfolio: the plain check, a check with
 /// E-matching only (proofs), and searches for counterexamples over universes of 2 and 3
@@ -132,12 +125,8 @@ pub fn check(spec: &Spec, ob: &Obligation, timeout: Duration) -> Outcome {
             _ => None,
         }
     };
-    let work = Some((slice.as_secs_f64() * RLIMIT_PER_SECOND).clamp(1.0, u32::MAX as f64) as u32);
     for attempt in &ATTEMPTS {
-        // The slice bounds the attempt's work; the clock only bounds it by what is left of the
-        // obligation's time.
-        let rest = timeout.saturating_sub(started.elapsed());
-        if let Some(v) = decide(attempt_check(spec, ob, rest, work, attempt), attempt) {
+        if let Some(v) = decide(attempt_check(spec, ob, slice, attempt), attempt) {
             return Outcome {
                 verdict: v,
                 time: started.elapsed(),
@@ -150,7 +139,7 @@ pub fn check(spec: &Spec, ob: &Obligation, timeout: Duration) -> Outcome {
             break;
         }
         let share = rest / (SECOND_ROUND.len() - k) as u32;
-        if let Some(v) = decide(attempt_check(spec, ob, share, None, attempt), attempt) {
+        if let Some(v) = decide(attempt_check(spec, ob, share, attempt), attempt) {
             return Outcome {
                 verdict: v,
                 time: started.elapsed(),
@@ -198,21 +187,11 @@ fn declared_sorts(script: &str) -> Vec<&str> {
         .collect()
 }
 
-/// One attempt, stopped after `timeout` of wall-clock time or `work` resource units.
-fn attempt_check(
-    spec: &Spec,
-    ob: &Obligation,
-    timeout: Duration,
-    work: Option<u32>,
-    attempt: &Attempt,
-) -> Verdict {
+fn attempt_check(spec: &Spec, ob: &Obligation, timeout: Duration, attempt: &Attempt) -> Verdict {
     let solver = Solver::new();
     let mut params = Params::new();
     let ms = timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
     params.set_u32("timeout", ms);
-    if let Some(units) = work {
-        params.set_u32("rlimit", units);
-    }
     if !attempt.mbqi {
         params.set_bool("mbqi", false);
     }
@@ -240,11 +219,7 @@ fn attempt_check(
             let reason = solver
                 .get_reason_unknown()
                 .unwrap_or_else(|| "no reason given".into());
-            // Running out of resource units is the first round's form of a timeout.
-            if reason.contains("timeout")
-                || reason.contains("canceled")
-                || reason.contains("resource limit")
-            {
+            if reason.contains("timeout") || reason.contains("canceled") {
                 Verdict::Timeout
             } else {
                 Verdict::Unknown(reason)
