@@ -3,6 +3,12 @@
 
 mod cli;
 
+/// Values are persistent collections of small reference-counted nodes: runs and explorations
+/// allocate and free millions of them a second, which mimalloc does much faster than the
+/// system allocator (measured in README's benchmarks section).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     cli::run()
 }

@@ -1,6 +1,6 @@
 //! End-to-end tests of `ioa infer`: the binary is started from the package root, as a user
 //! would, on the consensus examples (the paper's Global1 and Cons) and on
-//! `tests/data/infer/counter.ioa`.
+//! `tests/data/infer/counter.ioa` and `maps.ioa` (maps, key sets, action splits).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -90,6 +90,9 @@ fn global1_yields_the_papers_inv1_inv2_inv3_inv5() {
         "size(succeeded ∩ dead) = 0",
         "succeeded ⊆ ballots",
         "decided ⊆ initiated",
+        // The nodes that voted or abstained (non-default keys of voted and abstained).
+        "∀ n: Node (voted[n] ≠ {} ⇒ n ∈ initiated)",
+        "∀ n: Node (abstained[n] ≠ {} ⇒ n ∈ initiated)",
     ] {
         assert!(
             o.stdout.contains(wanted),
@@ -100,7 +103,7 @@ fn global1_yields_the_papers_inv1_inv2_inv3_inv5() {
     assert!(o.stdout.starts_with("% ioa infer: "), "{}", o.both());
     assert!(
         o.stderr
-            .contains("inferred 7 invariant(s) of Global1 from 107 run(s)"),
+            .contains("inferred 9 invariant(s) of Global1 from 107 run(s)"),
         "{}",
         o.both()
     );
@@ -137,7 +140,7 @@ fn global1_invariants_hold_on_further_runs() {
     );
     assert!(
         o.stdout
-            .contains("% 7 of 7 invariant(s) held in every state."),
+            .contains("% 9 of 9 invariant(s) held in every state."),
         "{}",
         o.both()
     );
@@ -380,4 +383,88 @@ fn transitions_of_rare_actions_are_withheld() {
     ]);
     assert_eq!(o.code, 0, "{}", o.both());
     assert!(o.stdout.contains("too few to report"), "{}", o.both());
+}
+
+/// The maps model with `--split`: map elements under `defined`, non-default keys of a map and
+/// of arrays, at most one locked slot, and implications on Booleans and on action
+/// preconditions — every declaration, as reviewed in the snapshot. All of them hold on 50
+/// further runs.
+#[test]
+fn maps_key_sets_and_action_splits() {
+    let args = [
+        "tests/data/infer/maps.ioa",
+        "--random",
+        "--runs",
+        "60",
+        "--steps",
+        "40",
+        "--split",
+    ];
+    let o = infer(&args);
+    assert_eq!(o.code, 0, "{}", o.both());
+    insta::assert_snapshot!(o.stdout);
+    let mut validate = args.to_vec();
+    validate.extend(["--validate", "50"]);
+    let o = infer(&validate);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("% 26 of 26 invariant(s) held in every state."),
+        "{}",
+        o.both()
+    );
+}
+
+/// Global1 (`examples/consensus/global1.ioa`, its `Paper` schedule and 100 random runs) with
+/// `--split`: the action-precondition implications, as reviewed in the snapshot (each is
+/// classified in daikon/README.md). The output checks when appended and holds on 100 more runs.
+#[test]
+fn global1_action_splits() {
+    let o = infer(&[
+        "examples/consensus/global1.ioa",
+        "--split",
+        "--validate",
+        "100",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(
+        o.stdout
+            .contains("% 16 of 16 invariant(s) held in every state."),
+        "{}",
+        o.both()
+    );
+    let declarations = o
+        .stdout
+        .split_once("\n% Validation")
+        .map(|(d, _)| d.to_string())
+        .unwrap_or_else(|| panic!("no validation:\n{}", o.both()));
+    insta::assert_snapshot!(declarations);
+}
+
+/// `--derive keys` alone gives the key sets of arrays without `Null` entries, and nothing else
+/// derived; `--derive none` gives none.
+#[test]
+fn derive_keys_alone() {
+    let common = [
+        "tests/data/infer/maps.ioa",
+        "--random",
+        "--runs",
+        "60",
+        "--steps",
+        "40",
+    ];
+    let mut keys = common.to_vec();
+    keys.extend(["--derive", "keys"]);
+    let o = infer(&keys);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(
+        o.stdout.contains("∀ s: Slot (hits[s] ≠ 0 ⇒ s ∈ touched)"),
+        "{}",
+        o.both()
+    );
+    let mut none = common.to_vec();
+    none.extend(["--derive", "none"]);
+    let o = infer(&none);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(!o.stdout.contains("≠ 0 ⇒"), "{}", o.both());
 }

@@ -13,6 +13,10 @@ use ioa_lang::ir::AutomatonId;
 use ioa_lang::loader::FileSystem;
 use std::path::{Path, PathBuf};
 
+/// The allocator the `ioa` command uses, so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Disk;
 
 impl FileSystem for Disk {

@@ -21,6 +21,7 @@ use crate::symmetry::Symmetry;
 use interpreter::error::{EvalResult, RunError};
 use interpreter::eval::Chooser;
 use interpreter::machine::{Machine, State};
+use interpreter::param_guard::{Allowed, ParamGuard};
 use interpreter::trace::{Trace, TraceStep};
 use interpreter::value::Value;
 use ioa_lang::span::Span;
@@ -148,6 +149,9 @@ pub struct MachineModel<'m, 's> {
     machine: &'m Machine<'s>,
     instances: Vec<ActionInstance>,
     symmetry: Option<Symmetry>,
+    /// Per action, the parameter its precondition binds to a collection, if any: instances
+    /// whose parameter is outside it are skipped without evaluating their preconditions.
+    guards: Vec<Option<ParamGuard<'s>>>,
 }
 
 impl<'m, 's> MachineModel<'m, 's> {
@@ -157,10 +161,20 @@ impl<'m, 's> MachineModel<'m, 's> {
             machine,
             instances: action_instances(machine)?,
             symmetry,
+            guards: (0..machine.actions.len())
+                .map(|a| machine.param_guard(a))
+                .collect(),
         })
     }
 
     /// The machine.
+    /// The same model evaluating every instance's precondition, without skipping instances
+    /// excluded by a parameter guard (for tests that compare the two).
+    pub fn without_param_guards(mut self) -> Self {
+        self.guards.iter_mut().for_each(|g| *g = None);
+        self
+    }
+
     pub fn machine(&self) -> &'m Machine<'s> {
         self.machine
     }
@@ -258,7 +272,19 @@ impl Model for MachineModel<'_, '_> {
         state: &State,
         out: &mut Vec<(MachineStep, State)>,
     ) -> Result<(), MachineError> {
+        let allowed: Vec<Option<Allowed>> = self
+            .guards
+            .iter()
+            .map(|g| g.as_ref().map(|g| self.machine.allowed(state, g)))
+            .collect();
         for (k, instance) in self.instances.iter().enumerate() {
+            if let (Some(guard), Some(allowed)) =
+                (&self.guards[instance.action], &allowed[instance.action])
+            {
+                if !allowed.admits(&instance.args[guard.param]) {
+                    continue;
+                }
+            }
             let error = |error| MachineError::Step {
                 instance: k as u32,
                 error,

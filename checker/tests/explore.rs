@@ -70,6 +70,10 @@ fn parse_case(text: &str) -> Case {
 
 /// Explores a case and describes the outcome.
 fn run_case(case: &Case, threads: usize, batch: usize) -> String {
+    run_case_guarded(case, threads, batch, true)
+}
+
+fn run_case_guarded(case: &Case, threads: usize, batch: usize, param_guards: bool) -> String {
     // Universe lines given later override earlier ones, as on the command line.
     let mut loaded = common::load(&case.model, &case.universe);
     // `invariant None` checks no invariant.
@@ -104,7 +108,7 @@ fn run_case(case: &Case, threads: usize, batch: usize) -> String {
         max_states: case.max_states,
         ..Options::default()
     };
-    let (model, report) = common::run(&machine, &symmetric, &options);
+    let (model, report) = common::run_guarded(&machine, &symmetric, &options, param_guards);
     let s = &report.stats;
     let mut out = String::new();
     let (verdict, path) = match &report.verdict {
@@ -159,6 +163,21 @@ fn pinned_counts_and_counterexamples() {
     });
 }
 
+/// Skipping the instances a parameter guard excludes (`x ∈ S` first in a precondition) is an
+/// optimisation only: every count and counterexample is the same without it.
+#[test]
+fn param_guards_change_no_outcome() {
+    insta::glob!("data/explore/*.case", |path: &Path| {
+        let case = parse_case(&std::fs::read_to_string(path).expect("case file"));
+        assert_eq!(
+            run_case_guarded(&case, 0, 0, true),
+            run_case_guarded(&case, 0, 0, false),
+            "{}",
+            path.display()
+        );
+    });
+}
+
 /// The slow configurations; run them in release mode (see the module documentation).
 #[test]
 #[ignore]
@@ -185,17 +204,37 @@ fn outcome_does_not_depend_on_threads_or_batches() {
     }
 }
 
-/// Known interpreter bug: a trace whose step makes a single-candidate choice before a
-/// multi-candidate one does not replay. `Runner::replay` skips recorded indices of choices with
-/// one candidate, so the recorded `[0, 1]` is replayed as `[0, 0]`. The same happens to traces of
-/// `ioa run --random`. Fix in `interpreter/src/runner.rs` (`Recording::choose`: consume the
-/// recorded index for single-candidate choices too when replaying).
+/// A trace whose step makes a single-candidate choice before a multi-candidate one replays:
+/// the record holds an index for every choice, and `Runner::replay` consumes one for
+/// single-candidate choices too (it used to skip them and replay the recorded `[0, 1]` as
+/// `[0, 0]`).
 #[test]
-#[ignore]
 fn replay_follows_choices_after_a_single_candidate() {
     let case = parse_case(
         "model checker/tests/data/models/singleton_choice.ioa\nautomaton Choices\nuniverse Int = 0..2\n",
     );
-    // Panics in the replay check of `run_case` while the bug stands.
+    // `run_case` replays every counterexample and panics if the replay diverges.
     run_case(&case, 1, 0);
+}
+
+/// The guards the test above relies on are found where they should be: `m ∈ accepts` binds
+/// `m` of `onAccept(a, m)` and `onLearn(m)`; `propose(p)` (pre `phase[p] = idle`) has none.
+#[test]
+fn param_guards_are_found_in_the_groove_paxos_model() {
+    let universe =
+        std::fs::read_to_string(common::workspace("examples/groove_paxos/paxos.universe"))
+            .expect("universe file");
+    let loaded = common::load("examples/groove_paxos/paxos.ioa", &universe);
+    let machine = loaded.machine("Paxos", vec![interpreter::value::Value::Int(2)]);
+    let guarded: Vec<(String, usize)> = (0..machine.actions.len())
+        .filter_map(|a| {
+            machine
+                .param_guard(a)
+                .map(|g| (machine.actions[a].name.clone(), g.param))
+        })
+        .collect();
+    assert_eq!(
+        guarded,
+        vec![("onAccept".to_string(), 1), ("onLearn".to_string(), 0)]
+    );
 }

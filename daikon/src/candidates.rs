@@ -11,8 +11,9 @@
 //! - a value and a set of values of its type: membership;
 //! - two values of one other type: equality.
 //!
-//! The non-`nil` indices and values of an array (`keys(val)`, `values(val)`) are related only to
-//! variables that do not depend on an index, so that their quantifier is the only one.
+//! The key and value sets of an array or map (`keys(val)`, `values(val)`) are related only to
+//! variables that do not depend on an index, so that their quantifier is the only one; the size
+//! of a key set is related to nothing (it has unary invariants only).
 
 use crate::track::{compare, linear, sets, Pair, Tracker};
 use crate::vars::{compatible, Shape, Term, VarModel};
@@ -30,6 +31,10 @@ pub struct GrammarOptions {
     /// Also propose conditional invariants, split on each value of each Boolean and
     /// enumeration variable (default: no).
     pub split: bool,
+    /// Also propose conditional invariants split on whether some instance of an action is
+    /// enabled ([`crate::preconditions`]; default: no). The model must have been given its
+    /// action splits ([`crate::preconditions::add_action_splits`]).
+    pub split_actions: bool,
 }
 
 impl Default for GrammarOptions {
@@ -38,6 +43,7 @@ impl Default for GrammarOptions {
             linear: true,
             bounds: (-1, 2),
             split: false,
+            split_actions: false,
         }
     }
 }
@@ -52,7 +58,10 @@ pub fn pairs(model: &VarModel, options: GrammarOptions) -> Vec<Pair> {
                 continue;
             }
             let (x, y) = (&vars[a], &vars[b]);
-            if !x.proposes || !y.proposes || !compatible(x.index, y.index) {
+            if !x.proposes || !y.proposes || !x.relates || !y.relates {
+                continue;
+            }
+            if !compatible(x.index, y.index) {
                 continue;
             }
             let keyed = |v: &crate::vars::Var| matches!(v.term, Term::Keys(_) | Term::Values(_));

@@ -6,16 +6,18 @@
 //! further justify anything. Within a sample, a candidate is looked at only where one of its
 //! variables changed since the previous state of the run: elsewhere it sees the same values as
 //! before. Candidates come in [`Group`]s: the unconditional one, and with splitting one per
-//! condition.
+//! condition. When splitting on actions, the engine also decides in every state which actions
+//! have an enabled instance (once per distinct state) and hands that to the frame.
 
 use crate::candidates::GrammarOptions;
 use crate::frame::{Cell, Frame};
 use crate::group::Group;
 use crate::invariant::{Finding, Witness};
-use crate::vars::VarModel;
+use crate::vars::{Term, VarModel};
 use interpreter::machine::Machine;
 use interpreter::trace::Trace;
 use interpreter::value::{Printer, Value};
+use rustc_hash::FxHashMap;
 use rustc_hash::{FxHashSet, FxHasher};
 use std::hash::{Hash, Hasher};
 
@@ -47,6 +49,14 @@ pub struct Engine<'m, 's> {
     groups: Vec<Group>,
     seen: FxHashSet<u64>,
     counts: Counts,
+    /// Whether conditions on actions are used.
+    split_actions: bool,
+    /// Which actions had an enabled instance, by state fingerprint (`None`: evaluation failed).
+    enabled: FxHashMap<u64, Vec<Option<bool>>>,
+    /// The action splits whose evaluation failed in some state: their conditions are dropped.
+    broken: Vec<bool>,
+    /// The enabledness of each action split in the previous state of the run (empty at a start).
+    last_enabled: Vec<Option<bool>>,
 }
 
 /// Where the current sample is, for witnesses.
@@ -60,7 +70,7 @@ impl<'m, 's> Engine<'m, 's> {
     /// An engine for `machine`'s traces over `model`'s variables.
     pub fn new(machine: &'m Machine<'s>, model: &'m VarModel, grammar: GrammarOptions) -> Self {
         let mut groups = vec![Group::unconditional(model, grammar)];
-        if grammar.split {
+        if grammar.split || grammar.split_actions {
             groups.extend(Group::conditional(model, grammar));
         }
         let counts = Counts {
@@ -76,6 +86,10 @@ impl<'m, 's> Engine<'m, 's> {
             groups,
             seen: FxHashSet::default(),
             counts,
+            split_actions: grammar.split_actions && !model.actions.is_empty(),
+            enabled: FxHashMap::default(),
+            broken: vec![false; model.actions.len()],
+            last_enabled: Vec::new(),
         }
     }
 
@@ -88,11 +102,15 @@ impl<'m, 's> Engine<'m, 's> {
     pub fn add_trace(&mut self, label: &str, trace: &Trace) {
         self.counts.traces += 1;
         self.frame.restart();
+        self.last_enabled.clear();
         self.groups.iter_mut().for_each(Group::restart);
         let printer = Printer::new(self.machine.spec);
         for (k, state) in trace.states.iter().enumerate() {
             self.counts.states += 1;
             self.frame.update(self.model, state);
+            if self.split_actions {
+                self.set_enabled(state);
+            }
             let cells = &self.frame.cells;
             let fresh = self.seen.insert(self.frame.fingerprint());
             self.counts.samples += u64::from(fresh);
@@ -116,11 +134,52 @@ impl<'m, 's> Engine<'m, 's> {
         }
     }
 
+    /// Decides which actions have an enabled instance in `state`, the state the frame holds.
+    fn set_enabled(&mut self, state: &[Value]) {
+        let (machine, model) = (self.machine, self.model);
+        let changed = self.frame.slot_changed();
+        let last = &self.last_enabled;
+        let values = self
+            .enabled
+            .entry(self.frame.fingerprint())
+            .or_insert_with(|| {
+                model
+                    .actions
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| {
+                        // Unchanged inputs, unchanged enabledness (the previous state's answer).
+                        let reads = machine.action_reads(a.action);
+                        match last.get(k) {
+                            Some(v) if !reads.touched(changed) => *v,
+                            _ => a.enabled(machine, state),
+                        }
+                    })
+                    .collect()
+            })
+            .clone();
+        for (broken, v) in self.broken.iter_mut().zip(values.iter()) {
+            *broken |= v.is_none();
+        }
+        let flags: Vec<bool> = values.iter().map(|v| v.unwrap_or(false)).collect();
+        self.frame.set_enabled(model, &flags);
+        self.last_enabled = values;
+    }
+
     /// Every candidate with its evidence; verdicts are `Reported`, `Unjustified` or
-    /// `Falsified` (suppression comes later).
+    /// `Falsified` (suppression comes later). Conditions on an action whose precondition could
+    /// not be evaluated in some state are left out.
     pub fn findings(&self, confidence: f64) -> Vec<Finding> {
+        let usable = |g: &&Group| match &g.condition {
+            Some(c) => match self.model.vars[c.var].term {
+                Term::Enabled(k) => !self.broken[k],
+                _ => true,
+            },
+            None => true,
+        };
         self.groups
             .iter()
+            .filter(usable)
             .flat_map(|g| g.findings(self.model, confidence))
             .collect()
     }

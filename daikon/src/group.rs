@@ -3,19 +3,25 @@
 //! Boolean or enumeration variable has one value, and its invariants are printed as
 //! implications (`∀ i: Pid (pc[i] = critical ⇒ flag[i] = true)`).
 //!
+//! With action splitting, the conditions are also "some instance of action `a` is enabled"
+//! ([`crate::preconditions`]); under them, only unary invariants and relations between sets and
+//! other non-numeric values are proposed (order and linear relations between numbers under such
+//! a condition were, on Global1, artefacts of how long the runs were).
+//!
 //! Under a condition, a position also counts as changed when the condition has just become
-//! true there: the candidate sees values it has not seen under the condition before.
+//! true there: the candidate sees values it has not seen under the condition before. Positions
+//! where a variable is absent (a map lacking the key) are not looked at.
 
 use crate::candidates::{self, GrammarOptions};
 use crate::frame::Cell;
 use crate::invariant::{Condition, Finding, Witness};
 use crate::track::unary::UnaryStats;
-use crate::track::Pair;
+use crate::track::{Pair, Tracker};
 use crate::vars::{compatible, Term, VarId, VarModel};
 use interpreter::value::Value;
 use ioa_lang::ir::Type;
 
-/// At most this many conditions are split on.
+/// At most this many conditions on variables are split on (and as many on actions).
 pub const MAX_CONDITIONS: usize = 64;
 
 /// A variable is split on only if its type has at most this many values.
@@ -42,13 +48,22 @@ impl Group {
         Group::new(model, grammar, None)
     }
 
-    /// The groups of every condition worth splitting on: each value of each Boolean or
-    /// enumeration state variable or array element.
+    /// The groups of every condition worth splitting on: with `grammar.split`, each value of
+    /// each Boolean or enumeration state variable or array element; with
+    /// `grammar.split_actions`, each action split's two values.
     pub fn conditional(model: &VarModel, grammar: GrammarOptions) -> Vec<Group> {
         let mut out = Vec::new();
         for (v, var) in model.vars.iter().enumerate() {
+            if let Term::Enabled(_) = var.term {
+                if grammar.split_actions && out.len() < 2 * MAX_CONDITIONS {
+                    let value = Value::Bool(true);
+                    let condition = Some(Condition { var: v, value });
+                    out.push(Group::new(model, grammar, condition));
+                }
+                continue;
+            }
             let finite = var.ty == Type::Bool || (var.enumeration && var.carrier.is_some());
-            if !finite || var.is_derived() || !var.proposes {
+            if !grammar.split || !finite || var.is_derived() || !var.proposes {
                 continue;
             }
             let values: Vec<Value> = match &var.ty {
@@ -62,8 +77,8 @@ impl Group {
                 continue;
             }
             for value in values {
-                if out.len() == MAX_CONDITIONS {
-                    return out;
+                if out.len() >= MAX_CONDITIONS {
+                    break;
                 }
                 out.push(Group::new(
                     model,
@@ -81,7 +96,10 @@ impl Group {
         let allowed: Vec<bool> = (0..model.vars.len())
             .map(|v| {
                 let var = &model.vars[v];
-                let keyed = matches!(var.term, Term::Keys(_) | Term::Values(_));
+                // Key sets and their sizes bring their own quantifier over the index type,
+                // which would shadow an indexed condition's.
+                let keyed =
+                    var.is_keyed() || matches!(var.term, Term::Size(s) if model.vars[s].is_keyed());
                 match &condition {
                     None => var.proposes,
                     Some(c) => {
@@ -93,9 +111,15 @@ impl Group {
                 }
             })
             .collect();
+        let on_action = condition
+            .as_ref()
+            .is_some_and(|c| matches!(model.vars[c.var].term, Term::Enabled(_)));
         let pairs = candidates::pairs(model, grammar)
             .into_iter()
             .filter(|p| allowed[p.a] && allowed[p.b])
+            .filter(|p| {
+                !(on_action && matches!(p.tracker, Tracker::Compare(_) | Tracker::Linear(_)))
+            })
             .filter(|p| compatible(model.vars[p.a].index.or(model.vars[p.b].index), space))
             .collect();
         Group {
@@ -123,7 +147,7 @@ impl Group {
         if let Some(c) = &self.condition {
             let cell = &cells[c.var];
             for (k, now) in self.now.iter_mut().enumerate() {
-                *now = *cell.at(k) == c.value;
+                *now = !cell.absent_at(k) && *cell.at(k) == c.value;
             }
         }
     }
@@ -148,7 +172,7 @@ impl Group {
             let width = cell.values.len().max(cw);
             // Fast path: one condition position (or none) that held before and holds now, so
             // only positions that changed matter, and none did if the cell did not change.
-            if cw == 1 && now[0] && before[0] {
+            if cw == 1 && now[0] && before[0] && cell.absent.is_empty() {
                 stats.count(width);
                 if cell.any {
                     for k in 0..width {
@@ -160,7 +184,7 @@ impl Group {
                 continue;
             }
             for k in 0..width {
-                if !now[at(k)] {
+                if !now[at(k)] || cell.absent_at(k) {
                     continue;
                 }
                 stats.count(1);
@@ -179,7 +203,7 @@ impl Group {
             }
             let width = ca.values.len().max(cb.values.len()).max(cw);
             for k in 0..width {
-                if !now[at(k)] {
+                if !now[at(k)] || ca.absent_at(k) || cb.absent_at(k) {
                     continue;
                 }
                 if ca.modified_at(k) || cb.modified_at(k) || entered(k) {

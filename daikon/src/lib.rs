@@ -7,8 +7,10 @@
 //!
 //! The parts, in the order data flows through them:
 //!
-//! - [`vars`]: the variables (state, array elements `a[i]`, derived `size(S)`, `A ∩ B`, the
-//!   non-`nil` indices and values of `Null`-valued arrays);
+//! - [`vars`]: the variables (state, array and map elements `a[i]`, derived `size(S)`, `A ∩ B`,
+//!   the non-`nil` indices and values of `Null`-valued arrays, the non-default keys of other
+//!   arrays and of maps);
+//! - [`preconditions`]: the actions split on, as Boolean "some instance is enabled" variables;
 //! - [`frame`]: their values in one state and which changed since the previous one;
 //! - [`candidates`]: which pairs of variables are related, and by what;
 //! - [`track`]: the statistics and trackers that samples update, gathered in [`group`]s (one per
@@ -31,6 +33,7 @@ pub mod frame;
 pub mod group;
 pub mod invariant;
 pub mod justify;
+pub mod preconditions;
 pub mod print;
 pub mod report;
 pub mod suppress;
@@ -78,7 +81,21 @@ pub fn infer(
     traces: &[(String, interpreter::trace::Trace)],
     options: &Options,
 ) -> Report {
-    let model = VarModel::new(machine, options.derive);
+    infer_with_sources(machine, None, traces, options)
+}
+
+/// [`infer`], with the model's source text: needed to split on action preconditions
+/// (`options.grammar.split_actions`), whose premises are printed from it.
+pub fn infer_with_sources(
+    machine: &interpreter::machine::Machine,
+    sources: Option<&ioa_lang::source_map::SourceMap>,
+    traces: &[(String, interpreter::trace::Trace)],
+    options: &Options,
+) -> Report {
+    let mut model = VarModel::new(machine, options.derive);
+    if let (true, Some(sources)) = (options.grammar.split_actions, sources) {
+        preconditions::add_action_splits(&mut model, machine, sources);
+    }
     let mut engine = Engine::new(machine, &model, options.grammar);
     for (label, trace) in traces {
         engine.add_trace(label, trace);

@@ -2,26 +2,40 @@
 //! ioa-lang's pretty printer (so precedence, parentheses and notation are the canonical ones and
 //! the text parses back).
 //!
-//! An invariant over array elements is quantified over their index type: `∀ n: Node
-//! (size(voted[n] ∩ abstained[n]) = 0)`. The non-`nil` indices and values of an array have no
-//! IOA spelling, so invariants over them bring their own quantifier:
+//! An invariant over array or map elements is quantified over their index type: `∀ n: Node
+//! (size(voted[n] ∩ abstained[n]) = 0)`. A map element is read only where the map has the key:
+//! `∀ n: Node (defined(votes, n) ⇒ votes[n] ≤ 3)`.
+//!
+//! The key and value sets of an array or map have no IOA spelling, so invariants over them bring
+//! their own quantifier. With `present(i)` the test that the entry at `i` counts (`a[i] ≠ nil`
+//! for `Null` entries, `a[i] ≠ d` for an array whose start-state default is `d` (`a[i]` or
+//! `¬a[i]` for a Boolean default), `defined(m, i) ∧
+//! m[i] ≠ d` or `defined(m, i)` for a map, see [`crate::vars::KeyRule`]) and `absent(i)` its
+//! negation:
 //!
 //! | invariant | IOA |
 //! |---|---|
-//! | `keys(a) ⊆ B` | `∀ i: I (a[i] ≠ nil ⇒ i ∈ B)` |
-//! | `B ⊆ keys(a)` | `∀ i: I (i ∈ B ⇒ a[i] ≠ nil)` |
-//! | `keys(a) = B` | `∀ i: I (a[i] ≠ nil ⇔ i ∈ B)` |
-//! | `size(keys(a) ∩ B) = 0` | `∀ i: I (i ∈ B ⇒ a[i] = nil)` |
-//! | `x ∈ keys(a)` | `a[x] ≠ nil` |
-//! | `values(a) ⊆ B` | `∀ i: I (a[i] ≠ nil ⇒ a[i].val ∈ B)` |
-//! | `size(values(a) ∩ B) = 0` | `∀ i: I (a[i] ≠ nil ⇒ a[i].val ∉ B)` |
-//! | `keys(a) = {}`, `values(a) = {}` | `∀ i: I (a[i] = nil)` |
+//! | `keys(a) ⊆ B` | `∀ i: I (present(i) ⇒ i ∈ B)` |
+//! | `B ⊆ keys(a)` | `∀ i: I (i ∈ B ⇒ present(i))` |
+//! | `keys(a) = B` | `∀ i: I (present(i) ⇔ i ∈ B)` |
+//! | `size(keys(a) ∩ B) = 0` | `∀ i: I (i ∈ B ⇒ absent(i))` |
+//! | `x ∈ keys(a)` | `present(x)` |
+//! | `values(a) ⊆ B` | `∀ i: I (present(i) ⇒ a[i].val ∈ B)` |
+//! | `size(values(a) ∩ B) = 0` | `∀ i: I (present(i) ⇒ a[i].val ∉ B)` |
+//! | `keys(a) = {}`, `values(a) = {}`, `size(keys(a)) = 0` | `∀ i: I (absent(i))` |
+//! | `size(keys(a)) ≤ 1` | `∀ i: I, i2: I (present(i) ∧ present(i2) ⇒ i = i2)` |
+//! | `size(keys(a)) ≥ 1` | `∃ i: I (present(i))` |
+//! | `size(keys(a)) = c` | both bounds, for `c` ≤ 2 |
 //!
-//! Anything else over them (`B ⊆ values(a)` needs an existential quantifier) is unprintable and
-//! not proposed. `values(a) = B` is printed as its printable half, `values(a) ⊆ B`.
+//! Anything else over them (`B ⊆ values(a)` needs an existential quantifier over the values,
+//! a bound on a key set's size above 2 a quantifier per element) is unprintable and reported
+//! as such. `values(a) = B` is printed as its printable half, `values(a) ⊆ B`.
 //!
 //! A conditional invariant is an implication under the same quantifier: `∀ i: Pid (pc[i] =
-//! critical ⇒ flag[i])`.
+//! critical ⇒ flag[i])`. A condition on an action is its premise, `(∃ i: Node (pre)) ⇒ P`
+//! ([`crate::preconditions`]).
+
+mod keys;
 
 use crate::invariant::{Condition, Invariant, Kind};
 use crate::vars::{Term, VarId, VarModel};
@@ -59,14 +73,39 @@ impl<'a> IoaPrinter<'a> {
             [x, y] => self.binary(&inv.kind, *x, *y)?,
             _ => return None,
         };
-        let body = match &inv.condition {
-            Some(c) => bin(BinOp::Implies, self.premise(c)?, body),
-            None => body,
+        let vars = inv.all_vars();
+        let index = self.model.index_of(&vars);
+        // Map elements are read only where the map has the key.
+        let mut slots: Vec<usize> = vars.iter().flat_map(|v| self.model.map_slots(*v)).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        let guard = match index {
+            Some(k) => slots
+                .iter()
+                .map(|s| Some(self.defined(*s, self.index_name(k))))
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .reduce(|a, b| bin(BinOp::And, a, b)),
+            None => None,
         };
-        Some(match self.model.index_of(&inv.all_vars()) {
+        let premise = match &inv.condition {
+            Some(c) => Some(self.premise(c)?),
+            None => None,
+        };
+        let body = match (guard, premise) {
+            (Some(g), Some(p)) => bin(BinOp::Implies, bin(BinOp::And, g, p), body),
+            (Some(p), None) | (None, Some(p)) => bin(BinOp::Implies, p, body),
+            (None, None) => body,
+        };
+        Some(match index {
             Some(k) => self.forall(k, body),
             None => body,
         })
+    }
+
+    /// The premise's text (`pc[p] = critical`, `∃ s: Slot (locked[s])`), if IOA can say it.
+    pub fn premise_text(&self, c: &Condition) -> Option<String> {
+        self.premise(c).map(|e| ioa_lang::pretty::print_expr(&e))
     }
 
     /// `c = v`, or `c` / `¬c` for a Boolean.
@@ -80,23 +119,8 @@ impl<'a> IoaPrinter<'a> {
     }
 
     fn unary(&self, kind: &Kind, x: VarId) -> Option<Expr> {
-        if let Some((slot, keys)) = self.keyed(x) {
-            let k = self.index_of_slot(slot);
-            let entry = self.entry(slot, k);
-            return match kind {
-                Kind::Const(Value::Set(s)) if s.is_empty() => {
-                    Some(self.forall(k, bin(BinOp::Eq, entry, nil())))
-                }
-                Kind::Const(c) if keys => {
-                    let i = name(&self.model.indices[k].var_name);
-                    let present = bin(BinOp::Neq, entry, nil());
-                    Some(self.forall(
-                        k,
-                        bin(BinOp::Iff, present, bin(BinOp::In, i, self.value(c)?)),
-                    ))
-                }
-                _ => None,
-            };
+        if let Some(e) = self.unary_keyed(kind, x) {
+            return e;
         }
         let t = self.term(x)?;
         Some(match kind {
@@ -135,103 +159,6 @@ impl<'a> IoaPrinter<'a> {
         })
     }
 
-    /// Relations with the non-`nil` indices or values of an array (see the module docs).
-    fn binary_keyed(&self, kind: &Kind, x: VarId, y: VarId) -> Option<Expr> {
-        let symmetric = matches!(kind, Kind::Disjoint | Kind::Equal);
-        if symmetric && self.keyed(x).is_none() {
-            return self.binary_keyed(kind, y, x);
-        }
-        match (self.keyed(x), self.keyed(y)) {
-            (Some((slot, keys)), None) => {
-                let k = self.index_of_slot(slot);
-                let entry = self.entry(slot, k);
-                let present = bin(BinOp::Neq, entry.clone(), nil());
-                let absent = bin(BinOp::Eq, entry.clone(), nil());
-                let other = self.term(y)?;
-                let element = if keys {
-                    name(&self.model.indices[k].var_name)
-                } else {
-                    field(entry, "val")
-                };
-                let body = match (kind, keys) {
-                    (Kind::Subset | Kind::Equal, false) => {
-                        bin(BinOp::Implies, present, bin(BinOp::In, element, other))
-                    }
-                    (Kind::Subset, true) => {
-                        bin(BinOp::Implies, present, bin(BinOp::In, element, other))
-                    }
-                    (Kind::Equal, true) => bin(BinOp::Iff, present, bin(BinOp::In, element, other)),
-                    (Kind::Disjoint, true) => {
-                        bin(BinOp::Implies, bin(BinOp::In, element, other), absent)
-                    }
-                    (Kind::Disjoint, false) => {
-                        bin(BinOp::Implies, present, bin(BinOp::NotIn, element, other))
-                    }
-                    _ => return None,
-                };
-                Some(self.forall(k, body))
-            }
-            (None, Some((slot, true))) => {
-                let k = self.index_of_slot(slot);
-                let entry = self.entry(slot, k);
-                let present = bin(BinOp::Neq, entry.clone(), nil());
-                let absent = bin(BinOp::Eq, entry, nil());
-                let other = self.term(x)?;
-                let i = name(&self.model.indices[k].var_name);
-                match kind {
-                    Kind::Subset => {
-                        Some(self.forall(k, bin(BinOp::Implies, bin(BinOp::In, i, other), present)))
-                    }
-                    Kind::Equal => {
-                        Some(self.forall(k, bin(BinOp::Iff, present, bin(BinOp::In, i, other))))
-                    }
-                    Kind::Disjoint => {
-                        Some(self.forall(k, bin(BinOp::Implies, bin(BinOp::In, i, other), absent)))
-                    }
-                    Kind::Member => {
-                        let slot_expr = self.slot(slot)?;
-                        Some(bin(BinOp::Neq, index(slot_expr, other), nil()))
-                    }
-                    _ => None,
-                }
-            }
-            (Some((s1, true)), Some((s2, true))) if kind != &Kind::Member => {
-                let k = self.index_of_slot(s1);
-                if self.index_of_slot(s2) != k {
-                    return None;
-                }
-                let p1 = bin(BinOp::Neq, self.entry(s1, k), nil());
-                let p2 = bin(BinOp::Neq, self.entry(s2, k), nil());
-                let body = match kind {
-                    Kind::Subset => bin(BinOp::Implies, p1, p2),
-                    Kind::Equal => bin(BinOp::Iff, p1, p2),
-                    Kind::Disjoint => bin(BinOp::Implies, p1, unary_not(p2)),
-                    _ => return None,
-                };
-                Some(self.forall(k, body))
-            }
-            _ => None,
-        }
-    }
-
-    /// For a keys or values variable, its array slot and whether it is the keys.
-    fn keyed(&self, v: VarId) -> Option<(usize, bool)> {
-        match self.model.vars[v].term {
-            Term::Keys(s) => Some((s, true)),
-            Term::Values(s) => Some((s, false)),
-            _ => None,
-        }
-    }
-
-    fn index_of_slot(&self, slot: usize) -> usize {
-        self.model
-            .vars
-            .iter()
-            .find(|v| v.term == Term::Elem(slot))
-            .and_then(|v| v.index)
-            .expect("a keyed array has an element variable")
-    }
-
     /// `a[i]` for array slot `slot` and index space `k`.
     fn entry(&self, slot: usize, k: usize) -> Expr {
         let a = self.slot(slot).unwrap_or_else(|| name("?"));
@@ -251,6 +178,7 @@ impl<'a> IoaPrinter<'a> {
             Term::Size(x) => Some(call("size", vec![self.term(*x)?])),
             Term::Inter(a, b) => Some(bin(BinOp::Intersect, self.term(*a)?, self.term(*b)?)),
             Term::Keys(_) | Term::Values(_) => None,
+            Term::Enabled(k) => Some(self.model.actions.get(*k)?.premise.clone()),
         }
     }
 
@@ -358,10 +286,6 @@ fn int(i: i64) -> Expr {
     } else {
         mk(ExprKind::Int(i))
     }
-}
-
-fn nil() -> Expr {
-    mk(ExprKind::Nil)
 }
 
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {

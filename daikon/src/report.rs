@@ -39,6 +39,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// The printed predicate of each finding, when it has one.
     pub texts: Vec<Option<String>>,
+    /// The printed premise of each conditional finding (without its quantifier).
+    pub premises: Vec<Option<String>>,
     /// The reported invariants, numbered in order.
     pub declarations: Vec<Declaration>,
     var_names: Vec<String>,
@@ -61,8 +63,16 @@ impl Report {
             .iter()
             .map(|f| printer.text(&f.invariant))
             .collect();
+        let premises: Vec<Option<String>> = findings
+            .iter()
+            .map(|f| {
+                let c = f.invariant.condition.as_ref()?;
+                printer.premise_text(c)
+            })
+            .collect();
+        crate::suppress::type_facts(model, &mut findings, options.grammar);
         for (f, t) in findings.iter_mut().zip(&texts) {
-            if t.is_none() && f.held() {
+            if t.is_none() && matches!(f.verdict, Verdict::Reported | Verdict::Unjustified) {
                 f.verdict = Verdict::Unprintable;
             }
         }
@@ -128,6 +138,7 @@ impl Report {
             counts: engine.counts(),
             findings,
             texts,
+            premises,
             declarations,
             var_names: model.vars.iter().map(|v| v.name.clone()).collect(),
         }
@@ -210,9 +221,17 @@ impl Report {
                 }
             }
             Verdict::Unprintable => {
-                format!("unprintable: {text} — held, but IOA cannot state it without ∃")
+                format!(
+                    "unprintable: {text} — held, but has no IOA spelling in this grammar (it \
+                     would need ∃ over values, or a quantifier per element of a large set)"
+                )
             }
         }
+    }
+
+    /// The name of a variable of the model (`voted[n]`, `enabled(vote)`).
+    pub fn var_name(&self, v: usize) -> &str {
+        self.var_names.get(v).map(String::as_str).unwrap_or("?")
     }
 
     /// The declared name of a reported finding, or its text.
@@ -230,9 +249,10 @@ impl Report {
         }
         let inv = &self.findings[i].invariant;
         let n = |k: usize| self.var_names[inv.vars[k]].clone();
-        let premise = match &inv.condition {
-            Some(c) => format!("{} = {:?} ⇒ ", self.var_names[c.var], c.value),
-            None => String::new(),
+        let premise = match (&inv.condition, &self.premises[i]) {
+            (Some(_), Some(p)) => format!("{p} ⇒ "),
+            (Some(c), None) => format!("{} = {:?} ⇒ ", self.var_names[c.var], c.value),
+            (None, _) => String::new(),
         };
         premise
             + &match &inv.kind {
@@ -264,6 +284,7 @@ impl Report {
                     "declaration": d.declaration,
                     "kind": f.invariant.kind.name(),
                     "variables": self.vars_of(&f.invariant),
+                    "condition": self.premises[d.finding],
                     "samples": f.samples,
                     "probability": f.probability,
                     "model": f.model,

@@ -133,6 +133,10 @@ impl<'m> Transitions<'m> {
         for (v, var) in model.vars.iter().enumerate() {
             let primed = |t: &Term| match t {
                 Term::Slot(s) => Some(format!("{}'", model.slot_names[*s])),
+                // A map element may be absent; its pre/post values are not compared.
+                Term::Elem(s) if matches!(model.slot_types[*s], ioa_lang::ir::Type::Map(..)) => {
+                    None
+                }
                 Term::Elem(s) => {
                     let k = var.index.expect("elements are indexed");
                     Some(format!(

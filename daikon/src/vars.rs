@@ -1,20 +1,39 @@
 //! The variables that invariants are stated over, built once from a machine's state layout.
 //!
-//! Every state variable is a variable. An array over a finite index type (`voted: Array[Node,
-//! Set[Ballot]]`) becomes an *element variable* `voted[n]` that depends on a quantified index
-//! `n: Node`; its invariants hold for every index and are printed under `∀ n: Node (…)`. Derived
-//! variables are added after the variables they are computed from (so a state can be evaluated
-//! in order):
+//! Every state variable is a variable. An array or a map over a finite index type (`voted:
+//! Array[Node, Set[Ballot]]`, `votes: Map[Node, Int]`) becomes an *element variable* `voted[n]`
+//! that depends on a quantified index `n: Node`; its invariants hold for every index and are
+//! printed under `∀ n: Node (…)`. A map may lack a key (looking it up is then an error), so a
+//! map element is *absent* at such a key: no invariant is checked there, and its invariants are
+//! printed under the guard `defined(votes, n) ⇒ …`, which is true of every key of a map built
+//! with `constant(v)`. Derived variables are added after the variables they are computed from
+//! (so a state can be evaluated in order):
 //!
 //! - `size(S)` for every set, multiset or sequence variable;
 //! - `A ∩ B` for every two set variables with the same element type (only its size takes part in
 //!   invariants: `size(A ∩ B) = 0` is proposed as the disjointness relation instead);
-//! - for an array with `Null` entries (`val: Array[Ballot, Null[Value]]`), the set of indices
-//!   whose entry is not `nil` (`keys(val)`, a `Set[Ballot]`) and the set of non-`nil` values
-//!   (`values(val)`, a `Set[Value]`). These two have no IOA spelling of their own; the printer
-//!   writes the invariants over them with a quantifier (`∀ b: Ballot (val[b] ≠ nil ⇒ val[b].val ∈
-//!   proposed)`), and only relations that can be written that way are proposed.
+//! - for an array or map with `Null` entries (`val: Array[Ballot, Null[Value]]`), the set of
+//!   indices whose entry is not `nil` (`keys(val)`, a `Set[Ballot]`) and the set of non-`nil`
+//!   values (`values(val)`, a `Set[Value]`);
+//! - for any other array, the set of its *non-default keys*: the indices whose entry differs from
+//!   the default of the array in the start state (`keys(voted)`, the nodes with `voted[n] ≠ {}`
+//!   for `voted := constant({})`); for a map, the keys that are defined and, if the start state's
+//!   map has a default, differ from it — see [`KeyRule`];
+//! - `size(keys(a))` of every such key set, which takes part in bounds and constants only.
+//!
+//! The key and value sets have no IOA spelling of their own; the printer writes the invariants
+//! over them with a quantifier (`∀ b: Ballot (val[b] ≠ nil ⇒ val[b].val ∈ proposed)`), and only
+//! relations that can be written that way are proposed.
+//!
+//! With splitting on actions ([`crate::preconditions`]), each eligible action also gives a
+//! Boolean variable, "some instance is enabled", which is never itself the subject of an
+//! invariant and serves only as a condition.
 
+mod keys;
+
+pub use keys::KeyRule;
+
+use crate::preconditions::ActionSplit;
 use interpreter::machine::Machine;
 use interpreter::universe::type_text;
 use interpreter::value::Value;
@@ -34,8 +53,10 @@ pub struct DeriveOptions {
     pub sizes: bool,
     /// `A ∩ B` of every two sets with the same element type (and its size).
     pub intersections: bool,
-    /// The non-`nil` indices and values of `Null`-valued arrays.
+    /// The non-`nil` indices and values of `Null`-valued arrays and maps.
     pub null_arrays: bool,
+    /// The non-default keys of other arrays and maps, and the sizes of all key sets.
+    pub keys: bool,
     /// Compare every two numbers, sizes of sets of different element types included (Daikon's
     /// `var-comparability none`). By default a size is compared only with sizes of collections
     /// of the same type (and plain integers with plain integers): `size(proposed) ≤
@@ -51,6 +72,7 @@ impl DeriveOptions {
             sizes: true,
             intersections: true,
             null_arrays: true,
+            keys: true,
             compare_all_numbers: false,
         }
     }
@@ -61,6 +83,7 @@ impl DeriveOptions {
             sizes: false,
             intersections: false,
             null_arrays: false,
+            keys: false,
             compare_all_numbers: false,
         }
     }
@@ -77,16 +100,19 @@ impl Default for DeriveOptions {
 pub enum Term {
     /// A state variable: its slot in the machine's state vector.
     Slot(usize),
-    /// `a[i]`: the entry of the array in this slot at the quantified index.
+    /// `a[i]`: the entry of the array or map in this slot at the quantified index.
     Elem(usize),
     /// `size(S)`.
     Size(VarId),
     /// `A ∩ B`.
     Inter(VarId, VarId),
-    /// The indices of the `Null`-valued array in this slot whose entry is not `nil`.
+    /// The indices of the array or map in this slot whose entry is present under its
+    /// [`KeyRule`] (not `nil`, or not the default, or defined).
     Keys(usize),
-    /// The non-`nil` values of the `Null`-valued array in this slot.
+    /// The non-`nil` values of the `Null`-valued array or map in this slot.
     Values(usize),
+    /// Whether some instance of action split `k` ([`VarModel::actions`]) is enabled.
+    Enabled(usize),
 }
 
 /// What kind of invariants a variable takes part in.
@@ -116,6 +142,9 @@ pub struct Var {
     pub class: String,
     /// Whether invariants are proposed over it (an intersection only feeds its size).
     pub proposes: bool,
+    /// Whether it takes part in relations with other variables (the size of a key set takes
+    /// part in unary invariants only: `size(keys(a)) ≤ size(B)` has no IOA spelling).
+    pub relates: bool,
     /// Its name in messages and Daikon files (`voted[n]`, `size(succeeded ∩ dead)`).
     pub name: String,
     /// For a set variable, how many values its element type has in the universe.
@@ -137,6 +166,11 @@ impl Var {
     /// Whether the variable has an IOA spelling of its own (keys and values do not).
     pub fn is_term(&self) -> bool {
         !matches!(self.term, Term::Keys(_) | Term::Values(_))
+    }
+
+    /// Whether this is the key or value set of an array or map.
+    pub fn is_keyed(&self) -> bool {
+        matches!(self.term, Term::Keys(_) | Term::Values(_))
     }
 
     /// The least value its type allows, for numbers with one (sizes and `Nat`s: 0).
@@ -178,6 +212,12 @@ pub struct VarModel {
     pub slot_names: Vec<String>,
     /// The types of the machine's state slots.
     pub slot_types: Vec<Type>,
+    /// For each state slot holding an array or map with a key set, when an entry is present.
+    pub key_rules: Vec<Option<KeyRule>>,
+    /// The actions split on (see [`crate::preconditions`]); `Term::Enabled(k)` is `actions[k]`.
+    pub actions: Vec<ActionSplit>,
+    /// Names printed invariants must not bind (state variables, types, constants, indices).
+    pub taken: Vec<String>,
     /// The automaton's name.
     pub automaton: String,
     /// The options it was built with.
@@ -190,19 +230,25 @@ impl VarModel {
         let spec = machine.spec;
         let slot_names = machine.slot_names();
         let slot_types = machine.slot_types();
+        let taken = taken_names(spec, machine, &slot_names);
         let mut model = VarModel {
             vars: Vec::new(),
             indices: Vec::new(),
             slot_names: slot_names.clone(),
             slot_types: slot_types.clone(),
+            key_rules: vec![None; slot_types.len()],
+            actions: Vec::new(),
+            taken: taken.clone(),
             automaton: spec.automata[machine.root.0 as usize].name.clone(),
             options,
         };
-        let taken = taken_names(spec, machine, &slot_names);
+        // A start state gives the arrays' defaults (a `choose` takes its first candidate: a
+        // default read off it is still a fixed value, so the key set stays well defined).
+        let start = machine.initial_state(&mut keys::FirstChoice).ok();
         for (slot, ty) in slot_types.iter().enumerate() {
             let name = &slot_names[slot];
             match ty {
-                Type::Array(key, entry) => {
+                Type::Array(key, entry) | Type::Map(key, entry) => {
                     let Some(carrier) = machine.universe.carrier(spec, key) else {
                         continue;
                     };
@@ -220,16 +266,23 @@ impl VarModel {
                         format!("{name}[{var_name}]"),
                         vec![],
                     );
-                    if let (Type::Null(inner), true) = (&**entry, options.null_arrays) {
-                        model.push(
-                            spec,
-                            machine,
-                            Term::Keys(slot),
-                            Type::Set(key.clone()),
-                            None,
-                            format!("keys({name})"),
-                            vec![elem],
-                        );
+                    let map = matches!(ty, Type::Map(..));
+                    let rule =
+                        keys::key_rule(map, entry, start.as_ref().map(|s| &s[slot]), options);
+                    let Some(rule) = rule else {
+                        continue;
+                    };
+                    model.key_rules[slot] = Some(rule.clone());
+                    let keys = model.push(
+                        spec,
+                        machine,
+                        Term::Keys(slot),
+                        Type::Set(key.clone()),
+                        None,
+                        format!("keys({name})"),
+                        vec![elem],
+                    );
+                    if let Type::Null(inner) = &**entry {
                         model.push(
                             spec,
                             machine,
@@ -239,6 +292,18 @@ impl VarModel {
                             format!("values({name})"),
                             vec![elem],
                         );
+                    }
+                    if options.sizes {
+                        let size = model.push(
+                            spec,
+                            machine,
+                            Term::Size(keys),
+                            Type::Int,
+                            None,
+                            format!("size(keys({name}))"),
+                            vec![keys],
+                        );
+                        model.vars[size].relates = false;
                     }
                 }
                 // Maps and arrays without a finite index type are compared as whole values.
@@ -357,7 +422,7 @@ impl VarModel {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push(
+    pub(crate) fn push(
         &mut self,
         spec: &Spec,
         machine: &Machine,
@@ -398,6 +463,7 @@ impl VarModel {
             shape,
             class,
             proposes: true,
+            relates: true,
             name,
             elem_carrier,
             inputs,
@@ -413,6 +479,37 @@ impl VarModel {
             Some(k) => self.indices[k].carrier.len(),
             None => 1,
         }
+    }
+
+    /// The map slots whose elements a variable is computed from at its own index (empty for
+    /// key and value sets, which test definedness themselves).
+    pub fn map_slots(&self, v: VarId) -> Vec<usize> {
+        let var = &self.vars[v];
+        let mut out = match var.term {
+            Term::Elem(s) if matches!(self.slot_types[s], Type::Map(..)) => vec![s],
+            Term::Keys(_) | Term::Values(_) => vec![],
+            _ => var.inputs.iter().flat_map(|i| self.map_slots(*i)).collect(),
+        };
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The state slots a variable is computed from.
+    pub fn base_slots(&self, v: VarId) -> Vec<usize> {
+        let var = &self.vars[v];
+        let mut out = match var.term {
+            Term::Slot(s) | Term::Elem(s) | Term::Keys(s) | Term::Values(s) => vec![s],
+            Term::Enabled(_) => vec![],
+            _ => var
+                .inputs
+                .iter()
+                .flat_map(|i| self.base_slots(*i))
+                .collect(),
+        };
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// The index space of an invariant over these variables, if any is indexed.

@@ -1,5 +1,6 @@
-//! Conditional invariants (splitting on Boolean and enumeration variables, `--split`): on
-//! Peterson's algorithm each program counter value fixes the process's flag.
+//! Conditional invariants (splitting on Boolean and enumeration variables and on action
+//! preconditions, `--split`): on Peterson's algorithm each program counter value fixes the
+//! process's flag, and the process `turn` names has its flag up while another is past `setTurn`.
 
 mod common;
 
@@ -40,9 +41,48 @@ fn program_counters_fix_the_flags() {
     check(&file, Some(&report.ioa())).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// Without splitting nothing is conditional (the one implication left is the key-set relation
+/// `∀ p: Pid (flag[p] ⇒ pc[p] ≠ remainder)`, non-default keys of flag within those of pc).
 #[test]
 fn without_splitting_there_are_no_implications() {
     let report = peterson(false);
-    assert!(report.declarations.iter().all(|d| !d.text.contains('⇒')));
+    let conditional = report
+        .declarations
+        .iter()
+        .filter(|d| report.findings[d.finding].invariant.condition.is_some())
+        .count();
+    assert_eq!(conditional, 0);
+    let implications: Vec<&str> = report
+        .declarations
+        .iter()
+        .map(|d| d.text.as_str())
+        .filter(|t| t.contains('⇒'))
+        .collect();
+    assert_eq!(implications, ["∀ p: Pid (flag[p] ⇒ pc[p] ≠ remainder)"]);
     assert_eq!(report.counts.conditions, 0);
+}
+
+/// Splitting on action preconditions as well: while a process is past setting its turn, the
+/// process that `turn` names has its flag up. The implications check when appended.
+#[test]
+fn action_preconditions_split_peterson() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/peterson/peterson.ioa");
+    let (spec, sources) = check_with_sources(&file);
+    let universe = Universe::default();
+    let machine = Machine::new(&spec, &universe, automaton(&spec, "Peterson"), vec![]).unwrap();
+    let traces = random_runs(&machine, 50, 100, 0);
+    let mut options = daikon::Options::default();
+    options.grammar.split_actions = true;
+    let report = daikon::infer_with_sources(&machine, Some(&sources), &traces, &options);
+    println!("{}", report.ioa());
+    let texts: Vec<&str> = report
+        .declarations
+        .iter()
+        .map(|d| d.text.as_str())
+        .collect();
+    assert!(
+        texts.contains(&"∃ i: Pid (pc[i] = critical) ⇒ flag[turn]"),
+        "{texts:#?}"
+    );
+    check(&file, Some(&report.ioa())).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -261,6 +261,25 @@ impl Scope<'_> {
             Or => Value::Bool(self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
             Implies => Value::Bool(!self.truth(l, locals, ch)? || self.truth(r, locals, ch)?),
             Iff => Value::Bool(self.truth(l, locals, ch)? == self.truth(r, locals, ch)?),
+            Eq | Neq if embedded(l).is_some() || embedded(r).is_some() => {
+                // `x = embed(e)` (how `Null` values are compared): compare with the payload
+                // instead of building the embedded value.
+                // Operands are still evaluated left to right, so errors are the same.
+                let equal = match (embedded(l), embedded(r)) {
+                    (_, Some(inner)) => {
+                        let a = self.eval(l, locals, ch)?;
+                        let b = self.eval(inner, locals, ch)?;
+                        matches!(&a, Value::Embed(x) if **x == b)
+                    }
+                    (Some(inner), None) => {
+                        let a = self.eval(inner, locals, ch)?;
+                        let b = self.eval(r, locals, ch)?;
+                        matches!(&b, Value::Embed(x) if **x == a)
+                    }
+                    (None, None) => unreachable!("matched above"),
+                };
+                Value::Bool(equal == (op == Eq))
+            }
             Eq | Neq => {
                 let equal = if self.peek(l, locals).is_some() {
                     let b = self.eval(r, locals, ch)?;
@@ -705,6 +724,14 @@ fn bound_guard(q: Quantifier, slot: u32, body: &Expr) -> Option<&Expr> {
         {
             Some(coll)
         }
+        _ => None,
+    }
+}
+
+/// `e` of an expression `embed(e)`.
+fn embedded(x: &Expr) -> Option<&Expr> {
+    match &x.kind {
+        ExprKind::Call(Builtin::Embed, args) if args.len() == 1 => Some(&args[0]),
         _ => None,
     }
 }

@@ -1,15 +1,16 @@
 //! Executes I/O automata: values over persistent collections, expression evaluation, the step
 //! function, nondeterminism-resolution schedules, seeded random runs and traces.
 //!
-//! Work in progress (the interpreter issue): values, universes, evaluation and effect execution
-//! are here; the step function over composites, schedules, random runs and traces come next.
-//! It consumes `ioa_lang::ir::Spec` and nothing above it.
+//! It consumes `ioa_lang::ir::Spec` and nothing above it; the simulation checker, the invariant
+//! detector and the explorers build on its step function.
 
+pub mod array_entries;
 pub mod deps;
 pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod machine;
+pub mod param_guard;
 pub mod runner;
 pub mod shrink;
 pub mod trace;

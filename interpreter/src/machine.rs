@@ -408,6 +408,18 @@ impl<'s> Machine<'s> {
         Ok(None)
     }
 
+    /// Evaluates an expression that reads no locals in the scope of instance `inst`.
+    pub(crate) fn eval_in_instance(
+        &self,
+        inst: usize,
+        state: &[Value],
+        e: &Expr,
+    ) -> EvalResult<Value> {
+        let view = self.view(state);
+        let scope = self.scope(inst, state, &view);
+        scope.eval(e, &mut [], &mut crate::eval::NoChoice)
+    }
+
     /// The kind of an action instance at the root (hidden outputs are internal).
     pub fn kind_of(&self, action: usize, args: &[Value]) -> EvalResult<ActionKind> {
         let a = &self.actions[action];
@@ -453,7 +465,10 @@ impl<'s> Machine<'s> {
         let a = &self.actions[action];
         let view = self.view(state);
         let mut parts = Vec::new();
-        let mut controllers = Vec::new();
+        // The first instance that controls the action, and any others (an error): kept apart
+        // so that the usual case allocates nothing.
+        let mut controller = None;
+        let mut more_controllers = Vec::new();
         let mut participants = 0;
         let mut first_disabled = None;
         for &(inst, aid) in &a.members {
@@ -485,14 +500,22 @@ impl<'s> Machine<'s> {
             }
             participants += 1;
             if sig.kind != ActionKind::Input {
-                controllers.push(inst);
+                if controller.is_none() {
+                    controller = Some(inst);
+                } else {
+                    more_controllers.push(inst);
+                }
             }
             // Find an enabled transition case.
             let prim = primitive(self.spec, i.automaton);
             let mut chosen = None;
+            // One buffer of locals for every case tried (most are disabled, and then it is
+            // reused rather than reallocated).
+            let mut locals = Vec::new();
             for &ti in &self.transitions_of[i.automaton.0 as usize][aid.0 as usize] {
                 let t = &prim.transitions[ti];
-                let mut locals = args.to_vec();
+                locals.clear();
+                locals.extend_from_slice(args);
                 locals.resize((t.n_locals as usize).max(args.len()), Value::Bool(false));
                 let mut ok = true;
                 for (k, e) in &t.const_args {
@@ -534,10 +557,10 @@ impl<'s> Machine<'s> {
                 None => return Ok(Err(first_disabled.unwrap_or(Disabled::NoParticipant))),
             }
         }
-        if controllers.len() > 1 {
-            let names = controllers
-                .iter()
-                .map(|&k| self.instances[k].name.clone())
+        if let (Some(first), false) = (controller, more_controllers.is_empty()) {
+            let names = std::iter::once(first)
+                .chain(more_controllers)
+                .map(|k| self.instances[k].name.clone())
                 .collect();
             return Ok(Err(Disabled::SeveralControllers { names }));
         }

@@ -83,11 +83,38 @@ struct Recording<'a> {
     inner: &'a mut dyn FnMut(usize) -> usize,
     offered: VecDeque<Value>,
     picks: Vec<usize>,
+    /// Whether `inner` replays recorded indices. The record has an index for every choice,
+    /// including those with a single candidate, so a replay must consume one for them too;
+    /// a random run must not (it would draw from the generator for nothing).
+    replaying: bool,
+}
+
+impl<'a> Recording<'a> {
+    /// Makes choices with `inner` (a random draw, or the least index).
+    fn new(inner: &'a mut dyn FnMut(usize) -> usize) -> Self {
+        Recording {
+            inner,
+            offered: VecDeque::new(),
+            picks: vec![],
+            replaying: false,
+        }
+    }
+
+    /// Makes choices with `inner`, which hands out recorded indices in order.
+    fn replaying(inner: &'a mut dyn FnMut(usize) -> usize) -> Self {
+        Recording {
+            replaying: true,
+            ..Recording::new(inner)
+        }
+    }
 }
 
 impl Chooser for Recording<'_> {
     fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value> {
         if candidates.len() == 1 {
+            if self.replaying {
+                (self.inner)(1);
+            }
             self.picks.push(0);
             return Ok(candidates[0].clone());
         }
@@ -163,11 +190,12 @@ impl<'m, 's> Runner<'m, 's> {
         &self,
         pick: &mut dyn FnMut(usize) -> usize,
         choices: &mut Vec<Vec<usize>>,
+        replaying: bool,
     ) -> Result<State, Stop> {
-        let mut ch = Recording {
-            inner: pick,
-            offered: VecDeque::new(),
-            picks: vec![],
+        let mut ch = if replaying {
+            Recording::replaying(pick)
+        } else {
+            Recording::new(pick)
         };
         let state = self.machine.initial_state(&mut ch).map_err(Stop::Error)?;
         choices.push(ch.picks);
@@ -182,7 +210,7 @@ impl<'m, 's> Runner<'m, 's> {
     pub fn schedule(&self, schedule: &Schedule, max_steps: u64, on_step: OnStep) -> RunReport {
         let mut choices = Vec::new();
         let mut least = |_n: usize| 0usize;
-        let state = match self.start(&mut least, &mut choices) {
+        let state = match self.start(&mut least, &mut choices, false) {
             Ok(s) => s,
             Err(stop) => {
                 return RunReport {
@@ -265,7 +293,7 @@ impl<'m, 's> Runner<'m, 's> {
         let mut choices = Vec::new();
         let state = {
             let mut pick = |n: usize| rng.random_range(0..n);
-            match self.start(&mut pick, &mut choices) {
+            match self.start(&mut pick, &mut choices, false) {
                 Ok(s) => s,
                 Err(stop) => {
                     return RunReport {
@@ -334,11 +362,7 @@ impl<'m, 's> Runner<'m, 's> {
                 }
             };
             let mut pick = |n: usize| rng.random_range(0..n);
-            let mut ch = Recording {
-                inner: &mut pick,
-                offered: VecDeque::new(),
-                picks: vec![],
-            };
+            let mut ch = Recording::new(&mut pick);
             let next = match self.machine.execute(current, plan, &mut ch) {
                 Ok(n) => n,
                 Err(e) => {
@@ -395,7 +419,7 @@ impl<'m, 's> Runner<'m, 's> {
     pub fn actions(&self, list: &[(usize, Vec<Value>)], on_step: OnStep) -> RunReport {
         let mut choices = Vec::new();
         let mut least = |_n: usize| 0usize;
-        let state = match self.start(&mut least, &mut choices) {
+        let state = match self.start(&mut least, &mut choices, false) {
             Ok(s) => s,
             Err(stop) => {
                 return RunReport {
@@ -444,11 +468,7 @@ impl<'m, 's> Runner<'m, 's> {
                 }
             };
             let mut least = |_n: usize| 0usize;
-            let mut ch = Recording {
-                inner: &mut least,
-                offered: VecDeque::new(),
-                picks: vec![],
-            };
+            let mut ch = Recording::new(&mut least);
             let next = match self.machine.execute(&current, plan, &mut ch) {
                 Ok(n) => n,
                 Err(e) => {
@@ -496,7 +516,7 @@ impl<'m, 's> Runner<'m, 's> {
         let mut it = first.into_iter();
         let mut pick = |_n: usize| it.next().unwrap_or(usize::MAX);
         let mut all = Vec::new();
-        let start = match self.start(&mut pick, &mut all) {
+        let start = match self.start(&mut pick, &mut all, true) {
             Ok(s) => s,
             Err(stop) => {
                 return RunReport {
@@ -554,11 +574,7 @@ impl<'m, 's> Runner<'m, 's> {
             let picks = step_choices.next().cloned().unwrap_or_default();
             let mut it = picks.into_iter();
             let mut pick = |_n: usize| it.next().unwrap_or(usize::MAX);
-            let mut ch = Recording {
-                inner: &mut pick,
-                offered: VecDeque::new(),
-                picks: vec![],
-            };
+            let mut ch = Recording::replaying(&mut pick);
             let next = match self.machine.execute(&current, plan, &mut ch) {
                 Ok(n) => n,
                 Err(e) => {
@@ -833,9 +849,8 @@ impl ScheduleRun<'_, '_, '_, '_> {
         let kind = m.kind_of(action, &args).map_err(Stop::StepError)?;
         let mut refuse = |_n: usize| usize::MAX;
         let mut ch = Recording {
-            inner: &mut refuse,
             offered,
-            picks: vec![],
+            ..Recording::new(&mut refuse)
         };
         let next = m
             .execute(&current, plan, &mut ch)
@@ -922,24 +937,25 @@ impl Sampler {
         index: u64,
         cache: &mut Cache,
     ) -> EvalResult<bool> {
+        let generation = cache.generation[action];
         let Some(statuses) = cache.status[action].as_mut() else {
             let args = self.args(action, index);
             return Ok(machine.enabled(state, action, &args, false)?.is_ok());
         };
-        let slot = &mut statuses[index as usize];
-        if let Status::Unknown = slot {
+        let (decided_at, status) = &mut statuses[index as usize];
+        if *decided_at != generation {
             let args = self.args(action, index);
-            *slot = match machine.enabled(state, action, &args, false) {
+            *status = match machine.enabled(state, action, &args, false) {
                 Ok(Ok(plan)) => Status::Enabled(plan),
                 Ok(Err(_)) => Status::Disabled,
                 Err(e) => Status::Failed(e),
             };
+            *decided_at = generation;
         }
-        match slot {
+        match status {
             Status::Enabled(_) => Ok(true),
             Status::Disabled => Ok(false),
             Status::Failed(e) => Err(e.clone()),
-            Status::Unknown => unreachable!("decided above"),
         }
     }
 
@@ -953,8 +969,12 @@ impl Sampler {
         cache: &Cache,
     ) -> EvalResult<Picked> {
         let args = self.args(action, index);
-        let plan = match cache.status[action].as_ref().map(|s| &s[index as usize]) {
-            Some(Status::Enabled(plan)) => plan.clone(),
+        let cached = cache.status[action]
+            .as_ref()
+            .map(|s| &s[index as usize])
+            .filter(|(decided_at, _)| *decided_at == cache.generation[action]);
+        let plan = match cached {
+            Some((_, Status::Enabled(plan))) => plan.clone(),
             _ => machine
                 .enabled(state, action, &args, false)?
                 .expect("enabled a moment ago"),
@@ -1022,10 +1042,8 @@ impl Sampler {
     }
 }
 
-/// What a random run knows about one action instance in the current state.
+/// What a random run knew about one action instance when it last decided it.
 enum Status {
-    /// Not decided since the variables it reads last changed.
-    Unknown,
     /// Not enabled.
     Disabled,
     /// Enabled, with the plan for taking it.
@@ -1039,8 +1057,12 @@ enum Status {
 /// lookup instead of an evaluation. The draws themselves are unchanged, so a seed gives the
 /// same run as without the cache.
 struct Cache {
-    /// Per action, a status per instance index (`None`: too many instances to keep).
-    status: Vec<Option<Vec<Status>>>,
+    /// Per action, a status per instance index with the generation of the action it was
+    /// decided in (`None`: too many instances to keep).
+    status: Vec<Option<Vec<(u64, Status)>>>,
+    /// Per action, how many times its statuses were invalidated: a status decided in an
+    /// earlier generation is stale, so invalidating costs one increment, not a sweep.
+    generation: Vec<u64>,
 }
 
 /// Actions with more instances than this are decided afresh at every draw.
@@ -1053,20 +1075,20 @@ impl Cache {
                 .counts
                 .iter()
                 .map(|&n| {
+                    // Generation 0 is never current: every status starts stale.
                     (enabled && n <= MAX_CACHED_INSTANCES)
-                        .then(|| (0..n as usize).map(|_| Status::Unknown).collect())
+                        .then(|| (0..n as usize).map(|_| (0, Status::Disabled)).collect())
                 })
                 .collect(),
+            generation: vec![1; sampler.counts.len()],
         }
     }
 
     /// Forgets what a step that changed the slots marked in `changed` may have changed.
     fn invalidate_with(&mut self, machine: &Machine, changed: &[bool]) {
-        for (action, statuses) in self.status.iter_mut().enumerate() {
-            if let Some(statuses) = statuses {
-                if machine.action_reads(action).touched(changed) {
-                    statuses.iter_mut().for_each(|s| *s = Status::Unknown);
-                }
+        for (action, generation) in self.generation.iter_mut().enumerate() {
+            if machine.action_reads(action).touched(changed) {
+                *generation += 1;
             }
         }
     }

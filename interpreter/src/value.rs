@@ -4,6 +4,7 @@
 //! Collections are `imbl` structures so that a step copies only what it changes: states share
 //! everything else with their predecessors, which keeps traces and explorers cheap.
 
+use crate::array_entries::ArrayEntries;
 use imbl::{OrdMap, OrdSet, Vector};
 use ioa_lang::ir::{Spec, Type, TypeDefKind, TypeId};
 use std::fmt::Write;
@@ -15,7 +16,7 @@ pub struct ArrayValue {
     /// The value of every index not in `entries`.
     pub default: Value,
     /// The indices whose value differs from the default.
-    pub entries: OrdMap<Value, Value>,
+    pub entries: ArrayEntries,
 }
 
 /// A value of any IOA type.
@@ -70,7 +71,7 @@ impl Value {
     pub fn constant_array(default: Value) -> Value {
         Value::Array(Arc::new(ArrayValue {
             default,
-            entries: OrdMap::new(),
+            entries: ArrayEntries::new(),
         }))
     }
 

@@ -94,11 +94,15 @@ pub fn run(args: InferArgs) -> ExitCode {
             linear: !args.no_linear,
             bounds,
             split: args.split,
+            split_actions: args.split,
         },
         prefix: args.prefix.clone(),
     };
     let started = std::time::Instant::now();
-    let model_vars = VarModel::new(&machine, options.derive);
+    let mut model_vars = VarModel::new(&machine, options.derive);
+    if options.grammar.split_actions {
+        daikon::preconditions::add_action_splits(&mut model_vars, &machine, &m.sources);
+    }
     let mut engine = Engine::new(&machine, &model_vars, options.grammar);
     let mut daikon_out = match args
         .daikon
@@ -306,7 +310,7 @@ impl FileSystem for Appended {
     }
 }
 
-/// `--derive sizes,intersections,null-arrays` (or `all`, `none`).
+/// `--derive sizes,intersections,null-arrays,keys` (or `all`, `none`).
 fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveOptions, String> {
     let mut d = match text {
         None | Some("all") => DeriveOptions::all(),
@@ -319,9 +323,10 @@ fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveO
                     "sizes" => d.sizes = true,
                     "intersections" => d.intersections = true,
                     "null-arrays" => d.null_arrays = true,
+                    "keys" => d.keys = true,
                     other => {
                         return Err(format!(
-                            "--derive takes sizes, intersections, null-arrays, all or none, not `{other}`"
+                            "--derive takes sizes, intersections, null-arrays, keys, all or none, not `{other}`"
                         ))
                     }
                 }

@@ -189,8 +189,9 @@ enum Command {
         /// Name the declarations PREFIX1, PREFIX2, ….
         #[arg(long, default_value = "Inv_")]
         prefix: String,
-        /// Derived variables: a comma-separated list of sizes, intersections, null-arrays, or
-        /// all (the default) or none.
+        /// Derived variables: a comma-separated list of sizes, intersections, null-arrays, keys
+        /// (the indices of an array or map whose entry is not the start default), or all (the
+        /// default) or none.
         #[arg(long)]
         derive: Option<String>,
         /// Compare sizes of sets of different element types too (Daikon's comparability none).
@@ -202,8 +203,9 @@ enum Command {
         /// Report bounds x ≥ c and x ≤ c only for constants c in LOW..HIGH (default -1..2).
         #[arg(long, value_name = "LOW..HIGH", allow_hyphen_values = true)]
         bounds: Option<String>,
-        /// Also propose conditional invariants `c = v ⇒ …`, split on every value of every
-        /// Boolean and enumeration variable.
+        /// Also propose conditional invariants: `c = v ⇒ …`, split on every value of every
+        /// Boolean and enumeration variable, and `(∃ params (pre)) ⇒ …`, split on whether some
+        /// instance of an action is enabled.
         #[arg(long)]
         split: bool,
         /// Check the inferred invariants on this many further random runs (exit 1 if one fails).

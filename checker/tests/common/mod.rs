@@ -69,11 +69,24 @@ pub fn run<'m, 's>(
     symmetric: &[&str],
     options: &Options,
 ) -> (MachineModel<'m, 's>, Report<MachineModel<'m, 's>>) {
+    run_guarded(machine, symmetric, options, true)
+}
+
+/// [`run`], choosing whether instances excluded by a parameter guard are skipped.
+pub fn run_guarded<'m, 's>(
+    machine: &'m Machine<'s>,
+    symmetric: &[&str],
+    options: &Options,
+    param_guards: bool,
+) -> (MachineModel<'m, 's>, Report<MachineModel<'m, 's>>) {
     let symmetry = (!symmetric.is_empty()).then(|| {
         let names: Vec<String> = symmetric.iter().map(|s| s.to_string()).collect();
         Symmetry::new(machine, &names).unwrap_or_else(|e| panic!("symmetric: {e:?}"))
     });
-    let model = MachineModel::new(machine, symmetry).expect("action instances");
+    let mut model = MachineModel::new(machine, symmetry).expect("action instances");
+    if !param_guards {
+        model = model.without_param_guards();
+    }
     let report = explore(&model, options, &mut |_| {});
     (model, report)
 }

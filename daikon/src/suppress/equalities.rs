@@ -36,8 +36,14 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
     for &i in &equalities {
         let (a, b) = (findings[i].invariant.vars[0], findings[i].invariant.vars[1]);
         let (ra, rb) = (find(&mut leader, a), find(&mut leader, b));
-        // The smaller variable leads: state variables come before derived ones.
-        let (keep, join) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        // A variable with an IOA spelling leads, then the smaller: state variables come before
+        // derived ones.
+        let rank = |v: VarId| (!model.vars[v].is_term(), v);
+        let (keep, join) = if rank(ra) < rank(rb) {
+            (ra, rb)
+        } else {
+            (rb, ra)
+        };
         leader[join] = keep;
     }
     let mut roots: Vec<VarId> = (0..n).map(|v| find(&mut leader, v)).collect();
@@ -52,8 +58,9 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
         }
     }
     // The size of a follower follows the size of its leader (`size(mirror)` is said as
-    // `size(pair)` once `pair = mirror`), tied by the same equality. Inputs come first, so
-    // one pass in order suffices.
+    // `size(pair)` once `pair = mirror`), tied by the same equality. The loop changes only the
+    // roots of sizes of followers, never of a leader's size, so one pass suffices (a key set's
+    // size comes before the sizes of state variables, so the leader's may come later).
     for v in 0..n {
         let Term::Size(s) = model.vars[v].term else {
             continue;
@@ -62,7 +69,7 @@ pub(super) fn equalities(model: &VarModel, findings: &mut [Finding]) {
             continue;
         }
         let lead = roots[s];
-        if let Some(w) = (0..v).find(|w| model.vars[*w].term == Term::Size(lead)) {
+        if let Some(w) = (0..n).find(|w| *w != v && model.vars[*w].term == Term::Size(lead)) {
             roots[v] = roots[w];
             if let Some(&t) = tie.get(&s) {
                 tie.insert(v, t);

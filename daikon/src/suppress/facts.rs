@@ -2,7 +2,7 @@
 //! intersections that are one of their operands.
 
 use super::{fact, mark, names, open};
-use crate::invariant::{Finding, Kind};
+use crate::invariant::{Condition, Finding, Kind};
 use crate::vars::{Term, VarId, VarModel};
 use interpreter::value::Value;
 use ioa_lang::ir::Type;
@@ -43,6 +43,13 @@ pub(super) fn types(model: &VarModel, findings: &mut [Finding], (low, high): (i6
                             );
                             continue;
                         }
+                        // Under a condition, "not every element" is taken for an artefact of
+                        // the universe (`size(failed) ≤ 2` of 3 nodes while an action that
+                        // needs a live node is enabled).
+                        if f.invariant.condition.is_some() && *c + 1 >= k as i64 {
+                            mark(f, vec![], NOT_ALL);
+                            continue;
+                        }
                     }
                 }
                 if *c < low || *c > high {
@@ -62,26 +69,52 @@ pub(super) fn types(model: &VarModel, findings: &mut [Finding], (low, high): (i6
 const INTERSECTION: &str = "an intersection's size is reported only as disjointness (= 0); \
      other bounds on it are taken for artefacts of the runs";
 
+/// Why a conditional bound one below the universe's count is dropped.
+const NOT_ALL: &str = "under a condition, a size bound one below the number of elements in the \
+     universe is taken for an artefact of the universe";
+
 fn uninteresting(low: i64, high: i64) -> String {
     format!("a bound outside {low}..{high} is taken for an artefact of the runs or the universe")
 }
 
 /// Rule 2.
 pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
-    let mut constant: FxHashMap<VarId, (usize, Value)> = FxHashMap::default();
+    // Constants, by the condition they hold under (`None`: unconditional facts, which hold
+    // under every condition too; conditional ones count only while reported).
+    let mut consts: FxHashMap<(Option<Condition>, VarId), (usize, Value)> = FxHashMap::default();
     for (i, f) in findings.iter().enumerate() {
-        if let (Kind::Const(c), true) = (&f.invariant.kind, fact(f)) {
-            constant.insert(f.invariant.vars[0], (i, c.clone()));
+        let usable = fact(f) || (f.invariant.condition.is_some() && f.reported());
+        if let (Kind::Const(c), true) = (&f.invariant.kind, usable) {
+            let key = (f.invariant.condition.clone(), f.invariant.vars[0]);
+            consts.insert(key, (i, c.clone()));
         }
     }
-    let empty = |v: &VarId| matches!(constant.get(v), Some((_, Value::Set(s))) if s.is_empty());
     for f in findings.iter_mut().filter(|f| open(f)) {
+        let cond = f.invariant.condition.clone();
+        let constant = |v: &VarId| {
+            consts
+                .get(&(cond.clone(), *v))
+                .or_else(|| consts.get(&(None, *v)))
+        };
+        let is_const = |v: &VarId| constant(v).is_some();
+        let empty = |v: &VarId| matches!(constant(v), Some((_, Value::Set(s))) if s.is_empty());
         let vars = f.invariant.vars.clone();
-        let by = |vs: &[VarId]| vs.iter().map(|v| constant[v].0).collect::<Vec<_>>();
+        let by = |vs: &[VarId]| vs.iter().filter_map(|v| constant(v).map(|c| c.0)).collect();
+        // Anything said of the size of a set that never changed follows from the set.
+        if let (1, Term::Size(s)) = (vars.len(), &model.vars[vars[0]].term) {
+            if let Some((by, _)) = constant(s) {
+                mark(
+                    f,
+                    vec![*by],
+                    format!("{} never changed", model.vars[*s].name),
+                );
+                continue;
+            }
+        }
         match &f.invariant.kind {
             Kind::Const(_) if model.vars[vars[0]].is_derived() => {
                 let roots = base_vars(model, vars[0]);
-                if roots.iter().all(|v| constant.contains_key(v)) {
+                if roots.iter().all(is_const) {
                     let names = names(model, &roots);
                     mark(f, by(&roots), format!("{names} never changed"));
                 } else if let Some(e) = roots
@@ -96,7 +129,7 @@ pub(super) fn constants(model: &VarModel, findings: &mut [Finding]) {
                     );
                 }
             }
-            _ if vars.len() == 2 && vars.iter().all(|v| constant.contains_key(v)) => {
+            _ if vars.len() == 2 && vars.iter().all(is_const) => {
                 mark(
                     f,
                     by(&vars),

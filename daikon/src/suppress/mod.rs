@@ -4,14 +4,17 @@
 //! 1. **Types and universe.** `size(S) ≥ 0` and `x ≥ 0` for a `Nat`; `size(S) ≤ k` when the
 //!    element type of `S` has only `k` values in the universe; a one-of listing every value of a
 //!    type. Bounds whose constant lies outside the interesting range (Daikon's −1 to 2, see
-//!    [`GrammarOptions::bounds`]) are dropped here too.
+//!    [`GrammarOptions::bounds`]) are dropped here too, and under a condition `size(S) ≤ k − 1`
+//!    ("not every element", nearly always a property of the small universe).
 //! 2. **Constants.** A relation between two variables that never changed follows from their two
 //!    constants; `A ⊆ B` and `size(A ∩ B) = 0` follow from `A = {}`; an invariant of a derived
-//!    variable follows from the constants it is computed from (`size(S) = 2` from `S = {…}`).
+//!    variable follows from the constants it is computed from (`size(S) = 2` from `S = {…}`),
+//!    and anything said of the size of a set that never changed (under the same condition, or
+//!    at all) follows from that set.
 //! 3. **Redundant intersections.** When `A ⊆ B` held, `A ∩ B` is `A`, so nothing about
 //!    `size(A ∩ B)` is news.
 //! 4. **Equality sets.** When `x = y` is reported, the variables form one class with a leader
-//!    (the first of them); every other invariant that mentions a non-leader is said of the leader
+//!    (the first of them with an IOA spelling of its own); every other invariant that mentions a non-leader is said of the leader
 //!    already, and only the equalities with the leader are kept.
 //! 5. **Consequences** among the invariants still reported: `A ⊆ C` from `A ⊆ B` and `B ⊆ C`;
 //!    `x ≤ z` (or `<`) from `x ≤ y` and `y ≤ z`; `size(A) ≤ size(B)` from `A ⊆ B`; `size(C ∩ B) =
@@ -20,6 +23,8 @@
 //!    for lower bounds.
 //! 6. **Conditions.** A conditional invariant (`c = v ⇒ P`, with `--split`) is dropped when `P`
 //!    (or something stronger over the same variables) held without the condition.
+//! 7. **Preconditions restated.** A conditional invariant on an action's enabledness over only
+//!    the state variables its precondition reads (see [`premises`]).
 //!
 //! Rules 1–3 apply to every candidate that held; rules 4–5 take as premises only invariants that
 //! are reported (justified, printable and not suppressed by rules 1–4), so a suppressed invariant
@@ -29,10 +34,17 @@
 mod consequences;
 mod equalities;
 mod facts;
+mod premises;
 
 use crate::candidates::GrammarOptions;
 use crate::invariant::{Finding, Verdict};
 use crate::vars::{VarId, VarModel};
+
+/// Rule 1 alone: run before unprintable findings are set aside, so that what the types imply
+/// is said to be implied by them even where the grammar could not print it.
+pub fn type_facts(model: &VarModel, findings: &mut [Finding], grammar: GrammarOptions) {
+    facts::types(model, findings, grammar.bounds);
+}
 
 /// Marks the suppressed findings.
 pub fn suppress(model: &VarModel, findings: &mut [Finding], grammar: GrammarOptions) {
@@ -41,6 +53,7 @@ pub fn suppress(model: &VarModel, findings: &mut [Finding], grammar: GrammarOpti
     facts::intersections(model, findings);
     equalities::equalities(model, findings);
     consequences::conditions(findings);
+    premises::premises(model, findings);
     consequences::consequences(model, findings);
 }
 

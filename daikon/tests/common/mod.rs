@@ -54,6 +54,19 @@ pub fn check(file: &Path, extra: Option<&str>) -> Result<Spec, String> {
     }
 }
 
+/// Checks a model and keeps its source text (for splitting on action preconditions).
+pub fn check_with_sources(file: &Path) -> (Spec, ioa_lang::source_map::SourceMap) {
+    let result = ioa_lang::check_files(
+        &[file.to_path_buf()],
+        &Disk {
+            appended: HashMap::new(),
+        },
+    );
+    let rendered = ioa_lang::diagnostics::render(&result.diagnostics, &result.sources, false);
+    let spec = result.spec.unwrap_or_else(|| panic!("{rendered}"));
+    (spec, result.sources)
+}
+
 /// A checked model with its universe.
 pub struct Loaded {
     pub spec: Spec,
