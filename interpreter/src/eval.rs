@@ -749,12 +749,17 @@ fn leftmost_conjunct(e: &Expr) -> &Expr {
 }
 
 fn mentions_local(e: &Expr, slot: u32) -> bool {
-    // Serialising is slow, so walk the few shapes a collection expression takes and be
-    // conservative about the rest.
+    may_read_local(e, |s| s == slot)
+}
+
+/// Whether `e` may read a local slot for which `wanted` holds. Serialising is slow, so this walks
+/// the few shapes collection and guard expressions take and is conservative about the rest
+/// (anything else is assumed to read one).
+pub(crate) fn may_read_local(e: &Expr, wanted: impl Fn(u32) -> bool + Copy) -> bool {
     match &e.kind {
-        ExprKind::Var(VarRef::Local(s)) => *s == slot,
+        ExprKind::Var(VarRef::Local(s)) => wanted(*s),
         ExprKind::Var(VarRef::Component { indices, .. }) => {
-            indices.iter().any(|x| mentions_local(x, slot))
+            indices.iter().any(|x| may_read_local(x, wanted))
         }
         ExprKind::Var(_)
         | ExprKind::Int(_)
@@ -763,13 +768,13 @@ fn mentions_local(e: &Expr, slot: u32) -> bool {
         | ExprKind::EnumConst(_)
         | ExprKind::Str(_) => false,
         ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-            mentions_local(a, slot) || mentions_local(b, slot)
+            may_read_local(a, wanted) || may_read_local(b, wanted)
         }
         ExprKind::Field(a, _) | ExprKind::NullVal(a) | ExprKind::Unary(_, a) => {
-            mentions_local(a, slot)
+            may_read_local(a, wanted)
         }
         ExprKind::Call(_, xs) | ExprKind::Collection(xs) | ExprKind::Tuple(xs) => {
-            xs.iter().any(|x| mentions_local(x, slot))
+            xs.iter().any(|x| may_read_local(x, wanted))
         }
         _ => true,
     }

@@ -11,6 +11,7 @@
 //! must be the first conjunct of the only transition case, with no `where` clause or `const`
 //! arguments before it.
 
+use crate::eval::may_read_local;
 use crate::machine::Machine;
 use crate::value::Value;
 use ioa_lang::ast::ActionKind;
@@ -80,7 +81,7 @@ impl<'s> Machine<'s> {
         let ExprKind::Var(VarRef::Local(param)) = x.kind else {
             return None;
         };
-        if param as usize >= sig.params.len() || reads_locals(collection) {
+        if param as usize >= sig.params.len() || may_read_local(collection, |_| true) {
             return None;
         }
         Some(ParamGuard {
@@ -96,26 +97,5 @@ impl<'s> Machine<'s> {
             Ok(v @ (Value::Set(_) | Value::Mset(_) | Value::Seq(_))) => Allowed::Within(v),
             _ => Allowed::Any,
         }
-    }
-}
-
-/// Whether `e` may read a local (a parameter or a bound variable); conservative: anything it
-/// does not know is assumed to.
-fn reads_locals(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Var(VarRef::Local(_)) => true,
-        ExprKind::Var(VarRef::Component { indices, .. }) => indices.iter().any(reads_locals),
-        ExprKind::Var(_)
-        | ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Nil
-        | ExprKind::EnumConst(_)
-        | ExprKind::Str(_) => false,
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => reads_locals(a) || reads_locals(b),
-        ExprKind::Field(a, _) | ExprKind::NullVal(a) | ExprKind::Unary(_, a) => reads_locals(a),
-        ExprKind::Call(_, xs) | ExprKind::Collection(xs) | ExprKind::Tuple(xs) => {
-            xs.iter().any(reads_locals)
-        }
-        _ => true,
     }
 }
