@@ -6,6 +6,8 @@
 //!   consequence prediction, random walks) reuse it rather than copying a search.
 //! - [`model`]: the interpreter's `Machine` as a model: action instances, branching over every
 //!   resolution of `choose`, invariant checks, re-executing a path into a replayable trace.
+//! - [`compiled`]: the same model compiled to code over flat word states, for primitive
+//!   automata over finite types (the interpreter's model is the fallback).
 //! - [`symmetry`]: symmetry reduction for types declared symmetric, with canonical
 //!   fingerprints and the checks that make the reduction sound.
 //! - [`fingerprint`]: fixed-seed 128-bit state fingerprints.
@@ -13,6 +15,7 @@
 //!
 //! The crate never prints: progress and results are data for the `ioa explore` command.
 
+pub mod compiled;
 pub mod explore;
 pub mod fingerprint;
 pub mod memory;

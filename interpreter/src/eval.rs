@@ -755,7 +755,7 @@ fn mentions_local(e: &Expr, slot: u32) -> bool {
 /// Whether `e` may read a local slot for which `wanted` holds. Serialising is slow, so this walks
 /// the few shapes collection and guard expressions take and is conservative about the rest
 /// (anything else is assumed to read one).
-pub(crate) fn may_read_local(e: &Expr, wanted: impl Fn(u32) -> bool + Copy) -> bool {
+pub fn may_read_local(e: &Expr, wanted: impl Fn(u32) -> bool + Copy) -> bool {
     match &e.kind {
         ExprKind::Var(VarRef::Local(s)) => wanted(*s),
         ExprKind::Var(VarRef::Component { indices, .. }) => {

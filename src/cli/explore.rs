@@ -9,6 +9,8 @@
 use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
+use checker::compiled::code::Fault;
+use checker::compiled::CompiledModel;
 use checker::explore::{explore, Limit, Options, Report, Stats, Verdict};
 use checker::model::{MachineError, MachineModel, MachineStep};
 use checker::symmetry::Symmetry;
@@ -36,11 +38,23 @@ pub struct ExploreArgs {
     pub time_limit: Option<String>,
     pub memory_limit: Option<String>,
     pub threads: usize,
+    pub engine: Engine,
     pub trace: Option<PathBuf>,
     pub progress: bool,
     pub quiet: bool,
     pub format: Format,
     pub color: ColorChoice,
+}
+
+/// How `ioa explore` computes states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// Compiled when the model allows it, else the interpreter.
+    Auto,
+    /// Compiled, or an error saying why the model cannot be.
+    Compiled,
+    /// The interpreter.
+    Interpreter,
 }
 
 const EXIT_VIOLATION: u8 = 1;
@@ -206,18 +220,45 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(mach) => mach,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
-    let symmetry = if args.symmetric.is_empty() {
+    let make_symmetry = || -> Result<Option<Symmetry>, ExitCode> {
+        if args.symmetric.is_empty() {
+            return Ok(None);
+        }
+        Symmetry::new(&machine, &args.symmetric).map(Some).map_err(|errors| {
+            let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            fail(&diags, &m, args.color)
+        })
+    };
+    let symmetry = match make_symmetry() {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    // The compiled engine when asked for and the model allows it; the interpreter's model is
+    // needed in any case, to turn a reported path into a trace.
+    let (compiled, engine_note) = match args.engine {
+        Engine::Interpreter => (None, "interpreted".to_string()),
+        Engine::Auto | Engine::Compiled => match CompiledModel::new(&machine, symmetry) {
+            Ok(c) => {
+                let note = format!("compiled ({} words per state)", c.words_per_state());
+                (Some(c), note)
+            }
+            Err(reason) if args.engine == Engine::Compiled => {
+                return usage(format!(
+                    "--engine compiled: {reason}; `--engine interpreter` explores this model"
+                ))
+            }
+            Err(reason) => (None, format!("interpreted ({reason})")),
+        },
+    };
+    let interpreted_symmetry = if compiled.is_some() {
         None
     } else {
-        match Symmetry::new(&machine, &args.symmetric) {
-            Ok(s) => Some(s),
-            Err(errors) => {
-                let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-                return fail(&diags, &m, args.color);
-            }
+        match make_symmetry() {
+            Ok(s) => s,
+            Err(code) => return code,
         }
     };
-    let explorer = match MachineModel::new(&machine, symmetry) {
+    let explorer = match MachineModel::new(&machine, interpreted_symmetry) {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
@@ -245,7 +286,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             format!(", symmetric in {}", args.symmetric.join(", "))
         };
         print_stderr(&format!(
-            "exploring {aut_name}: {}, {}{symmetric}\n",
+            "exploring {aut_name}: {}, {}{symmetric}; {engine_note}\n",
             count(explorer.instances().len() as u64, "action instance"),
             count(n_inv as u64, "invariant")
         ));
@@ -261,23 +302,78 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Duration::from_secs(10)
     };
     let mut last = Instant::now();
-    let mut shown = false;
+    let shown = std::cell::Cell::new(false);
     let mut on_progress = |stats: &Stats| {
         if show_progress && last.elapsed() >= every {
             last = Instant::now();
             if terminal {
                 print_stderr(&format!("\r\x1b[2K{}", progress_line(stats)));
-                shown = true;
+                shown.set(true);
             } else {
                 print_stderr(&format!("{}\n", progress_line(stats)));
             }
         }
     };
+    if let Some(compiled) = compiled {
+        let report = explore(&compiled, &options, &mut on_progress);
+        match machine_report(report) {
+            Ok(report) => {
+                if shown.get() {
+                    print_stderr("\r\x1b[2K");
+                }
+                return finish(&args, &m, &explorer, &report, n_inv);
+            }
+            Err((fault, stats)) => {
+                if shown.get() {
+                    print_stderr("\r\x1b[2K");
+                    shown.set(false);
+                }
+                if !args.quiet && args.format == Format::Text {
+                    print_stderr(&format!(
+                        "note: the compiled engine met {fault} after {}; exploring again with the interpreter\n",
+                        count(stats.distinct, "state")
+                    ));
+                }
+                let symmetry = match make_symmetry() {
+                    Ok(s) => s,
+                    Err(code) => return code,
+                };
+                let explorer = match MachineModel::new(&machine, symmetry) {
+                    Ok(x) => x,
+                    Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
+                };
+                let report = explore(&explorer, &options, &mut on_progress);
+                if shown.get() {
+                    print_stderr("\r\x1b[2K");
+                }
+                return finish(&args, &m, &explorer, &report, n_inv);
+            }
+        }
+    }
     let report = explore(&explorer, &options, &mut on_progress);
-    if shown {
+    if shown.get() {
         print_stderr("\r\x1b[2K");
     }
     finish(&args, &m, &explorer, &report, n_inv)
+}
+
+/// The compiled engine's report as the interpreter's model would have made it (same steps and
+/// properties), or the fault that stopped it.
+#[allow(clippy::result_large_err)]
+fn machine_report(
+    report: Report<CompiledModel>,
+) -> Result<Report<MachineModel<'static, 'static>>, (Fault, Stats)> {
+    let verdict = match report.verdict {
+        Verdict::Verified => Verdict::Verified,
+        Verdict::LimitReached(l) => Verdict::LimitReached(l),
+        Verdict::Violated { property, path } => Verdict::Violated { property, path },
+        Verdict::Deadlock { path } => Verdict::Deadlock { path },
+        Verdict::Error { error, .. } => return Err((error, report.stats)),
+    };
+    Ok(Report {
+        verdict,
+        stats: report.stats,
+    })
 }
 
 /// A statement of how far a stopped search got.

@@ -277,6 +277,10 @@ enum Command {
         /// Worker threads (default: every core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// How states are computed: `compiled` (flat word states, for primitive automata over
+        /// finite types), `interpreter`, or `auto` (compiled when the model allows it).
+        #[arg(long, value_enum, default_value_t = explore::Engine::Auto)]
+        engine: explore::Engine,
         /// Write the shortest counterexample as an ITF JSON trace (for `ioa replay`).
         #[arg(long)]
         trace: Option<PathBuf>,
@@ -604,6 +608,7 @@ pub fn run() -> ExitCode {
             time_limit,
             memory_limit,
             threads,
+            engine,
             trace,
             progress,
             quiet,
@@ -623,6 +628,7 @@ pub fn run() -> ExitCode {
             time_limit,
             memory_limit,
             threads,
+            engine,
             trace,
             progress,
             quiet,

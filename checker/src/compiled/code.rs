@@ -1,0 +1,645 @@
+//! Compiled expressions and statements over word states, and their evaluation.
+//!
+//! [`Code`] is an expression tree with every name resolved to a word position or a local slot
+//! and every type turned into the arithmetic its values need (strides, ranges, bit positions),
+//! so evaluating it allocates nothing and never looks at a type or an interpreter value. It is
+//! what `lower.rs` makes of the typed IR; see `layout.rs` for how values are words.
+
+use super::layout::Listed;
+use std::sync::Arc;
+
+/// Why evaluation stopped. Every fault sends the search back to the interpreter, which
+/// either explores the state space itself or reports the error with its source position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// A value outside its type's carrier (an array index, a set element, a tuple field).
+    Unrepresentable,
+    /// Overflow, division by zero, or a negative `Nat`.
+    Arithmetic,
+    /// The value inside `nil`.
+    Nil,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Fault::Unrepresentable => "a value outside its type's universe",
+            Fault::Arithmetic => "an arithmetic error (overflow, division by zero or a negative Nat)",
+            Fault::Nil => "`.val` of nil",
+        })
+    }
+}
+
+/// The result of evaluating an expression.
+pub type Eval<T> = Result<T, Fault>;
+
+/// From a word to a rank of a finite type: `rank = word - lo`, which must be below `card`.
+#[derive(Debug, Clone, Copy)]
+pub struct Conv {
+    /// The least integer (0 for types other than `Int`).
+    pub lo: i64,
+    /// How many values.
+    pub card: u64,
+}
+
+impl Conv {
+    #[inline]
+    fn rank(self, w: i64) -> Eval<u64> {
+        let r = w.wrapping_sub(self.lo) as u64;
+        if r < self.card {
+            Ok(r)
+        } else {
+            Err(Fault::Unrepresentable)
+        }
+    }
+}
+
+/// Integer comparisons (and equality of any word).
+#[derive(Debug, Clone, Copy)]
+pub enum Cmp {
+    /// `=`.
+    Eq,
+    /// `≠`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `≤`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `≥`.
+    Ge,
+}
+
+/// Integer arithmetic.
+#[derive(Debug, Clone, Copy)]
+pub enum Arith {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `div` (floor).
+    Div,
+    /// `mod` (non-negative).
+    Mod,
+    /// `min`.
+    Min,
+    /// `max`.
+    Max,
+}
+
+/// Set operations.
+#[derive(Debug, Clone, Copy)]
+pub enum SetOp {
+    /// `∪`.
+    Union,
+    /// `∩`.
+    Intersect,
+    /// `-`.
+    Difference,
+}
+
+/// Comparisons of sets.
+#[derive(Debug, Clone, Copy)]
+pub enum SetCmp {
+    /// `=`.
+    Eq,
+    /// `≠`.
+    Ne,
+    /// `⊆`.
+    SubsetEq,
+    /// `⊂`.
+    Subset,
+}
+
+/// What a quantifier or loop variable ranges over; the variable's word is `lo + rank`.
+#[derive(Debug)]
+pub enum Domain {
+    /// Every value of a finite type.
+    All(Conv),
+    /// The elements of a small set.
+    Members(Box<Code>, i64),
+    /// The elements of a bit set.
+    BigMembers(Big, i64),
+}
+
+/// A word-valued expression.
+#[derive(Debug)]
+pub enum Code {
+    /// A constant.
+    Const(i64),
+    /// A local (action parameter, quantified or loop variable).
+    Local(u32),
+    /// A state word.
+    Word(u32),
+    /// An entry of an array state variable.
+    ArrayGet {
+        /// The first entry's position.
+        base: u32,
+        /// The index.
+        index: Box<Code>,
+        /// Index word to rank.
+        conv: Conv,
+    },
+    /// `¬`.
+    Not(Box<Code>),
+    /// Integer negation.
+    Neg(Box<Code>),
+    /// `∧` (short-circuit).
+    And(Box<Code>, Box<Code>),
+    /// `∨` (short-circuit).
+    Or(Box<Code>, Box<Code>),
+    /// `⇒` (short-circuit).
+    Implies(Box<Code>, Box<Code>),
+    /// A comparison.
+    Cmp(Cmp, Box<Code>, Box<Code>),
+    /// Arithmetic.
+    Arith(Arith, Box<Code>, Box<Code>),
+    /// `abs`.
+    Abs(Box<Code>),
+    /// A tuple from its fields.
+    Tuple {
+        /// Each field, its conversion to a rank, and its stride.
+        fields: Vec<(Code, Conv, u64)>,
+        /// The list, for listed tuple types.
+        listed: Option<Arc<Listed>>,
+    },
+    /// A tuple's field.
+    Field {
+        /// The tuple.
+        tuple: Box<Code>,
+        /// The list, for listed tuple types.
+        listed: Option<Arc<Listed>>,
+        /// The field's stride.
+        stride: u64,
+        /// The field type's values.
+        card: u64,
+        /// The field type's least integer (0 unless `Int`).
+        lo: i64,
+    },
+    /// The value inside a `Null` (fault on `nil`); `lo` of the inner type.
+    NullVal(Box<Code>, i64),
+    /// `embed(x)`.
+    Embed(Box<Code>, Conv),
+    /// `if c then a else b`.
+    Cond(Box<Code>, Box<Code>, Box<Code>),
+    /// A small set from its elements.
+    SetLit(Vec<Code>, Conv),
+    /// A small set operation.
+    SetOp(SetOp, Box<Code>, Box<Code>),
+    /// `insert(x, S)` on a small set.
+    SetInsert(Box<Code>, Conv, Box<Code>),
+    /// `delete(x, S)` on a small set.
+    SetDelete(Box<Code>, Conv, Box<Code>),
+    /// `x ∈ S` on a small set.
+    SetHas(Box<Code>, Conv, Box<Code>),
+    /// `size(S)` of a small set.
+    SetSize(Box<Code>),
+    /// A comparison of small sets (bit masks).
+    SetCmp(SetCmp, Box<Code>, Box<Code>),
+    /// `x ∈ S` on a bit set.
+    BigHas(Box<Code>, Conv, Big),
+    /// `size(S)` of a bit set.
+    BigSize(Big),
+    /// A comparison of bit sets.
+    BigCmp(SetCmp, Big, Big),
+    /// `∀` / `∃`.
+    Quant {
+        /// `∃` (else `∀`).
+        exists: bool,
+        /// The variable's local slot.
+        var: u32,
+        /// What it ranges over.
+        domain: Domain,
+        /// The body.
+        body: Box<Code>,
+    },
+}
+
+/// A set over a type with more than 63 values, as a bit set.
+#[derive(Debug)]
+pub enum Big {
+    /// A state variable.
+    Var {
+        /// The first word.
+        offset: u32,
+        /// How many words.
+        words: u32,
+    },
+    /// A literal (`{}` or `{a, b}`).
+    Lit(Vec<Code>, Conv, u32),
+    /// `insert(x, S)`.
+    Insert(Box<Code>, Conv, Box<Big>),
+    /// `delete(x, S)`.
+    Delete(Box<Code>, Conv, Box<Big>),
+    /// A set operation.
+    Op(SetOp, Box<Big>, Box<Big>),
+}
+
+/// A compiled statement.
+#[derive(Debug)]
+pub enum Stmt {
+    /// `x := e` for a one-word variable.
+    SetWord {
+        /// Its position.
+        offset: u32,
+        /// The value.
+        value: Code,
+        /// Whether it is a `Nat`.
+        nat: bool,
+    },
+    /// `a[i] := e`.
+    SetArray {
+        /// The first entry's position.
+        base: u32,
+        /// The index.
+        index: Code,
+        /// Index word to rank.
+        conv: Conv,
+        /// The value.
+        value: Code,
+        /// Whether entries are `Nat`s.
+        nat: bool,
+    },
+    /// `S := e` for a bit set variable.
+    SetBig {
+        /// The first word.
+        offset: u32,
+        /// The value.
+        value: Big,
+    },
+    /// `if … elseif … else … fi`.
+    If {
+        /// Conditions and branches.
+        branches: Vec<(Code, Vec<Stmt>)>,
+        /// The `else` branch.
+        otherwise: Vec<Stmt>,
+    },
+    /// `for x in S` / `for x: T where P`, in value order over a snapshot of the domain.
+    For {
+        /// The variable's local slot.
+        var: u32,
+        /// What it ranges over.
+        domain: Domain,
+        /// The `where` condition.
+        cond: Option<Code>,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+}
+
+#[inline]
+fn truth(w: i64) -> bool {
+    w != 0
+}
+
+/// Evaluates a word expression in state `st`.
+pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
+    Ok(match c {
+        Code::Const(k) => *k,
+        Code::Local(k) => locals[*k as usize],
+        Code::Word(o) => st[*o as usize],
+        Code::ArrayGet { base, index, conv } => {
+            let r = conv.rank(eval(index, st, locals)?)?;
+            st[*base as usize + r as usize]
+        }
+        Code::Not(a) => !truth(eval(a, st, locals)?) as i64,
+        Code::Neg(a) => eval(a, st, locals)?
+            .checked_neg()
+            .ok_or(Fault::Arithmetic)?,
+        Code::And(a, b) => (truth(eval(a, st, locals)?) && truth(eval(b, st, locals)?)) as i64,
+        Code::Or(a, b) => (truth(eval(a, st, locals)?) || truth(eval(b, st, locals)?)) as i64,
+        Code::Implies(a, b) => {
+            (!truth(eval(a, st, locals)?) || truth(eval(b, st, locals)?)) as i64
+        }
+        Code::Cmp(op, a, b) => {
+            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            (match op {
+                Cmp::Eq => x == y,
+                Cmp::Ne => x != y,
+                Cmp::Lt => x < y,
+                Cmp::Le => x <= y,
+                Cmp::Gt => x > y,
+                Cmp::Ge => x >= y,
+            }) as i64
+        }
+        Code::Arith(op, a, b) => {
+            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            match op {
+                Arith::Add => x.checked_add(y),
+                Arith::Sub => x.checked_sub(y),
+                Arith::Mul => x.checked_mul(y),
+                Arith::Div => x.checked_div_euclid(y),
+                Arith::Mod => x.checked_rem_euclid(y),
+                Arith::Min => Some(x.min(y)),
+                Arith::Max => Some(x.max(y)),
+            }
+            .ok_or(Fault::Arithmetic)?
+        }
+        Code::Abs(a) => eval(a, st, locals)?
+            .checked_abs()
+            .ok_or(Fault::Arithmetic)?,
+        Code::Tuple { fields, listed } => {
+            let mut r = 0u64;
+            for (f, conv, stride) in fields {
+                r += conv.rank(eval(f, st, locals)?)? * stride;
+            }
+            match listed {
+                None => r as i64,
+                Some(l) => match l.to_rank[r as usize] {
+                    u32::MAX => return Err(Fault::Unrepresentable),
+                    k => k as i64,
+                },
+            }
+        }
+        Code::Field {
+            tuple,
+            listed,
+            stride,
+            card,
+            lo,
+        } => {
+            let t = eval(tuple, st, locals)? as u64;
+            let p = match listed {
+                None => t,
+                Some(l) => l.to_product[t as usize],
+            };
+            lo + ((p / stride) % card) as i64
+        }
+        Code::NullVal(a, lo) => match eval(a, st, locals)? {
+            0 => return Err(Fault::Nil),
+            r => lo + r - 1,
+        },
+        Code::Embed(a, conv) => 1 + conv.rank(eval(a, st, locals)?)? as i64,
+        Code::Cond(c, a, b) => {
+            if truth(eval(c, st, locals)?) {
+                eval(a, st, locals)?
+            } else {
+                eval(b, st, locals)?
+            }
+        }
+        Code::SetLit(items, conv) => {
+            let mut m = 0u64;
+            for x in items {
+                m |= 1 << conv.rank(eval(x, st, locals)?)?;
+            }
+            m as i64
+        }
+        Code::SetOp(op, a, b) => {
+            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            match op {
+                SetOp::Union => x | y,
+                SetOp::Intersect => x & y,
+                SetOp::Difference => x & !y,
+            }
+        }
+        Code::SetInsert(x, conv, s) => {
+            let r = conv.rank(eval(x, st, locals)?)?;
+            eval(s, st, locals)? | 1 << r
+        }
+        Code::SetDelete(x, conv, s) => {
+            let r = conv.rank(eval(x, st, locals)?)?;
+            eval(s, st, locals)? & !(1 << r)
+        }
+        Code::SetHas(x, conv, s) => {
+            let w = eval(x, st, locals)?;
+            let m = eval(s, st, locals)?;
+            match conv.rank(w) {
+                Ok(r) => (m >> r) & 1,
+                // A value outside the carrier is in no representable set.
+                Err(_) => 0,
+            }
+        }
+        Code::SetSize(s) => eval(s, st, locals)?.count_ones() as i64,
+        Code::SetCmp(op, a, b) => {
+            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            set_cmp(*op, x == y, x & !y == 0) as i64
+        }
+        Code::BigHas(x, conv, s) => {
+            let w = eval(x, st, locals)?;
+            let Ok(r) = conv.rank(w) else { return Ok(0) };
+            let r = r as usize;
+            match s {
+                Big::Var { offset, .. } => (st[*offset as usize + r / 64] >> (r % 64)) & 1,
+                _ => {
+                    let bits = big(s, st, locals)?;
+                    (bits[r / 64] >> (r % 64)) & 1
+                }
+            }
+        }
+        Code::BigSize(s) => match s {
+            Big::Var { offset, words } => st[*offset as usize..][..*words as usize]
+                .iter()
+                .map(|w| w.count_ones() as i64)
+                .sum(),
+            _ => big(s, st, locals)?
+                .iter()
+                .map(|w| w.count_ones() as i64)
+                .sum(),
+        },
+        Code::BigCmp(op, a, b) => {
+            let (x, y) = (big(a, st, locals)?, big(b, st, locals)?);
+            let eq = x == y;
+            let sub = x.iter().zip(&y).all(|(p, q)| p & !q == 0);
+            set_cmp(*op, eq, sub) as i64
+        }
+        Code::Quant {
+            exists,
+            var,
+            domain,
+            body,
+        } => {
+            let mut found = !*exists;
+            for_each(domain, st, locals, |w, locals| {
+                locals[*var as usize] = w;
+                let t = truth(eval(body, st, locals)?);
+                if t == *exists {
+                    found = *exists;
+                    return Ok(false);
+                }
+                Ok(true)
+            })?;
+            found as i64
+        }
+    })
+}
+
+fn set_cmp(op: SetCmp, eq: bool, subset_eq: bool) -> bool {
+    match op {
+        SetCmp::Eq => eq,
+        SetCmp::Ne => !eq,
+        SetCmp::SubsetEq => subset_eq,
+        SetCmp::Subset => subset_eq && !eq,
+    }
+}
+
+/// Calls `f` with the word of every element of `domain` in rank order, until it returns false.
+fn for_each(
+    domain: &Domain,
+    st: &[i64],
+    locals: &mut [i64],
+    mut f: impl FnMut(i64, &mut [i64]) -> Eval<bool>,
+) -> Eval<()> {
+    match domain {
+        Domain::All(conv) => {
+            for r in 0..conv.card {
+                if !f(conv.lo + r as i64, locals)? {
+                    break;
+                }
+            }
+        }
+        Domain::Members(s, lo) => {
+            let mut m = eval(s, st, locals)? as u64;
+            while m != 0 {
+                let r = m.trailing_zeros() as i64;
+                m &= m - 1;
+                if !f(lo + r, locals)? {
+                    break;
+                }
+            }
+        }
+        Domain::BigMembers(s, lo) => {
+            let owned;
+            let bits: &[i64] = match s {
+                Big::Var { offset, words } => &st[*offset as usize..][..*words as usize],
+                _ => {
+                    owned = big(s, st, locals)?;
+                    &owned
+                }
+            };
+            for (k, &w) in bits.iter().enumerate() {
+                let mut m = w as u64;
+                while m != 0 {
+                    let r = (k * 64) as i64 + m.trailing_zeros() as i64;
+                    m &= m - 1;
+                    if !f(lo + r, locals)? {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The words of a bit-set expression.
+pub fn big(b: &Big, st: &[i64], locals: &mut [i64]) -> Eval<Vec<i64>> {
+    Ok(match b {
+        Big::Var { offset, words } => st[*offset as usize..][..*words as usize].to_vec(),
+        Big::Lit(items, conv, words) => {
+            let mut out = vec![0i64; *words as usize];
+            for x in items {
+                let r = conv.rank(eval(x, st, locals)?)? as usize;
+                out[r / 64] |= 1 << (r % 64);
+            }
+            out
+        }
+        Big::Insert(x, conv, s) => {
+            let r = conv.rank(eval(x, st, locals)?)? as usize;
+            let mut out = big(s, st, locals)?;
+            out[r / 64] |= 1 << (r % 64);
+            out
+        }
+        Big::Delete(x, conv, s) => {
+            let r = conv.rank(eval(x, st, locals)?)? as usize;
+            let mut out = big(s, st, locals)?;
+            out[r / 64] &= !(1 << (r % 64));
+            out
+        }
+        Big::Op(op, a, b) => {
+            let mut x = big(a, st, locals)?;
+            let y = big(b, st, locals)?;
+            for (p, q) in x.iter_mut().zip(&y) {
+                *p = match op {
+                    SetOp::Union => *p | q,
+                    SetOp::Intersect => *p & q,
+                    SetOp::Difference => *p & !q,
+                };
+            }
+            x
+        }
+    })
+}
+
+/// Runs statements on `st` in order (each sees the effects of the ones before).
+pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
+    for s in stmts {
+        match s {
+            Stmt::SetWord { offset, value, nat } => {
+                let v = eval(value, st, locals)?;
+                if *nat && v < 0 {
+                    return Err(Fault::Arithmetic);
+                }
+                st[*offset as usize] = v;
+            }
+            Stmt::SetArray {
+                base,
+                index,
+                conv,
+                value,
+                nat,
+            } => {
+                let r = conv.rank(eval(index, st, locals)?)?;
+                let v = eval(value, st, locals)?;
+                if *nat && v < 0 {
+                    return Err(Fault::Arithmetic);
+                }
+                st[*base as usize + r as usize] = v;
+            }
+            Stmt::SetBig { offset, value } => match value {
+                // `S := insert(x, S)`: one bit, in place.
+                Big::Insert(x, conv, inner)
+                    if matches!(**inner, Big::Var { offset: o, .. } if o == *offset) =>
+                {
+                    let r = conv.rank(eval(x, st, locals)?)? as usize;
+                    st[*offset as usize + r / 64] |= 1 << (r % 64);
+                }
+                _ => {
+                    let bits = big(value, st, locals)?;
+                    st[*offset as usize..][..bits.len()].copy_from_slice(&bits);
+                }
+            },
+            Stmt::If {
+                branches,
+                otherwise,
+            } => {
+                let mut taken = false;
+                for (c, body) in branches {
+                    if truth(eval(c, st, locals)?) {
+                        exec(body, st, locals)?;
+                        taken = true;
+                        break;
+                    }
+                }
+                if !taken {
+                    exec(otherwise, st, locals)?;
+                }
+            }
+            Stmt::For {
+                var,
+                domain,
+                cond,
+                body,
+            } => {
+                // The domain is read once, before the body changes anything.
+                let mut items = Vec::new();
+                for_each(domain, st, locals, |w, _| {
+                    items.push(w);
+                    Ok(true)
+                })?;
+                for w in items {
+                    locals[*var as usize] = w;
+                    if let Some(c) = cond {
+                        if !truth(eval(c, st, locals)?) {
+                            continue;
+                        }
+                    }
+                    exec(body, st, locals)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

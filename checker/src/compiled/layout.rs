@@ -1,0 +1,590 @@
+//! Finite types as ranks, and a machine's state as a flat vector of 64-bit words.
+//!
+//! The compiled engine represents every value it handles as one word: an `Int` (or `Nat`) as
+//! itself, any other value of a finite type as its *rank*, its position among the type's
+//! values. Ranks are built from the type's structure so that the common operations are
+//! arithmetic: a tuple's rank is mixed-radix over its fields' ranks (first field most
+//! significant), `nil` is 0 and `embed(x)` is 1 + rank(x), a small set (of a type with at most
+//! 63 values) is the bit mask of its elements' ranks. A tuple type whose universe lists only some
+//! tuples (`Prop = [1]..[3]`) is ranked by its position in that list, with a table from the
+//! mixed-radix rank.
+//!
+//! The rank space of a type is always exactly its universe's carrier, so quantifiers range over
+//! the same values as the interpreter's. A value outside it (an `Int` out of the universe's
+//! range stored in a message) cannot be represented: evaluation reports
+//! [`super::code::Fault`] and the caller falls back to the interpreter.
+//!
+//! A state is one word per scalar variable, one word per entry of an array over a finite index
+//! type, and a bit set of ⌈n/64⌉ words for a set over a type with n > 63 values.
+
+use interpreter::machine::Machine;
+use interpreter::value::{ArrayValue, Value};
+use ioa_lang::ir::{Type, TypeDefKind, TypeId};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// Index of a finite type in [`Fins`].
+pub type FinId = u32;
+
+/// The most values a type may have to be an array index or the element type of a bit set.
+pub const MAX_INDEXED: u64 = 1 << 16;
+
+/// The most fields-product a listed tuple type's rank table may have.
+const MAX_TABLE: u64 = 1 << 20;
+
+/// How a finite type's values are ranked.
+#[derive(Debug, Clone)]
+pub enum FinKind {
+    /// `false` = 0, `true` = 1.
+    Bool,
+    /// Constants by position.
+    Enum(TypeId),
+    /// The integers `lo ..= lo + card - 1` (a word holds the integer itself, the rank is
+    /// `i - lo`).
+    Int {
+        /// The least.
+        lo: i64,
+    },
+    /// `nil` = 0, `embed(x)` = 1 + rank(x).
+    Null(FinId),
+    /// Mixed radix over the fields (first field most significant), possibly through a list.
+    Tuple {
+        /// The declared type.
+        ty: TypeId,
+        /// The fields' finite types.
+        fields: Vec<FinId>,
+        /// The weight of each field's rank.
+        strides: Vec<u64>,
+        /// When the universe lists only some tuples: their mixed-radix ranks in list order, and
+        /// for every mixed-radix rank its position in the list (or `u32::MAX`).
+        listed: Option<Arc<Listed>>,
+    },
+    /// A bit mask of element ranks (element types of at most 63 values).
+    Set(FinId),
+}
+
+/// A tuple type's explicit carrier.
+#[derive(Debug)]
+pub struct Listed {
+    /// Position in the list → mixed-radix rank.
+    pub to_product: Vec<u64>,
+    /// Mixed-radix rank → position in the list, `u32::MAX` if not listed.
+    pub to_rank: Vec<u32>,
+}
+
+/// A finite type.
+#[derive(Debug, Clone)]
+pub struct Fin {
+    /// How many values it has (saturated for large set types, which are never enumerated).
+    pub card: u64,
+    /// How values are ranked.
+    pub kind: FinKind,
+}
+
+impl Fin {
+    /// The rank of a word of this type, or `None` if the word is outside the carrier.
+    #[inline]
+    pub fn rank(&self, word: i64) -> Option<u64> {
+        match self.kind {
+            FinKind::Int { lo } => {
+                let r = word.checked_sub(lo)? as u64;
+                (r < self.card).then_some(r)
+            }
+            _ => Some(word as u64),
+        }
+    }
+
+    /// The word of the value with this rank.
+    #[inline]
+    pub fn word(&self, rank: u64) -> i64 {
+        match self.kind {
+            FinKind::Int { lo } => lo + rank as i64,
+            _ => rank as i64,
+        }
+    }
+}
+
+/// Why a model cannot be compiled (the explorer then uses the interpreter).
+pub type Unsupported = String;
+
+/// Every finite type the compiled code uses.
+pub struct Fins<'m, 's> {
+    machine: &'m Machine<'s>,
+    list: Vec<Fin>,
+    by_type: FxHashMap<Type, FinId>,
+}
+
+impl<'m, 's> Fins<'m, 's> {
+    /// No types yet.
+    pub fn new(machine: &'m Machine<'s>) -> Self {
+        Fins {
+            machine,
+            list: Vec::new(),
+            by_type: FxHashMap::default(),
+        }
+    }
+
+    /// The finite types, by [`FinId`].
+    pub fn into_list(self) -> Vec<Fin> {
+        self.list
+    }
+
+    /// A finite type by id.
+    pub fn get(&self, id: FinId) -> &Fin {
+        &self.list[id as usize]
+    }
+
+    /// The type's name, for messages.
+    pub fn name(&self, ty: &Type) -> String {
+        interpreter::universe::type_text(self.machine.spec, ty)
+    }
+
+    /// The finite type of `ty`, built on first use.
+    pub fn of(&mut self, ty: &Type) -> Result<FinId, Unsupported> {
+        if let Some(&id) = self.by_type.get(ty) {
+            return Ok(id);
+        }
+        let fin = self.build(ty)?;
+        let id = self.list.len() as FinId;
+        self.list.push(fin);
+        self.by_type.insert(ty.clone(), id);
+        Ok(id)
+    }
+
+    fn carrier(&self, ty: &Type) -> Option<Arc<[Value]>> {
+        self.machine.universe.carrier(self.machine.spec, ty)
+    }
+
+    fn build(&mut self, ty: &Type) -> Result<Fin, Unsupported> {
+        let spec = self.machine.spec;
+        let unbounded = || format!("type {} has no finite carrier", self.name(ty));
+        Ok(match ty {
+            Type::Bool => Fin {
+                card: 2,
+                kind: FinKind::Bool,
+            },
+            Type::Int | Type::Nat => {
+                let carrier = self.carrier(ty).ok_or_else(unbounded)?;
+                let ints: Vec<i64> = carrier.iter().filter_map(Value::as_int).collect();
+                let lo = *ints.first().ok_or_else(unbounded)?;
+                if ints.iter().enumerate().any(|(k, &i)| i != lo + k as i64) {
+                    return Err(format!(
+                        "the universe's {} is not a contiguous range",
+                        self.name(ty)
+                    ));
+                }
+                Fin {
+                    card: ints.len() as u64,
+                    kind: FinKind::Int { lo },
+                }
+            }
+            Type::Null(inner) => {
+                let i = self.of(inner)?;
+                Fin {
+                    card: self.get(i).card + 1,
+                    kind: FinKind::Null(i),
+                }
+            }
+            Type::Set(elem) => {
+                let e = self.of(elem)?;
+                let n = self.get(e).card;
+                if n > 63 {
+                    return Err(format!(
+                        "sets of {} ({n} values) are only supported as state variables",
+                        self.name(elem)
+                    ));
+                }
+                Fin {
+                    card: 1u64.checked_shl(n as u32).unwrap_or(u64::MAX),
+                    kind: FinKind::Set(e),
+                }
+            }
+            Type::Named(id) => match &spec.types[id.0 as usize].kind {
+                TypeDefKind::Enumeration(names) => {
+                    let carrier = self.carrier(ty).ok_or_else(unbounded)?;
+                    if carrier.len() != names.len() {
+                        return Err(format!(
+                            "the universe restricts enumeration {}",
+                            self.name(ty)
+                        ));
+                    }
+                    Fin {
+                        card: names.len() as u64,
+                        kind: FinKind::Enum(*id),
+                    }
+                }
+                TypeDefKind::Tuple(fields) => self.tuple(*id, ty, fields)?,
+                TypeDefKind::Union(_) => {
+                    return Err(format!("union type {} is not compiled", self.name(ty)))
+                }
+            },
+            _ => return Err(format!("type {} is not compiled", self.name(ty))),
+        })
+    }
+
+    fn tuple(
+        &mut self,
+        id: TypeId,
+        ty: &Type,
+        fields: &[(String, Type)],
+    ) -> Result<Fin, Unsupported> {
+        let mut fins = Vec::new();
+        for (_, fty) in fields {
+            fins.push(self.of(fty)?);
+        }
+        let mut strides = vec![0u64; fins.len()];
+        let mut product: u64 = 1;
+        for (k, f) in fins.iter().enumerate().rev() {
+            strides[k] = product;
+            product = product
+                .checked_mul(self.get(*f).card)
+                .ok_or_else(|| format!("type {} has too many values", self.name(ty)))?;
+        }
+        let carrier = self
+            .carrier(ty)
+            .ok_or_else(|| format!("type {} has no finite carrier", self.name(ty)))?;
+        let mut kind = FinKind::Tuple {
+            ty: id,
+            fields: fins,
+            strides,
+            listed: None,
+        };
+        let full = carrier.len() as u64 == product;
+        let provisional = Fin {
+            card: product,
+            kind: kind.clone(),
+        };
+        let mut to_product = Vec::with_capacity(carrier.len());
+        for v in carrier.iter() {
+            let r = self.rank_of(&provisional, v).ok_or_else(|| {
+                format!(
+                    "the universe of {} has values outside its fields' ranges",
+                    self.name(ty)
+                )
+            })?;
+            to_product.push(r);
+        }
+        if full && to_product.iter().enumerate().all(|(k, &r)| r == k as u64) {
+            return Ok(provisional);
+        }
+        if product > MAX_TABLE {
+            return Err(format!(
+                "the universe of {} is a list over a large product",
+                self.name(ty)
+            ));
+        }
+        let mut to_rank = vec![u32::MAX; product as usize];
+        for (k, &r) in to_product.iter().enumerate() {
+            to_rank[r as usize] = k as u32;
+        }
+        let card = to_product.len() as u64;
+        if let FinKind::Tuple { listed, .. } = &mut kind {
+            *listed = Some(Arc::new(Listed {
+                to_product,
+                to_rank,
+            }));
+        }
+        Ok(Fin { card, kind })
+    }
+
+    /// The rank of a value of finite type `fin`, or `None` if it is outside the carrier.
+    pub fn rank_of(&self, fin: &Fin, v: &Value) -> Option<u64> {
+        match (&fin.kind, v) {
+            (FinKind::Bool, Value::Bool(b)) => Some(*b as u64),
+            (FinKind::Enum(_), Value::Enum(_, k)) => Some(*k as u64),
+            (FinKind::Int { .. }, Value::Int(i)) => fin.rank(*i),
+            (FinKind::Null(_), Value::Nil) => Some(0),
+            (FinKind::Null(i), Value::Embed(x)) => Some(1 + self.rank_of(self.get(*i), x)?),
+            (
+                FinKind::Tuple {
+                    fields,
+                    strides,
+                    listed,
+                    ..
+                },
+                Value::Tuple(xs),
+            ) => {
+                let mut r = 0;
+                for ((f, s), x) in fields.iter().zip(strides).zip(xs.iter()) {
+                    r += self.rank_of(self.get(*f), x)? * s;
+                }
+                match listed {
+                    None => Some(r),
+                    Some(l) => match *l.to_rank.get(r as usize)? {
+                        u32::MAX => None,
+                        k => Some(k as u64),
+                    },
+                }
+            }
+            (FinKind::Set(e), Value::Set(xs)) => {
+                let mut mask = 0u64;
+                for x in xs.iter() {
+                    mask |= 1 << self.rank_of(self.get(*e), x)?;
+                }
+                Some(mask)
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of rank `r` of finite type `fin`.
+    pub fn value_of(&self, fin: &Fin, r: u64) -> Value {
+        match &fin.kind {
+            FinKind::Bool => Value::Bool(r != 0),
+            FinKind::Enum(id) => Value::Enum(*id, r as u32),
+            FinKind::Int { lo } => Value::Int(lo + r as i64),
+            FinKind::Null(i) => match r {
+                0 => Value::Nil,
+                _ => Value::Embed(Arc::new(self.value_of(self.get(*i), r - 1))),
+            },
+            FinKind::Tuple {
+                fields,
+                strides,
+                listed,
+                ..
+            } => {
+                let p = match listed {
+                    None => r,
+                    Some(l) => l.to_product[r as usize],
+                };
+                let xs: Vec<Value> = fields
+                    .iter()
+                    .zip(strides)
+                    .map(|(f, s)| {
+                        let f = self.get(*f);
+                        self.value_of(f, (p / s) % f.card)
+                    })
+                    .collect();
+                Value::Tuple(xs.into())
+            }
+            FinKind::Set(e) => {
+                let e = self.get(*e);
+                Value::Set((0..64).filter(|b| r >> b & 1 != 0).map(|b| self.value_of(e, b)).collect())
+            }
+        }
+    }
+}
+
+/// How a type's values are held in words: the integer itself, or a rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repr {
+    /// `Int` or `Nat`: the integer.
+    Int,
+    /// Any other finite type: the rank.
+    Fin(FinId),
+}
+
+/// Where and how a state variable is stored.
+#[derive(Debug, Clone)]
+pub enum Slot {
+    /// One word.
+    Word {
+        /// Its position.
+        offset: u32,
+        /// How the word holds the value.
+        repr: Repr,
+        /// Whether the variable is a `Nat` (assignments of negative integers fail).
+        nat: bool,
+    },
+    /// One word per index value, in rank order.
+    Array {
+        /// The first entry's position.
+        offset: u32,
+        /// The index type.
+        index: FinId,
+        /// How an entry is held.
+        elem: Repr,
+        /// The array's default (arrays are compiled only while every state shares it).
+        default: Option<Value>,
+    },
+    /// A bit set of element ranks over `words` words.
+    BigSet {
+        /// The first word's position.
+        offset: u32,
+        /// The element type.
+        elem: FinId,
+        /// How many words.
+        words: u32,
+    },
+}
+
+/// The word representation of a value of `ty` that is not a set or array state variable.
+pub fn repr_of(fins: &mut Fins, ty: &Type) -> Result<Repr, Unsupported> {
+    match ty {
+        Type::Int | Type::Nat => Ok(Repr::Int),
+        _ => Ok(Repr::Fin(fins.of(ty)?)),
+    }
+}
+
+/// The word of a value under `repr`, or `None` if it is outside the carrier.
+pub fn word_of(fins: &Fins, repr: Repr, v: &Value) -> Option<i64> {
+    match (repr, v) {
+        (Repr::Int, Value::Int(i)) => Some(*i),
+        (Repr::Int, _) => None,
+        (Repr::Fin(f), v) => fins.rank_of(fins.get(f), v).map(|r| r as i64),
+    }
+}
+
+/// The value of a word under `repr`.
+pub fn value_of_word(fins: &Fins, repr: Repr, w: i64) -> Value {
+    match repr {
+        Repr::Int => Value::Int(w),
+        Repr::Fin(f) => fins.value_of(fins.get(f), w as u64),
+    }
+}
+
+/// The state layout: a slot per state variable.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The slots, by state variable.
+    pub slots: Vec<Slot>,
+    /// Total words.
+    pub words: usize,
+}
+
+impl Layout {
+    /// Lays out the variables of a primitive machine.
+    pub fn new(fins: &mut Fins, types: &[Type]) -> Result<Layout, Unsupported> {
+        let mut slots = Vec::new();
+        let mut words = 0usize;
+        for ty in types {
+            let offset = words as u32;
+            let slot = match ty {
+                Type::Array(index, elem) => {
+                    let index = fins.of(index)?;
+                    let n = fins.get(index).card;
+                    if n > MAX_INDEXED {
+                        return Err(format!("an array index type has {n} values"));
+                    }
+                    words += n as usize;
+                    Slot::Array {
+                        offset,
+                        index,
+                        elem: repr_of(fins, elem)?,
+                        default: None,
+                    }
+                }
+                Type::Set(elem) => {
+                    let e = fins.of(elem)?;
+                    let n = fins.get(e).card;
+                    if n <= 63 {
+                        words += 1;
+                        Slot::Word {
+                            offset,
+                            repr: Repr::Fin(fins.of(ty)?),
+                            nat: false,
+                        }
+                    } else if n <= MAX_INDEXED {
+                        let w = n.div_ceil(64) as u32;
+                        words += w as usize;
+                        Slot::BigSet {
+                            offset,
+                            elem: e,
+                            words: w,
+                        }
+                    } else {
+                        return Err(format!("a set's element type has {n} values"));
+                    }
+                }
+                _ => {
+                    words += 1;
+                    Slot::Word {
+                        offset,
+                        repr: repr_of(fins, ty)?,
+                        nat: *ty == Type::Nat,
+                    }
+                }
+            };
+            slots.push(slot);
+        }
+        Ok(Layout { slots, words })
+    }
+
+    /// Encodes an interpreter state; `None` if a value is outside what the layout can hold
+    /// (an array default other than the first state's is recorded on first use).
+    pub fn encode(&mut self, fins: &Fins, state: &[Value]) -> Option<Box<[i64]>> {
+        let mut out = vec![0i64; self.words];
+        for (slot, v) in self.slots.iter_mut().zip(state) {
+            match slot {
+                Slot::Word { offset, repr, .. } => out[*offset as usize] = word_of(fins, *repr, v)?,
+                Slot::Array {
+                    offset,
+                    index,
+                    elem,
+                    default,
+                } => {
+                    let Value::Array(a) = v else { return None };
+                    match default {
+                        None => *default = Some(a.default.clone()),
+                        Some(d) if *d != a.default => return None,
+                        Some(_) => {}
+                    }
+                    let index = fins.get(*index);
+                    let base = word_of(fins, *elem, &a.default)?;
+                    out[*offset as usize..][..index.card as usize].fill(base);
+                    for (k, x) in a.entries.iter() {
+                        let r = fins.rank_of(index, k)?;
+                        out[*offset as usize + r as usize] = word_of(fins, *elem, x)?;
+                    }
+                }
+                Slot::BigSet { offset, elem, .. } => {
+                    let Value::Set(xs) = v else { return None };
+                    for x in xs.iter() {
+                        let r = fins.rank_of(fins.get(*elem), x)? as usize;
+                        out[*offset as usize + r / 64] |= 1 << (r % 64);
+                    }
+                }
+            }
+        }
+        Some(out.into())
+    }
+
+    /// Decodes a state into interpreter values.
+    pub fn decode(&self, fins: &Fins, words: &[i64]) -> Vec<Value> {
+        self.slots
+            .iter()
+            .map(|slot| match slot {
+                Slot::Word { offset, repr, .. } => {
+                    value_of_word(fins, *repr, words[*offset as usize])
+                }
+                Slot::Array {
+                    offset,
+                    index,
+                    elem,
+                    default,
+                } => {
+                    let default = default.clone().unwrap_or(Value::Nil);
+                    let index = fins.get(*index);
+                    let mut a = Arc::new(ArrayValue {
+                        default: default.clone(),
+                        entries: Default::default(),
+                    });
+                    for r in 0..index.card {
+                        let x = value_of_word(fins, *elem, words[*offset as usize + r as usize]);
+                        if x != default {
+                            if let Value::Array(b) = Value::array_set(&a, fins.value_of(index, r), x)
+                            {
+                                a = b;
+                            }
+                        }
+                    }
+                    Value::Array(a)
+                }
+                Slot::BigSet {
+                    offset,
+                    elem,
+                    words: n,
+                } => {
+                    let e = fins.get(*elem);
+                    let bits = &words[*offset as usize..][..*n as usize];
+                    Value::Set(
+                        (0..e.card)
+                            .filter(|r| bits[(r / 64) as usize] as u64 >> (r % 64) & 1 != 0)
+                            .map(|r| fins.value_of(e, r))
+                            .collect(),
+                    )
+                }
+            })
+            .collect()
+    }
+}

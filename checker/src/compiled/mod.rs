@@ -1,0 +1,327 @@
+//! The compiled engine: a primitive automaton over finite types, turned into code over flat
+//! word vectors, explored by the same loop as the interpreter's model and with the same
+//! action instances, steps and invariant numbering.
+//!
+//! **Why.** The interpreter walks the typed IR over reference-counted values; for exhaustive
+//! search, where the same few preconditions run millions of times, that costs an order of
+//! magnitude against tools that compile the model (SPIN, Stateright). Here a state is a few
+//! dozen machine words (`layout.rs`), expressions are trees of word operations with every name
+//! and type resolved (`code.rs`, made by `lower.rs`), and a successor is a copy of the words
+//! and a few stores. Fingerprints hash the words.
+//!
+//! **Same answers.** [`CompiledModel`] numbers action instances exactly as
+//! [`crate::model::MachineModel`] does and its steps are [`MachineStep`]s, so a path it reports
+//! re-executes through the interpreter into the usual replayable trace (and a divergence would
+//! show there). Start states come from the interpreter (`choose`, `so that`) and are encoded.
+//! A model outside the compiled subset is refused by [`CompiledModel::new`] with the reason; a
+//! state the compiled code cannot handle (a value outside its universe, an arithmetic error)
+//! stops the search with a [`Fault`], and the caller explores again with the interpreter, which
+//! handles or reports it with its source position. Tests compare both engines' state counts,
+//! depths and counterexamples on every example that compiles.
+//!
+//! **Symmetry.** With a [`Symmetry`], a state is decoded into interpreter values for its
+//! canonical fingerprint, so reduced and unreduced searches see the same classes as the
+//! interpreter's model.
+
+pub mod code;
+pub mod layout;
+mod lower;
+
+use crate::explore::Model;
+use crate::fingerprint::Fingerprint;
+use crate::model::{action_instances, MachineModel, MachineStep};
+use crate::symmetry::Symmetry;
+use code::{eval, exec, Code, Fault, Stmt};
+use interpreter::machine::Machine;
+use interpreter::value::Value;
+use ioa_lang::ast::ActionKind;
+use ioa_lang::ir::{AutomatonBody, Expr};
+use layout::{repr_of, word_of, Fins, Layout, Unsupported};
+use lower::Lower;
+use std::cell::RefCell;
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// A compiled state: the words of its variables.
+pub type Words = Box<[i64]>;
+
+/// One transition case of an action.
+struct Case {
+    /// `const` arguments: local `k` must equal the expression.
+    const_args: Vec<(u32, Code)>,
+    /// The `where` clause and precondition conjuncts.
+    guards: Vec<Code>,
+    /// The effect.
+    eff: Vec<Stmt>,
+}
+
+/// An action: whether the automaton takes part with given arguments, and its cases.
+struct Action {
+    /// Fixed-parameter checks and the signature's `where` clause.
+    takes_part: Vec<Code>,
+    /// The transitions, in declaration order (the first enabled one is taken).
+    cases: Vec<Case>,
+    /// Input actions are always enabled (with no effect when no case is).
+    input: bool,
+}
+
+/// An action instance: the action and its argument words.
+struct Instance {
+    action: usize,
+    args: Vec<i64>,
+}
+
+/// A primitive automaton compiled for exploration.
+pub struct CompiledModel<'m, 's> {
+    fins: Fins<'m, 's>,
+    layout: Layout,
+    starts: Vec<(MachineStep, Words)>,
+    actions: Vec<Action>,
+    instances: Vec<Instance>,
+    /// The root's invariants: index in the spec, and code.
+    invariants: Vec<(usize, Code)>,
+    /// Locals any code needs.
+    n_locals: usize,
+    symmetry: Option<Symmetry>,
+}
+
+impl<'m, 's> CompiledModel<'m, 's> {
+    /// Compiles `machine`, or says why it cannot be.
+    pub fn new(
+        machine: &'m Machine<'s>,
+        symmetry: Option<Symmetry>,
+    ) -> Result<Self, Unsupported> {
+        let spec = machine.spec;
+        if machine.instances.len() != 1 || machine.instances[0].automaton != machine.root {
+            return Err("composite automata are not compiled".into());
+        }
+        let root = &spec.automata[machine.root.0 as usize];
+        let AutomatonBody::Primitive(prim) = &root.body else {
+            return Err("composite automata are not compiled".into());
+        };
+        let mut fins = Fins::new(machine);
+        let mut layout = Layout::new(&mut fins, &machine.instances[0].state_types)?;
+
+        // Start states, from the interpreter.
+        let interpreted = MachineModel::new(machine, None).map_err(|e| format!("{e:?}"))?;
+        let mut raw = Vec::new();
+        interpreted
+            .initial_states(&mut raw)
+            .map_err(|_| "building a start state failed".to_string())?;
+        let mut starts = Vec::new();
+        for (step, state) in raw {
+            let words = layout
+                .encode(&fins, &state)
+                .ok_or("a start state has a value outside its type's universe")?;
+            starts.push((step, words));
+        }
+
+        let params = machine.instances[0].params.clone();
+        let mut n_locals = 1usize;
+        let mut actions = Vec::new();
+        {
+            let mut lower = Lower {
+                fins: &mut fins,
+                layout: &layout,
+                params: &params,
+            };
+            for (a, sig) in root.actions.iter().enumerate() {
+                let mut takes_part = Vec::new();
+                for (k, p) in sig.params.iter().enumerate() {
+                    if let Some(e) = &p.fixed {
+                        takes_part.push(equals_local(&mut lower, k as u32, e)?);
+                    }
+                }
+                if let Some(w) = &sig.where_clause {
+                    takes_part.push(lower.expr(w)?);
+                }
+                n_locals = n_locals.max(sig.n_locals as usize + 1);
+                let mut cases = Vec::new();
+                for t in prim.transitions.iter().filter(|t| t.action.0 as usize == a) {
+                    let mut const_args = Vec::new();
+                    for (k, e) in &t.const_args {
+                        const_args.push((*k, lower.expr(e)?));
+                    }
+                    let mut guards = Vec::new();
+                    if let Some(w) = &t.where_clause {
+                        guards.push(lower.expr(w)?);
+                    }
+                    for c in &t.pre {
+                        guards.push(lower.expr(c)?);
+                    }
+                    cases.push(Case {
+                        const_args,
+                        guards,
+                        eff: lower.stmts(&t.eff)?,
+                    });
+                    n_locals = n_locals.max(t.n_locals as usize + 1);
+                }
+                actions.push(Action {
+                    takes_part,
+                    cases,
+                    input: sig.kind == ActionKind::Input,
+                });
+            }
+        }
+        let mut invariants = Vec::new();
+        for (k, inv) in spec.invariants.iter().enumerate() {
+            if inv.automaton != machine.root {
+                continue;
+            }
+            let mut lower = Lower {
+                fins: &mut fins,
+                layout: &layout,
+                params: &params,
+            };
+            invariants.push((k, lower.expr(&inv.body)?));
+            n_locals = n_locals.max(inv.n_locals as usize + 1);
+        }
+        let mut instances = Vec::new();
+        for inst in action_instances(machine).map_err(|e| format!("{e:?}"))? {
+            let types = &machine.actions[inst.action].param_types;
+            let mut args = Vec::new();
+            for (ty, v) in types.iter().zip(&inst.args) {
+                let repr = repr_of(&mut fins, ty)?;
+                args.push(
+                    word_of(&fins, repr, v)
+                        .ok_or("an action argument outside its type's universe")?,
+                );
+            }
+            n_locals = n_locals.max(args.len() + 1);
+            instances.push(Instance {
+                action: inst.action,
+                args,
+            });
+        }
+        Ok(CompiledModel {
+            fins,
+            layout,
+            starts,
+            actions,
+            instances,
+            invariants,
+            n_locals,
+            symmetry,
+        })
+    }
+
+    /// Words per state.
+    pub fn words_per_state(&self) -> usize {
+        self.layout.words
+    }
+
+    /// The interpreter's values of a compiled state.
+    pub fn decode(&self, words: &[i64]) -> Vec<Value> {
+        self.layout.decode(&self.fins, words)
+    }
+
+    /// Tests instance `k` and, if it is enabled, appends its successor.
+    fn step(
+        &self,
+        k: usize,
+        state: &Words,
+        locals: &mut [i64],
+        out: &mut Vec<(MachineStep, Words)>,
+    ) -> Result<(), Fault> {
+        let inst = &self.instances[k];
+        let action = &self.actions[inst.action];
+        locals[..inst.args.len()].copy_from_slice(&inst.args);
+        for c in &action.takes_part {
+            if eval(c, state, locals)? == 0 {
+                return Ok(());
+            }
+        }
+        let step = || MachineStep {
+            instance: k as u32,
+            choices: Box::new([]),
+        };
+        'cases: for case in &action.cases {
+            locals[..inst.args.len()].copy_from_slice(&inst.args);
+            for (slot, e) in &case.const_args {
+                if eval(e, state, locals)? != locals[*slot as usize] {
+                    continue 'cases;
+                }
+            }
+            for g in &case.guards {
+                if eval(g, state, locals)? == 0 {
+                    continue 'cases;
+                }
+            }
+            let mut next = state.clone();
+            exec(&case.eff, &mut next, locals)?;
+            out.push((step(), next));
+            return Ok(());
+        }
+        if action.input {
+            out.push((step(), state.clone()));
+        }
+        Ok(())
+    }
+}
+
+/// `local k = e`.
+fn equals_local(lower: &mut Lower, k: u32, e: &Expr) -> Result<Code, Unsupported> {
+    Ok(Code::Cmp(
+        code::Cmp::Eq,
+        Box::new(Code::Local(k)),
+        Box::new(lower.expr(e)?),
+    ))
+}
+
+thread_local! {
+    /// Each worker's locals and byte buffer.
+    static SCRATCH: RefCell<(Vec<i64>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+impl Model for CompiledModel<'_, '_> {
+    type State = Words;
+    type Step = MachineStep;
+    type Property = usize;
+    type Error = Fault;
+
+    fn initial_states(&self, out: &mut Vec<(MachineStep, Words)>) -> Result<(), Fault> {
+        out.extend(self.starts.iter().cloned());
+        Ok(())
+    }
+
+    fn successors(
+        &self,
+        state: &Words,
+        out: &mut Vec<(MachineStep, Words)>,
+    ) -> Result<(), Fault> {
+        SCRATCH.with(|s| {
+            let locals = &mut s.borrow_mut().0;
+            locals.resize(self.n_locals, 0);
+            for k in 0..self.instances.len() {
+                self.step(k, state, locals, out)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn check(&self, state: &Words) -> Result<Option<usize>, Fault> {
+        SCRATCH.with(|s| {
+            let locals = &mut s.borrow_mut().0;
+            locals.resize(self.n_locals, 0);
+            for (k, code) in &self.invariants {
+                if eval(code, state, locals)? == 0 {
+                    return Ok(Some(*k));
+                }
+            }
+            Ok(None)
+        })
+    }
+
+    fn fingerprint(&self, state: &Words) -> Fingerprint {
+        if let Some(s) = &self.symmetry {
+            return s.canonical_fingerprint(&self.decode(state));
+        }
+        SCRATCH.with(|s| {
+            let bytes = &mut s.borrow_mut().1;
+            bytes.clear();
+            for w in state.iter() {
+                bytes.extend_from_slice(&w.to_le_bytes());
+            }
+            xxh3_128_with_seed(bytes, crate::fingerprint::SEED)
+        })
+    }
+}
