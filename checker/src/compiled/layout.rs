@@ -129,6 +129,16 @@ impl<'m, 's> Fins<'m, 's> {
         self.list
     }
 
+    /// How many finite types there are.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     /// A finite type by id.
     pub fn get(&self, id: FinId) -> &Fin {
         &self.list[id as usize]
@@ -228,9 +238,39 @@ impl<'m, 's> Fins<'m, 's> {
         ty: &Type,
         fields: &[(String, Type)],
     ) -> Result<Fin, Unsupported> {
+        let carrier = self
+            .carrier(ty)
+            .ok_or_else(|| format!("type {} has no finite carrier", self.name(ty)))?;
         let mut fins = Vec::new();
-        for (_, fty) in fields {
-            fins.push(self.of(fty)?);
+        for (k, (_, fty)) in fields.iter().enumerate() {
+            let fin = if matches!(fty, Type::Int | Type::Nat) {
+                // The range the listed tuples span in this field: the `Int` type's own when it
+                // covers it, else its own (`Node = [0]..[11]` with `Int = -1..2`, or no
+                // universe for `Int` at all).
+                let ints = carrier.iter().filter_map(|v| match v {
+                    Value::Tuple(xs) => xs.get(k).and_then(Value::as_int),
+                    _ => None,
+                });
+                let (lo, hi) = ints.fold((i64::MAX, i64::MIN), |(l, h), i| (l.min(i), h.max(i)));
+                let own = self.of(fty).ok().filter(|&f| {
+                    let f = self.get(f);
+                    lo > hi || (f.rank(lo).is_some() && f.rank(hi).is_some())
+                });
+                match own {
+                    Some(f) => f,
+                    None if lo <= hi && hi - lo < MAX_TABLE as i64 => {
+                        self.list.push(Fin {
+                            card: (hi - lo + 1) as u64,
+                            kind: FinKind::Int { lo },
+                        });
+                        self.list.len() as FinId - 1
+                    }
+                    None => return Err(format!("type {} has no finite carrier", self.name(fty))),
+                }
+            } else {
+                self.of(fty)?
+            };
+            fins.push(fin);
         }
         let mut strides = vec![0u64; fins.len()];
         let mut product: u64 = 1;
@@ -240,9 +280,6 @@ impl<'m, 's> Fins<'m, 's> {
                 .checked_mul(self.get(*f).card)
                 .ok_or_else(|| format!("type {} has too many values", self.name(ty)))?;
         }
-        let carrier = self
-            .carrier(ty)
-            .ok_or_else(|| format!("type {} has no finite carrier", self.name(ty)))?;
         let mut kind = FinKind::Tuple {
             ty: id,
             fields: fins,

@@ -19,13 +19,14 @@
 //! handles or reports it with its source position. Tests compare both engines' state counts,
 //! depths and counterexamples on every example that compiles.
 //!
-//! **Symmetry.** With a [`Symmetry`], a state is decoded into interpreter values for its
-//! canonical fingerprint, so reduced and unreduced searches see the same classes as the
-//! interpreter's model.
+//! **Symmetry.** With a [`Symmetry`], a state is described to the same canonicaliser the
+//! interpreter's model uses, straight from its words (`sym_tree.rs`), so both engines reduce
+//! to the same classes (and the same counts, which the tests compare).
 
 pub mod code;
 pub mod layout;
 mod lower;
+mod sym_tree;
 
 use crate::explore::Model;
 use crate::fingerprint::Fingerprint;
@@ -38,6 +39,7 @@ use ioa_lang::ast::ActionKind;
 use ioa_lang::ir::{AutomatonBody, Expr};
 use layout::{repr_of, word_of, Fins, Layout, Unsupported};
 use lower::Lower;
+use sym_tree::SymTree;
 use std::cell::RefCell;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -81,7 +83,8 @@ pub struct CompiledModel<'m, 's> {
     invariants: Vec<(usize, Code)>,
     /// Locals any code needs.
     n_locals: usize,
-    symmetry: Option<Symmetry>,
+    /// The symmetry, with how states are described to it.
+    symmetry: Option<(Symmetry, SymTree)>,
 }
 
 impl<'m, 's> CompiledModel<'m, 's> {
@@ -192,6 +195,10 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 args,
             });
         }
+        let symmetry = symmetry.map(|s| {
+            let tree = SymTree::new(&fins, fins.len(), &layout, &s);
+            (s, tree)
+        });
         Ok(CompiledModel {
             fins,
             layout,
@@ -312,16 +319,19 @@ impl Model for CompiledModel<'_, '_> {
     }
 
     fn fingerprint(&self, state: &Words) -> Fingerprint {
-        if let Some(s) = &self.symmetry {
-            return s.canonical_fingerprint(&self.decode(state));
-        }
-        SCRATCH.with(|s| {
+        let plain = SCRATCH.with(|s| {
             let bytes = &mut s.borrow_mut().1;
             bytes.clear();
             for w in state.iter() {
                 bytes.extend_from_slice(&w.to_le_bytes());
             }
             xxh3_128_with_seed(bytes, crate::fingerprint::SEED)
-        })
+        });
+        match &self.symmetry {
+            None => plain,
+            Some((s, tree)) => {
+                s.canonical_fingerprint_by(plain, |b| tree.build(&self.fins, state, b))
+            }
+        }
     }
 }

@@ -137,6 +137,43 @@ pub struct Symmetry {
     memo: Memo,
 }
 
+/// Describes a state to the canonicaliser (see [`Symmetry::canonical_fingerprint_by`]).
+pub struct TreeBuilder<'a> {
+    tree: &'a mut Tree,
+    offsets: &'a [usize],
+}
+
+/// An open list or bag of a [`TreeBuilder`].
+pub struct Opened(tree::Open);
+
+impl TreeBuilder<'_> {
+    /// A value without symmetric parts, by a hash that tells it apart from the other values
+    /// that can occur in its place.
+    pub fn leaf(&mut self, hash: u128) {
+        self.tree.leaf(hash);
+    }
+
+    /// Value `position` of the carrier of symmetric type `index` (see [`Symmetry::type_index`]).
+    pub fn element(&mut self, index: usize, position: usize) {
+        self.tree.element(self.offsets[index] + position);
+    }
+
+    /// Starts a list or bag.
+    pub fn open(&mut self) -> Opened {
+        Opened(self.tree.open())
+    }
+
+    /// Ends a list (`ordered`) or bag; `tag` tells kinds of lists and bags apart.
+    pub fn close(&mut self, open: Opened, tag: u64, ordered: bool) {
+        self.tree.close(open.0, tag, ordered);
+    }
+}
+
+/// Mixes two hashes into one (for the leaves a [`TreeBuilder`] is given).
+pub fn mix_hash(a: u128, b: u128) -> u128 {
+    mix(a, b)
+}
+
 thread_local! {
     /// Each worker thread's tree and canonicalisation buffers, reused from state to state.
     static SCRATCH: RefCell<(Tree, Scratch)> = RefCell::new((Tree::default(), Scratch::default()));
@@ -282,14 +319,21 @@ impl Symmetry {
 
     /// Canonicalises a state.
     fn canonical(&self, state: &[Value]) -> Canonical {
-        SCRATCH.with(|scratch| {
-            let (tree, scratch) = &mut *scratch.borrow_mut();
-            tree.clear();
+        self.canonical_with(|tree| {
             let open = tree.open();
             for (v, s) in state.iter().zip(&self.slots) {
                 self.build(s, v, tree);
             }
             tree.close(open, 0, true);
+        })
+    }
+
+    /// Canonicalises the state whose tree `build` makes.
+    fn canonical_with(&self, build: impl FnOnce(&mut Tree)) -> Canonical {
+        SCRATCH.with(|scratch| {
+            let (tree, scratch) = &mut *scratch.borrow_mut();
+            tree.clear();
+            build(tree);
             let tables = Tables {
                 values: &self.values,
                 colours: &self.colours,
@@ -314,6 +358,36 @@ impl Symmetry {
             return canonical;
         }
         let canonical = self.canonical(state).fingerprint;
+        self.memo.put(key, canonical);
+        canonical
+    }
+
+    /// The position among the symmetric types of declared type `id`, if it is one.
+    pub fn type_index(&self, id: TypeId) -> Option<usize> {
+        self.types.iter().position(|t| t.id == id)
+    }
+
+    /// The fingerprint of the orbit of a state held in another form than interpreter values
+    /// (the compiled engine's words): `build` describes the state to a [`TreeBuilder`], as
+    /// lists (ordered), bags (unordered), plain leaves and symmetric elements, so that
+    /// permuting the state's symmetric values permutes the elements and nothing else. `key`
+    /// identifies the concrete state (its plain fingerprint), for the memo.
+    pub fn canonical_fingerprint_by(
+        &self,
+        key: Fingerprint,
+        build: impl FnOnce(&mut TreeBuilder),
+    ) -> Fingerprint {
+        if let Some(canonical) = self.memo.get(key) {
+            return canonical;
+        }
+        let canonical = self
+            .canonical_with(|tree| {
+                build(&mut TreeBuilder {
+                    tree,
+                    offsets: &self.offsets,
+                })
+            })
+            .fingerprint;
         self.memo.put(key, canonical);
         canonical
     }
