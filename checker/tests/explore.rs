@@ -15,7 +15,10 @@
 
 mod common;
 
-use checker::explore::{Options, Verdict};
+use checker::compiled::CompiledModel;
+use checker::explore::{explore, Model, Options, Verdict};
+use checker::model::{MachineModel, MachineStep};
+use checker::symmetry::Symmetry;
 use interpreter::runner::{Runner, Stop};
 use interpreter::value::Printer;
 use std::path::Path;
@@ -74,6 +77,25 @@ fn run_case(case: &Case, threads: usize, batch: usize) -> String {
 }
 
 fn run_case_guarded(case: &Case, threads: usize, batch: usize, param_guards: bool) -> String {
+    run_case_with(case, threads, batch, Engine::Interpreter { param_guards })
+        .expect("the interpreter explores every case")
+}
+
+/// How a case is explored.
+#[derive(Clone, Copy)]
+enum Engine {
+    Interpreter { param_guards: bool },
+    Compiled,
+}
+
+/// Explores a case with `engine` and describes the outcome; `Err` says why the compiled engine
+/// does not take the model, or that it met a state it cannot handle.
+fn run_case_with(
+    case: &Case,
+    threads: usize,
+    batch: usize,
+    engine: Engine,
+) -> Result<String, String> {
     // Universe lines given later override earlier ones, as on the command line.
     let mut loaded = common::load(&case.model, &case.universe);
     // `invariant None` checks no invariant.
@@ -108,25 +130,35 @@ fn run_case_guarded(case: &Case, threads: usize, batch: usize, param_guards: boo
         max_states: case.max_states,
         ..Options::default()
     };
-    let (model, report) = common::run_guarded(&machine, &symmetric, &options, param_guards);
-    let s = &report.stats;
-    let mut out = String::new();
-    let (verdict, path) = match &report.verdict {
-        Verdict::Verified => ("verified".to_string(), None),
-        Verdict::Violated { property, path } => (
-            format!("violated {}", machine.spec.invariants[*property].name),
-            Some(path),
-        ),
-        Verdict::Deadlock { path } => ("deadlock".to_string(), Some(path)),
-        Verdict::LimitReached(limit) => (format!("limit reached: {limit:?}"), None),
-        Verdict::Error { error, path } => (format!("error: {error:?}"), Some(path)),
+    let (model, verdict, path, s) = match engine {
+        Engine::Interpreter { param_guards } => {
+            let (model, report) = common::run_guarded(&machine, &symmetric, &options, param_guards);
+            let (verdict, path) = describe(&machine, report.verdict, |e| format!("{e:?}"));
+            (model, verdict, path, report.stats)
+        }
+        Engine::Compiled => {
+            let symmetry = (!symmetric.is_empty()).then(|| {
+                let names: Vec<String> = symmetric.iter().map(|s| s.to_string()).collect();
+                Symmetry::new(&machine, &names).expect("a symmetry")
+            });
+            let compiled = CompiledModel::new(&machine, symmetry)?;
+            let report = explore(&compiled, &options, &mut |_| {});
+            if let Verdict::Error { error, .. } = &report.verdict {
+                return Err(format!("fault: {error}"));
+            }
+            let (verdict, path) = describe(&machine, report.verdict, |e| format!("{e:?}"));
+            let model = MachineModel::new(&machine, None).expect("action instances");
+            (model, verdict, path, report.stats)
+        }
     };
+    let s = &s;
+    let mut out = String::new();
     out.push_str(&format!(
         "verdict: {verdict}\nstates: {}\ngenerated: {}\nchecked: {}\ndepth: {}\nlevels completed: {:?}\ndeadlocks: {}\n",
         s.distinct, s.generated, s.checked, s.depth, s.levels_completed, s.deadlocks
     ));
     if let Some(path) = path {
-        let (trace, choices) = model.trace(path).expect("the path re-executes");
+        let (trace, choices) = model.trace(&path).expect("the path re-executes");
         out.push_str(&format!("counterexample: {} step(s)\n", trace.steps.len()));
         for k in 1..=trace.steps.len() {
             out.push_str(&trace.log_line(&machine, k));
@@ -144,15 +176,74 @@ fn run_case_guarded(case: &Case, threads: usize, batch: usize, param_guards: boo
         // The trace replays on the unreduced automaton and ends in the same way.
         let replayed = Runner::new(&machine).replay(&trace, &choices);
         assert_eq!(replayed.trace.steps.len(), trace.steps.len());
-        match (&report.verdict, &replayed.stop) {
-            (Verdict::Violated { property, .. }, Stop::InvariantViolated { invariant }) => {
-                assert_eq!(property, invariant)
+        match (verdict.as_str(), &replayed.stop) {
+            (v, Stop::InvariantViolated { invariant }) if v.starts_with("violated ") => {
+                assert_eq!(
+                    v,
+                    format!("violated {}", machine.spec.invariants[*invariant].name)
+                )
             }
-            (Verdict::Deadlock { .. }, Stop::Completed) => {}
+            ("deadlock", Stop::Completed) => {}
             (_, stop) => panic!("the replay ended with {stop:?}"),
         }
     }
-    out
+    Ok(out)
+}
+
+/// A verdict as text, and the path it reports.
+fn describe<M: Model<Step = MachineStep, Property = usize>>(
+    machine: &interpreter::machine::Machine,
+    verdict: Verdict<M>,
+    error: impl Fn(&M::Error) -> String,
+) -> (String, Option<Vec<MachineStep>>) {
+    match verdict {
+        Verdict::Verified => ("verified".to_string(), None),
+        Verdict::Violated { property, path } => (
+            format!("violated {}", machine.spec.invariants[property].name),
+            Some(path),
+        ),
+        Verdict::Deadlock { path } => ("deadlock".to_string(), Some(path)),
+        Verdict::LimitReached(limit) => (format!("limit reached: {limit:?}"), None),
+        Verdict::Error { error: e, path } => (format!("error: {}", error(&e)), Some(path)),
+    }
+}
+
+/// The compiled engine explores exactly the interpreter's state space: on every case it
+/// takes, the same verdict, counts, depth and counterexample (re-executed and replayed by the
+/// interpreter). Which cases it takes, and why not the others, is a snapshot.
+#[test]
+fn compiled_engine_agrees_with_the_interpreter() {
+    let mut coverage = String::new();
+    for dir in ["data/explore", "data/compiled"] {
+        let mut paths: Vec<_> = std::fs::read_dir(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests")
+                .join(dir),
+        )
+        .expect("a case directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "case"))
+        .collect();
+        paths.sort();
+        for path in paths {
+            let case = parse_case(&std::fs::read_to_string(&path).expect("case file"));
+            let name = path
+                .file_stem()
+                .expect("a name")
+                .to_string_lossy()
+                .to_string();
+            match run_case_with(&case, 2, 0, Engine::Compiled) {
+                Ok(compiled) => {
+                    let interpreted = run_case_guarded(&case, 2, 0, true);
+                    assert_eq!(compiled, interpreted, "{name}");
+                    let states = compiled.lines().nth(1).unwrap_or_default().to_string();
+                    coverage.push_str(&format!("{dir}/{name}: compiled, {states}\n"));
+                }
+                Err(why) => coverage.push_str(&format!("{dir}/{name}: interpreted ({why})\n")),
+            }
+        }
+    }
+    insta::assert_snapshot!(coverage);
 }
 
 #[test]

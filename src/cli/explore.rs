@@ -224,10 +224,12 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         if args.symmetric.is_empty() {
             return Ok(None);
         }
-        Symmetry::new(&machine, &args.symmetric).map(Some).map_err(|errors| {
-            let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-            fail(&diags, &m, args.color)
-        })
+        Symmetry::new(&machine, &args.symmetric)
+            .map(Some)
+            .map_err(|errors| {
+                let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+                fail(&diags, &m, args.color)
+            })
     };
     let symmetry = match make_symmetry() {
         Ok(s) => s,

@@ -24,7 +24,9 @@ impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str(match self {
             Fault::Unrepresentable => "a value outside its type's universe",
-            Fault::Arithmetic => "an arithmetic error (overflow, division by zero or a negative Nat)",
+            Fault::Arithmetic => {
+                "an arithmetic error (overflow, division by zero or a negative Nat)"
+            }
             Fault::Nil => "`.val` of nil",
         })
     }
@@ -311,9 +313,7 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             .ok_or(Fault::Arithmetic)?,
         Code::And(a, b) => (truth(eval(a, st, locals)?) && truth(eval(b, st, locals)?)) as i64,
         Code::Or(a, b) => (truth(eval(a, st, locals)?) || truth(eval(b, st, locals)?)) as i64,
-        Code::Implies(a, b) => {
-            (!truth(eval(a, st, locals)?) || truth(eval(b, st, locals)?)) as i64
-        }
+        Code::Implies(a, b) => (!truth(eval(a, st, locals)?) || truth(eval(b, st, locals)?)) as i64,
         Code::Cmp(op, a, b) => {
             let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
             (match op {
@@ -590,8 +590,7 @@ pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
             }
             Stmt::SetBig { offset, value } => match value {
                 // `S := insert(x, S)`: one bit, in place.
-                Big::Insert(x, conv, inner)
-                    if matches!(**inner, Big::Var { offset: o, .. } if o == *offset) =>
+                Big::Insert(x, conv, inner) if matches!(**inner, Big::Var { offset: o, .. } if o == *offset) =>
                 {
                     let r = conv.rank(eval(x, st, locals)?)? as usize;
                     st[*offset as usize + r / 64] |= 1 << (r % 64);

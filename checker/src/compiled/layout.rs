@@ -396,7 +396,12 @@ impl<'m, 's> Fins<'m, 's> {
             }
             FinKind::Set(e) => {
                 let e = self.get(*e);
-                Value::Set((0..64).filter(|b| r >> b & 1 != 0).map(|b| self.value_of(e, b)).collect())
+                Value::Set(
+                    (0..64)
+                        .filter(|b| r >> b & 1 != 0)
+                        .map(|b| self.value_of(e, b))
+                        .collect(),
+                )
             }
         }
     }
@@ -599,7 +604,8 @@ impl Layout {
                     for r in 0..index.card {
                         let x = value_of_word(fins, *elem, words[*offset as usize + r as usize]);
                         if x != default {
-                            if let Value::Array(b) = Value::array_set(&a, fins.value_of(index, r), x)
+                            if let Value::Array(b) =
+                                Value::array_set(&a, fins.value_of(index, r), x)
                             {
                                 a = b;
                             }

@@ -8,7 +8,9 @@ use super::layout::{repr_of, word_of, FinId, FinKind, Fins, Layout, Slot, Unsupp
 use interpreter::eval::may_read_local;
 use interpreter::value::Value;
 use ioa_lang::ast::Quantifier;
-use ioa_lang::ir::{BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt as IrStmt, StmtKind, Type, UnOp, VarRef};
+use ioa_lang::ir::{
+    BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt as IrStmt, StmtKind, Type, UnOp, VarRef,
+};
 
 /// Lowers the expressions and statements of one primitive automaton.
 pub struct Lower<'a, 'm, 's> {
@@ -144,7 +146,9 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Index(base, index) => match (&base.kind, &base.ty) {
                 (ExprKind::Var(VarRef::State(s)), Type::Array(..)) => {
-                    let Slot::Array { offset, index: ix, .. } = self.layout.slots[*s as usize].clone()
+                    let Slot::Array {
+                        offset, index: ix, ..
+                    } = self.layout.slots[*s as usize].clone()
                     else {
                         return unsupported("this array");
                     };
@@ -172,7 +176,9 @@ impl Lower<'_, '_, '_> {
                 }
                 code
             }
-            ExprKind::Cond(c, x, y) => Code::Cond(b(self.expr(c)?), b(self.expr(x)?), b(self.expr(y)?)),
+            ExprKind::Cond(c, x, y) => {
+                Code::Cond(b(self.expr(c)?), b(self.expr(x)?), b(self.expr(y)?))
+            }
             ExprKind::UnionPayload(..) | ExprKind::UnionNew(..) | ExprKind::Is(..) => {
                 return unsupported("a union value")
             }
@@ -269,9 +275,11 @@ impl Lower<'_, '_, '_> {
             BinOp::Eq | BinOp::Neq if matches!(l.ty, Type::Array(..) | Type::Map(..)) => {
                 return unsupported("comparing arrays or maps")
             }
-            BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                Code::Cmp(cmp(op).expect("a comparison"), b(self.expr(l)?), b(self.expr(r)?))
-            }
+            BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => Code::Cmp(
+                cmp(op).expect("a comparison"),
+                b(self.expr(l)?),
+                b(self.expr(r)?),
+            ),
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
                 let op = match op {
                     BinOp::Add => Arith::Add,
@@ -298,7 +306,11 @@ impl Lower<'_, '_, '_> {
                 }
             }
             BinOp::Union | BinOp::Intersect | BinOp::Difference if matches!(l.ty, Type::Set(_)) => {
-                Code::SetOp(set_op(op).expect("a set operation"), b(self.expr(l)?), b(self.expr(r)?))
+                Code::SetOp(
+                    set_op(op).expect("a set operation"),
+                    b(self.expr(l)?),
+                    b(self.expr(r)?),
+                )
             }
             _ => return unsupported("this operator on multisets or sequences"),
         })
@@ -308,7 +320,9 @@ impl Lower<'_, '_, '_> {
         let b = |c: Code| Box::new(c);
         Ok(match (f, args) {
             (Builtin::Insert | Builtin::Delete, [x, s]) if matches!(s.ty, Type::Set(_)) => {
-                let Type::Set(elem) = &s.ty else { unreachable!() };
+                let Type::Set(elem) = &s.ty else {
+                    unreachable!()
+                };
                 let conv = self.conv_of(elem)?;
                 let (x, s) = (b(self.expr(x)?), b(self.expr(s)?));
                 match f {
@@ -331,7 +345,11 @@ impl Lower<'_, '_, '_> {
                 Code::Embed(b(self.expr(x)?), conv)
             }
             (Builtin::Min | Builtin::Max, [x, y]) => Code::Arith(
-                if f == Builtin::Min { Arith::Min } else { Arith::Max },
+                if f == Builtin::Min {
+                    Arith::Min
+                } else {
+                    Arith::Max
+                },
                 b(self.expr(x)?),
                 b(self.expr(y)?),
             ),
@@ -386,7 +404,10 @@ impl Lower<'_, '_, '_> {
                 let VarRef::State(slot) = target.root else {
                     return unsupported("an assignment to an auxiliary variable");
                 };
-                match (self.layout.slots[slot as usize].clone(), target.path.as_slice()) {
+                match (
+                    self.layout.slots[slot as usize].clone(),
+                    target.path.as_slice(),
+                ) {
                     (Slot::Word { offset, nat, .. }, []) => Stmt::SetWord {
                         offset,
                         value: self.expr(value)?,
@@ -396,10 +417,7 @@ impl Lower<'_, '_, '_> {
                         offset,
                         value: self.big(value)?,
                     },
-                    (
-                        Slot::Array { offset, index, .. },
-                        [PlaceStep::Index(i)],
-                    ) => Stmt::SetArray {
+                    (Slot::Array { offset, index, .. }, [PlaceStep::Index(i)]) => Stmt::SetArray {
                         base: offset,
                         index: self.expr(i)?,
                         conv: self.conv(index),
@@ -463,7 +481,9 @@ impl Lower<'_, '_, '_> {
                 branches: Vec::new(),
                 otherwise: Vec::new(),
             },
-            StmtKind::While { .. } | StmtKind::Fire { .. } => return unsupported("`while` or `fire`"),
+            StmtKind::While { .. } | StmtKind::Fire { .. } => {
+                return unsupported("`while` or `fire`")
+            }
         })
     }
 
@@ -480,9 +500,9 @@ impl Lower<'_, '_, '_> {
         while let Some(f) = stack.pop() {
             match &self.fins.get(f).kind {
                 FinKind::Set(_) => return unsupported("a loop over sets of sets"),
-                FinKind::Tuple { listed: Some(_), .. } => {
-                    return unsupported("a loop over a listed tuple type")
-                }
+                FinKind::Tuple {
+                    listed: Some(_), ..
+                } => return unsupported("a loop over a listed tuple type"),
                 FinKind::Tuple { fields, .. } => stack.extend(fields.iter().copied()),
                 FinKind::Null(i) => stack.push(*i),
                 _ => {}

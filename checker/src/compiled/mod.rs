@@ -39,8 +39,8 @@ use ioa_lang::ast::ActionKind;
 use ioa_lang::ir::{AutomatonBody, Expr};
 use layout::{repr_of, word_of, Fins, Layout, Unsupported};
 use lower::Lower;
-use sym_tree::SymTree;
 use std::cell::RefCell;
+use sym_tree::SymTree;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// A compiled state: the words of its variables.
@@ -89,10 +89,7 @@ pub struct CompiledModel<'m, 's> {
 
 impl<'m, 's> CompiledModel<'m, 's> {
     /// Compiles `machine`, or says why it cannot be.
-    pub fn new(
-        machine: &'m Machine<'s>,
-        symmetry: Option<Symmetry>,
-    ) -> Result<Self, Unsupported> {
+    pub fn new(machine: &'m Machine<'s>, symmetry: Option<Symmetry>) -> Result<Self, Unsupported> {
         let spec = machine.spec;
         if machine.instances.len() != 1 || machine.instances[0].automaton != machine.root {
             return Err("composite automata are not compiled".into());
@@ -290,11 +287,7 @@ impl Model for CompiledModel<'_, '_> {
         Ok(())
     }
 
-    fn successors(
-        &self,
-        state: &Words,
-        out: &mut Vec<(MachineStep, Words)>,
-    ) -> Result<(), Fault> {
+    fn successors(&self, state: &Words, out: &mut Vec<(MachineStep, Words)>) -> Result<(), Fault> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);

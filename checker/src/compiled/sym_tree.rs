@@ -47,7 +47,11 @@ enum SlotPlan {
         skip: Option<i64>,
     },
     /// A bag of elements.
-    BigSet { offset: u32, elem: FinId, words: u32 },
+    BigSet {
+        offset: u32,
+        elem: FinId,
+        words: u32,
+    },
 }
 
 /// The plans for one compiled model and symmetry.
