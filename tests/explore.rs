@@ -167,14 +167,61 @@ fn peterson_is_verified() {
     assert!(o.stderr.contains("all 46 reachable states"), "{}", o.both());
 }
 
+/// The engine is chosen per model and said in the header; `--engine compiled` on a model
+/// outside the compiled subset is an error that says why and what to do; the engines agree.
+#[test]
+fn the_engine_is_chosen_and_named() {
+    let o = explore(&[
+        "examples/consensus/global1.ioa",
+        "--automaton",
+        "Global1",
+        "--engine",
+        "compiled",
+    ]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(
+        o.stderr.contains("--engine compiled: ") && o.stderr.contains("--engine interpreter"),
+        "{}",
+        o.both()
+    );
+    let c = explore(&["examples/peterson/peterson.ioa", "--engine", "compiled"]);
+    let i = explore(&["examples/peterson/peterson.ioa", "--engine", "interpreter"]);
+    assert_eq!((c.code, i.code), (0, 0), "{}{}", c.both(), i.both());
+    assert!(
+        i.stderr.contains("3 invariants; interpreted\n"),
+        "{}",
+        i.both()
+    );
+    let verdict = |o: &Outcome| o.stderr.lines().nth(1).unwrap_or_default().to_string();
+    assert_eq!(verdict(&c), verdict(&i));
+}
+
+/// A state the compiled engine cannot represent (an `Int` beyond the universe stored in a
+/// set) hands the search back to the interpreter, which says so and explores every state.
+#[test]
+fn the_compiled_engine_falls_back_to_the_interpreter() {
+    let o = explore(&[
+        "tests/data/explore/counter_beyond_universe.ioa",
+        "--universe",
+        "Int = 0..2",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(o.stderr.contains("note: the compiled engine met a value outside its type's universe after 4 states; exploring again with the interpreter"), "{}", o.both());
+    assert!(
+        o.stderr.contains("in all 6 reachable states"),
+        "{}",
+        o.both()
+    );
+}
+
 /// Without `--quiet` the header and the timing line are printed too.
 #[test]
 fn statistics_are_reported() {
     let o = explore(&["examples/peterson/peterson.ioa", "--threads", "2"]);
     assert_eq!(o.code, 0, "{}", o.both());
-    assert!(o
-        .stderr
-        .starts_with("exploring Peterson: 18 action instances, 3 invariants\n"));
+    assert!(o.stderr.starts_with(
+        "exploring Peterson: 18 action instances, 3 invariants; compiled (5 words per state)\n"
+    ));
     let timing = o.stderr.lines().last().expect("a timing line");
     assert!(
         timing.starts_with("time ")
