@@ -285,6 +285,8 @@ pub enum Stmt {
         var: u32,
         /// What it ranges over.
         domain: Domain,
+        /// The order to visit values in, as a sort key per rank, when it is not rank order.
+        order: Option<Arc<Vec<u32>>>,
         /// The `where` condition.
         cond: Option<Code>,
         /// The body.
@@ -619,6 +621,7 @@ pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
             Stmt::For {
                 var,
                 domain,
+                order,
                 cond,
                 body,
             } => {
@@ -628,6 +631,13 @@ pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
                     items.push(w);
                     Ok(true)
                 })?;
+                if let Some(key) = order {
+                    let lo = match domain {
+                        Domain::All(conv) => conv.lo,
+                        Domain::Members(_, lo) | Domain::BigMembers(_, lo) => *lo,
+                    };
+                    items.sort_by_key(|w| key[(w - lo) as usize]);
+                }
                 for w in items {
                     locals[*var as usize] = w;
                     if let Some(c) = cond {

@@ -4,13 +4,16 @@
 //! refused with the reason, and the explorer uses the interpreter instead.
 
 use super::code::{Arith, Big, Cmp, Code, Conv, Domain, SetCmp, SetOp, Stmt};
-use super::layout::{repr_of, word_of, FinId, FinKind, Fins, Layout, Slot, Unsupported};
+use super::layout::{
+    repr_of, word_of, FinId, FinKind, Fins, Layout, Slot, Unsupported, MAX_INDEXED,
+};
 use interpreter::eval::may_read_local;
 use interpreter::value::Value;
 use ioa_lang::ast::Quantifier;
 use ioa_lang::ir::{
     BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt as IrStmt, StmtKind, Type, UnOp, VarRef,
 };
+use std::sync::Arc;
 
 /// Lowers the expressions and statements of one primitive automaton.
 pub struct Lower<'a, 'm, 's> {
@@ -449,7 +452,7 @@ impl Lower<'_, '_, '_> {
                 let Type::Set(elem) = &collection.ty else {
                     return unsupported("`for` over a multiset or sequence");
                 };
-                self.in_value_order(elem)?;
+                let order = self.loop_order(elem, false)?;
                 let lo = self.conv_of(elem)?.lo;
                 let domain = if self.is_big(&collection.ty)? {
                     Domain::BigMembers(self.big(collection)?, lo)
@@ -459,6 +462,7 @@ impl Lower<'_, '_, '_> {
                 Stmt::For {
                     var: *var,
                     domain,
+                    order,
                     cond: None,
                     body: self.stmts(body)?,
                 }
@@ -468,15 +472,13 @@ impl Lower<'_, '_, '_> {
                 ty,
                 cond,
                 body,
-            } => {
-                self.in_value_order(ty)?;
-                Stmt::For {
-                    var: *var,
-                    domain: Domain::All(self.conv_of(ty)?),
-                    cond: Some(self.expr(cond)?),
-                    body: self.stmts(body)?,
-                }
-            }
+            } => Stmt::For {
+                var: *var,
+                order: self.loop_order(ty, true)?,
+                domain: Domain::All(self.conv_of(ty)?),
+                cond: Some(self.expr(cond)?),
+                body: self.stmts(body)?,
+            },
             StmtKind::Ignore | StmtKind::Yield(_) => Stmt::If {
                 branches: Vec::new(),
                 otherwise: Vec::new(),
@@ -492,23 +494,43 @@ impl Lower<'_, '_, '_> {
         s.iter().map(|x| self.stmt(x)).collect()
     }
 
-    /// Loops visit values in the interpreter's order (value order, or the carrier's); rank
-    /// order is that order unless ranks come from a list or from bit masks.
-    fn in_value_order(&mut self, ty: &Type) -> Result<(), Unsupported> {
+    /// Loops visit values in the interpreter's order: `for x in S` in value order, `for x: T
+    /// where P` in the carrier's order. Where rank order differs (sets as bit masks, tuples
+    /// listed by the universe), the loop sorts by a table from rank to position.
+    fn loop_order(
+        &mut self,
+        ty: &Type,
+        carrier_order: bool,
+    ) -> Result<Option<Arc<Vec<u32>>>, Unsupported> {
         let f = self.fins.of(ty)?;
-        let mut stack = vec![f];
-        while let Some(f) = stack.pop() {
-            match &self.fins.get(f).kind {
-                FinKind::Set(_) => return unsupported("a loop over sets of sets"),
-                FinKind::Tuple {
-                    listed: Some(_), ..
-                } => return unsupported("a loop over a listed tuple type"),
-                FinKind::Tuple { fields, .. } => stack.extend(fields.iter().copied()),
-                FinKind::Null(i) => stack.push(*i),
-                _ => {}
-            }
+        let card = self.fins.get(f).card;
+        if card > MAX_INDEXED {
+            return unsupported("a loop over a type with this many values");
         }
-        Ok(())
+        let values: Vec<Value> = if carrier_order {
+            self.fins
+                .carrier_of(ty)
+                .ok_or("a loop over a type without a carrier")?
+                .to_vec()
+        } else {
+            let fin = self.fins.get(f).clone();
+            let mut v: Vec<Value> = (0..card).map(|r| self.fins.value_of(&fin, r)).collect();
+            v.sort();
+            v
+        };
+        let fin = self.fins.get(f).clone();
+        let mut key = vec![u32::MAX; card as usize];
+        for (pos, v) in values.iter().enumerate() {
+            let r = self
+                .fins
+                .rank_of(&fin, v)
+                .ok_or("a loop over values outside the universe")?;
+            key[r as usize] = pos as u32;
+        }
+        if key.iter().enumerate().all(|(r, &k)| k == r as u32) {
+            return Ok(None);
+        }
+        Ok(Some(Arc::new(key)))
     }
 }
 
