@@ -5,11 +5,15 @@
 #   bench/run.sh                      the default configurations (high majority, exhaustive)
 #   bench/run.sh 2/3 3/3 2/12:sym     P/A configurations; maj defaults to the high majority
 #   bench/run.sh 2/3/1                P/A/MAJ with an explicit majority (1 = low for 2 or 3 acceptors)
-#   TOOLS="ioa spin" bench/run.sh 3/3 run only some tools (ioa, ioa-sym, spin, sr, sr-sym)
+#   TOOLS="ioa spin" bench/run.sh 3/3 run only some tools (ioa, ioa-sym, ioa-sym2, ioa-interp,
+#                                     spin, sr, sr-sym)
 #   THREADS=2 TIMEOUT=900 …           worker threads for ioa and Stateright; seconds per run
 #
-# A configuration ending in `:sym` runs only the symmetric variants (ioa --symmetric Acc and
-# Stateright with sorted acceptors), for sizes whose unreduced space is out of reach.
+# ioa-sym is `--symmetric Acc`, ioa-sym2 `--symmetric Acc --symmetric Prop` (GROOVE's
+# isomorphism reduction), ioa-interp the unreduced search with `--engine interpreter` (ioa's
+# own earlier engine, for the ratio). A configuration ending in `:sym` runs only the symmetric
+# variants (ioa-sym, ioa-sym2 and Stateright with sorted acceptors), for sizes whose unreduced
+# space is out of reach.
 # Needs: spin and gcc (Debian package `spin`), /usr/bin/time. Builds release binaries first.
 # Columns: states (distinct states stored), time (wall seconds of the search: for ioa and
 # Stateright the whole process, for SPIN pan's run; compiling pan is reported apart), CPU (user +
@@ -20,7 +24,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 THREADS=${THREADS:-2}
 TIMEOUT=${TIMEOUT:-900}
-TOOLS=${TOOLS:-"ioa ioa-sym spin sr sr-sym"}
+TOOLS=${TOOLS:-"ioa ioa-sym ioa-sym2 spin sr sr-sym"}
 CONFIGS=("$@")
 [ ${#CONFIGS[@]} -gt 0 ] || CONFIGS=(2/2 2/3 2/4 3/2 3/3 4/2)
 
@@ -61,10 +65,16 @@ for cfg in "${CONFIGS[@]}"; do
   name="${P}P/${A}A maj $MAJ"
   universe=(--universe "Prop = [1]..[$P]" --universe "Acc = [0]..[$((A - 1))]" --universe "Int = -1..$P")
 
-  for variant in ioa ioa-sym; do
+  for variant in ioa ioa-interp ioa-sym ioa-sym2; do
     want $variant || continue
-    [ $only_sym = 1 ] && [ $variant = ioa ] && continue
-    sym=(); [ $variant = ioa-sym ] && sym=(--symmetric Acc)
+    [ $only_sym = 1 ] && [[ $variant = ioa || $variant = ioa-interp ]] && continue
+    sym=()
+    label="ioa explore"
+    case $variant in
+      ioa-sym) sym=(--symmetric Acc); label="ioa explore --symmetric Acc" ;;
+      ioa-sym2) sym=(--symmetric Acc --symmetric Prop); label="ioa explore --symmetric Acc,Prop" ;;
+      ioa-interp) sym=(--engine interpreter); label="ioa explore --engine interpreter" ;;
+    esac
     measure "$IOA" explore examples/groove_paxos/paxos.ioa --param "maj=$MAJ" "${universe[@]}" \
       "${sym[@]}" --threads "$THREADS" --quiet --format json
     if [[ $SECS == \>* ]]; then row "$name" "$variant" "timeout" - "$SECS" - -; continue; fi
@@ -72,7 +82,7 @@ for cfg in "${CONFIGS[@]}"; do
     verdict=$(grep '"verdict"' <<<"$OUT" | sed 's/.*: "\(.*\)".*/\1/')
     steps=$(grep '"counterexample_steps"' <<<"$OUT" | tr -dc 0-9)
     [ -n "$steps" ] && verdict="$verdict ($steps steps)"
-    row "$name" "ioa explore${sym:+ --symmetric Acc}" "$verdict" "$states" "$SECS" "$CPU" "$MIB"
+    row "$name" "$label" "$verdict" "$states" "$SECS" "$CPU" "$MIB"
   done
 
   if want spin && [ $only_sym = 0 ]; then
