@@ -1,8 +1,10 @@
 //! States per second of exhaustive exploration on Global1 (3 nodes, 2 values, 2 ballots; the
 //! universe of `examples/consensus/explore.universe`), with and without symmetry reduction,
-//! on one thread and on every core. Each iteration explores the first 20,000 states breadth
-//! first. Run with `cargo bench -p checker --bench explore_global1`.
+//! on one thread and on every core, with the interpreter's model and the compiled one. Each
+//! iteration explores the first 20,000 states breadth first. Run with
+//! `cargo bench -p checker --bench explore_global1`.
 
+use checker::compiled::CompiledModel;
 use checker::explore::{explore, Options};
 use checker::model::MachineModel;
 use checker::symmetry::Symmetry;
@@ -51,21 +53,32 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     for symmetric in [false, true] {
         for threads in [1, cores] {
-            let symmetry = symmetric
-                .then(|| Symmetry::new(&machine, &["Node".to_string()]).expect("symmetric"));
-            let model = MachineModel::new(&machine, symmetry).expect("instances");
+            let symmetry = || {
+                symmetric
+                    .then(|| Symmetry::new(&machine, &["Node".to_string()]).expect("symmetric"))
+            };
             let options = Options {
                 threads,
                 max_states: Some(STATES),
                 ..Options::default()
             };
-            let label = format!(
-                "{} {threads} thread(s)",
-                if symmetric { "symmetric" } else { "plain" }
-            );
-            group.bench_function(label, |b| {
+            let label = |engine: &str| {
+                format!(
+                    "{engine} {} {threads} thread(s)",
+                    if symmetric { "symmetric" } else { "plain" }
+                )
+            };
+            let model = MachineModel::new(&machine, symmetry()).expect("instances");
+            group.bench_function(label("interpreted"), |b| {
                 b.iter(|| {
                     let report = explore(&model, &options, &mut |_| {});
+                    assert_eq!(report.stats.distinct, STATES);
+                })
+            });
+            let compiled = CompiledModel::new(&machine, symmetry()).expect("Global1 compiles");
+            group.bench_function(label("compiled"), |b| {
+                b.iter(|| {
+                    let report = explore(&compiled, &options, &mut |_| {});
                     assert_eq!(report.stats.distinct, STATES);
                 })
             });

@@ -1,12 +1,13 @@
 //! Cross-check: the Stateright version of the GROOVE-vs-SPIN Paxos model and `ioa explore` on
 //! `examples/groove_paxos/paxos.ioa` reach the same number of distinct states, without symmetry
 //! and with acceptor symmetry (both canonical forms are exact: one state per orbit). The counts
-//! are also pinned, and they are the counts SPIN reports for `bench/promela/paxos.pml` with
+//! are also pinned (for both of ioa's engines, compiled and interpreted), and they are the counts SPIN reports for `bench/promela/paxos.pml` with
 //! `-DNOREDUCE` (`bench/run.sh`).
 
 #[path = "../shared/checked.rs"]
 mod checked;
 
+use checker::compiled::CompiledModel;
 use checker::explore::{explore, Options, Verdict};
 use checker::model::MachineModel;
 use checker::symmetry::Symmetry;
@@ -53,14 +54,27 @@ fn ioa_count(proposers: usize, acceptors: usize, maj: i64, symmetric: bool) -> (
         vec![Value::Int(maj)],
     )
     .expect("machine");
-    let symmetry =
-        symmetric.then(|| Symmetry::new(&machine, &["Acc".to_string()]).expect("Acc is symmetric"));
-    let model = MachineModel::new(&machine, symmetry).expect("action instances");
+    let symmetry = || {
+        symmetric.then(|| Symmetry::new(&machine, &["Acc".to_string()]).expect("Acc is symmetric"))
+    };
+    let model = MachineModel::new(&machine, symmetry()).expect("action instances");
     let report = explore(&model, &Options::default(), &mut |_| {});
-    (
+    let interpreted = (
         report.stats.distinct,
         matches!(report.verdict, Verdict::Verified),
-    )
+    );
+    // `ioa explore` compiles this model by default: the compiled engine must agree.
+    let compiled = CompiledModel::new(&machine, symmetry()).expect("paxos.ioa compiles");
+    let report = explore(&compiled, &Options::default(), &mut |_| {});
+    assert_eq!(
+        (
+            report.stats.distinct,
+            matches!(report.verdict, Verdict::Verified)
+        ),
+        interpreted,
+        "compiled and interpreted engines, {proposers}P/{acceptors}A"
+    );
+    interpreted
 }
 
 /// Stateright's distinct-state count, and whether both properties held.
