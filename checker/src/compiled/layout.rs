@@ -547,11 +547,27 @@ impl Layout {
         Ok(Layout { slots, words })
     }
 
-    /// Encodes an interpreter state; `None` if a value is outside what the layout can hold
-    /// (an array default other than the first state's is recorded on first use).
-    pub fn encode(&mut self, fins: &Fins, state: &[Value]) -> Option<Box<[i64]>> {
-        let mut out = vec![0i64; self.words];
+    /// Records the default of every array variable from a start state (arrays are compiled
+    /// only while every state shares their default); `None` if `state` has another one.
+    pub fn record_defaults(&mut self, state: &[Value]) -> Option<()> {
         for (slot, v) in self.slots.iter_mut().zip(state) {
+            if let Slot::Array { default, .. } = slot {
+                let Value::Array(a) = v else { return None };
+                match default {
+                    None => *default = Some(a.default.clone()),
+                    Some(d) if *d != a.default => return None,
+                    Some(_) => {}
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Encodes an interpreter state; `None` if a value is outside what the layout can hold
+    /// (including an array whose default is not the recorded one).
+    pub fn encode(&self, fins: &Fins, state: &[Value]) -> Option<Box<[i64]>> {
+        let mut out = vec![0i64; self.words];
+        for (slot, v) in self.slots.iter().zip(state) {
             match slot {
                 Slot::Word { offset, repr, .. } => out[*offset as usize] = word_of(fins, *repr, v)?,
                 Slot::Array {
@@ -561,10 +577,8 @@ impl Layout {
                     default,
                 } => {
                     let Value::Array(a) = v else { return None };
-                    match default {
-                        None => *default = Some(a.default.clone()),
-                        Some(d) if *d != a.default => return None,
-                        Some(_) => {}
+                    if default.as_ref() != Some(&a.default) {
+                        return None;
                     }
                     let index = fins.get(*index);
                     let base = word_of(fins, *elem, &a.default)?;

@@ -110,7 +110,8 @@ impl<'m, 's> CompiledModel<'m, 's> {
         let mut starts = Vec::new();
         for (step, state) in raw {
             let words = layout
-                .encode(&fins, &state)
+                .record_defaults(&state)
+                .and_then(|()| layout.encode(&fins, &state))
                 .ok_or("a start state has a value outside its type's universe")?;
             starts.push((step, words));
         }
@@ -211,6 +212,11 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// Words per state.
     pub fn words_per_state(&self) -> usize {
         self.layout.words
+    }
+
+    /// The compiled form of an interpreter state, if it has one.
+    pub fn encode(&self, state: &[Value]) -> Option<Words> {
+        self.layout.encode(&self.fins, state)
     }
 
     /// The interpreter's values of a compiled state.
