@@ -384,21 +384,11 @@ impl<'m, 's> Fins<'m, 's> {
                 strides,
                 listed,
                 ..
-            } => {
-                let p = match listed {
-                    None => r,
-                    Some(l) => l.to_product[r as usize],
-                };
-                let xs: Vec<Value> = fields
-                    .iter()
-                    .zip(strides)
-                    .map(|(f, s)| {
-                        let f = self.get(*f);
-                        self.value_of(f, (p / s) % f.card)
-                    })
-                    .collect();
-                Value::Tuple(xs.into())
-            }
+            } => Value::Tuple(
+                field_ranks(self, fields, strides, listed, r)
+                    .map(|(f, fr)| self.value_of(self.get(f), fr))
+                    .collect(),
+            ),
             FinKind::Set(e) => {
                 let e = self.get(*e);
                 Value::Set(
@@ -410,6 +400,25 @@ impl<'m, 's> Fins<'m, 's> {
             }
         }
     }
+}
+
+/// The fields' types and ranks of the tuple of rank `r` (of a tuple type with these fields,
+/// strides and list).
+pub fn field_ranks<'a>(
+    fins: &'a Fins,
+    fields: &'a [FinId],
+    strides: &'a [u64],
+    listed: &Option<Arc<Listed>>,
+    r: u64,
+) -> impl Iterator<Item = (FinId, u64)> + 'a {
+    let p = match listed {
+        None => r,
+        Some(l) => l.to_product[r as usize],
+    };
+    fields
+        .iter()
+        .zip(strides)
+        .map(move |(f, s)| (*f, (p / s) % fins.get(*f).card))
 }
 
 /// How a type's values are held in words: the integer itself, or a rank.

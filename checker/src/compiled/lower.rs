@@ -5,7 +5,7 @@
 
 use super::code::{Arith, Big, Cmp, Code, Conv, Domain, SetCmp, SetOp, Stmt};
 use super::layout::{
-    repr_of, word_of, FinId, FinKind, Fins, Layout, Slot, Unsupported, MAX_INDEXED,
+    repr_of, word_of, FinId, FinKind, Fins, Layout, Listed, Slot, Unsupported, MAX_INDEXED,
 };
 use interpreter::eval::may_read_local;
 use interpreter::value::Value;
@@ -44,6 +44,24 @@ impl Lower<'_, '_, '_> {
     fn conv_of(&mut self, ty: &Type) -> Result<Conv, Unsupported> {
         let f = self.fins.of(ty)?;
         Ok(self.conv(f))
+    }
+
+    /// A tuple type's fields, strides and list.
+    #[allow(clippy::type_complexity)]
+    fn tuple_parts(
+        &mut self,
+        ty: &Type,
+    ) -> Result<(Vec<FinId>, Vec<u64>, Option<Arc<Listed>>), Unsupported> {
+        let fin = self.fins.of(ty)?;
+        match &self.fins.get(fin).kind {
+            FinKind::Tuple {
+                fields,
+                strides,
+                listed,
+                ..
+            } => Ok((fields.clone(), strides.clone(), listed.clone())),
+            _ => unsupported("a tuple of this type"),
+        }
     }
 
     /// Whether values of `ty` are bit sets (sets over more than 63 values).
@@ -89,16 +107,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::EnumConst(k) => Code::Const(*k as i64),
             ExprKind::Str(_) => return unsupported("a string"),
             ExprKind::Tuple(xs) => {
-                let fin = self.fins.of(&e.ty)?;
-                let FinKind::Tuple {
-                    fields,
-                    strides,
-                    listed,
-                    ..
-                } = self.fins.get(fin).kind.clone()
-                else {
-                    return unsupported("a tuple of this type");
-                };
+                let (fields, strides, listed) = self.tuple_parts(&e.ty)?;
                 let mut out = Vec::new();
                 for ((x, f), s) in xs.iter().zip(fields).zip(strides) {
                     out.push((self.expr(x)?, self.conv(f), s));
@@ -120,16 +129,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Unary(UnOp::Neg, a) => Code::Neg(b(self.expr(a)?)),
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r)?,
             ExprKind::Field(t, k) => {
-                let fin = self.fins.of(&t.ty)?;
-                let FinKind::Tuple {
-                    fields,
-                    strides,
-                    listed,
-                    ..
-                } = self.fins.get(fin).kind.clone()
-                else {
-                    return unsupported("a field of this type");
-                };
+                let (fields, strides, listed) = self.tuple_parts(&t.ty)?;
                 let f = fields[*k as usize];
                 let conv = self.conv(f);
                 Code::Field {

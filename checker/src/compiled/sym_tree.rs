@@ -9,7 +9,7 @@
 //! permutes the elements of its tree and nothing else, which is all the canonicaliser needs
 //! (see `symmetry/mod.rs`).
 
-use super::layout::{word_of, FinId, FinKind, Fins, Layout, Listed, Repr, Slot};
+use super::layout::{field_ranks, word_of, FinId, FinKind, Fins, Layout, Listed, Repr, Slot};
 use crate::symmetry::{mix_hash, Symmetry, TreeBuilder};
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -244,14 +244,9 @@ impl SymTree {
                 strides,
                 listed,
             } => {
-                let p = match listed {
-                    None => r,
-                    Some(l) => l.to_product[r as usize],
-                };
                 let open = b.open();
-                for (f, s) in fields.iter().zip(strides) {
-                    let card = fins.get(*f).card;
-                    self.value(fins, *f, (p / s) % card, b);
+                for (f, fr) in field_ranks(fins, fields, strides, listed, r) {
+                    self.value(fins, f, fr, b);
                 }
                 b.close(open, 7, true);
             }
