@@ -13,48 +13,64 @@
 
 use std::sync::Mutex;
 
-/// Entries per shard (a power of two), and shards: 2^20 entries of 32 bytes, 32 MiB at most;
-/// a shard is allocated when first written.
+/// Entries per shard at most (a power of two), and shards: 2^20 entries of 32 bytes, 32 MiB at
+/// most. A shard starts with 2^[`FIRST_BITS`] entries when first written and doubles (dropping
+/// what it held: it is a cache) whenever it has taken twice as many results as it has entries,
+/// so small searches do not pay for zeroing 32 MiB.
 const SHARD_BITS: u32 = 12;
+const FIRST_BITS: u32 = 6;
 const SHARDS: usize = 256;
+
+/// One shard: its entries and how many results it took since it last grew.
+#[derive(Default)]
+struct Shard {
+    entries: Vec<(u128, u128)>,
+    puts: usize,
+}
 
 /// Canonical fingerprints of recently canonicalised states.
 pub(super) struct Memo {
-    shards: Vec<Mutex<Vec<(u128, u128)>>>,
+    shards: Vec<Mutex<Shard>>,
 }
 
 impl Memo {
     /// An empty cache.
     pub(super) fn new() -> Memo {
         Memo {
-            shards: (0..SHARDS).map(|_| Mutex::new(Vec::new())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
         }
     }
 
-    /// Where `key` is kept: its shard and slot.
-    fn place(key: u128) -> (usize, usize) {
+    /// Where `key` is kept: its shard, and its slot in a shard of `len` entries.
+    fn place(key: u128, len: usize) -> (usize, usize) {
         let low = key as u64;
         let shard = (low as usize) % SHARDS;
-        let slot = ((low >> 32) as usize) & ((1 << SHARD_BITS) - 1);
+        let slot = ((low >> 32) as usize) & len.wrapping_sub(1);
         (shard, slot)
     }
 
     /// The canonical fingerprint recorded for the concrete fingerprint `key`, if still there.
     pub(super) fn get(&self, key: u128) -> Option<u128> {
-        let (shard, slot) = Self::place(key);
-        let entries = self.shards[shard].lock().ok()?;
-        let &(k, v) = entries.get(slot)?;
+        let (shard, _) = Self::place(key, 0);
+        let s = self.shards[shard].lock().ok()?;
+        let (_, slot) = Self::place(key, s.entries.len());
+        let &(k, v) = s.entries.get(slot)?;
         (k == key && key != 0).then_some(v)
     }
 
     /// Records the canonical fingerprint `value` of the concrete fingerprint `key`.
     pub(super) fn put(&self, key: u128, value: u128) {
-        let (shard, slot) = Self::place(key);
-        if let Ok(mut entries) = self.shards[shard].lock() {
-            if entries.is_empty() {
-                entries.resize(1 << SHARD_BITS, (0, 0));
+        let (shard, _) = Self::place(key, 0);
+        if let Ok(mut s) = self.shards[shard].lock() {
+            let len = s.entries.len();
+            if len == 0 || (s.puts > 2 * len && len < 1 << SHARD_BITS) {
+                let grown = if len == 0 { 1 << FIRST_BITS } else { 2 * len };
+                s.entries = vec![(0, 0); grown];
+                s.puts = 0;
             }
-            entries[slot] = (key, value);
+            s.puts += 1;
+            let (_, slot) = Self::place(key, s.entries.len());
+            s.entries[slot] = (key, value);
         }
     }
 }
