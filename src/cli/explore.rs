@@ -260,7 +260,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             Err(code) => return code,
         }
     };
-    let explorer = match MachineModel::new(&machine, interpreted_symmetry) {
+    let mut explorer = match MachineModel::new(&machine, interpreted_symmetry) {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
@@ -317,40 +317,29 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         }
     };
     if let Some(compiled) = compiled {
-        let report = explore(&compiled, &options, &mut on_progress);
-        match machine_report(report) {
-            Ok(report) => {
-                if shown.get() {
-                    print_stderr("\r\x1b[2K");
-                }
-                return finish(&args, &m, &explorer, &report, n_inv);
-            }
-            Err((fault, stats)) => {
-                if shown.get() {
-                    print_stderr("\r\x1b[2K");
-                    shown.set(false);
-                }
-                if !args.quiet && args.format == Format::Text {
-                    print_stderr(&format!(
-                        "note: the compiled engine met {fault} after {}; exploring again with the interpreter\n",
-                        count(stats.distinct, "state")
-                    ));
-                }
-                let symmetry = match make_symmetry() {
-                    Ok(s) => s,
-                    Err(code) => return code,
-                };
-                let explorer = match MachineModel::new(&machine, symmetry) {
-                    Ok(x) => x,
-                    Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-                };
-                let report = explore(&explorer, &options, &mut on_progress);
-                if shown.get() {
-                    print_stderr("\r\x1b[2K");
-                }
-                return finish(&args, &m, &explorer, &report, n_inv);
-            }
+        let report = machine_report(explore(&compiled, &options, &mut on_progress));
+        if shown.replace(false) {
+            print_stderr("\r\x1b[2K");
         }
+        let (fault, stats) = match report {
+            Ok(report) => return finish(&args, &m, &explorer, &report, n_inv),
+            Err(stopped) => stopped,
+        };
+        if !args.quiet && args.format == Format::Text {
+            print_stderr(&format!(
+                "note: the compiled engine met {fault} after {}; exploring again with the interpreter\n",
+                count(stats.distinct, "state")
+            ));
+        }
+        // The interpreter's model, now with the symmetry, explores from the start.
+        let symmetry = match make_symmetry() {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        explorer = match MachineModel::new(&machine, symmetry) {
+            Ok(x) => x,
+            Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
+        };
     }
     let report = explore(&explorer, &options, &mut on_progress);
     if shown.get() {

@@ -162,11 +162,7 @@ impl<'m, 's> Fins<'m, 's> {
     }
 
     /// The universe's carrier of a type.
-    pub fn carrier_of(&self, ty: &Type) -> Option<Arc<[Value]>> {
-        self.carrier(ty)
-    }
-
-    fn carrier(&self, ty: &Type) -> Option<Arc<[Value]>> {
+    pub fn carrier(&self, ty: &Type) -> Option<Arc<[Value]>> {
         self.machine.universe.carrier(self.machine.spec, ty)
     }
 

@@ -509,7 +509,7 @@ impl Lower<'_, '_, '_> {
         }
         let values: Vec<Value> = if carrier_order {
             self.fins
-                .carrier_of(ty)
+                .carrier(ty)
                 .ok_or("a loop over a type without a carrier")?
                 .to_vec()
         } else {

@@ -244,8 +244,9 @@ impl<'m, 's> CompiledModel<'m, 's> {
             instance: k as u32,
             choices: Box::new([]),
         };
+        // Code never assigns the argument slots (effects assign state; quantifier and loop
+        // variables have slots of their own), so one copy serves every case.
         'cases: for case in &action.cases {
-            locals[..inst.args.len()].copy_from_slice(&inst.args);
             for (slot, e) in &case.const_args {
                 if eval(e, state, locals)? != locals[*slot as usize] {
                     continue 'cases;

@@ -113,10 +113,10 @@ impl SymTree {
                 Slot::Array {
                     offset,
                     index,
-                    elem,
+                    elem: repr,
                     default,
                 } => {
-                    let elem = match elem {
+                    let elem = match repr {
                         Repr::Fin(f) if contains(*f) => Some(*f),
                         _ => None,
                     };
@@ -128,10 +128,7 @@ impl SymTree {
                         }
                     } else {
                         let skip = match (elem, default) {
-                            (None, Some(d)) => match slot {
-                                Slot::Array { elem: repr, .. } => word_of(fins, *repr, d),
-                                _ => None,
-                            },
+                            (None, Some(d)) => word_of(fins, *repr, d),
                             _ => None,
                         };
                         SlotPlan::Array {
