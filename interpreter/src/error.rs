@@ -62,6 +62,22 @@ pub enum RunError {
         /// The limit.
         limit: u64,
     },
+    /// E0514: a component family bounded only by its `where` clause with too many members.
+    FamilyTooLarge {
+        /// The component declaration.
+        span: Span,
+        /// The lowest index the clause allows.
+        low: i64,
+        /// The highest.
+        high: i64,
+    },
+    /// E0515: a read of `P[i].x` where the family `P` has no member `i`.
+    NoSuchMember {
+        /// The read.
+        span: Span,
+        /// The member, as written with its index values (`P[5]`).
+        member: String,
+    },
 }
 
 impl IntoDiagnostic for RunError {
@@ -83,6 +99,11 @@ impl IntoDiagnostic for RunError {
             RunError::UnresolvedChoice { span } => Diagnostic::error("E0507", "this `choose` was not resolved", *span)
                 .with_hint("in a schedule, resolve it with `fire … det do yield VALUE od`"),
             RunError::BadYield { span, value } => Diagnostic::error("E0508", format!("the value `{value}` yielded by `det` does not satisfy this `choose`"), *span),
+            RunError::FamilyTooLarge { span, low, high } => Diagnostic::error("E0514", format!("this component family would have {} members ({low} ..= {high})", (*high as i128) - (*low as i128) + 1), *span)
+                .with_hint("bound the index more tightly in the `where` clause, or give its type a universe"),
+            RunError::NoSuchMember { span, member } => Diagnostic::error("E0515", format!("there is no component `{member}`"), *span)
+                .with_label_message("this reads a member outside the family")
+                .with_hint("the family's `where` clause (or the index type's universe) decides which members exist; guard the read, e.g. `0 ≤ i ∧ i < n ⇒ P[i].x …`"),
             RunError::LoopLimit { span, limit } => Diagnostic::error("E0509", format!("the schedule used up its limit of {limit} steps and loop iterations"), *span)
                 .with_label_message("the limit was reached here")
                 .with_hint("raise the limit with --steps, or check the loop condition"),

@@ -19,8 +19,14 @@ use std::sync::Arc;
 pub trait StateView {
     /// A state variable of a named automaton (simulations).
     fn qualified(&self, automaton: AutomatonId, slot: u32) -> Option<Value>;
-    /// A state variable of a component instance (composites).
-    fn component(&self, component: u32, indices: &[Value], slot: u32) -> Option<Value>;
+    /// A state variable of a component instance of composite `automaton`.
+    fn component(
+        &self,
+        automaton: AutomatonId,
+        component: u32,
+        indices: &[Value],
+        slot: u32,
+    ) -> Option<Value>;
 }
 
 /// A view with nothing in it.
@@ -30,7 +36,7 @@ impl StateView for NoView {
     fn qualified(&self, _: AutomatonId, _: u32) -> Option<Value> {
         None
     }
-    fn component(&self, _: u32, _: &[Value], _: u32) -> Option<Value> {
+    fn component(&self, _: AutomatonId, _: u32, _: &[Value], _: u32) -> Option<Value> {
         None
     }
 }
@@ -224,19 +230,44 @@ impl Scope<'_> {
                 .qualified(*automaton, *slot)
                 .ok_or_else(|| undefined(span, "state of an automaton not running"))?,
             VarRef::Component {
+                automaton,
                 component,
                 indices,
                 slot,
             } => {
                 let idx: EvalResult<Vec<Value>> =
                     indices.iter().map(|i| self.eval(i, locals, ch)).collect();
-                self.view
-                    .component(*component, &idx?, *slot)
-                    .ok_or_else(|| {
-                        undefined(span, "state of a component index outside the universe")
-                    })?
+                let idx = idx?;
+                match self.view.component(*automaton, *component, &idx, *slot) {
+                    Some(v) => v,
+                    None => return Err(self.no_such_member(*automaton, *component, &idx, span)),
+                }
             }
         })
+    }
+
+    /// The error for a read of a component family member that does not exist.
+    fn no_such_member(
+        &self,
+        automaton: AutomatonId,
+        component: u32,
+        indices: &[Value],
+        span: Span,
+    ) -> RunError {
+        let name = match &self.spec.automata[automaton.0 as usize].body {
+            ioa_lang::ir::AutomatonBody::Composite(c) => {
+                c.components[component as usize].name.clone()
+            }
+            ioa_lang::ir::AutomatonBody::Primitive(_) => "?".into(),
+        };
+        let printer = crate::value::Printer::new(self.spec);
+        let shown: Vec<String> = indices.iter().map(|v| printer.show(v)).collect();
+        let member = if shown.is_empty() {
+            name
+        } else {
+            format!("{name}[{}]", shown.join(", "))
+        };
+        RunError::NoSuchMember { span, member }
     }
 
     fn int(&self, e: &Expr, locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<i64> {
@@ -519,6 +550,7 @@ impl Scope<'_> {
         &self,
         q: Quantifier,
         slot: u32,
+        later: &[(u32, Type)],
         ty: &Type,
         body: &Expr,
         locals: &mut [Value],
@@ -534,9 +566,51 @@ impl Scope<'_> {
                 _ => vec![],
             }));
         }
-        Ok(Range::Carrier(
-            self.universe.carrier_at(self.spec, ty, span)?,
-        ))
+        match self.universe.carrier_at(self.spec, ty, span) {
+            Ok(carrier) => Ok(Range::Carrier(carrier)),
+            Err(unbounded) => match self.guard_range(q, slot, later, ty, body, locals, ch)? {
+                Some(values) => Ok(Range::Owned(values)),
+                None => Err(unbounded),
+            },
+        }
+    }
+
+    /// For an `Int` or `Nat` binder with no universe, the range its guard allows
+    /// (`∀ i: Int (0 ≤ i ∧ i < n ⇒ …)`, `∃ i: Int (0 ≤ i ∧ i < n ∧ …)`), when the guard's
+    /// conjuncts bound it on both sides by expressions that mention neither it nor the binders
+    /// `later` of the same quantifier (which have no value yet).
+    #[allow(clippy::too_many_arguments)]
+    fn guard_range(
+        &self,
+        q: Quantifier,
+        slot: u32,
+        later: &[(u32, Type)],
+        ty: &Type,
+        body: &Expr,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<Option<Vec<Value>>> {
+        if !matches!(ty, Type::Int | Type::Nat) {
+            return Ok(None);
+        }
+        let guard = match (&body.kind, q) {
+            (ExprKind::Binary(BinOp::Implies, l, _), Quantifier::ForAll) => &**l,
+            (ExprKind::Binary(BinOp::And, _, _), Quantifier::Exists) => body,
+            _ => return Ok(None),
+        };
+        let conjuncts = crate::int_bounds::conjuncts(guard);
+        let mut int = |e: &Expr| -> EvalResult<Option<i64>> {
+            if may_read_local(e, |s| later.iter().any(|(l, _)| *l == s)) {
+                return Ok(None);
+            }
+            Ok(self.eval(e, locals, ch)?.as_int())
+        };
+        let Some((low, high)) =
+            crate::int_bounds::range(&conjuncts, slot, *ty == Type::Nat, &mut int)?
+        else {
+            return Ok(None);
+        };
+        Ok(Some((low..=high.max(low - 1)).map(Value::Int).collect()))
     }
 
     fn quant(
@@ -551,7 +625,7 @@ impl Scope<'_> {
         let Some(((slot, ty), rest)) = binders.split_first() else {
             return self.truth(body, locals, ch);
         };
-        let range = self.range_of(q, *slot, ty, body, locals, ch, span)?;
+        let range = self.range_of(q, *slot, rest, ty, body, locals, ch, span)?;
         if rest.is_empty() && !range.values().is_empty() {
             // `∀ x (P ∧ … ⇒ R)` or `∃ x (P ∧ …)` where `P` does not mention `x` (typically
             // an outer binder's guard): when `P` is false no value of `x` can change the
@@ -621,7 +695,7 @@ impl Scope<'_> {
             return self.accept_offer(slot, v, cond, locals, ch, span);
         }
         let range = match cond {
-            Some(c) => self.range_of(Quantifier::Exists, slot, ty, c, locals, ch, span)?,
+            Some(c) => self.range_of(Quantifier::Exists, slot, &[], ty, c, locals, ch, span)?,
             None => Range::Carrier(self.universe.carrier_at(self.spec, ty, span)?),
         };
         let mut candidates = Vec::new();

@@ -9,6 +9,8 @@ pub mod deps;
 pub mod error;
 pub mod eval;
 pub mod exec;
+pub mod family;
+pub mod int_bounds;
 pub mod machine;
 pub mod param_guard;
 pub mod runner;

@@ -126,13 +126,15 @@ impl StateView for MachineView<'_, '_> {
     fn qualified(&self, _: AutomatonId, _: u32) -> Option<Value> {
         None
     }
-    fn component(&self, component: u32, indices: &[Value], slot: u32) -> Option<Value> {
-        let inst = *self
-            .machine
-            .components
-            .get(&(component, indices.to_vec()))?;
-        let i = &self.machine.instances[inst];
-        self.state.get(i.offset + slot as usize).cloned()
+    fn component(
+        &self,
+        automaton: AutomatonId,
+        component: u32,
+        indices: &[Value],
+        slot: u32,
+    ) -> Option<Value> {
+        self.machine
+            .component_value(self.state, automaton, component, indices, slot)
     }
 }
 
@@ -286,20 +288,7 @@ impl<'s> Machine<'s> {
             }
             AutomatonBody::Composite(c) => {
                 for (ci, comp) in c.components.iter().enumerate() {
-                    let mut combos: Vec<Vec<Value>> = vec![vec![]];
-                    for idx in &comp.indices {
-                        let carrier = self.universe.carrier_at(self.spec, &idx.ty, idx.span)?;
-                        combos = combos
-                            .into_iter()
-                            .flat_map(|p| {
-                                carrier.iter().map(move |v| {
-                                    let mut q = p.clone();
-                                    q.push(v.clone());
-                                    q
-                                })
-                            })
-                            .collect();
-                    }
+                    let combos = crate::family::members(self.spec, self.universe, comp, &params)?;
                     for combo in combos {
                         let scope = Scope {
                             spec: self.spec,
@@ -310,7 +299,10 @@ impl<'s> Machine<'s> {
                             view: &crate::eval::NoView,
                         };
                         let mut locals = combo.clone();
-                        locals.resize(combo.len().max(8), Value::Bool(false));
+                        locals.resize(
+                            (comp.n_locals as usize).max(combo.len()).max(8),
+                            Value::Bool(false),
+                        );
                         let mut args = Vec::new();
                         for e in &comp.args {
                             args.push(scope.eval(e, &mut locals, &mut crate::eval::NoChoice)?);
@@ -358,6 +350,29 @@ impl<'s> Machine<'s> {
             aux: &[],
             view,
         }
+    }
+
+    /// The instance of top-level component `component` (family member `indices`), if it
+    /// exists.
+    pub fn component_instance(&self, component: u32, indices: &[Value]) -> Option<usize> {
+        self.components.get(&(component, indices.to_vec())).copied()
+    }
+
+    /// State variable `slot` of a component instance of the root composite `automaton` in
+    /// `state`; `None` when `automaton` is not the root or the member does not exist.
+    pub fn component_value(
+        &self,
+        state: &[Value],
+        automaton: AutomatonId,
+        component: u32,
+        indices: &[Value],
+        slot: u32,
+    ) -> Option<Value> {
+        if automaton != self.root {
+            return None;
+        }
+        let i = &self.instances[self.component_instance(component, indices)?];
+        state.get(i.offset + slot as usize).cloned()
     }
 
     /// The view used by invariants of the root.

@@ -264,7 +264,7 @@ pub struct Composite {
     pub hidden: Vec<HiddenEntry>,
 }
 
-/// `Name[i: T]: Automaton(args)`.
+/// `Name[i: T]: Automaton(args) where P`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComponentDecl {
     /// The component's (or family's) name.
@@ -275,6 +275,8 @@ pub struct ComponentDecl {
     pub automaton: Ident,
     /// Arguments for the automaton's parameters.
     pub args: Vec<Expr>,
+    /// `where P` over the indices: which members of the family exist.
+    pub where_clause: Option<Expr>,
     /// The whole declaration.
     pub span: Span,
 }

@@ -224,6 +224,11 @@ pub struct Component {
     /// Arguments for the automaton's parameters (over the indices and the composite's
     /// parameters).
     pub args: Vec<Expr>,
+    /// `where P` (over the indices and the composite's parameters): the members of the family
+    /// that exist. `None`: every value of the index types.
+    pub where_clause: Option<Expr>,
+    /// Locals needed by the arguments and the `where` clause (the indices first).
+    pub n_locals: u32,
     /// The declaration.
     pub span: Span,
 }
@@ -430,8 +435,11 @@ pub enum VarRef {
         /// The state slot.
         slot: u32,
     },
-    /// A state variable of a component of the composite in scope (`P[i].x`).
+    /// A state variable of a component of a composite: `P[i].x` in the composite's own
+    /// invariants, `A.P[i].x` in a simulation or proof block.
     Component {
+        /// The composite automaton.
+        automaton: AutomatonId,
         /// The component's position.
         component: u32,
         /// The family indices.

@@ -475,6 +475,7 @@ impl Printer<'_> {
                 }
                 p.text(&[": ", &c.automaton.name]);
                 p.args(&c.args, Self::expr);
+                p.wrapped_clause(" where ", c.where_clause.as_ref(), 1);
                 p.trailing_after(end(c.span));
             })
         });

@@ -753,14 +753,18 @@ fn composite() -> impl Strategy<Value = Composite> {
         prop::collection::vec(param(), 0..3),
         ident(),
         prop::collection::vec(expr(1), 0..3),
+        prop::option::of(expr(2)),
     )
-        .prop_map(|(name, indices, automaton, args)| ComponentDecl {
-            name,
-            indices,
-            automaton,
-            args,
-            span: sp(),
-        });
+        .prop_map(
+            |(name, indices, automaton, args, where_clause)| ComponentDecl {
+                name,
+                indices,
+                automaton,
+                args,
+                where_clause,
+                span: sp(),
+            },
+        );
     let hidden = (
         ident(),
         prop::collection::vec(action_arg(), 0..3),

@@ -65,15 +65,17 @@ pub struct PairFailure {
     pub check: Check,
 }
 
-/// Reads A's and B's states for qualified names.
-struct PairView<'a> {
+/// Reads A's and B's states for qualified names (`A.x`, and `A.P[i].x` of a composite).
+struct PairView<'a, 's> {
     a: AutomatonId,
+    a_machine: &'a Machine<'s>,
     a_state: &'a [Value],
     b: AutomatonId,
+    b_machine: &'a Machine<'s>,
     b_state: &'a [Value],
 }
 
-impl StateView for PairView<'_> {
+impl StateView for PairView<'_, '_> {
     fn qualified(&self, automaton: AutomatonId, slot: u32) -> Option<Value> {
         if automaton == self.a {
             self.a_state.get(slot as usize).cloned()
@@ -83,8 +85,22 @@ impl StateView for PairView<'_> {
             None
         }
     }
-    fn component(&self, _: u32, _: &[Value], _: u32) -> Option<Value> {
-        None
+    fn component(
+        &self,
+        automaton: AutomatonId,
+        component: u32,
+        indices: &[Value],
+        slot: u32,
+    ) -> Option<Value> {
+        if automaton == self.a {
+            self.a_machine
+                .component_value(self.a_state, automaton, component, indices, slot)
+        } else if automaton == self.b {
+            self.b_machine
+                .component_value(self.b_state, automaton, component, indices, slot)
+        } else {
+            None
+        }
     }
 }
 
@@ -193,11 +209,16 @@ impl<'m, 's> Pair<'m, 's> {
         Ok(pair)
     }
 
-    fn view<'a>(&self, a_state: &'a [Value], b_state: &'a [Value]) -> PairView<'a> {
+    fn view<'a>(&self, a_state: &'a [Value], b_state: &'a [Value]) -> PairView<'a, 's>
+    where
+        'm: 'a,
+    {
         PairView {
             a: self.sim.from,
+            a_machine: self.a,
             a_state,
             b: self.sim.to,
+            b_machine: self.b,
             b_state,
         }
     }

@@ -468,6 +468,10 @@ impl Checker {
                 .zip(&target_params)
                 .map(|(a, t)| self.typed_expr(&mut body, a, t))
                 .collect();
+            let where_clause = comp
+                .where_clause
+                .as_ref()
+                .map(|w| self.bool_expr(&mut body, w));
             self.component_names[id.0 as usize]
                 .insert(comp.name.name.clone(), components.len() as u32);
             components.push(Component {
@@ -475,6 +479,8 @@ impl Checker {
                 indices,
                 automaton: target,
                 args,
+                where_clause,
+                n_locals: body.n_locals,
                 span: comp.span,
             });
         }

@@ -448,6 +448,9 @@ impl Checker {
         field: &ast::Ident,
         span: Span,
     ) -> Option<Expr> {
+        if let Some(e) = self.qualified_component(body, base, field, span) {
+            return Some(e);
+        }
         let (name, indices) = match &base.kind {
             A::Name(n) => (n, &[][..]),
             A::Index(inner, idx) => match &inner.kind {
@@ -476,6 +479,43 @@ impl Checker {
             return Some(self.poisoned(span));
         }
         Some(self.qualified_state(aut, field, span))
+    }
+
+    /// `A.C.x` or `A.C[i].x` in a simulation or proof block: the state variable `x` of
+    /// component `C` (member `i` of a family) of the composite automaton `A`.
+    fn qualified_component(
+        &mut self,
+        body: &mut Body,
+        base: &ast::Expr,
+        field: &ast::Ident,
+        span: Span,
+    ) -> Option<Expr> {
+        let (component_expr, indices) = match &base.kind {
+            A::Field(..) => (base, &[][..]),
+            A::Index(inner, idx) if matches!(inner.kind, A::Field(..)) => {
+                (&**inner, idx.as_slice())
+            }
+            _ => return None,
+        };
+        let A::Field(qualifier, component) = &component_expr.kind else {
+            return None;
+        };
+        let A::Name(name) = &qualifier.kind else {
+            return None;
+        };
+        if body.local(&name.name).is_some() || body.aux.iter().any(|a| a.0 == name.name) {
+            return None;
+        }
+        let &aut = self.automaton_names.get(&name.name)?;
+        let &c = self.component_names[aut.0 as usize].get(&component.name)?;
+        if !body.qualified.contains(&aut) {
+            self.error(CheckError::QualifierNotAllowed {
+                name: name.name.clone(),
+                span: name.span,
+            });
+            return Some(self.poisoned(span));
+        }
+        Some(self.component_state(body, aut, c, component, indices, field, span))
     }
 
     fn qualified_state(&mut self, aut: ir::AutomatonId, field: &ast::Ident, span: Span) -> Expr {
@@ -540,6 +580,7 @@ impl Checker {
                 let ty = self.state_type(comp.automaton, slot);
                 mk(
                     ExprKind::Var(VarRef::Component {
+                        automaton: composite,
                         component: c,
                         indices: index_exprs,
                         slot,

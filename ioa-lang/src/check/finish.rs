@@ -77,6 +77,9 @@ fn resolve_spec(spec: &mut Spec, u: &Unifier) {
                 for comp in &mut c.components {
                     vars(&mut comp.indices, u);
                     comp.args.iter_mut().for_each(|e| expr(e, u));
+                    if let Some(e) = &mut comp.where_clause {
+                        expr(e, u);
+                    }
                 }
                 for h in &mut c.hidden {
                     for (_, e) in &mut h.const_args {
