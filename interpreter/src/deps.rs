@@ -83,7 +83,7 @@ impl Reads {
                     self.slots.push(*s);
                 }
             }
-            VarRef::Param(_) | VarRef::Local(_) => {}
+            VarRef::Param(_) | VarRef::Local(_) | VarRef::QualifiedParam { .. } => {}
             VarRef::Aux(_) | VarRef::Qualified { .. } | VarRef::Component { .. } => {
                 self.everything = true
             }

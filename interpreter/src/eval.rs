@@ -19,6 +19,10 @@ use std::sync::Arc;
 pub trait StateView {
     /// A state variable of a named automaton (simulations).
     fn qualified(&self, automaton: AutomatonId, slot: u32) -> Option<Value>;
+    /// A parameter of a named automaton (simulations).
+    fn qualified_param(&self, _automaton: AutomatonId, _param: u32) -> Option<Value> {
+        None
+    }
     /// A state variable of a component instance of composite `automaton`.
     fn component(
         &self,
@@ -229,6 +233,10 @@ impl Scope<'_> {
                 .view
                 .qualified(*automaton, *slot)
                 .ok_or_else(|| undefined(span, "state of an automaton not running"))?,
+            VarRef::QualifiedParam { automaton, param } => self
+                .view
+                .qualified_param(*automaton, *param)
+                .ok_or_else(|| undefined(span, "a parameter of an automaton not running"))?,
             VarRef::Component {
                 automaton,
                 component,

@@ -435,6 +435,13 @@ pub enum VarRef {
         /// The state slot.
         slot: u32,
     },
+    /// A parameter of a named automaton (`A.n` in simulations and proof blocks).
+    QualifiedParam {
+        /// The automaton.
+        automaton: AutomatonId,
+        /// The parameter's position.
+        param: u32,
+    },
     /// A state variable of a component of a composite: `P[i].x` in the composite's own
     /// invariants, `A.P[i].x` in a simulation or proof block.
     Component {

@@ -85,6 +85,16 @@ impl StateView for PairView<'_, '_> {
             None
         }
     }
+    fn qualified_param(&self, automaton: AutomatonId, param: u32) -> Option<Value> {
+        let machine = if automaton == self.a {
+            self.a_machine
+        } else if automaton == self.b {
+            self.b_machine
+        } else {
+            return None;
+        };
+        machine.root_params.get(param as usize).cloned()
+    }
     fn component(
         &self,
         automaton: AutomatonId,

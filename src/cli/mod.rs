@@ -141,6 +141,10 @@ enum Command {
         /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
         #[arg(long)]
         weights: Option<String>,
+        /// A value for a parameter, `NAME=VALUE` (repeatable): given to the implementation and
+        /// to the specification alike, to whichever declares a parameter of that name.
+        #[arg(long = "param")]
+        params: Vec<String>,
         /// A universe line (repeatable); see `ioa run --help`.
         #[arg(long)]
         universe: Vec<String>,
@@ -570,6 +574,7 @@ pub fn run() -> ExitCode {
             steps,
             seed,
             weights,
+            params,
             universe,
             universe_file,
             trace,
@@ -586,6 +591,7 @@ pub fn run() -> ExitCode {
             steps,
             seed,
             weights,
+            params,
             universe,
             universe_file,
             trace,

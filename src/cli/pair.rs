@@ -22,6 +22,7 @@ pub struct PairArgs {
     pub steps: u64,
     pub seed: u64,
     pub weights: Option<String>,
+    pub params: Vec<String>,
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
     pub trace: Option<PathBuf>,
@@ -29,6 +30,43 @@ pub struct PairArgs {
     pub quiet: bool,
     pub format: Format,
     pub color: ColorChoice,
+}
+
+/// The parameter values of the implementation and the specification: each `NAME=VALUE` goes to
+/// whichever of the two declares `NAME` (both, if both do); one that neither declares is an error.
+fn pair_params(
+    spec: &ioa_lang::ir::Spec,
+    sim: &ioa_lang::ir::Simulation,
+    given: &[String],
+) -> Result<
+    (
+        Vec<interpreter::value::Value>,
+        Vec<interpreter::value::Value>,
+    ),
+    String,
+> {
+    let declares = |a: ioa_lang::ir::AutomatonId, g: &String| {
+        let name = g.split_once('=').map(|(n, _)| n.trim()).unwrap_or(g);
+        spec.automata[a.0 as usize]
+            .params
+            .iter()
+            .any(|p| p.name == name)
+    };
+    if let Some(g) = given
+        .iter()
+        .find(|g| !declares(sim.from, g) && !declares(sim.to, g))
+    {
+        let name = g.split_once('=').map(|(n, _)| n.trim()).unwrap_or(g);
+        return Err(format!(
+            "neither `{}` nor `{}` has a parameter `{name}`",
+            spec.automata[sim.from.0 as usize].name, spec.automata[sim.to.0 as usize].name
+        ));
+    }
+    let of = |a| {
+        let mine: Vec<String> = given.iter().filter(|g| declares(a, g)).cloned().collect();
+        model::params(spec, a, &mine)
+    };
+    Ok((of(sim.from)?, of(sim.to)?))
 }
 
 fn usage(message: String) -> ExitCode {
@@ -78,11 +116,15 @@ pub fn run(args: PairArgs) -> ExitCode {
     if args.schedule.is_none() && !args.random {
         return usage("say how to drive the implementation: --schedule NAME, or --random".into());
     }
-    let a = match Machine::new(&m.spec, &m.universe, sim.from, vec![]) {
+    let (a_params, b_params) = match pair_params(&m.spec, sim, &args.params) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let a = match Machine::new(&m.spec, &m.universe, sim.from, a_params) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
-    let b = match Machine::new(&m.spec, &m.universe, sim.to, vec![]) {
+    let b = match Machine::new(&m.spec, &m.universe, sim.to, b_params) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
@@ -272,7 +314,7 @@ fn report(
             &o.trace,
             super::itf::TraceMeta {
                 model: &args.file,
-                params: &[],
+                params: &args.params,
                 universe: &m.universe_text,
                 choices: &o.choices,
                 extra: serde_json::json!({ "pair": { "simulation": sim.name, "run": what } }),

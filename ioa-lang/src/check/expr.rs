@@ -519,6 +519,20 @@ impl Checker {
     }
 
     fn qualified_state(&mut self, aut: ir::AutomatonId, field: &ast::Ident, span: Span) -> Expr {
+        let params = &self.spec.automata[aut.0 as usize].params;
+        if !self.state_names[aut.0 as usize].contains_key(&field.name) {
+            if let Some(k) = params.iter().position(|p| p.name == field.name) {
+                let ty = params[k].ty.clone();
+                return mk(
+                    ExprKind::Var(VarRef::QualifiedParam {
+                        automaton: aut,
+                        param: k as u32,
+                    }),
+                    ty,
+                    span,
+                );
+            }
+        }
         match self.state_names[aut.0 as usize].get(&field.name) {
             Some(&slot) => {
                 let ty = self.state_type(aut, slot);

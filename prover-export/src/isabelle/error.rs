@@ -20,6 +20,8 @@ pub enum Construct {
     LoopOverCollection,
     /// A component's state variable (`P[i].x`); only primitive automata are exported.
     ComponentVariable,
+    /// A parameter of an automaton read in a simulation (`A.n`).
+    QualifiedParameter,
     /// A proof block's or schedule's auxiliary variable.
     AuxiliaryVariable,
     /// A statement that only schedules and proof blocks contain (fire, ignore, yield) inside an
@@ -45,6 +47,7 @@ impl Construct {
             Construct::NestedLoop => "loops nested inside loops",
             Construct::LoopOverCollection => "loops over multisets and sequences",
             Construct::ComponentVariable => "state variables of components (`P[i].x`)",
+            Construct::QualifiedParameter => "parameters of automata in simulations (`A.n`)",
             Construct::AuxiliaryVariable => "auxiliary variables of proof blocks",
             Construct::ScheduleStatement => "`fire`, `ignore` and `yield` inside an effect",
             Construct::ProofBlockStatement => "loops and assignments inside proof block entries",
@@ -71,6 +74,7 @@ impl Construct {
                 "export the component automata one at a time with --automaton"
             }
             Construct::AuxiliaryVariable
+            | Construct::QualifiedParameter
             | Construct::ProofBlockStatement
             | Construct::FireOfOtherAutomaton
             | Construct::StartStatement => {

@@ -177,6 +177,7 @@ fn var(env: &Env, v: &VarRef, e: &Expr) -> Result<String, ExportError> {
         VarRef::Local(slot) => env.local(*slot, &e.ty),
         VarRef::Aux(_) => return Err(unsupported(Construct::AuxiliaryVariable, e)),
         VarRef::Component { .. } => return Err(unsupported(Construct::ComponentVariable, e)),
+        VarRef::QualifiedParam { .. } => return Err(unsupported(Construct::QualifiedParameter, e)),
         VarRef::Qualified { automaton, slot } => {
             match env.qualified.iter().find(|(id, _, _)| id == automaton) {
                 Some((_, fields, state)) => format!("({} {state})", fields[*slot as usize]),

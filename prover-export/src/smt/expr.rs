@@ -429,6 +429,12 @@ impl<'s> Encoder<'s> {
                 .flatten()
                 .ok_or_else(missing)?,
             VarRef::Aux(k) => env.aux.get(*k as usize).cloned().ok_or_else(missing)?,
+            VarRef::QualifiedParam { automaton, param } => env
+                .params
+                .get(&automaton.0)
+                .and_then(|p| p.get(*param as usize))
+                .cloned()
+                .ok_or_else(missing)?,
             VarRef::Component { .. } => {
                 return Err(unsupported("state of a composite's component", e))
             }
