@@ -18,6 +18,7 @@
 pub mod compiled;
 pub mod explore;
 pub mod fingerprint;
+pub mod local;
 pub mod memory;
 pub mod model;
 pub mod symmetry;

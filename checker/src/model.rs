@@ -104,14 +104,14 @@ pub enum MachineError {
 }
 
 /// A chooser that follows a script of candidate indices and records every choice it makes.
-struct Scripted<'a> {
+pub(crate) struct Scripted<'a> {
     script: &'a [u32],
     /// For every choice made: the index taken and the number of candidates.
     made: Vec<(u32, u32)>,
 }
 
 impl<'a> Scripted<'a> {
-    fn new(script: &'a [u32]) -> Self {
+    pub(crate) fn new(script: &'a [u32]) -> Self {
         Scripted {
             script,
             made: Vec::new(),
@@ -120,7 +120,7 @@ impl<'a> Scripted<'a> {
 
     /// The next script in odometer order, if any: raise the last choice that has another
     /// candidate and drop the choices after it.
-    fn next_script(&self) -> Option<Vec<u32>> {
+    pub(crate) fn next_script(&self) -> Option<Vec<u32>> {
         let last = self.made.iter().rposition(|&(k, n)| k + 1 < n)?;
         let mut next: Vec<u32> = self.made[..last].iter().map(|&(k, _)| k).collect();
         next.push(self.made[last].0 + 1);
@@ -128,7 +128,7 @@ impl<'a> Scripted<'a> {
     }
 
     /// The indices taken, as traces record them.
-    fn picks(&self) -> Vec<usize> {
+    pub(crate) fn picks(&self) -> Vec<usize> {
         self.made.iter().map(|&(k, _)| k as usize).collect()
     }
 }
@@ -184,6 +184,63 @@ impl<'m, 's> MachineModel<'m, 's> {
         &self.instances
     }
 
+    /// Re-executes `steps` from the given state (not a start state of the model: a state of a
+    /// live run) into a trace that starts there, with each step's `choose` indices.
+    pub fn trace_from(
+        &self,
+        start: State,
+        steps: &[MachineStep],
+    ) -> Result<(Trace, Vec<Vec<usize>>), MachineError> {
+        let mut trace = Trace::start(start);
+        let mut choices = Vec::new();
+        for (k, step) in steps.iter().enumerate() {
+            let (next, kind, picks) =
+                self.replay_step(trace.states.last().expect("start"), step, k + 1)?;
+            let instance = &self.instances[step.instance as usize];
+            choices.push(picks);
+            trace.steps.push(TraceStep {
+                action: instance.action,
+                kind,
+                args: instance.args.clone(),
+            });
+            trace.states.push(next);
+        }
+        Ok((trace, choices))
+    }
+
+    /// Executes one step of a path on `current`: the next state, the action's kind and the
+    /// `choose` indices taken.
+    fn replay_step(
+        &self,
+        current: &State,
+        step: &MachineStep,
+        at: usize,
+    ) -> Result<(State, ioa_lang::ast::ActionKind, Vec<usize>), MachineError> {
+        let instance = self
+            .instances
+            .get(step.instance as usize)
+            .ok_or(MachineError::Diverged { step: at })?;
+        let error = |error| MachineError::Step {
+            instance: step.instance,
+            error,
+        };
+        let plan = self
+            .machine
+            .enabled(current, instance.action, &instance.args, false)
+            .map_err(error)?
+            .map_err(|_| MachineError::Diverged { step: at })?;
+        let kind = self
+            .machine
+            .kind_of(instance.action, &instance.args)
+            .map_err(error)?;
+        let mut ch = Scripted::new(&step.choices);
+        let next = self
+            .machine
+            .execute(current, plan, &mut ch)
+            .map_err(error)?;
+        Ok((next, kind, ch.picks()))
+    }
+
     /// Re-executes a path (as [`crate::explore::Verdict`]s report them) into a trace, with the
     /// `choose` indices of every step in the form `ioa run --trace` records them.
     pub fn trace(&self, path: &[MachineStep]) -> Result<(Trace, Vec<Vec<usize>>), MachineError> {
@@ -198,30 +255,10 @@ impl<'m, 's> MachineModel<'m, 's> {
         let mut choices = vec![ch.picks()];
         let mut trace = Trace::start(start);
         for (k, step) in rest.iter().enumerate() {
-            let instance = self
-                .instances
-                .get(step.instance as usize)
-                .ok_or(MachineError::Diverged { step: k + 1 })?;
             let current = trace.states.last().expect("non-empty");
-            let error = |error| MachineError::Step {
-                instance: step.instance,
-                error,
-            };
-            let plan = self
-                .machine
-                .enabled(current, instance.action, &instance.args, false)
-                .map_err(error)?
-                .map_err(|_| MachineError::Diverged { step: k + 1 })?;
-            let kind = self
-                .machine
-                .kind_of(instance.action, &instance.args)
-                .map_err(error)?;
-            let mut ch = Scripted::new(&step.choices);
-            let next = self
-                .machine
-                .execute(current, plan, &mut ch)
-                .map_err(error)?;
-            choices.push(ch.picks());
+            let (next, kind, picks) = self.replay_step(current, step, k + 1)?;
+            let instance = &self.instances[step.instance as usize];
+            choices.push(picks);
             trace.steps.push(TraceStep {
                 action: instance.action,
                 kind,

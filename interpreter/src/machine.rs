@@ -40,6 +40,20 @@ pub struct Instance {
     pub state_types: Vec<Type>,
 }
 
+/// A member of a top-level component of the root composite (`P[2]`, or `Net` for a single
+/// component): the primitive instances it expands to, contiguous in [`Machine::instances`].
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// The component's position in the composite.
+    pub component: u32,
+    /// The family indices (empty for a single component).
+    pub indices: Vec<Value>,
+    /// Its name for messages.
+    pub name: String,
+    /// Its instances.
+    pub instances: std::ops::Range<usize>,
+}
+
 /// An action of the machine (of its root automaton).
 #[derive(Debug, Clone)]
 pub struct MachineAction {
@@ -106,6 +120,9 @@ pub struct Machine<'s> {
     pub actions: Vec<MachineAction>,
     /// Top-level component (index, family indices) to instance.
     components: FxHashMap<(u32, Vec<Value>), usize>,
+    /// The members of the root composite's components, in declaration and index order, each
+    /// with the primitive instances it expands to (empty for a primitive root).
+    pub members: Vec<Member>,
     /// Total state slots.
     pub n_slots: usize,
     /// For each automaton and action, the indices of its transitions (cases).
@@ -154,6 +171,7 @@ impl<'s> Machine<'s> {
             instances: Vec::new(),
             actions: Vec::new(),
             components: FxHashMap::default(),
+            members: Vec::new(),
             n_slots: 0,
             transitions_of: spec
                 .automata
@@ -326,7 +344,16 @@ impl<'s> Machine<'s> {
                         } else {
                             None
                         };
-                        self.expand(comp.automaton, args, inst_name, key.or(top.clone()))?;
+                        let first = self.instances.len();
+                        self.expand(comp.automaton, args, inst_name.clone(), key.or(top.clone()))?;
+                        if top.is_none() {
+                            self.members.push(Member {
+                                component: ci as u32,
+                                indices: combo.clone(),
+                                name: inst_name,
+                                instances: first..self.instances.len(),
+                            });
+                        }
                     }
                 }
             }
@@ -477,6 +504,20 @@ impl<'s> Machine<'s> {
         args: &[Value],
         explain: bool,
     ) -> EvalResult<Result<Plan, Disabled>> {
+        self.enabled_among(state, action, args, explain, None)
+    }
+
+    /// [`Machine::enabled`] for a part of the system: only the instances `keep` marks take part
+    /// (all when `None`); the others are treated as absent. Local model checking steps one
+    /// node's instances this way, and the network's on its own.
+    pub fn enabled_among(
+        &self,
+        state: &[Value],
+        action: usize,
+        args: &[Value],
+        explain: bool,
+        keep: Option<&[bool]>,
+    ) -> EvalResult<Result<Plan, Disabled>> {
         let a = &self.actions[action];
         let view = self.view(state);
         let mut parts = Vec::new();
@@ -487,6 +528,9 @@ impl<'s> Machine<'s> {
         let mut participants = 0;
         let mut first_disabled = None;
         for &(inst, aid) in &a.members {
+            if keep.is_some_and(|k| !k[inst]) {
+                continue;
+            }
             let i = &self.instances[inst];
             let aut = &self.spec.automata[i.automaton.0 as usize];
             let sig = &aut.actions[aid.0 as usize];
@@ -638,6 +682,41 @@ impl<'s> Machine<'s> {
         }
     }
 
+    /// The instances that take part in action instance `(action, args)` (their `const`
+    /// parameters and signature `where` clauses accept the arguments), each with whether it
+    /// controls the action (output or internal) rather than taking it as input. These depend on
+    /// parameters only, not on the state.
+    pub fn participants(&self, action: usize, args: &[Value]) -> EvalResult<Vec<(usize, bool)>> {
+        let mut out = Vec::new();
+        let state = vec![Value::Bool(false); self.n_slots];
+        let view = self.view(&state);
+        for &(inst, aid) in &self.actions[action].members {
+            let i = &self.instances[inst];
+            let sig = &self.spec.automata[i.automaton.0 as usize].actions[aid.0 as usize];
+            let scope = self.scope(inst, &state, &view);
+            let mut locals = args.to_vec();
+            locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
+            let mut takes_part = true;
+            for (k, p) in sig.params.iter().enumerate() {
+                if let Some(fixed) = &p.fixed {
+                    if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
+                        takes_part = false;
+                        break;
+                    }
+                }
+            }
+            if takes_part {
+                if let Some(w) = &sig.where_clause {
+                    takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
+                }
+            }
+            if takes_part {
+                out.push((inst, sig.kind != ActionKind::Input));
+            }
+        }
+        Ok(out)
+    }
+
     /// Takes a planned step, returning the next state.
     pub fn execute(&self, state: &[Value], plan: Plan, ch: &mut dyn Chooser) -> EvalResult<State> {
         let mut next = state.to_vec();
@@ -726,6 +805,25 @@ impl<'s> Machine<'s> {
             }
         }
         Ok(None)
+    }
+
+    /// Evaluates a predicate of the root (an invariant or a part of one) in `state`, with
+    /// `locals` holding the values of its bound variables.
+    pub fn root_truth(&self, e: &Expr, state: &[Value], locals: &mut [Value]) -> EvalResult<bool> {
+        let view = self.view(state);
+        let scope = if self.root_is_primitive() {
+            self.scope(0, state, &view)
+        } else {
+            Scope {
+                spec: self.spec,
+                universe: self.universe,
+                state: &[],
+                params: &self.root_params,
+                aux: &[],
+                view: &view,
+            }
+        };
+        scope.truth(e, locals, &mut crate::eval::NoChoice)
     }
 
     /// Names of the state slots (`x` for a primitive, `P[0].x` in a composite).

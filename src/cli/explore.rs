@@ -40,6 +40,7 @@ pub struct ExploreArgs {
     pub threads: usize,
     pub engine: Engine,
     pub trace: Option<PathBuf>,
+    pub local: super::explore_local::LocalArgs,
     pub progress: bool,
     pub quiet: bool,
     pub format: Format,
@@ -57,9 +58,9 @@ pub enum Engine {
     Interpreter,
 }
 
-const EXIT_VIOLATION: u8 = 1;
-const EXIT_ERROR: u8 = 2;
-const EXIT_LIMIT: u8 = 3;
+pub(super) const EXIT_VIOLATION: u8 = 1;
+pub(super) const EXIT_ERROR: u8 = 2;
+pub(super) const EXIT_LIMIT: u8 = 3;
 
 fn usage(message: String) -> ExitCode {
     print_stderr(&format!("error: {message}\n"));
@@ -117,7 +118,7 @@ fn parse_memory(text: &str) -> Result<u64, String> {
 }
 
 /// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -130,7 +131,7 @@ fn thousands(n: u64) -> String {
 }
 
 /// `1 invariant`, `3 invariants`.
-fn count(n: u64, noun: &str) -> String {
+pub(super) fn count(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
@@ -220,6 +221,18 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(mach) => mach,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
+    if args.local.local {
+        let options = Options {
+            threads: args.threads,
+            max_states: args.max_states,
+            max_depth: args.max_depth,
+            time_limit,
+            memory_limit,
+            deadlock_is_violation: args.deadlock,
+            batch: 0,
+        };
+        return super::explore_local::run(&args, &m, &machine, options);
+    }
     let make_symmetry = || -> Result<Option<Symmetry>, ExitCode> {
         if args.symmetric.is_empty() {
             return Ok(None);

@@ -2,6 +2,7 @@
 
 mod check;
 mod explore;
+mod explore_local;
 mod export_isabelle;
 mod export_smt;
 mod fmt;
@@ -288,6 +289,9 @@ enum Command {
         /// Write the shortest counterexample as an ITF JSON trace (for `ioa replay`).
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Local model checking (LMC) and its options.
+        #[command(flatten)]
+        local: explore_local::LocalArgs,
         /// Print a progress line every ten seconds even when standard error is not a terminal.
         #[arg(long)]
         progress: bool,
@@ -616,6 +620,7 @@ pub fn run() -> ExitCode {
             threads,
             engine,
             trace,
+            local,
             progress,
             quiet,
             format,
@@ -636,6 +641,7 @@ pub fn run() -> ExitCode {
             threads,
             engine,
             trace,
+            local,
             progress,
             quiet,
             format,

@@ -89,7 +89,8 @@ pub fn run(trace_path: &PathBuf, model_override: Option<&PathBuf>, color: ColorC
     }
 }
 
-fn read_trace(machine: &Machine, json: &serde_json::Value) -> Result<Trace, String> {
+/// Reads an ITF trace's states and steps for `machine` (an error names what does not fit).
+pub(super) fn read_trace(machine: &Machine, json: &serde_json::Value) -> Result<Trace, String> {
     let names = machine.slot_names();
     let types = machine.slot_types();
     let states = json["states"].as_array().ok_or("no `states` array")?;

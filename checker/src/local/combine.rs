@@ -1,0 +1,242 @@
+//! Checking invariants on system states built from node-local states (LMC §4.1, "creating
+//! system states"): when a node reaches a new local state, the combinations it takes part in
+//! are built, all of them (LMC-GEN) or only those the invariant's shape says can violate it
+//! (LMC-OPT, see [`super::shape`]). A combination that violates an invariant is a
+//! *preliminary* violation, handed to [`super::soundness`].
+
+use super::search::Lmc;
+use super::shape::Shape;
+use super::store::LocalId;
+use super::{LocalError, LocalVerdict};
+use interpreter::machine::State;
+use interpreter::value::Value;
+
+impl Lmc<'_, '_, '_> {
+    /// The system state made of these local states (one per node); nodes without one keep the
+    /// search's start state.
+    pub(super) fn compose(&self, chosen: &[Option<LocalId>]) -> State {
+        let mut state = self.start.clone();
+        for (n, c) in chosen.iter().enumerate() {
+            if let Some(id) = c {
+                self.nodes
+                    .put(n, &self.stores[n].states[*id as usize].slice, &mut state);
+            }
+        }
+        state
+    }
+
+    /// Checks the start combination (every node in its first local state).
+    pub(super) fn check_start(&mut self) -> Result<Option<LocalVerdict>, LocalError> {
+        let all = vec![Some(0); self.nodes.nodes.len()];
+        let state = self.compose(&all);
+        for (k, _) in self.invariants.clone() {
+            self.stats.system_states += 1;
+            if !self.invariant_holds(k, &state)? {
+                self.stats.preliminary += 1;
+                if let Some(v) = self.confirm(k, &all)? {
+                    return Ok(Some(v));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn invariant_holds(&self, k: usize, state: &[Value]) -> Result<bool, LocalError> {
+        let inv = &self.machine.spec.invariants[k];
+        let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
+        Ok(self.machine.root_truth(&inv.body, state, &mut locals)?)
+    }
+
+    /// Checks the invariants on the combinations that node `n`'s new local state `id` takes
+    /// part in.
+    pub(super) fn check_new(
+        &mut self,
+        n: usize,
+        id: LocalId,
+    ) -> Result<Option<LocalVerdict>, LocalError> {
+        for idx in 0..self.invariants.len() {
+            let (k, shape) = self.invariants[idx].clone();
+            let found = match &shape {
+                Some(sh) => self.check_opt(k, sh, n, id)?,
+                None => self.check_gen(k, n, id)?,
+            };
+            if let Some(v) = found {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+
+    /// LMC-GEN: every combination of the other nodes' local states with `id` at node `n`.
+    fn check_gen(
+        &mut self,
+        k: usize,
+        n: usize,
+        id: LocalId,
+    ) -> Result<Option<LocalVerdict>, LocalError> {
+        let sizes: Vec<usize> = self.stores.iter().map(|s| s.states.len()).collect();
+        let mut pick = vec![0usize; sizes.len()];
+        pick[n] = id as usize;
+        loop {
+            let chosen: Vec<Option<LocalId>> = pick.iter().map(|p| Some(*p as LocalId)).collect();
+            let state = self.compose(&chosen);
+            self.stats.system_states += 1;
+            if !self.invariant_holds(k, &state)? {
+                self.stats.preliminary += 1;
+                if let Some(v) = self.confirm(k, &chosen)? {
+                    return Ok(Some(v));
+                }
+            }
+            if !advance(&mut pick, &sizes, Some(n)) {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Whether binder `j`'s guard holds of node `n`'s local state `id`.
+    fn guard_holds(
+        &self,
+        k: usize,
+        shape: &Shape,
+        j: usize,
+        n: usize,
+        id: LocalId,
+    ) -> Result<bool, LocalError> {
+        let mut chosen = vec![None; self.nodes.nodes.len()];
+        chosen[n] = Some(id);
+        let state = self.compose(&chosen);
+        let inv = &self.machine.spec.invariants[k];
+        let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
+        locals[shape.binders[j] as usize] = self.node_index(n);
+        for g in &shape.guards[j] {
+            if !self.machine.root_truth(g, &state, &mut locals)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn node_index(&self, n: usize) -> Value {
+        self.nodes.nodes[n].indices[0].clone()
+    }
+
+    /// LMC-OPT: only assignments of nodes to the invariant's binders in which some binder names
+    /// node `n` (in state `id`) and every binder's guard holds of its node's state.
+    fn check_opt(
+        &mut self,
+        k: usize,
+        shape: &Shape,
+        n: usize,
+        id: LocalId,
+    ) -> Result<Option<LocalVerdict>, LocalError> {
+        let n_nodes = self.nodes.nodes.len();
+        let n_binders = shape.binders.len();
+        let mut binder_node = vec![0usize; n_binders];
+        loop {
+            if binder_node.contains(&n)
+                && self.assignment_may_violate(k, shape, &binder_node, n, id)?
+            {
+                if let Some(v) = self.check_assignment(k, shape, &binder_node, n, id)? {
+                    return Ok(Some(v));
+                }
+            }
+            if !advance(&mut binder_node, &vec![n_nodes; n_binders], None) {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Whether every binder assigned to node `n` has its guard hold in `id` (the other nodes'
+    /// guards are checked per state in [`Self::check_assignment`]).
+    fn assignment_may_violate(
+        &self,
+        k: usize,
+        shape: &Shape,
+        binder_node: &[usize],
+        n: usize,
+        id: LocalId,
+    ) -> Result<bool, LocalError> {
+        for (j, &u) in binder_node.iter().enumerate() {
+            if u == n && !self.guard_holds(k, shape, j, n, id)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Every choice of local states for the other nodes the binders name (states whose guards
+    /// hold), with `id` at node `n`; checks `G ⇒ R` with the binders bound.
+    fn check_assignment(
+        &mut self,
+        k: usize,
+        shape: &Shape,
+        binder_node: &[usize],
+        n: usize,
+        id: LocalId,
+    ) -> Result<Option<LocalVerdict>, LocalError> {
+        let mut others: Vec<usize> = binder_node.iter().copied().filter(|u| *u != n).collect();
+        others.sort_unstable();
+        others.dedup();
+        // For each other node, the states whose guards (for every binder naming it) hold.
+        let mut candidates: Vec<Vec<LocalId>> = Vec::new();
+        for &u in &others {
+            let mut ok = Vec::new();
+            for t in 0..self.stores[u].states.len() as LocalId {
+                let mut all = true;
+                for (j, &w) in binder_node.iter().enumerate() {
+                    if w == u && !self.guard_holds(k, shape, j, u, t)? {
+                        all = false;
+                        break;
+                    }
+                }
+                if all {
+                    ok.push(t);
+                }
+            }
+            if ok.is_empty() {
+                return Ok(None);
+            }
+            candidates.push(ok);
+        }
+        let sizes: Vec<usize> = candidates.iter().map(|c| c.len()).collect();
+        let mut pick = vec![0usize; sizes.len()];
+        let inv = &self.machine.spec.invariants[k];
+        loop {
+            let mut chosen = vec![None; self.nodes.nodes.len()];
+            chosen[n] = Some(id);
+            for (x, &u) in others.iter().enumerate() {
+                chosen[u] = Some(candidates[x][pick[x]]);
+            }
+            let state = self.compose(&chosen);
+            let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
+            for (j, &u) in binder_node.iter().enumerate() {
+                locals[shape.binders[j] as usize] = self.node_index(u);
+            }
+            self.stats.system_states += 1;
+            if !self.machine.root_truth(shape.body, &state, &mut locals)? {
+                self.stats.preliminary += 1;
+                if let Some(v) = self.confirm(k, &chosen)? {
+                    return Ok(Some(v));
+                }
+            }
+            if !advance(&mut pick, &sizes, None) {
+                return Ok(None);
+            }
+        }
+    }
+}
+
+/// The next combination in odometer order (position `fixed` stays); false after the last.
+pub(super) fn advance(pick: &mut [usize], sizes: &[usize], fixed: Option<usize>) -> bool {
+    for p in 0..pick.len() {
+        if Some(p) == fixed {
+            continue;
+        }
+        pick[p] += 1;
+        if pick[p] < sizes[p] {
+            return true;
+        }
+        pick[p] = 0;
+    }
+    false
+}

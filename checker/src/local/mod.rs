@@ -1,0 +1,176 @@
+//! Local model checking (LMC, Guerraoui and Yabandeh): explore each node's local states instead
+//! of global states, over one shared network of every message ever sent, build system states
+//! only to check invariants, and confirm a violation by finding a real run before reporting it.
+//!
+//! The parts:
+//! - [`nodes`]: which slices of the state vector are nodes (the first component family by
+//!   default) and which are the network;
+//! - [`events`]: every action instance classed as a node's local event, a send, a delivery
+//!   (message handler), a network-only action, or shared by nodes (refused);
+//! - [`store`]: per node, the visited local states with all their (predecessor, event) links;
+//! - [`search`]: the loop of Fig. 9: a delivery is tried only on local states added since its
+//!   last try, local events once per local state; sends grow the monotone network;
+//! - [`shape`]: which invariants qualify, and the LMC-OPT filter read off their shape;
+//! - [`combine`]: building system states from local states to check invariants;
+//! - [`soundness`]: for a preliminary violation, per-node event sequences along predecessor
+//!   links, ordered greedily into a run executed by the interpreter on the real system
+//!   (network included); only a run that reaches the violation is reported.
+//!
+//! **The network.** LMC's network `I⁺` never loses a message. Here the network components keep a
+//! *monotone state*: every send is applied to it with the network's own input transition, and
+//! no delivery, loss or duplication is ever applied. A delivery to a node is available when the
+//! delivering component's precondition holds in that state, or when a send with the same
+//! arguments reached the same component (which covers FIFO channels, whose head-of-queue
+//! precondition is not monotone). Every real delivery is one of these, so nothing reachable is
+//! missed; what the abstraction adds that the real network forbids is filtered out by the
+//! soundness check, which runs the real system.
+
+pub mod combine;
+pub mod events;
+pub mod nodes;
+pub mod search;
+pub mod shape;
+pub mod soundness;
+pub mod store;
+
+use crate::explore::Limit;
+use crate::model::MachineStep;
+use interpreter::error::RunError;
+use std::time::Duration;
+
+/// Limits and switches of a local search.
+#[derive(Debug, Clone)]
+pub struct LocalOptions {
+    /// The invariants to check (positions in the spec), all of the root's by default.
+    pub invariants: Option<Vec<usize>>,
+    /// At most this many events of one node along a path from the start.
+    pub max_depth: Option<u32>,
+    /// At most this many local (non-delivery) events of one node along a path: the rounds of
+    /// LMC §4.2. `None`: no bound.
+    pub max_local_events: Option<u32>,
+    /// Stop after this much time.
+    pub time_limit: Option<Duration>,
+    /// Event sequences the soundness check may try for one preliminary violation.
+    pub max_sequences: u64,
+    /// Paths per node the soundness check enumerates.
+    pub max_paths_per_node: usize,
+    /// Use the LMC-OPT filter where an invariant's shape allows it.
+    pub optimise: bool,
+}
+
+impl Default for LocalOptions {
+    fn default() -> Self {
+        LocalOptions {
+            invariants: None,
+            max_depth: None,
+            max_local_events: None,
+            time_limit: None,
+            max_sequences: 1_000_000,
+            max_paths_per_node: 10_000,
+            optimise: true,
+        }
+    }
+}
+
+/// Counters of a local search.
+#[derive(Debug, Clone, Default)]
+pub struct LocalStats {
+    /// Local states per node.
+    pub local_states: Vec<u64>,
+    /// Node events executed (transitions of local states).
+    pub transitions: u64,
+    /// System states built to check invariants.
+    pub system_states: u64,
+    /// System states that violated an invariant before the soundness check.
+    pub preliminary: u64,
+    /// Calls of the soundness check.
+    pub soundness_calls: u64,
+    /// Event sequences the soundness check tried.
+    pub sequences: u64,
+    /// Preliminary violations the soundness check gave up on (its budget of sequences or of
+    /// paths per node ran out): while any exist, "no violation" is not a proof.
+    pub unsettled: u64,
+    /// Distinct messages sent.
+    pub messages: u64,
+    /// Deliveries made available to nodes.
+    pub deliveries: u64,
+    /// The deepest local state of each node (events from the start).
+    pub node_depths: Vec<u32>,
+    /// Bytes held by the local states and the network.
+    pub bytes: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+impl LocalStats {
+    /// The longest event sequence a combination of local states stands for: the sum of the
+    /// nodes' depths (LMC §5.2 reports this depth).
+    pub fn event_depth(&self) -> u32 {
+        self.node_depths.iter().sum()
+    }
+
+    /// All local states.
+    pub fn total_local_states(&self) -> u64 {
+        self.local_states.iter().sum()
+    }
+}
+
+/// How a local search ended.
+#[derive(Debug, Clone)]
+pub enum LocalVerdict {
+    /// Every local state within the bounds was explored and no violation was confirmed. With
+    /// `bounded` false this covers every reachable system state.
+    NoViolation {
+        /// Whether a depth or round bound cut the search short.
+        bounded: bool,
+    },
+    /// A confirmed violation: a run from the start state that the interpreter executed.
+    Violated {
+        /// The invariant (position in the spec).
+        invariant: usize,
+        /// The run's steps.
+        run: Vec<MachineStep>,
+    },
+    /// A limit stopped the search.
+    Limit(Limit),
+}
+
+/// What went wrong.
+#[derive(Debug, Clone)]
+pub enum LocalError {
+    /// The automaton is not a composite with a node family.
+    NoNodes(nodes::NodesError),
+    /// Two nodes share an action directly.
+    SharedAction {
+        /// The action's name.
+        action: String,
+        /// The nodes' names.
+        nodes: Vec<String>,
+    },
+    /// An invariant reads network state.
+    NotLocal {
+        /// The invariant's name.
+        invariant: String,
+        /// The network component it reads.
+        component: String,
+    },
+    /// Evaluating or executing failed.
+    Run(RunError),
+}
+
+impl From<RunError> for LocalError {
+    fn from(e: RunError) -> Self {
+        LocalError::Run(e)
+    }
+}
+
+/// The outcome of a local search.
+#[derive(Debug, Clone)]
+pub struct LocalReport {
+    /// The verdict.
+    pub verdict: LocalVerdict,
+    /// The counters.
+    pub stats: LocalStats,
+    /// Whether LMC-OPT was used, per invariant checked (by spec position).
+    pub optimised: Vec<(usize, bool)>,
+}

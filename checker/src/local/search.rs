@@ -1,0 +1,390 @@
+//! The local search of LMC (Fig. 9 of the paper): per node, a store of visited local states;
+//! each new local state has its local events and sends tried once, and every delivery
+//! available to its node tried once (a delivery that becomes available later is tried on the
+//! states that exist by then, and on later ones as they appear). A send grows the monotone
+//! network and may make deliveries available. After each new local state, [`super::combine`]
+//! checks the invariants on the system states it takes part in.
+
+use super::events::{classify, EventClass};
+use super::nodes::Nodes;
+use super::shape::{qualifies, shape, Shape};
+use super::store::{EventId, LocalId, NodeStore};
+use super::{LocalError, LocalOptions, LocalReport, LocalStats, LocalVerdict};
+use crate::explore::Limit;
+use crate::model::{MachineModel, MachineStep, Scripted};
+use interpreter::machine::{Machine, State};
+use interpreter::value::Value;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::time::Instant;
+
+/// Everything a local search holds.
+pub struct Lmc<'a, 'm, 's> {
+    pub(super) model: &'a MachineModel<'m, 's>,
+    pub(super) machine: &'m Machine<'s>,
+    pub(super) nodes: Nodes,
+    pub(super) classes: Vec<EventClass>,
+    pub(super) options: LocalOptions,
+    /// The state the search starts from (a start state or a live state).
+    pub(super) start: State,
+    pub(super) stores: Vec<NodeStore>,
+    /// Events: (instance position, `choose` script).
+    pub(super) events: Vec<(u32, Box<[u32]>)>,
+    event_index: FxHashMap<(u32, Box<[u32]>), EventId>,
+    /// Per node: the positions of its local and send instances.
+    node_events: Vec<Vec<u32>>,
+    /// Per network instance: the deliveries it controls, not yet available.
+    pending_by_controller: FxHashMap<usize, Vec<u32>>,
+    /// The network's monotone state (node slices are those of `start`).
+    network: State,
+    /// Sends seen: (network instance that took it, arguments).
+    sent: FxHashSet<(usize, Vec<Value>)>,
+    node_masks: Vec<Vec<bool>>,
+    network_mask: Vec<bool>,
+    /// The invariants checked, with their LMC-OPT shapes.
+    pub(super) invariants: Vec<(usize, Option<Shape<'s>>)>,
+    pub(super) stats: LocalStats,
+    pub(super) bounded: bool,
+    /// Whether some node had more paths to a local state than the soundness check enumerates.
+    pub(super) paths_capped: bool,
+    started: Instant,
+}
+
+/// Runs a local search from `start` (a start state of the model, or a state of a live run).
+pub fn run_local(
+    model: &MachineModel,
+    start: State,
+    options: LocalOptions,
+) -> Result<LocalReport, LocalError> {
+    let mut lmc = Lmc::new(model, start, options)?;
+    let verdict = lmc.search()?;
+    lmc.finish_stats();
+    let optimised = lmc
+        .invariants
+        .iter()
+        .map(|(k, s)| (*k, s.is_some()))
+        .collect();
+    Ok(LocalReport {
+        verdict,
+        stats: lmc.stats,
+        optimised,
+    })
+}
+
+impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
+    fn new(
+        model: &'a MachineModel<'m, 's>,
+        start: State,
+        options: LocalOptions,
+    ) -> Result<Self, LocalError> {
+        let machine = model.machine();
+        let nodes = Nodes::of(machine).map_err(LocalError::NoNodes)?;
+        let classes = classify(machine, &nodes, model.instances())?;
+        for (k, c) in classes.iter().enumerate() {
+            if let EventClass::Shared { nodes: shared } = c {
+                let inst = &model.instances()[k];
+                return Err(LocalError::SharedAction {
+                    action: machine.actions[inst.action].name.clone(),
+                    nodes: shared
+                        .iter()
+                        .map(|n| nodes.nodes[*n].name.clone())
+                        .collect(),
+                });
+            }
+        }
+        let spec = machine.spec;
+        let chosen: Vec<usize> = match &options.invariants {
+            Some(list) => list.clone(),
+            None => (0..spec.invariants.len())
+                .filter(|k| spec.invariants[*k].automaton == machine.root)
+                .collect(),
+        };
+        let mut invariants = Vec::new();
+        for k in chosen {
+            let inv = &spec.invariants[k];
+            qualifies(machine, &nodes, inv).map_err(|e| LocalError::NotLocal {
+                invariant: inv.name.clone(),
+                component: e.component,
+            })?;
+            let sh = if options.optimise {
+                shape(machine, &nodes, inv)
+            } else {
+                None
+            };
+            invariants.push((k, sh));
+        }
+        let n = nodes.nodes.len();
+        let mut node_events = vec![Vec::new(); n];
+        let mut pending_by_controller: FxHashMap<usize, Vec<u32>> = FxHashMap::default();
+        for (k, c) in classes.iter().enumerate() {
+            match c {
+                EventClass::Local { node } | EventClass::Send { node, .. } => {
+                    node_events[*node].push(k as u32)
+                }
+                EventClass::Handler { controller, .. } => pending_by_controller
+                    .entry(*controller)
+                    .or_default()
+                    .push(k as u32),
+                _ => {}
+            }
+        }
+        let node_masks = (0..n).map(|k| nodes.mask_of_node(k)).collect();
+        let network_mask = nodes.mask_of_network();
+        let mut stores: Vec<NodeStore> = (0..n).map(|_| NodeStore::default()).collect();
+        for (k, store) in stores.iter_mut().enumerate() {
+            store.add(nodes.local(k, &start), None, None);
+        }
+        let mut lmc = Lmc {
+            model,
+            machine,
+            nodes,
+            classes,
+            options,
+            network: start.clone(),
+            start,
+            stores,
+            events: Vec::new(),
+            event_index: FxHashMap::default(),
+            node_events,
+            pending_by_controller,
+            sent: FxHashSet::default(),
+            node_masks,
+            network_mask,
+            invariants,
+            stats: LocalStats::default(),
+            bounded: false,
+            paths_capped: false,
+            started: Instant::now(),
+        };
+        let controllers: Vec<usize> = lmc.pending_by_controller.keys().copied().collect();
+        for c in controllers {
+            lmc.refresh_deliveries(c)?;
+        }
+        Ok(lmc)
+    }
+
+    /// The loop: until no store changes, or a violation is confirmed, or a limit is reached.
+    fn search(&mut self) -> Result<LocalVerdict, LocalError> {
+        // The start combination itself.
+        if let Some(v) = self.check_start()? {
+            return Ok(v);
+        }
+        let mut changed = true;
+        let mut ticks = 0u64;
+        while changed {
+            changed = false;
+            for n in 0..self.nodes.nodes.len() {
+                let mut i = 0;
+                while i < self.stores[n].states.len() {
+                    ticks += 1;
+                    if ticks % 64 == 0 {
+                        if let Some(limit) = self.time_limit() {
+                            return Ok(LocalVerdict::Limit(limit));
+                        }
+                    }
+                    let id = i as LocalId;
+                    if !self.stores[n].states[i].expanded {
+                        self.stores[n].states[i].expanded = true;
+                        changed = true;
+                        for k in self.node_events[n].clone() {
+                            if let Some(v) = self.step(n, id, k)? {
+                                return Ok(v);
+                            }
+                        }
+                    }
+                    while self.stores[n].states[i].cursor < self.stores[n].available.len() {
+                        let c = self.stores[n].states[i].cursor;
+                        self.stores[n].states[i].cursor = c + 1;
+                        changed = true;
+                        let k = self.stores[n].available[c];
+                        if self.stores[n].states[i].history.binary_search(&k).is_ok() {
+                            continue;
+                        }
+                        if let Some(v) = self.step(n, id, k)? {
+                            return Ok(v);
+                        }
+                    }
+                    while let Some(k) = self.stores[n].states[i].retry.pop() {
+                        changed = true;
+                        if let Some(v) = self.step(n, id, k)? {
+                            return Ok(v);
+                        }
+                    }
+                    i += 1;
+                }
+            }
+        }
+        Ok(LocalVerdict::NoViolation {
+            bounded: self.bounded,
+        })
+    }
+
+    fn time_limit(&self) -> Option<Limit> {
+        let t = self.options.time_limit?;
+        (self.started.elapsed() >= t).then_some(Limit::Time(t))
+    }
+
+    /// Tries instance `k` on local state `id` of node `n`, with every resolution of its
+    /// `choose`s; records the successors and checks the invariants on new ones.
+    fn step(&mut self, n: usize, id: LocalId, k: u32) -> Result<Option<LocalVerdict>, LocalError> {
+        let is_delivery = matches!(self.classes[k as usize], EventClass::Handler { .. });
+        let here = &self.stores[n].states[id as usize];
+        if self.options.max_depth.is_some_and(|d| here.depth >= d)
+            || (!is_delivery
+                && self
+                    .options
+                    .max_local_events
+                    .is_some_and(|b| here.local_events >= b))
+        {
+            self.bounded = true;
+            return Ok(None);
+        }
+        let model = self.model;
+        let inst = &model.instances()[k as usize];
+        let mut global = self.start.clone();
+        self.nodes.put(n, &here.slice, &mut global);
+        let mask = self.node_masks[n].clone();
+        let plan =
+            self.machine
+                .enabled_among(&global, inst.action, &inst.args, false, Some(&mask))?;
+        let Ok(mut plan) = plan.map(Some) else {
+            return Ok(None);
+        };
+        let mut script: Vec<u32> = Vec::new();
+        loop {
+            let p = match plan.take() {
+                Some(p) => p,
+                None => match self.machine.enabled_among(
+                    &global,
+                    inst.action,
+                    &inst.args,
+                    false,
+                    Some(&mask),
+                )? {
+                    Ok(p) => p,
+                    Err(_) => break,
+                },
+            };
+            let mut ch = Scripted::new(&script);
+            let next = self.machine.execute(&global, p, &mut ch)?;
+            self.stats.transitions += 1;
+            let event = self.intern(k, script.clone().into());
+            let slice = self.nodes.local(n, &next);
+            let delivery = is_delivery.then_some(k);
+            let (new_id, fresh) =
+                self.stores[n].add(slice, Some((id, event, !is_delivery)), delivery);
+            if let EventClass::Send { takers, .. } = &self.classes[k as usize] {
+                let takers = takers.clone();
+                self.send(k, &takers)?;
+            }
+            if fresh {
+                if let Some(v) = self.check_new(n, new_id)? {
+                    return Ok(Some(v));
+                }
+            }
+            match ch.next_script() {
+                Some(s) => script = s,
+                None => break,
+            }
+        }
+        Ok(None)
+    }
+
+    fn intern(&mut self, instance: u32, script: Box<[u32]>) -> EventId {
+        let key = (instance, script);
+        if let Some(&e) = self.event_index.get(&key) {
+            return e;
+        }
+        let e = self.events.len() as EventId;
+        self.events.push(key.clone());
+        self.event_index.insert(key, e);
+        e
+    }
+
+    /// A node sent instance `k`: apply it to the monotone network (once) and make the
+    /// deliveries it enables available.
+    fn send(&mut self, k: u32, takers: &[usize]) -> Result<(), LocalError> {
+        let inst = &self.model.instances()[k as usize];
+        let mut new = false;
+        for &t in takers {
+            new |= self.sent.insert((t, inst.args.clone()));
+        }
+        if !new {
+            return Ok(());
+        }
+        self.stats.messages += 1;
+        if let Ok(plan) = self.machine.enabled_among(
+            &self.network,
+            inst.action,
+            &inst.args,
+            false,
+            Some(&self.network_mask),
+        )? {
+            self.network = self
+                .machine
+                .execute(&self.network, plan, &mut interpreter::eval::NoChoice)
+                .unwrap_or_else(|_| self.network.clone());
+        }
+        for &t in takers {
+            self.refresh_deliveries(t)?;
+        }
+        Ok(())
+    }
+
+    /// Moves the deliveries of network instance `controller` that the monotone network now
+    /// allows to their nodes' available lists.
+    fn refresh_deliveries(&mut self, controller: usize) -> Result<(), LocalError> {
+        let Some(pending) = self.pending_by_controller.remove(&controller) else {
+            return Ok(());
+        };
+        let mut only = vec![false; self.network_mask.len()];
+        only[controller] = true;
+        let mut still = Vec::new();
+        for k in pending {
+            let inst = &self.model.instances()[k as usize];
+            let matched = self.sent.contains(&(controller, inst.args.clone()))
+                || self
+                    .machine
+                    .enabled_among(&self.network, inst.action, &inst.args, false, Some(&only))?
+                    .is_ok();
+            if matched {
+                if let EventClass::Handler { node, .. } = self.classes[k as usize] {
+                    self.stores[node].available.push(k);
+                    self.stats.deliveries += 1;
+                }
+            } else {
+                still.push(k);
+            }
+        }
+        self.pending_by_controller.insert(controller, still);
+        Ok(())
+    }
+
+    fn finish_stats(&mut self) {
+        self.stats.local_states = self.stores.iter().map(|s| s.states.len() as u64).collect();
+        self.stats.node_depths = self
+            .stores
+            .iter()
+            .map(|s| s.states.iter().map(|x| x.depth).max().unwrap_or(0))
+            .collect();
+        let network_bytes = self.sent.len() as u64
+            * (std::mem::size_of::<(usize, Vec<Value>)>() as u64 + 64)
+            + self.events.len() as u64 * 32;
+        self.stats.bytes =
+            self.stores.iter().map(|s| s.approx_bytes()).sum::<u64>() + network_bytes;
+        self.stats.elapsed = self.started.elapsed();
+    }
+
+    /// The run of a confirmed violation, as model steps from the search's start state.
+    pub(super) fn run_of(&self, events: &[EventId]) -> Vec<MachineStep> {
+        events
+            .iter()
+            .map(|&e| {
+                let (instance, choices) = &self.events[e as usize];
+                MachineStep {
+                    instance: *instance,
+                    choices: choices.clone(),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,175 @@
+//! Which invariants local model checking can check, and the LMC-OPT filter read off their
+//! shape.
+//!
+//! **Which invariants qualify.** LMC builds system states from node-local states only; the
+//! network is not part of them. So an invariant qualifies when it reads no network component's
+//! state. Others are rejected with the name of the component they read.
+//!
+//! **LMC-OPT.** An invariant of the form `∀ b1, …, bk: I (G ⇒ R)` (binders over the node
+//! family's index type), in which every component read is `P[bj].x` for the node family `P` and
+//! a binder `bj`, depends only on the states of the nodes the binders name. Split `G` into the
+//! conjuncts that mention exactly one binder `bj` (its *guard* `Aj`, e.g.
+//! `P[i].status ≠ unknown`, `0 ≤ i ∧ i < n`) and the rest. A violation needs an assignment of
+//! nodes to binders under which every `Aj` holds of its node's state. So when node `v` reaches a
+//! new local state `s`, only assignments where some binder names `v` (with `s`) and every binder
+//! names a node state satisfying its guard are built; any other combination was either checked
+//! before (it does not involve `s`) or cannot violate the invariant. Invariants of other shapes
+//! are checked on every combination (LMC-GEN).
+
+use super::nodes::Nodes;
+use interpreter::machine::Machine;
+use ioa_lang::ast::Quantifier;
+use ioa_lang::ir::{BinOp, Expr, ExprKind, Invariant, VarRef};
+
+/// An invariant read for LMC-OPT.
+#[derive(Debug, Clone)]
+pub struct Shape<'s> {
+    /// The binders' local slots.
+    pub binders: Vec<u32>,
+    /// For each binder, the conjuncts of `G` that mention it alone.
+    pub guards: Vec<Vec<&'s Expr>>,
+    /// `G ⇒ R`, to evaluate with every binder bound.
+    pub body: &'s Expr,
+}
+
+/// Why an invariant cannot be checked locally.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotLocal {
+    /// The network component it reads.
+    pub component: String,
+}
+
+/// Whether `inv` reads only node state; `Err` names a network component it reads.
+pub fn qualifies(machine: &Machine, nodes: &Nodes, inv: &Invariant) -> Result<(), NotLocal> {
+    let node_component = node_component(machine, nodes);
+    let mut bad = None;
+    walk(&inv.body, &mut |e| {
+        if let ExprKind::Var(VarRef::Component { component, .. }) = &e.kind {
+            if Some(*component) != node_component && bad.is_none() {
+                bad = Some(*component);
+            }
+        }
+    });
+    match bad {
+        None => Ok(()),
+        Some(c) => Err(NotLocal {
+            component: component_name(machine, c),
+        }),
+    }
+}
+
+/// The LMC-OPT shape of `inv`, if it has one.
+pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option<Shape<'s>> {
+    let node_component = node_component(machine, nodes)?;
+    let mut binders = Vec::new();
+    let mut e = &inv.body;
+    while let ExprKind::Quant(Quantifier::ForAll, bs, inner) = &e.kind {
+        binders.extend(bs.iter().map(|(slot, _)| *slot));
+        e = inner;
+    }
+    let ExprKind::Binary(BinOp::Implies, g, _) = &e.kind else {
+        return None;
+    };
+    if binders.is_empty() {
+        return None;
+    }
+    // Every component read must be `P[b]` for a binder `b`.
+    let mut ok = true;
+    walk(e, &mut |x| {
+        if let ExprKind::Var(VarRef::Component {
+            component, indices, ..
+        }) = &x.kind
+        {
+            let by_binder = matches!(indices.as_slice(),
+                [i] if matches!(i.kind, ExprKind::Var(VarRef::Local(s)) if binders.contains(&s)));
+            ok &= *component == node_component && by_binder;
+        }
+    });
+    if !ok {
+        return None;
+    }
+    let mut guards = vec![Vec::new(); binders.len()];
+    for c in conjuncts(g) {
+        let mentioned: Vec<usize> = binders
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| interpreter::eval::may_read_local(c, |s| s == **b))
+            .map(|(k, _)| k)
+            .collect();
+        if let [j] = mentioned.as_slice() {
+            guards[*j].push(c);
+        }
+    }
+    Some(Shape {
+        binders,
+        guards,
+        body: e,
+    })
+}
+
+fn node_component(machine: &Machine, nodes: &Nodes) -> Option<u32> {
+    let first = nodes.nodes.first()?;
+    machine
+        .members
+        .iter()
+        .find(|m| m.instances == first.instances)
+        .map(|m| m.component)
+}
+
+fn component_name(machine: &Machine, c: u32) -> String {
+    machine
+        .members
+        .iter()
+        .find(|m| m.component == c)
+        .map(|m| m.name.split('[').next().unwrap_or("").to_string())
+        .unwrap_or_default()
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Binary(BinOp::And, a, b) => {
+            let mut out = conjuncts(a);
+            out.extend(conjuncts(b));
+            out
+        }
+        _ => vec![e],
+    }
+}
+
+/// Calls `f` on every sub-expression (component indices included).
+fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Var(VarRef::Component { indices, .. }) => indices.iter().for_each(|x| walk(x, f)),
+        ExprKind::Var(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Nil
+        | ExprKind::EnumConst(_) => {}
+        ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
+            xs.iter().for_each(|x| walk(x, f))
+        }
+        ExprKind::Unary(_, x)
+        | ExprKind::Field(x, _)
+        | ExprKind::NullVal(x)
+        | ExprKind::UnionPayload(x, _)
+        | ExprKind::UnionNew(_, x)
+        | ExprKind::Is(x, _) => walk(x, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            walk(a, f);
+            walk(b, f);
+        }
+        ExprKind::Quant(_, _, b) => walk(b, f),
+        ExprKind::Cond(a, b, c) => {
+            walk(a, f);
+            walk(b, f);
+            walk(c, f);
+        }
+        ExprKind::Choose { cond, .. } => {
+            if let Some(c) = cond {
+                walk(c, f);
+            }
+        }
+    }
+}

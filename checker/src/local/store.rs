@@ -1,0 +1,168 @@
+//! The visited local states of one node, with every (predecessor, event) pair that reached
+//! each, and the event sequences (paths) that lead from the start to a local state.
+
+use crate::fingerprint::{fingerprint, Fingerprint};
+use interpreter::value::Value;
+use rustc_hash::FxHashMap;
+
+/// The position of a local state in its node's store (0 is the node's start).
+pub type LocalId = u32;
+
+/// The position of an event (action instance and `choose` script) in the search's event table.
+pub type EventId = u32;
+
+/// One visited local state.
+#[derive(Debug, Clone)]
+pub struct LocalState {
+    /// The node's slice of the state vector.
+    pub slice: Vec<Value>,
+    /// The fewest events of this node that reach it.
+    pub depth: u32,
+    /// The fewest local (non-delivery) events among paths of that length.
+    pub local_events: u32,
+    /// Every (predecessor, event) that reached it.
+    pub preds: Vec<(LocalId, EventId)>,
+    /// Whether its local events and sends were tried.
+    pub expanded: bool,
+    /// How many of the node's available deliveries were tried on it.
+    pub cursor: usize,
+    /// The deliveries consumed on every path found to it so far (sorted): they are not tried
+    /// on it again (LMC §4.2, "duplicate messages").
+    pub history: Vec<u32>,
+    /// Deliveries to try again: they were skipped as consumed, and a new path to this state
+    /// did not consume them.
+    pub retry: Vec<u32>,
+}
+
+/// A node's visited local states.
+#[derive(Debug, Default)]
+pub struct NodeStore {
+    /// The states, in discovery order.
+    pub states: Vec<LocalState>,
+    index: FxHashMap<Fingerprint, LocalId>,
+    /// Deliveries (instance positions) that the network may make to this node, in the order
+    /// they became available.
+    pub available: Vec<u32>,
+}
+
+impl NodeStore {
+    /// Adds a local state reached from `pred` by `event` (or a start state), returning its id
+    /// and whether it is new.
+    /// `delivery` is the delivery consumed by the step, if it was one.
+    pub fn add(
+        &mut self,
+        slice: Vec<Value>,
+        pred: Option<(LocalId, EventId, bool)>,
+        delivery: Option<u32>,
+    ) -> (LocalId, bool) {
+        let fp = fingerprint(&slice);
+        let (depth, local_events, mut history) = match pred {
+            Some((p, _, is_local)) => {
+                let s = &self.states[p as usize];
+                (
+                    s.depth + 1,
+                    s.local_events + u32::from(is_local),
+                    s.history.clone(),
+                )
+            }
+            None => (0, 0, Vec::new()),
+        };
+        if let Some(d) = delivery {
+            if let Err(at) = history.binary_search(&d) {
+                history.insert(at, d);
+            }
+        }
+        if let Some(&id) = self.index.get(&fp) {
+            if let Some((p, e, _)) = pred {
+                let s = &mut self.states[id as usize];
+                if !s.preds.contains(&(p, e)) {
+                    s.preds.push((p, e));
+                }
+                // Keep only what every path consumed; what this path did not consume may be
+                // delivered here after all.
+                let dropped: Vec<u32> = s
+                    .history
+                    .iter()
+                    .copied()
+                    .filter(|d| history.binary_search(d).is_err())
+                    .collect();
+                if !dropped.is_empty() {
+                    s.history.retain(|d| history.binary_search(d).is_ok());
+                    s.retry.extend(dropped);
+                }
+            }
+            return (id, false);
+        }
+        let id = self.states.len() as LocalId;
+        self.index.insert(fp, id);
+        self.states.push(LocalState {
+            slice,
+            depth,
+            local_events,
+            preds: pred.map(|(p, e, _)| vec![(p, e)]).unwrap_or_default(),
+            expanded: false,
+            cursor: 0,
+            history,
+            retry: Vec::new(),
+        });
+        (id, true)
+    }
+
+    /// Bytes held by this store's states (values counted at their inline size).
+    pub fn approx_bytes(&self) -> u64 {
+        self.states
+            .iter()
+            .map(|s| {
+                (std::mem::size_of::<LocalState>()
+                    + s.slice.len() * std::mem::size_of::<Value>()
+                    + s.preds.len() * 8
+                    + 24) as u64
+            })
+            .sum::<u64>()
+            + self.available.len() as u64 * 4
+    }
+
+    /// Up to `cap` event sequences from the start (state 0) to `target` along predecessor
+    /// links, without visiting a state twice; shorter ones first where the links allow.
+    pub fn paths_to(&self, target: LocalId, cap: usize) -> Vec<Vec<EventId>> {
+        let mut out = Vec::new();
+        let mut on_path = vec![false; self.states.len()];
+        let mut rev = Vec::new();
+        self.walk_back(target, &mut on_path, &mut rev, &mut out, cap);
+        out.sort_by_key(|p: &Vec<EventId>| p.len());
+        out
+    }
+
+    fn walk_back(
+        &self,
+        at: LocalId,
+        on_path: &mut [bool],
+        rev: &mut Vec<EventId>,
+        out: &mut Vec<Vec<EventId>>,
+        cap: usize,
+    ) {
+        if out.len() >= cap {
+            return;
+        }
+        if at == 0 {
+            out.push(rev.iter().rev().copied().collect());
+            return;
+        }
+        on_path[at as usize] = true;
+        // Predecessors nearer the start first, so short paths come early.
+        let mut preds = self.states[at as usize].preds.clone();
+        preds.sort_by_key(|(p, _)| self.states[*p as usize].depth);
+        for (p, e) in preds {
+            if on_path[p as usize] {
+                continue;
+            }
+            rev.push(e);
+            self.walk_back(p, on_path, rev, out, cap);
+            rev.pop();
+            if out.len() >= cap {
+                break;
+            }
+        }
+        on_path[at as usize] = false;
+    }
+}

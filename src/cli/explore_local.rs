@@ -1,0 +1,552 @@
+//! `ioa explore --local`: local model checking (LMC) of a composite's nodes, from its start
+//! state or from a state of a recorded run (`--from TRACE --at K`), optionally side by side with
+//! the global explorer under the same limits (`--compare-global`).
+
+use super::explore::{count, thousands, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
+use super::model::Model;
+use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::Format;
+use checker::explore::{explore, Limit, Options, Verdict};
+use checker::local::search::run_local;
+use checker::local::{LocalError, LocalOptions, LocalReport, LocalVerdict};
+use checker::model::MachineModel;
+use interpreter::machine::{Machine, State};
+use interpreter::runner::{RunReport, Stop};
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::IntoDiagnostic;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The options of local model checking.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LocalArgs {
+    /// Local model checking: explore each node's local states over a network that keeps every
+    /// message (LMC), for composites whose first component family is the nodes.
+    #[arg(long)]
+    pub local: bool,
+    /// With --local: also run the global explorer with the same limits and print both.
+    #[arg(long, requires = "local")]
+    pub compare_global: bool,
+    /// With --local: start from a state of this ITF trace instead of the start state.
+    #[arg(long, requires = "local", value_name = "TRACE")]
+    pub from: Option<PathBuf>,
+    /// With --from: the state to start from (0 is the trace's first; default: its last).
+    #[arg(long, requires = "from", value_name = "K")]
+    pub at: Option<usize>,
+    /// With --local: at most this many local (non-delivery) events per node along a path (the
+    /// rounds of LMC §4.2).
+    #[arg(long, requires = "local", value_name = "N")]
+    pub max_local_events: Option<u32>,
+    /// With --local: combine every node state when checking invariants (LMC-GEN), instead of
+    /// only the combinations an invariant's shape says can violate it (LMC-OPT).
+    #[arg(long, requires = "local")]
+    pub all_combinations: bool,
+    /// With --local: event sequences the soundness check tries per preliminary violation.
+    #[arg(long, requires = "local", default_value_t = 1_000_000)]
+    pub max_sequences: u64,
+}
+
+/// Where the search starts: a state, and the run that led to it (for the trace).
+struct Start {
+    state: State,
+    prefix: Trace,
+    prefix_choices: Vec<Vec<usize>>,
+}
+
+fn usage(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(EXIT_ERROR)
+}
+
+/// Runs `ioa explore --local`.
+pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -> ExitCode {
+    let model = match MachineModel::new(machine, None) {
+        Ok(x) => x,
+        Err(e) => return fail(m, &[e.to_diagnostic()], args),
+    };
+    let start = match start_state(args, m, machine, &model) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let local_options = LocalOptions {
+        invariants: None,
+        max_depth: options.max_depth,
+        max_local_events: args.local.max_local_events,
+        time_limit: options.time_limit,
+        max_sequences: args.local.max_sequences,
+        max_paths_per_node: 10_000,
+        optimise: !args.local.all_combinations,
+    };
+    let report = match run_local(&model, start.state.clone(), local_options) {
+        Ok(r) => r,
+        Err(e) => return local_error(args, m, e),
+    };
+    let aut = &machine.spec.automata[machine.root.0 as usize].name;
+    let strategy = describe_strategy(machine, &report);
+    if !args.quiet && args.format == Format::Text {
+        print_stderr(&format!(
+            "local model checking of {aut}: {}; {strategy}\n",
+            nodes_line(machine)
+        ));
+    }
+    let (code, run_report) = match &report.verdict {
+        LocalVerdict::Violated { invariant, run } => match model.trace_from(start.state.clone(), run)
+        {
+            Ok((trace, choices)) => {
+                let mut full = start.prefix.clone();
+                let mut all_choices = start.prefix_choices.clone();
+                full.steps.extend(trace.steps);
+                full.states.extend(trace.states.into_iter().skip(1));
+                all_choices.extend(choices);
+                let r = RunReport {
+                    trace: full,
+                    stop: Stop::InvariantViolated {
+                        invariant: *invariant,
+                    },
+                    choices: all_choices,
+                };
+                (ExitCode::from(EXIT_VIOLATION), Some(r))
+            }
+            Err(_) => {
+                return usage("re-executing the confirmed run diverged (a bug in ioa: please report it with the model)".into())
+            }
+        },
+        LocalVerdict::Limit(_) => (ExitCode::from(EXIT_LIMIT), None),
+        LocalVerdict::NoViolation { .. } => (ExitCode::SUCCESS, None),
+    };
+    let global = if args.local.compare_global {
+        Some(run_global(machine, &options, &start))
+    } else {
+        None
+    };
+    if args.format == Format::Json {
+        print_stdout(
+            &serde_json::to_string_pretty(&json(machine, &report, run_report.as_ref(), &global))
+                .expect("JSON of plain data"),
+        );
+    } else {
+        print_text(
+            args,
+            m,
+            machine,
+            &report,
+            run_report.as_ref(),
+            start.prefix.steps.len(),
+        );
+        if let Some(g) = &global {
+            print_comparison(&report, g);
+        }
+    }
+    if let (Some(file), Some(r)) = (&args.trace, &run_report) {
+        let written = super::itf::write_trace(
+            file,
+            machine,
+            &r.trace,
+            super::itf::TraceMeta {
+                model: &args.file,
+                params: &args.params,
+                universe: &m.universe_text,
+                choices: &r.choices,
+                extra: serde_json::json!({ "explore": { "local": true, "confirmed": true } }),
+            },
+        );
+        if let Err(e) = written {
+            print_stderr(&format!(
+                "error: cannot write trace `{}`: {e}\n",
+                file.display()
+            ));
+            return ExitCode::from(EXIT_ERROR);
+        }
+        if args.format == Format::Text {
+            print_stderr(&format!(
+                "trace written to {}; check it with `ioa replay {}`\n",
+                file.display(),
+                file.display()
+            ));
+        }
+    }
+    code
+}
+
+fn fail(m: &Model, diags: &[ioa_lang::diagnostics::Diagnostic], args: &ExploreArgs) -> ExitCode {
+    print_diagnostics(diags, &m.sources, Format::Text, args.color);
+    ExitCode::from(EXIT_ERROR)
+}
+
+fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
+    match e {
+        LocalError::Run(e) => fail(m, &[e.to_diagnostic()], args),
+        LocalError::NoNodes(_) => usage(
+            "--local needs a composite automaton whose first component family is its nodes (e.g. `P[i: Int]: Process(i, n)`)"
+                .into(),
+        ),
+        LocalError::SharedAction { action, nodes } => usage(format!(
+            "--local: nodes {} share action `{action}` directly; local model checking needs every message to pass through the network",
+            nodes.join(" and ")
+        )),
+        LocalError::NotLocal {
+            invariant,
+            component,
+        } => usage(format!(
+            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (leave it out with --invariant NAME for the others)"
+        )),
+    }
+}
+
+/// The start state: the model's (the first if there are several), or state K of a trace.
+fn start_state(
+    args: &ExploreArgs,
+    m: &Model,
+    machine: &Machine,
+    model: &MachineModel,
+) -> Result<Start, ExitCode> {
+    let Some(path) = &args.local.from else {
+        let mut starts = Vec::new();
+        if let Err(e) = checker::explore::Model::initial_states(model, &mut starts) {
+            let d = match e {
+                checker::model::MachineError::Start(e) => e.to_diagnostic(),
+                _ => return Err(usage("cannot build the start state".into())),
+            };
+            return Err(fail(m, &[d], args));
+        }
+        let Some((_, state)) = starts.into_iter().next() else {
+            return Err(usage("the automaton has no start state".into()));
+        };
+        return Ok(Start {
+            prefix: Trace::start(state.clone()),
+            state,
+            prefix_choices: vec![vec![]],
+        });
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("--from: cannot read `{}`: {e}", path.display())))?;
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| usage(format!("--from: `{}` is not JSON: {e}", path.display())))?;
+    let trace = super::replay::read_trace(machine, &json).map_err(|e| {
+        usage(format!(
+            "--from: `{}` is not a trace of this model and parameters: {e}",
+            path.display()
+        ))
+    })?;
+    let last = trace.states.len() - 1;
+    let at = args.local.at.unwrap_or(last);
+    if at > last {
+        return Err(usage(format!(
+            "--at {at}: the trace has states 0 to {last}"
+        )));
+    }
+    let choices: Vec<Vec<usize>> =
+        serde_json::from_value(json["#meta"]["choices"].clone()).unwrap_or_default();
+    let mut prefix = trace.clone();
+    prefix.states.truncate(at + 1);
+    prefix.steps.truncate(at);
+    let mut prefix_choices = choices;
+    prefix_choices.resize(at + 1, vec![]);
+    prefix_choices.truncate(at + 1);
+    Ok(Start {
+        state: trace.states[at].clone(),
+        prefix,
+        prefix_choices,
+    })
+}
+
+fn nodes_line(machine: &Machine) -> String {
+    match checker::local::nodes::Nodes::of(machine) {
+        Ok(n) => format!(
+            "{} ({}), network {}",
+            count(n.nodes.len() as u64, "node"),
+            n.nodes
+                .iter()
+                .map(|x| x.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if n.network.is_empty() {
+                "none".into()
+            } else {
+                n.network.join(", ")
+            }
+        ),
+        Err(_) => "no nodes".into(),
+    }
+}
+
+fn describe_strategy(machine: &Machine, report: &LocalReport) -> String {
+    let names = |opt: bool| -> Vec<String> {
+        report
+            .optimised
+            .iter()
+            .filter(|(_, o)| *o == opt)
+            .map(|(k, _)| machine.spec.invariants[*k].name.clone())
+            .collect()
+    };
+    let (opt, gen) = (names(true), names(false));
+    let mut parts = Vec::new();
+    if !opt.is_empty() {
+        parts.push(format!("LMC-OPT for {}", opt.join(", ")));
+    }
+    if !gen.is_empty() {
+        parts.push(format!("LMC-GEN for {}", gen.join(", ")));
+    }
+    if parts.is_empty() {
+        "no invariant to check".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn stats_lines(report: &LocalReport) -> Vec<String> {
+    let s = &report.stats;
+    let per_node: Vec<String> = s.local_states.iter().map(|n| thousands(*n)).collect();
+    let total = s.total_local_states();
+    vec![
+        format!(
+            "local states {} = {} ({} per node); {} executed; {} sent, {} deliveries",
+            thousands(total),
+            per_node.join(" + "),
+            if per_node.len() == 1 { "one node" } else { "one" },
+            count(s.transitions, "transition"),
+            count(s.messages, "message"),
+            thousands(s.deliveries)
+        )
+        .replace(" (one per node)", ""),
+        format!(
+            "system states built {}, preliminary violations {}, soundness calls {}, sequences tried {}",
+            thousands(s.system_states),
+            thousands(s.preliminary),
+            thousands(s.soundness_calls),
+            thousands(s.sequences)
+        ),
+        format!(
+            "event depth {} (per node {}); memory {} bytes ({} per local state)",
+            s.event_depth(),
+            s.node_depths
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            thousands(s.bytes),
+            thousands(s.bytes / total.max(1))
+        ),
+    ]
+}
+
+fn print_text(
+    args: &ExploreArgs,
+    m: &Model,
+    machine: &Machine,
+    report: &LocalReport,
+    run: Option<&RunReport>,
+    prefix_steps: usize,
+) {
+    let s = &report.stats;
+    match &report.verdict {
+        LocalVerdict::NoViolation { bounded } => {
+            let n_inv = report.optimised.len();
+            let what = match n_inv {
+                0 => "no invariant was checked".to_string(),
+                1 => "the invariant".to_string(),
+                n => format!("all {n} invariants"),
+            };
+            if *bounded {
+                print_stderr(&format!(
+                    "no violation within the bounds: {what} held in every combination checked; deeper local states exist (raise --max-depth or --max-local-events)\n"
+                ));
+            } else if s.unsettled > 0 {
+                print_stderr(&format!(
+                    "no violation confirmed, but {} preliminary violation(s) were not settled (the soundness check's budget ran out; raise --max-sequences)\n",
+                    s.unsettled
+                ));
+            } else {
+                print_stderr(&format!(
+                    "verified: {what} hold in every reachable system state (every local state explored, {} combinations built)\n",
+                    thousands(s.system_states)
+                ));
+            }
+        }
+        LocalVerdict::Limit(Limit::Time(t)) => print_stderr(&format!(
+            "stopped at the time limit ({:.0} s): no violation confirmed so far\n",
+            t.as_secs_f64()
+        )),
+        LocalVerdict::Limit(_) => {
+            print_stderr("stopped at a limit: no violation confirmed so far\n")
+        }
+        LocalVerdict::Violated { .. } => {
+            let r = run.expect("a confirmed run");
+            for k in 1..=r.trace.steps.len() {
+                print_stdout(&r.trace.log_line(machine, k));
+            }
+            if let Some(d) = super::run::stop_diagnostic(machine, r) {
+                print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+            }
+            let from = if prefix_steps > 0 {
+                format!(" after the {prefix_steps} step(s) of the trace it started from")
+            } else {
+                String::new()
+            };
+            print_stderr(&format!(
+                "confirmed violation: a run of {}{from}, replayed by the interpreter\n",
+                count((r.trace.steps.len() - prefix_steps) as u64, "step")
+            ));
+        }
+    }
+    for line in stats_lines(report) {
+        print_stderr(&format!("{line}\n"));
+    }
+    if !args.quiet {
+        print_stderr(&format!("time {:.3} s\n", s.elapsed.as_secs_f64()));
+    }
+}
+
+/// The global explorer's figures for the comparison.
+struct Global {
+    verdict: &'static str,
+    states: u64,
+    transitions: u64,
+    depth: u32,
+    seconds: f64,
+}
+
+fn run_global(machine: &Machine, options: &Options, start: &Start) -> Global {
+    let Ok(model) = MachineModel::new(machine, None) else {
+        return Global {
+            verdict: "error",
+            states: 0,
+            transitions: 0,
+            depth: 0,
+            seconds: 0.0,
+        };
+    };
+    let from_live = FromState {
+        inner: &model,
+        start: start.state.clone(),
+    };
+    let report = explore(&from_live, options, &mut |_| {});
+    Global {
+        verdict: match report.verdict {
+            Verdict::Verified => "verified",
+            Verdict::Violated { .. } => "violation",
+            Verdict::LimitReached(_) => "limit",
+            Verdict::Deadlock { .. } => "deadlock",
+            Verdict::Error { .. } => "error",
+        },
+        states: report.stats.distinct,
+        transitions: report.stats.generated.saturating_sub(1),
+        depth: report.stats.depth,
+        seconds: report.stats.elapsed.as_secs_f64(),
+    }
+}
+
+/// The machine's model started from a given state (the local search's start).
+struct FromState<'a, 'm, 's> {
+    inner: &'a MachineModel<'m, 's>,
+    start: State,
+}
+
+impl checker::explore::Model for FromState<'_, '_, '_> {
+    type State = State;
+    type Step = checker::model::MachineStep;
+    type Property = usize;
+    type Error = checker::model::MachineError;
+    fn initial_states(&self, out: &mut Vec<(Self::Step, State)>) -> Result<(), Self::Error> {
+        let step = checker::model::MachineStep {
+            instance: checker::model::MachineStep::START,
+            choices: Box::new([]),
+        };
+        out.push((step, self.start.clone()));
+        Ok(())
+    }
+    fn successors(&self, s: &State, out: &mut Vec<(Self::Step, State)>) -> Result<(), Self::Error> {
+        self.inner.successors(s, out)
+    }
+    fn check(&self, s: &State) -> Result<Option<usize>, Self::Error> {
+        self.inner.check(s)
+    }
+    fn fingerprint(&self, s: &State) -> checker::fingerprint::Fingerprint {
+        self.inner.fingerprint(s)
+    }
+}
+
+fn print_comparison(report: &LocalReport, g: &Global) {
+    let s = &report.stats;
+    let local_verdict = match &report.verdict {
+        LocalVerdict::NoViolation { bounded: false } if s.unsettled == 0 => "verified",
+        LocalVerdict::NoViolation { .. } => "no violation",
+        LocalVerdict::Violated { .. } => "violation",
+        LocalVerdict::Limit(_) => "limit",
+    };
+    let rows = [
+        ("verdict", local_verdict.to_string(), g.verdict.to_string()),
+        (
+            "states",
+            format!("{} local", thousands(s.total_local_states())),
+            format!("{} global", thousands(g.states)),
+        ),
+        (
+            "transitions",
+            thousands(s.transitions),
+            thousands(g.transitions),
+        ),
+        (
+            "depth (events)",
+            s.event_depth().to_string(),
+            g.depth.to_string(),
+        ),
+        (
+            "time (s)",
+            format!("{:.3}", s.elapsed.as_secs_f64()),
+            format!("{:.3}", g.seconds),
+        ),
+    ];
+    print_stderr(&format!("{:<16} {:>16} {:>16}\n", "", "local", "global"));
+    for (name, l, gl) in rows {
+        print_stderr(&format!("{name:<16} {l:>16} {gl:>16}\n"));
+    }
+    if s.transitions > 0 && g.transitions > 0 {
+        print_stderr(&format!(
+            "global/local: {:.1}x the transitions, {:.1}x the time\n",
+            g.transitions as f64 / s.transitions as f64,
+            g.seconds / s.elapsed.as_secs_f64().max(1e-9)
+        ));
+    }
+}
+
+fn json(
+    machine: &Machine,
+    report: &LocalReport,
+    run: Option<&RunReport>,
+    global: &Option<Global>,
+) -> serde_json::Value {
+    let s = &report.stats;
+    serde_json::json!({
+        "automaton": machine.spec.automata[machine.root.0 as usize].name,
+        "verdict": match &report.verdict {
+            LocalVerdict::NoViolation { bounded: false } if s.unsettled == 0 => "verified",
+            LocalVerdict::NoViolation { .. } => "no_violation",
+            LocalVerdict::Violated { .. } => "violation",
+            LocalVerdict::Limit(_) => "limit",
+        },
+        "invariant": match &report.verdict {
+            LocalVerdict::Violated { invariant, .. } => Some(machine.spec.invariants[*invariant].name.clone()),
+            _ => None,
+        },
+        "run_steps": run.map(|r| r.trace.steps.len()),
+        "local_states": s.local_states,
+        "transitions": s.transitions,
+        "messages": s.messages,
+        "system_states": s.system_states,
+        "preliminary_violations": s.preliminary,
+        "soundness_calls": s.soundness_calls,
+        "sequences": s.sequences,
+        "unsettled": s.unsettled,
+        "event_depth": s.event_depth(),
+        "bytes": s.bytes,
+        "seconds": s.elapsed.as_secs_f64(),
+        "global": global.as_ref().map(|g| serde_json::json!({
+            "verdict": g.verdict,
+            "states": g.states,
+            "transitions": g.transitions,
+            "depth": g.depth,
+            "seconds": g.seconds,
+        })),
+    })
+}
