@@ -41,7 +41,7 @@ pub struct LocalArgs {
     /// only the combinations an invariant's shape says can violate it (LMC-OPT).
     #[arg(long, requires = "local")]
     pub all_combinations: bool,
-    /// With --local: event sequences the soundness check tries per preliminary violation.
+    /// With --local: global states the soundness check may visit per preliminary violation.
     #[arg(long, requires = "local", default_value_t = 1_000_000)]
     pub max_sequences: u64,
 }
@@ -74,7 +74,6 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         max_local_events: args.local.max_local_events,
         time_limit: options.time_limit,
         max_sequences: args.local.max_sequences,
-        max_paths_per_node: 10_000,
         optimise: !args.local.all_combinations,
     };
     let report = match run_local(&model, start.state.clone(), local_options) {
@@ -310,7 +309,7 @@ fn stats_lines(report: &LocalReport) -> Vec<String> {
         )
         .replace(" (one per node)", ""),
         format!(
-            "system states built {}, preliminary violations {}, soundness calls {}, sequences tried {}",
+            "system states built {}, preliminary violations {}, soundness calls {}, states searched {}",
             thousands(s.system_states),
             thousands(s.preliminary),
             thousands(s.soundness_calls),

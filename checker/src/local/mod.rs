@@ -12,9 +12,9 @@
 //!   last try, local events once per local state; sends grow the monotone network;
 //! - [`shape`]: which invariants qualify, and the LMC-OPT filter read off their shape;
 //! - [`combine`]: building system states from local states to check invariants;
-//! - [`soundness`]: for a preliminary violation, per-node event sequences along predecessor
-//!   links, ordered greedily into a run executed by the interpreter on the real system
-//!   (network included); only a run that reaches the violation is reported.
+//! - [`soundness`]: for a preliminary violation, a directed search of the real system (network
+//!   included) that takes only the recorded node transitions leading to the violating local
+//!   states; only a run the interpreter executed to the violation is reported.
 //!
 //! **The network.** LMC's network `I⁺` never loses a message. Here the network components keep a
 //! *monotone state*: every send is applied to it with the network's own input transition, and
@@ -50,10 +50,8 @@ pub struct LocalOptions {
     pub max_local_events: Option<u32>,
     /// Stop after this much time.
     pub time_limit: Option<Duration>,
-    /// Event sequences the soundness check may try for one preliminary violation.
+    /// Global states the soundness check may visit for one preliminary violation.
     pub max_sequences: u64,
-    /// Paths per node the soundness check enumerates.
-    pub max_paths_per_node: usize,
     /// Use the LMC-OPT filter where an invariant's shape allows it.
     pub optimise: bool,
 }
@@ -66,7 +64,6 @@ impl Default for LocalOptions {
             max_local_events: None,
             time_limit: None,
             max_sequences: 1_000_000,
-            max_paths_per_node: 10_000,
             optimise: true,
         }
     }
@@ -85,10 +82,11 @@ pub struct LocalStats {
     pub preliminary: u64,
     /// Calls of the soundness check.
     pub soundness_calls: u64,
-    /// Event sequences the soundness check tried.
+    /// Global states the soundness checks visited (each an interleaving prefix executed by the
+    /// interpreter).
     pub sequences: u64,
-    /// Preliminary violations the soundness check gave up on (its budget of sequences or of
-    /// paths per node ran out): while any exist, "no violation" is not a proof.
+    /// Preliminary violations the soundness check gave up on (its budget of states or the time
+    /// ran out): while any exist, "no violation" is not a proof.
     pub unsettled: u64,
     /// Distinct messages sent.
     pub messages: u64,

@@ -44,8 +44,6 @@ pub struct Lmc<'a, 'm, 's> {
     pub(super) invariants: Vec<(usize, Option<Shape<'s>>)>,
     pub(super) stats: LocalStats,
     pub(super) bounded: bool,
-    /// Whether some node had more paths to a local state than the soundness check enumerates.
-    pub(super) paths_capped: bool,
     started: Instant,
 }
 
@@ -152,7 +150,6 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             invariants,
             stats: LocalStats::default(),
             bounded: false,
-            paths_capped: false,
             started: Instant::now(),
         };
         let controllers: Vec<usize> = lmc.pending_by_controller.keys().copied().collect();
@@ -216,6 +213,11 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         Ok(LocalVerdict::NoViolation {
             bounded: self.bounded,
         })
+    }
+
+    /// Whether the time limit has passed.
+    pub(super) fn out_of_time(&self) -> bool {
+        self.time_limit().is_some()
     }
 
     fn time_limit(&self) -> Option<Limit> {

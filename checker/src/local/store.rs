@@ -1,5 +1,5 @@
 //! The visited local states of one node, with every (predecessor, event) pair that reached
-//! each, and the event sequences (paths) that lead from the start to a local state.
+//! each and every (successor, event) pair recorded from each.
 
 use crate::fingerprint::{fingerprint, Fingerprint};
 use interpreter::value::Value;
@@ -22,6 +22,8 @@ pub struct LocalState {
     pub local_events: u32,
     /// Every (predecessor, event) that reached it.
     pub preds: Vec<(LocalId, EventId)>,
+    /// Every (successor, event) recorded from it.
+    pub succs: Vec<(LocalId, EventId)>,
     /// Whether its local events and sends were tried.
     pub expanded: bool,
     /// How many of the node's available deliveries were tried on it.
@@ -74,6 +76,9 @@ impl NodeStore {
         }
         if let Some(&id) = self.index.get(&fp) {
             if let Some((p, e, _)) = pred {
+                if !self.states[p as usize].succs.contains(&(id, e)) {
+                    self.states[p as usize].succs.push((id, e));
+                }
                 let s = &mut self.states[id as usize];
                 if !s.preds.contains(&(p, e)) {
                     s.preds.push((p, e));
@@ -95,11 +100,15 @@ impl NodeStore {
         }
         let id = self.states.len() as LocalId;
         self.index.insert(fp, id);
+        if let Some((p, e, _)) = pred {
+            self.states[p as usize].succs.push((id, e));
+        }
         self.states.push(LocalState {
             slice,
             depth,
             local_events,
             preds: pred.map(|(p, e, _)| vec![(p, e)]).unwrap_or_default(),
+            succs: Vec::new(),
             expanded: false,
             cursor: 0,
             history,
@@ -115,54 +124,15 @@ impl NodeStore {
             .map(|s| {
                 (std::mem::size_of::<LocalState>()
                     + s.slice.len() * std::mem::size_of::<Value>()
-                    + s.preds.len() * 8
+                    + (s.preds.len() + s.succs.len()) * 8
                     + 24) as u64
             })
             .sum::<u64>()
             + self.available.len() as u64 * 4
     }
 
-    /// Up to `cap` event sequences from the start (state 0) to `target` along predecessor
-    /// links, without visiting a state twice; shorter ones first where the links allow.
-    pub fn paths_to(&self, target: LocalId, cap: usize) -> Vec<Vec<EventId>> {
-        let mut out = Vec::new();
-        let mut on_path = vec![false; self.states.len()];
-        let mut rev = Vec::new();
-        self.walk_back(target, &mut on_path, &mut rev, &mut out, cap);
-        out.sort_by_key(|p: &Vec<EventId>| p.len());
-        out
-    }
-
-    fn walk_back(
-        &self,
-        at: LocalId,
-        on_path: &mut [bool],
-        rev: &mut Vec<EventId>,
-        out: &mut Vec<Vec<EventId>>,
-        cap: usize,
-    ) {
-        if out.len() >= cap {
-            return;
-        }
-        if at == 0 {
-            out.push(rev.iter().rev().copied().collect());
-            return;
-        }
-        on_path[at as usize] = true;
-        // Predecessors nearer the start first, so short paths come early.
-        let mut preds = self.states[at as usize].preds.clone();
-        preds.sort_by_key(|(p, _)| self.states[*p as usize].depth);
-        for (p, e) in preds {
-            if on_path[p as usize] {
-                continue;
-            }
-            rev.push(e);
-            self.walk_back(p, on_path, rev, out, cap);
-            rev.pop();
-            if out.len() >= cap {
-                break;
-            }
-        }
-        on_path[at as usize] = false;
+    /// The id of a local state, if it was visited.
+    pub fn id_of(&self, slice: &[Value]) -> Option<LocalId> {
+        self.index.get(&fingerprint(slice)).copied()
     }
 }
