@@ -273,10 +273,13 @@ impl Report {
                 }
             )
         };
+        let nodes = match self.nodes.len() {
+            1 => "1 node".to_string(),
+            n => format!("{n} nodes"),
+        };
         out.push_str(&format!(
-            "system {}{params}: {} nodes, {network}\n",
-            self.automaton,
-            self.nodes.len()
+            "system {}{params}: {nodes}, {network}\n",
+            self.automaton
         ));
         let members = |out: &mut String, title: &str, members: &[MemberReport]| {
             out.push_str(&format!("\n{title}:\n"));

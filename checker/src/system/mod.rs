@@ -27,6 +27,7 @@ use crate::model::{action_instances, ActionInstance};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ir::{AutomatonBody, Composite};
+use ioa_lang::span::Span;
 use std::ops::Range;
 
 /// A member of a top-level component of the composite: one node, or one part of the network.
@@ -75,9 +76,15 @@ impl<'m, 's> SystemView<'m, 's> {
     pub fn new(machine: &'m Machine<'s>) -> Result<Self, Vec<SystemError>> {
         let root = &machine.spec.automata[machine.root.0 as usize];
         let AutomatonBody::Composite(composite) = &root.body else {
+            // `automaton NAME`, the head of the declaration, as printed canonically.
+            let head = ("automaton ".len() + root.name.len()) as u32;
+            let span = Span {
+                end: (root.span.start + head).min(root.span.end),
+                ..root.span
+            };
             return Err(vec![SystemError::NotComposite {
                 automaton: root.name.clone(),
-                span: root.span,
+                span,
             }]);
         };
         let (network_components, network_declared) = network_components(composite);
