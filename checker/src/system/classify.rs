@@ -15,6 +15,7 @@
 //!
 //! [`Machine::participants`]: interpreter::machine::Machine::participants
 
+use super::error::DirectShare;
 use super::{SystemError, SystemView};
 use crate::model::ActionInstance;
 use interpreter::value::{Printer, Value};
@@ -303,7 +304,7 @@ impl SystemView<'_, '_> {
         } else {
             format!("{}({})", machine.actions[action].name, shown.join(", "))
         };
-        SystemError::SharedByNodes {
+        SystemError::SharedByNodes(Box::new(DirectShare {
             action: machine.actions[action].name.clone(),
             instance,
             nodes: names,
@@ -312,7 +313,7 @@ impl SystemView<'_, '_> {
             target: self.nodes[target.0].name.clone(),
             write,
             signature,
-        }
+        }))
     }
 
     /// For machine instance `inst` taking part in `action`: the first statement of its

@@ -30,27 +30,31 @@ pub enum SystemError {
     },
     /// E0703: an action shared directly by two nodes: one node's step would change another
     /// node's state without going through the network.
-    SharedByNodes {
-        /// The action's name.
-        action: String,
-        /// The first instance found, printed (`ping(0, 1)`).
-        instance: String,
-        /// The nodes that take part in it.
-        nodes: Vec<String>,
-        /// The node that controls it, if a node does.
-        controller: Option<String>,
-        /// The controller's signature entry for the action.
-        controller_span: Option<Span>,
-        /// The node whose state the action changes although another node performs it.
-        target: String,
-        /// The target's first assignment to its state in its transition for the action.
-        write: Option<Span>,
-        /// The target's signature entry for the action (pointed at when it writes nothing).
-        signature: Span,
-    },
+    SharedByNodes(Box<DirectShare>),
     /// Enumerating or classifying action instances failed (a parameter without a universe, an
     /// evaluation error): the interpreter's error.
     Run(RunError),
+}
+
+/// An action instance two nodes take part in (E0703).
+#[derive(Debug, Clone)]
+pub struct DirectShare {
+    /// The action's name.
+    pub action: String,
+    /// The first instance found, printed (`ping(0, 1)`).
+    pub instance: String,
+    /// The nodes that take part in it.
+    pub nodes: Vec<String>,
+    /// The node that controls it, if a node does.
+    pub controller: Option<String>,
+    /// The controller's signature entry for the action.
+    pub controller_span: Option<Span>,
+    /// The node whose state the action changes although another node performs it.
+    pub target: String,
+    /// The target's first assignment to its state in its transition for the action.
+    pub write: Option<Span>,
+    /// The target's signature entry for the action (pointed at when it writes nothing).
+    pub signature: Span,
 }
 
 impl IntoDiagnostic for SystemError {
@@ -99,16 +103,17 @@ impl IntoDiagnostic for SystemError {
                     )
                 }
             }
-            SystemError::SharedByNodes {
-                action,
-                instance,
-                nodes,
-                controller,
-                controller_span,
-                target,
-                write,
-                signature,
-            } => {
+            SystemError::SharedByNodes(share) => {
+                let DirectShare {
+                    action,
+                    instance,
+                    nodes,
+                    controller,
+                    controller_span,
+                    target,
+                    write,
+                    signature,
+                } = share.as_ref();
                 let performer = controller.as_deref().unwrap_or("the environment");
                 let (span, label) = match write {
                     Some(w) => (
