@@ -7,6 +7,8 @@
 //! - `checker/tests/data/system/lossy_ping.ioa`: a lossy network (its `lose` is a network
 //!   action), no `network` clause (the default: the first component is the nodes), a client
 //!   input, a crash that the network also takes, and a timer.
+//! - `checker/tests/data/system/nested_nodes.ioa`: nodes that are composites (several machine
+//!   instances, one slice of the state), a network declared before them.
 //! - `checker/tests/data/system/err/*.ioa`: models the view rejects (two nodes sharing an action
 //!   directly, no nodes, a primitive automaton); each file's first line names the expected code,
 //!   and the rendered diagnostics are snapshots.
@@ -297,4 +299,41 @@ fn rejected_models() {
         assert_eq!(diagnostics[0].code, expected_code(&text), "{path:?}");
         insta::assert_snapshot!(render(&diagnostics, &result.sources, false));
     });
+}
+
+/// Nodes that are composites (a worker and its timer), with the network declared first.
+#[test]
+fn composite_nodes_and_a_network_declared_first() {
+    let loaded = common::load("checker/tests/data/system/nested_nodes.ioa", "Int = 0..1");
+    let machine = loaded.machine("Hosts", vec![]);
+    let view = SystemView::new(&machine).unwrap_or_else(|e| panic!("view: {e:?}"));
+    assert!(view.network_declared);
+    assert_eq!(view.network.len(), 1);
+    assert_eq!(view.network[0].slots, 0..3, "the network comes first");
+    assert_eq!(view.nodes.len(), 2);
+    assert_eq!(view.nodes[0].name, "H[0]");
+    assert_eq!(view.nodes[0].instances.len(), 2, "a worker and a timer");
+    assert_eq!(view.nodes[1].slots, 6..9);
+    let tick = action(&machine, "tick");
+    assert_eq!(
+        machine
+            .participants(tick, &ints(&[1]))
+            .expect("participants")
+            .len(),
+        2,
+        "the timer and the worker of H[1]"
+    );
+    assert_eq!(
+        view.classify(tick, &ints(&[1])).expect("classify"),
+        Some(ActionClass::Local { node: 1 })
+    );
+    let start = machine.initial_state(&mut NoChoice).expect("start");
+    let printer = Printer::new(machine.spec);
+    let local: Vec<String> = view
+        .local_state(1, &start)
+        .iter()
+        .map(|v| printer.show(v))
+        .collect();
+    assert_eq!(local, ["0", "0", "false"]);
+    insta::assert_snapshot!(describe(&view));
 }

@@ -25,7 +25,8 @@ use std::process::ExitCode;
 pub struct SystemArgs {
     /// The .ioa model.
     file: PathBuf,
-    /// The composite automaton (default: the only one, or the only composite).
+    /// The composite automaton (default: the only automaton, or the only composite that is
+    /// not a component of another).
     #[arg(long)]
     automaton: Option<String>,
     /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
@@ -102,20 +103,34 @@ pub fn run(args: SystemArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The automaton when none is named: the only one, or else the only composite.
+/// The automaton when none is named: the only one, or else the only composite that is not a
+/// component of another composite.
 fn only_composite(m: &Model) -> Result<ioa_lang::ir::AutomatonId, String> {
     if m.spec.automata.len() == 1 {
         return model::pick_automaton(&m.spec, None, None);
     }
-    let composites: Vec<usize> = m
+    let used: Vec<ioa_lang::ir::AutomatonId> = m
+        .spec
+        .automata
+        .iter()
+        .filter_map(|a| match &a.body {
+            AutomatonBody::Composite(c) => Some(c.components.iter().map(|c| c.automaton)),
+            AutomatonBody::Primitive(_) => None,
+        })
+        .flatten()
+        .collect();
+    let outermost: Vec<usize> = m
         .spec
         .automata
         .iter()
         .enumerate()
-        .filter(|(_, a)| matches!(a.body, AutomatonBody::Composite(_)))
+        .filter(|(k, a)| {
+            matches!(a.body, AutomatonBody::Composite(_))
+                && !used.contains(&ioa_lang::ir::AutomatonId(*k as u32))
+        })
         .map(|(k, _)| k)
         .collect();
-    match composites[..] {
+    match outermost[..] {
         [k] => Ok(ioa_lang::ir::AutomatonId(k as u32)),
         _ => model::pick_automaton(&m.spec, None, None),
     }
