@@ -38,6 +38,9 @@ pub struct SystemArgs {
     /// A universe file (default: MODEL.universe or default.universe beside the model).
     #[arg(long)]
     universe_file: Option<PathBuf>,
+    /// Also list every action instance some component takes part in, with its class and node.
+    #[arg(long)]
+    instances: bool,
     /// Print the view as text or as one JSON document.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -93,7 +96,7 @@ pub fn run(args: SystemArgs) -> ExitCode {
             return fail(&diags, &m, &args);
         }
     };
-    let report = Report::of(&view);
+    let report = Report::of(&view, args.instances);
     match args.format {
         Format::Text => print_stdout(&report.text()),
         Format::Json => {
@@ -151,6 +154,20 @@ struct Report {
     /// Names of the actions a node shares with the network.
     message_actions: Vec<String>,
     actions: Vec<ActionReport>,
+    /// With `--instances`: every action instance some component takes part in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instances: Option<Vec<InstanceReport>>,
+}
+
+#[derive(Serialize)]
+struct InstanceReport {
+    /// The instance, printed (`send(0, 1, 2)`).
+    action: String,
+    /// Its class.
+    class: &'static str,
+    /// The node that takes part (none for a network action).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -188,7 +205,7 @@ struct ActionReport {
 }
 
 impl Report {
-    fn of(view: &SystemView) -> Report {
+    fn of(view: &SystemView, list_instances: bool) -> Report {
         let machine = view.machine();
         let spec = machine.spec;
         let root = &spec.automata[machine.root.0 as usize];
@@ -221,7 +238,28 @@ impl Report {
             AutomatonBody::Composite(c) => &c.components[..],
             AutomatonBody::Primitive(_) => &[],
         };
+        let instances = list_instances.then(|| {
+            view.instances
+                .iter()
+                .zip(&view.classes)
+                .filter_map(|(instance, class)| {
+                    let class = (*class)?;
+                    let args: Vec<String> = instance.args.iter().map(|v| printer.show(v)).collect();
+                    let name = &machine.actions[instance.action].name;
+                    Some(InstanceReport {
+                        action: if args.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{name}({})", args.join(", "))
+                        },
+                        class: class.kind().name(),
+                        node: class.node().map(|n| view.nodes[n].name.clone()),
+                    })
+                })
+                .collect()
+        });
         Report {
+            instances,
             automaton: root.name.clone(),
             params: root
                 .params
@@ -363,6 +401,16 @@ impl Report {
                 a.kind,
                 classes.join(", ")
             ));
+        }
+        if let Some(instances) = &self.instances {
+            out.push_str("\ninstances some component takes part in:\n");
+            let width = instances.iter().map(|i| i.action.len()).max().unwrap_or(0);
+            for i in instances {
+                let node = i.node.as_deref().unwrap_or("");
+                let line = format!("  {:width$}  {:15}  {node}", i.action, i.class);
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
         }
         out.truncate(out.trim_end().len());
         out
