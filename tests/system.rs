@@ -4,7 +4,8 @@
 //!
 //! The cases: LCR's view as text and JSON (3 nodes, the channels as the network, send and
 //! receive as messages, leader local), LCR with n = 4 over a smaller universe, the lossy ping
-//! system (a network action, the default network), and the rejections: two nodes sharing an
+//! system (a network action, the default network; with `--instances`, every instance with its
+//! class and node), and the rejections: two nodes sharing an
 //! action (E0703, pointing at the write), a `network` clause naming no component (E0420), a
 //! primitive automaton (E0701), a missing parameter and a universe that bounds no parameter.
 
