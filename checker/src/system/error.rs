@@ -27,6 +27,8 @@ pub enum SystemError {
         network: Vec<String>,
         /// Whether the network was named by a clause (else it is the default).
         declared: bool,
+        /// The components outside the network (all without members for these parameters).
+        empty: Vec<String>,
     },
     /// E0703: an action shared directly by two nodes: one node's step would change another
     /// node's state without going through the network.
@@ -76,17 +78,19 @@ impl IntoDiagnostic for SystemError {
                 span,
                 network,
                 declared,
+                empty,
             } => {
-                let d = Diagnostic::error(
+                let label = match (declared, empty.is_empty()) {
+                    (true, true) => "every component is named here",
+                    (true, false) => "the network is named here",
+                    (false, _) => "the first component is the nodes by default",
+                };
+                let mut d = Diagnostic::error(
                     "E0702",
                     format!("the system `{automaton}` has no nodes"),
                     *span,
                 )
-                .with_label_message(if *declared {
-                    "every component with members is named here"
-                } else {
-                    "its first component has no members"
-                })
+                .with_label_message(label)
                 .with_note(format!(
                     "the network is {}",
                     if network.is_empty() {
@@ -95,11 +99,24 @@ impl IntoDiagnostic for SystemError {
                         network.join(", ")
                     }
                 ));
-                if *declared {
+                if !empty.is_empty() {
+                    d = d.with_note(format!(
+                        "{} {} no members with these parameters",
+                        empty.join(", "),
+                        if empty.len() == 1 { "has" } else { "have" }
+                    ));
+                }
+                if *declared && empty.is_empty() {
                     d.with_hint("leave the nodes' components out of `network`")
+                } else if *declared {
+                    d.with_hint(format!(
+                        "give parameters (--param) for which {} {} members",
+                        empty.join(", "),
+                        if empty.len() == 1 { "has" } else { "have" }
+                    ))
                 } else {
                     d.with_hint(
-                        "without a `network` clause the first component is the nodes; give its family members with the parameters (--param), or name the network with `network C`",
+                        "give parameters (--param) for which the first component has members, or say which components are the network with a `network` clause",
                     )
                 }
             }

@@ -98,6 +98,10 @@ impl<'m, 's> SystemView<'m, 's> {
                     .map(|&c| composite.components[c as usize].name.clone())
                     .collect(),
                 declared: network_declared,
+                empty: (0..composite.components.len() as u32)
+                    .filter(|c| !network_components.contains(c))
+                    .map(|c| composite.components[c as usize].name.clone())
+                    .collect(),
             }]);
         }
         let mut node_of_instance = vec![None; machine.instances.len()];
