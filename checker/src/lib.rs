@@ -10,6 +10,9 @@
 //!   automata over finite types (the interpreter's model is the fallback).
 //! - [`symmetry`]: symmetry reduction for types declared symmetric, with canonical
 //!   fingerprints and the checks that make the reduction sound.
+//! - [`system`]: a composite seen as a distributed system: nodes (each with its slice of the
+//!   state vector), the network, and a class for every action instance (message handler, send,
+//!   local, network); the local, consequence and liveness searches read it.
 //! - [`fingerprint`]: fixed-seed 128-bit state fingerprints.
 //! - [`memory`]: the process's resident memory, for limits and statistics.
 //!
@@ -22,3 +25,4 @@ pub mod local;
 pub mod memory;
 pub mod model;
 pub mod symmetry;
+pub mod system;

@@ -38,6 +38,9 @@ pub struct Instance {
     pub name: String,
     /// Declared types of its variables.
     pub state_types: Vec<Type>,
+    /// The top-level component member it belongs to (component index in the root composite,
+    /// family index values); `None` when the root is primitive.
+    pub member: Option<(u32, Vec<Value>)>,
 }
 
 /// A member of a top-level component of the root composite (`P[2]`, or `Net` for a single
@@ -291,8 +294,8 @@ impl<'s> Machine<'s> {
         match &aut.body {
             AutomatonBody::Primitive(p) => {
                 let len = p.state.len();
-                if let Some(key) = top {
-                    self.components.insert(key, self.instances.len());
+                if let Some(key) = &top {
+                    self.components.insert(key.clone(), self.instances.len());
                 }
                 self.instances.push(Instance {
                     automaton: a,
@@ -301,6 +304,7 @@ impl<'s> Machine<'s> {
                     len,
                     name,
                     state_types: p.state.iter().map(|v| v.ty.clone()).collect(),
+                    member: top,
                 });
                 self.n_slots += len;
             }
@@ -535,26 +539,7 @@ impl<'s> Machine<'s> {
             let aut = &self.spec.automata[i.automaton.0 as usize];
             let sig = &aut.actions[aid.0 as usize];
             let scope = self.scope(inst, state, &view);
-            // Does this instance take part with these arguments?
-            let mut takes_part = true;
-            if sig.where_clause.is_some() || sig.params.iter().any(|p| p.fixed.is_some()) {
-                let mut locals = args.to_vec();
-                locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
-                for (k, p) in sig.params.iter().enumerate() {
-                    if let Some(fixed) = &p.fixed {
-                        if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
-                            takes_part = false;
-                            break;
-                        }
-                    }
-                }
-                if takes_part {
-                    if let Some(w) = &sig.where_clause {
-                        takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
-                    }
-                }
-            }
-            if !takes_part {
+            if !takes_part(&scope, sig, args)? {
                 continue;
             }
             participants += 1;
@@ -627,6 +612,36 @@ impl<'s> Machine<'s> {
             return Ok(Err(Disabled::NoParticipant));
         }
         Ok(Ok(Plan { parts }))
+    }
+
+    /// The instances that take part in action instance `(action, args)`, with the kind their
+    /// own signature gives the action (input, output or internal): those whose `const`
+    /// parameters and signature `where` clause accept the arguments. This is the same test
+    /// [`Machine::enabled`] makes before looking at preconditions; it reads no state.
+    pub fn participants(
+        &self,
+        action: usize,
+        args: &[Value],
+    ) -> EvalResult<Vec<(usize, ActionKind)>> {
+        let mut out = Vec::new();
+        for &(inst, aid) in &self.actions[action].members {
+            let i = &self.instances[inst];
+            let sig = &self.spec.automata[i.automaton.0 as usize].actions[aid.0 as usize];
+            // A signature's `const` parameters and `where` clause read parameters only (E0074),
+            // so an empty state serves.
+            let scope = Scope {
+                spec: self.spec,
+                universe: self.universe,
+                state: &[],
+                params: &i.params,
+                aux: &[],
+                view: &crate::eval::NoView,
+            };
+            if takes_part(&scope, sig, args)? {
+                out.push((inst, sig.kind));
+            }
+        }
+        Ok(out)
     }
 
     fn disabled_at(
@@ -853,6 +868,27 @@ impl<'s> Machine<'s> {
     /// Reports an unbounded carrier as an error at `span`.
     pub fn carrier(&self, ty: &Type, span: Span) -> Result<std::sync::Arc<[Value]>, RunError> {
         self.universe.carrier_at(self.spec, ty, span)
+    }
+}
+
+/// Whether an instance whose signature entry for the action is `sig` takes part in the action
+/// instance with `args`: its `const` parameters equal the arguments and its `where` clause holds.
+fn takes_part(scope: &Scope, sig: &ioa_lang::ir::Action, args: &[Value]) -> EvalResult<bool> {
+    if sig.where_clause.is_none() && sig.params.iter().all(|p| p.fixed.is_none()) {
+        return Ok(true);
+    }
+    let mut locals = args.to_vec();
+    locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
+    for (k, p) in sig.params.iter().enumerate() {
+        if let Some(fixed) = &p.fixed {
+            if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
+                return Ok(false);
+            }
+        }
+    }
+    match &sig.where_clause {
+        Some(w) => scope.truth(w, &mut locals, &mut crate::eval::NoChoice),
+        None => Ok(true),
     }
 }
 

@@ -260,8 +260,21 @@ pub struct TaskAction {
 pub struct Composite {
     /// The components, each possibly an indexed family.
     pub components: Vec<ComponentDecl>,
+    /// `network C, D`: which components form the network (the rest are the nodes); `None`
+    /// when the clause is absent.
+    pub network: Option<NetworkClause>,
     /// Actions hidden by the composition.
     pub hidden: Vec<HiddenEntry>,
+}
+
+/// `network C, D` in a composite: the components that form the network of a distributed
+/// system (the others are its nodes).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NetworkClause {
+    /// The components named, in order.
+    pub components: Vec<Ident>,
+    /// The whole clause.
+    pub span: Span,
 }
 
 /// `Name[i: T]: Automaton(args) where P`.

@@ -210,6 +210,19 @@ pub struct Composite {
     pub action_members: Vec<Vec<(u32, ActionId)>>,
     /// Hidden clauses.
     pub hidden: Vec<Hidden>,
+    /// `network C, D`: the components that form the network, as indices into `components`;
+    /// `None` when the composite has no such clause (the system view then takes the first
+    /// component as the nodes and every other component as the network).
+    pub network: Option<Network>,
+}
+
+/// `network C, D`: which components of a composite form the network.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Network {
+    /// Indices into [`Composite::components`], in the order written.
+    pub components: Vec<u32>,
+    /// The clause.
+    pub span: Span,
 }
 
 /// A component or indexed family of components.

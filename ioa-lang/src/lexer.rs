@@ -95,6 +95,8 @@ pub enum Token<'input> {
     Components,
     #[token("hidden")]
     Hidden,
+    #[token("network")]
+    Network,
     #[token("invariant")]
     Invariant,
     #[token("using")]

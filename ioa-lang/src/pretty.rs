@@ -479,6 +479,14 @@ impl Printer<'_> {
                 p.trailing_after(end(c.span));
             })
         });
+        if let Some(network) = &comp.network {
+            self.nl();
+            self.comments_before(start(network.span));
+            self.text(&["network "]);
+            let names: Vec<&str> = network.components.iter().map(|n| n.name.as_str()).collect();
+            self.text(&[&names.join(", ")]);
+            self.trailing_after(end(network.span));
+        }
         let Some(first) = comp.hidden.first() else {
             return;
         };

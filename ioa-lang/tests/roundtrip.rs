@@ -776,11 +776,20 @@ fn composite() -> impl Strategy<Value = Composite> {
             where_clause,
             span: sp(),
         });
+    let network = prop::collection::vec(ident(), 1..3).prop_map(|components| NetworkClause {
+        components,
+        span: sp(),
+    });
     (
         prop::collection::vec(component, 1..3),
+        prop::option::of(network),
         prop::collection::vec(hidden, 0..3),
     )
-        .prop_map(|(components, hidden)| Composite { components, hidden })
+        .prop_map(|(components, network, hidden)| Composite {
+            components,
+            network,
+            hidden,
+        })
 }
 
 fn automaton() -> impl Strategy<Value = AutomatonDecl> {

@@ -16,6 +16,7 @@ mod prove;
 mod replay;
 mod run;
 mod runs;
+mod system;
 mod trace;
 mod trace_files;
 mod verify;
@@ -305,6 +306,10 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
     },
+    /// Show a composite as a distributed system: its nodes (with their slots in the state
+    /// vector), the network, the message actions and the class of every action instance
+    /// (message handler, send, local, network).
+    System(system::SystemArgs),
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
@@ -647,6 +652,7 @@ pub fn run() -> ExitCode {
             format,
             color,
         }),
+        Command::System(args) => system::run(args),
         Command::Verify {
             file,
             simulation,

@@ -2,11 +2,11 @@
 //! transitions, tasks, and the actions a composite inherits from its components.
 
 use super::scope::{Body, Mode};
-use super::{CheckError, Checker, TypeEntry};
+use super::{suggest, CheckError, Checker, TypeEntry};
 use crate::ast::{self, ActionArg, Item};
 use crate::ir::{
     self, Action, ActionId, ActionParam, Automaton, AutomatonBody, AutomatonId, Component,
-    Composite, Hidden, Primitive, Transition, Type, TypeDef, TypeDefKind, TypeId, VarDecl,
+    Composite, Hidden, Network, Primitive, Transition, Type, TypeDef, TypeDefKind, TypeId, VarDecl,
 };
 use crate::span::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -226,6 +226,7 @@ impl Checker {
                     components: vec![],
                     action_members: vec![],
                     hidden: vec![],
+                    network: None,
                 }),
                 span: a.span,
             });
@@ -510,13 +511,59 @@ impl Checker {
                 span: h.span,
             });
         }
+        let network = c.network.as_ref().map(|n| self.network(id, n, &components));
         self.spec.automata[id.0 as usize].body = AutomatonBody::Composite(Composite {
             components,
             action_members: members,
             hidden,
+            network,
         });
         visiting.pop();
         done.insert(id);
+    }
+
+    /// Resolves a `network` clause to component indices, reporting names that are not
+    /// components (E0420) and components named twice (E0107).
+    fn network(
+        &mut self,
+        id: AutomatonId,
+        clause: &ast::NetworkClause,
+        components: &[Component],
+    ) -> Network {
+        let mut indices: Vec<u32> = Vec::new();
+        for name in &clause.components {
+            match self.component_names[id.0 as usize].get(&name.name) {
+                Some(&k) if indices.contains(&k) => {
+                    let previous = clause
+                        .components
+                        .iter()
+                        .find(|n| n.name == name.name)
+                        .map_or(name.span, |n| n.span);
+                    self.error(CheckError::Duplicate {
+                        what: "network component",
+                        name: name.name.clone(),
+                        span: name.span,
+                        previous,
+                    });
+                }
+                Some(&k) => indices.push(k),
+                None => {
+                    let names: Vec<String> = components.iter().map(|c| c.name.clone()).collect();
+                    let suggestion = suggest(&name.name, names.iter().map(|s| s.as_str()));
+                    self.error(CheckError::NotAComponent {
+                        name: name.name.clone(),
+                        automaton: self.spec.automata[id.0 as usize].name.clone(),
+                        components: names,
+                        span: name.span,
+                        suggestion,
+                    });
+                }
+            }
+        }
+        Network {
+            components: indices,
+            span: clause.span,
+        }
     }
 
     #[allow(clippy::type_complexity)]

@@ -259,6 +259,19 @@ pub enum CheckError {
         /// A similar invariant name.
         suggestion: Option<String>,
     },
+    /// E0420: a `network` clause names something that is not a component of the composite.
+    NotAComponent {
+        /// The name.
+        name: String,
+        /// The composite.
+        automaton: String,
+        /// The components it has.
+        components: Vec<String>,
+        /// Where.
+        span: Span,
+        /// A similar component name.
+        suggestion: Option<String>,
+    },
 }
 
 fn did_you_mean(d: Diagnostic, suggestion: &Option<String>) -> Diagnostic {
@@ -422,6 +435,13 @@ impl IntoDiagnostic for CheckError {
                 Diagnostic::error("E0415", format!("`{name}` is not an invariant of `{automaton}`"), *span)
                     .with_label_message("named in `using`")
                     .with_note("`using` lists the invariants of the automaton that a proof may assume"),
+                suggestion,
+            ),
+            NotAComponent { name, automaton, components, span, suggestion } => did_you_mean(
+                Diagnostic::error("E0420", format!("`{name}` is not a component of `{automaton}`"), *span)
+                    .with_label_message("named in `network`")
+                    .with_note(format!("the components of `{automaton}` are: {}", components.join(", ")))
+                    .with_note("`network` lists the components that form the network; the others are the nodes"),
                 suggestion,
             ),
         }
