@@ -697,41 +697,6 @@ impl<'s> Machine<'s> {
         }
     }
 
-    /// The instances that take part in action instance `(action, args)` (their `const`
-    /// parameters and signature `where` clauses accept the arguments), each with whether it
-    /// controls the action (output or internal) rather than taking it as input. These depend on
-    /// parameters only, not on the state.
-    pub fn participants(&self, action: usize, args: &[Value]) -> EvalResult<Vec<(usize, bool)>> {
-        let mut out = Vec::new();
-        let state = vec![Value::Bool(false); self.n_slots];
-        let view = self.view(&state);
-        for &(inst, aid) in &self.actions[action].members {
-            let i = &self.instances[inst];
-            let sig = &self.spec.automata[i.automaton.0 as usize].actions[aid.0 as usize];
-            let scope = self.scope(inst, &state, &view);
-            let mut locals = args.to_vec();
-            locals.resize((sig.n_locals as usize).max(args.len()), Value::Bool(false));
-            let mut takes_part = true;
-            for (k, p) in sig.params.iter().enumerate() {
-                if let Some(fixed) = &p.fixed {
-                    if scope.eval(fixed, &mut locals, &mut crate::eval::NoChoice)? != args[k] {
-                        takes_part = false;
-                        break;
-                    }
-                }
-            }
-            if takes_part {
-                if let Some(w) = &sig.where_clause {
-                    takes_part = scope.truth(w, &mut locals, &mut crate::eval::NoChoice)?;
-                }
-            }
-            if takes_part {
-                out.push((inst, sig.kind != ActionKind::Input));
-            }
-        }
-        Ok(out)
-    }
-
     /// Takes a planned step, returning the next state.
     pub fn execute(&self, state: &[Value], plan: Plan, ch: &mut dyn Chooser) -> EvalResult<State> {
         let mut next = state.to_vec();

@@ -85,7 +85,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
     if !args.quiet && args.format == Format::Text {
         print_stderr(&format!(
             "local model checking of {aut}: {}; {strategy}\n",
-            nodes_line(machine)
+            nodes_line(&report)
         ));
     }
     let (code, run_report) = match &report.verdict {
@@ -175,14 +175,10 @@ fn fail(m: &Model, diags: &[ioa_lang::diagnostics::Diagnostic], args: &ExploreAr
 fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
     match e {
         LocalError::Run(e) => fail(m, &[e.to_diagnostic()], args),
-        LocalError::NoNodes(_) => usage(
-            "--local needs a composite automaton whose first component family is its nodes (e.g. `P[i: Int]: Process(i, n)`)"
-                .into(),
-        ),
-        LocalError::SharedAction { action, nodes } => usage(format!(
-            "--local: nodes {} share action `{action}` directly; local model checking needs every message to pass through the network",
-            nodes.join(" and ")
-        )),
+        LocalError::System(errors) => {
+            let diags: Vec<_> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            fail(m, &diags, args)
+        }
         LocalError::NotLocal {
             invariant,
             component,
@@ -249,24 +245,17 @@ fn start_state(
     })
 }
 
-fn nodes_line(machine: &Machine) -> String {
-    match checker::local::nodes::Nodes::of(machine) {
-        Ok(n) => format!(
-            "{} ({}), network {}",
-            count(n.nodes.len() as u64, "node"),
-            n.nodes
-                .iter()
-                .map(|x| x.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            if n.network.is_empty() {
-                "none".into()
-            } else {
-                n.network.join(", ")
-            }
-        ),
-        Err(_) => "no nodes".into(),
-    }
+fn nodes_line(report: &LocalReport) -> String {
+    format!(
+        "{} ({}), network {}",
+        count(report.nodes.len() as u64, "node"),
+        report.nodes.join(", "),
+        if report.network.is_empty() {
+            "none".into()
+        } else {
+            report.network.join(", ")
+        }
+    )
 }
 
 fn describe_strategy(machine: &Machine, report: &LocalReport) -> String {

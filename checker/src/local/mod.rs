@@ -3,10 +3,8 @@
 //! only to check invariants, and confirm a violation by finding a real run before reporting it.
 //!
 //! The parts:
-//! - [`nodes`]: which slices of the state vector are nodes (the first component family by
-//!   default) and which are the network;
-//! - [`events`]: every action instance classed as a node's local event, a send, a delivery
-//!   (message handler), a network-only action, or shared by nodes (refused);
+//! - [`nodes`] and [`events`]: the nodes, the network and the class of every action instance
+//!   (local event, send, delivery, network-only), read from [`crate::system::SystemView`];
 //! - [`store`]: per node, the visited local states with all their (predecessor, event) links;
 //! - [`search`]: the loop of Fig. 9: a delivery is tried only on local states added since its
 //!   last try, local events once per local state; sends grow the monotone network;
@@ -136,15 +134,8 @@ pub enum LocalVerdict {
 /// What went wrong.
 #[derive(Debug, Clone)]
 pub enum LocalError {
-    /// The automaton is not a composite with a node family.
-    NoNodes(nodes::NodesError),
-    /// Two nodes share an action directly.
-    SharedAction {
-        /// The action's name.
-        action: String,
-        /// The nodes' names.
-        nodes: Vec<String>,
-    },
+    /// The automaton cannot be seen as nodes and a network (the system view's errors).
+    System(Vec<crate::system::SystemError>),
     /// An invariant reads network state.
     NotLocal {
         /// The invariant's name.
@@ -171,4 +162,8 @@ pub struct LocalReport {
     pub stats: LocalStats,
     /// Whether LMC-OPT was used, per invariant checked (by spec position).
     pub optimised: Vec<(usize, bool)>,
+    /// The nodes' names.
+    pub nodes: Vec<String>,
+    /// The network members' names.
+    pub network: Vec<String>,
 }

@@ -1,22 +1,20 @@
-//! Which parts of a composite's state vector are nodes and which are the network.
-//!
-//! By default the members of the composite's first component family are the nodes and every
-//! other component is the network (LCR: processes `P[i]` and channels `C[i]`; Paxos: `Node[i]`
-//! and its network). A node's *local state* is its slice of the state vector.
+//! The nodes and the network as local model checking uses them, read from the
+//! [`SystemView`] (which decides which components are the network): each node's slice of the
+//! state vector, and masks over the machine's instances for stepping one node or the network
+//! alone.
 
-use interpreter::machine::{Machine, State};
+use crate::system::SystemView;
+use interpreter::machine::State;
 use interpreter::value::Value;
 use std::ops::Range;
 
-/// One node: a member of the node family.
+/// One node.
 #[derive(Debug, Clone)]
 pub struct Node {
     /// Its name (`P[0]`).
     pub name: String,
     /// Its family indices.
     pub indices: Vec<Value>,
-    /// Its primitive instances.
-    pub instances: Range<usize>,
     /// Its slots in the state vector.
     pub slots: Range<usize>,
 }
@@ -24,60 +22,31 @@ pub struct Node {
 /// The nodes of a composite and the rest (the network).
 #[derive(Debug, Clone)]
 pub struct Nodes {
-    /// The nodes, in index order.
+    /// The nodes, in the order of the state vector.
     pub nodes: Vec<Node>,
     /// For each primitive instance, the node it belongs to (`None`: the network).
     pub node_of_instance: Vec<Option<usize>>,
-    /// The network's component names.
+    /// The network members' names.
     pub network: Vec<String>,
 }
 
-/// Why a machine cannot be seen as nodes and a network.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NodesError {
-    /// The automaton is primitive.
-    NotComposite,
-    /// No component is an indexed family.
-    NoFamily,
-}
-
 impl Nodes {
-    /// The default partition: the first component family's members are the nodes.
-    pub fn of(machine: &Machine) -> Result<Nodes, NodesError> {
-        if machine.members.is_empty() {
-            return Err(NodesError::NotComposite);
-        }
-        let family = machine
-            .members
-            .iter()
-            .find(|m| !m.indices.is_empty())
-            .map(|m| m.component)
-            .ok_or(NodesError::NoFamily)?;
-        let mut nodes = Vec::new();
-        let mut node_of_instance = vec![None; machine.instances.len()];
-        let mut network = Vec::new();
-        for m in &machine.members {
-            if m.component == family {
-                for i in m.instances.clone() {
-                    node_of_instance[i] = Some(nodes.len());
-                }
-                let first = &machine.instances[m.instances.start];
-                let last = &machine.instances[m.instances.end - 1];
-                nodes.push(Node {
+    /// The nodes of a system view.
+    pub fn of(view: &SystemView) -> Nodes {
+        let n_instances = view.machine().instances.len();
+        Nodes {
+            nodes: view
+                .nodes
+                .iter()
+                .map(|m| Node {
                     name: m.name.clone(),
                     indices: m.indices.clone(),
-                    instances: m.instances.clone(),
-                    slots: first.offset..last.offset + last.len,
-                });
-            } else {
-                network.push(m.name.clone());
-            }
+                    slots: m.slots.clone(),
+                })
+                .collect(),
+            node_of_instance: (0..n_instances).map(|i| view.node_of_instance(i)).collect(),
+            network: view.network.iter().map(|m| m.name.clone()).collect(),
         }
-        Ok(Nodes {
-            nodes,
-            node_of_instance,
-            network,
-        })
     }
 
     /// Node `n`'s local state in a global state.

@@ -12,6 +12,7 @@ use super::store::{EventId, LocalId, NodeStore};
 use super::{LocalError, LocalOptions, LocalReport, LocalStats, LocalVerdict};
 use crate::explore::Limit;
 use crate::model::{MachineModel, MachineStep, Scripted};
+use crate::system::SystemView;
 use interpreter::machine::{Machine, State};
 use interpreter::value::Value;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -63,6 +64,8 @@ pub fn run_local(
         .collect();
     Ok(LocalReport {
         verdict,
+        nodes: lmc.nodes.nodes.iter().map(|n| n.name.clone()).collect(),
+        network: lmc.nodes.network.clone(),
         stats: lmc.stats,
         optimised,
     })
@@ -75,20 +78,9 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         options: LocalOptions,
     ) -> Result<Self, LocalError> {
         let machine = model.machine();
-        let nodes = Nodes::of(machine).map_err(LocalError::NoNodes)?;
-        let classes = classify(machine, &nodes, model.instances())?;
-        for (k, c) in classes.iter().enumerate() {
-            if let EventClass::Shared { nodes: shared } = c {
-                let inst = &model.instances()[k];
-                return Err(LocalError::SharedAction {
-                    action: machine.actions[inst.action].name.clone(),
-                    nodes: shared
-                        .iter()
-                        .map(|n| nodes.nodes[*n].name.clone())
-                        .collect(),
-                });
-            }
-        }
+        let view = SystemView::new(machine).map_err(LocalError::System)?;
+        let nodes = Nodes::of(&view);
+        let classes = classify(&view, model.instances())?;
         let spec = machine.spec;
         let chosen: Vec<usize> = match &options.invariants {
             Some(list) => list.clone(),

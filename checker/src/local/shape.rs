@@ -109,10 +109,12 @@ pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option
 
 fn node_component(machine: &Machine, nodes: &Nodes) -> Option<u32> {
     let first = nodes.nodes.first()?;
+    let instance = nodes.node_of_instance.iter().position(|n| *n == Some(0))?;
+    let _ = first;
     machine
         .members
         .iter()
-        .find(|m| m.instances == first.instances)
+        .find(|m| m.instances.contains(&instance))
         .map(|m| m.component)
 }
 
