@@ -345,6 +345,8 @@ fn errors_exit_with_2() {
         "LCR",
         "--param",
         "n=3",
+        "--universe-file",
+        "tests/data/run/empty.universe",
     ]);
     assert_eq!(o.code, 2, "{}", o.both());
     assert!(o.stderr.contains("error[E0505]"), "{}", o.both());

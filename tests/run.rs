@@ -548,6 +548,8 @@ fn lcr_without_an_int_universe_is_unbounded() {
         "--param",
         "n=3",
         "--random",
+        "--universe-file",
+        "tests/data/run/empty.universe",
     ]);
     assert_eq!(o.code, 1, "{}", o.both());
     assert!(o.stderr.contains("error[E0505]"));
