@@ -41,6 +41,14 @@ impl Lmc<'_, '_, '_> {
         Ok(None)
     }
 
+    /// Every 256 system states, whether the time limit has passed.
+    fn time_check(&self) -> Option<LocalVerdict> {
+        if self.stats.system_states % 256 != 0 {
+            return None;
+        }
+        self.time_limit().map(LocalVerdict::Limit)
+    }
+
     fn invariant_holds(&self, k: usize, state: &[Value]) -> Result<bool, LocalError> {
         let inv = &self.machine.spec.invariants[k];
         let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
@@ -81,6 +89,9 @@ impl Lmc<'_, '_, '_> {
             let chosen: Vec<Option<LocalId>> = pick.iter().map(|p| Some(*p as LocalId)).collect();
             let state = self.compose(&chosen);
             self.stats.system_states += 1;
+            if let Some(v) = self.time_check() {
+                return Ok(Some(v));
+            }
             if !self.invariant_holds(k, &state)? {
                 self.stats.preliminary += 1;
                 if let Some(v) = self.confirm(k, &chosen)? {
@@ -213,6 +224,9 @@ impl Lmc<'_, '_, '_> {
                 locals[shape.binders[j] as usize] = self.node_index(u);
             }
             self.stats.system_states += 1;
+            if let Some(v) = self.time_check() {
+                return Ok(Some(v));
+            }
             if !self.machine.root_truth(shape.body, &state, &mut locals)? {
                 self.stats.preliminary += 1;
                 if let Some(v) = self.confirm(k, &chosen)? {

@@ -207,12 +207,8 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         })
     }
 
-    /// Whether the time limit has passed.
-    pub(super) fn out_of_time(&self) -> bool {
-        self.time_limit().is_some()
-    }
-
-    fn time_limit(&self) -> Option<Limit> {
+    /// The time limit, once it has passed.
+    pub(super) fn time_limit(&self) -> Option<Limit> {
         let t = self.options.time_limit?;
         (self.started.elapsed() >= t).then_some(Limit::Time(t))
     }

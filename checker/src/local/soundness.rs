@@ -89,9 +89,11 @@ impl Lmc<'_, '_, '_> {
                         continue;
                     }
                     self.stats.sequences += 1;
-                    if self.stats.sequences % 4096 == 0 && self.out_of_time() {
-                        self.stats.unsettled += 1;
-                        return Ok(None);
+                    if self.stats.sequences % 256 == 0 {
+                        if let Some(limit) = self.time_limit() {
+                            self.stats.unsettled += 1;
+                            return Ok(Some(LocalVerdict::Limit(limit)));
+                        }
                     }
                     if visited.len() as u64 > budget {
                         self.stats.unsettled += 1;
