@@ -9,7 +9,6 @@
 use crate::model::ActionInstance;
 use crate::system::{ActionClass, SystemView};
 use interpreter::error::EvalResult;
-use ioa_lang::ast::ActionKind;
 
 /// What one action instance is, for local model checking.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,17 +38,10 @@ pub enum EventClass {
 
 /// The class of every action instance, by position in the view's (and the model's) list.
 pub fn classify(view: &SystemView, instances: &[ActionInstance]) -> EvalResult<Vec<EventClass>> {
-    let machine = view.machine();
+    debug_assert_eq!(view.instances.len(), instances.len());
     let mut out = Vec::with_capacity(instances.len());
-    for (k, inst) in instances.iter().enumerate() {
-        let network_parts = || -> EvalResult<Vec<(usize, bool)>> {
-            Ok(machine
-                .participants(inst.action, &inst.args)?
-                .into_iter()
-                .filter(|(i, _)| view.node_of_instance(*i).is_none())
-                .map(|(i, kind)| (i, kind != ActionKind::Input))
-                .collect())
-        };
+    for k in 0..instances.len() {
+        let network_parts = || view.network_participants(k);
         let class = match view.classes[k] {
             Some(ActionClass::Local { node }) => EventClass::Local { node },
             Some(ActionClass::Send { node }) => EventClass::Send {

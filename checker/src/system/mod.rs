@@ -162,6 +162,23 @@ impl<'m, 's> SystemView<'m, 's> {
             .collect()
     }
 
+    /// The network's machine instances that take part in action instance `k` (of
+    /// [`SystemView::instances`]), each with whether it controls the action: for a message
+    /// handler, the instance that delivers; for a send, the instances that take the message.
+    pub fn network_participants(
+        &self,
+        k: usize,
+    ) -> interpreter::error::EvalResult<Vec<(usize, bool)>> {
+        let inst = &self.instances[k];
+        Ok(self
+            .machine
+            .participants(inst.action, &inst.args)?
+            .into_iter()
+            .filter(|(i, _)| self.network_of_instance[*i].is_some())
+            .map(|(i, kind)| (i, kind != ioa_lang::ast::ActionKind::Input))
+            .collect())
+    }
+
     /// The actions a node shares with the network (some instance is a send or a message
     /// handler), in action order.
     pub fn message_actions(&self) -> Vec<usize> {
