@@ -24,5 +24,6 @@ pub mod fingerprint;
 pub mod local;
 pub mod memory;
 pub mod model;
+pub mod predict;
 pub mod symmetry;
 pub mod system;

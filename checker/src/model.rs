@@ -309,12 +309,41 @@ impl Model for MachineModel<'_, '_> {
         state: &State,
         out: &mut Vec<(MachineStep, State)>,
     ) -> Result<(), MachineError> {
+        self.successors_of(state, &mut |_| true, out)
+    }
+
+    fn check(&self, state: &State) -> Result<Option<usize>, MachineError> {
+        self.machine
+            .failing_invariant(state)
+            .map_err(|(invariant, error)| MachineError::Invariant { invariant, error })
+    }
+
+    fn fingerprint(&self, state: &State) -> Fingerprint {
+        match &self.symmetry {
+            Some(s) => s.canonical_fingerprint(state),
+            None => fingerprint(state),
+        }
+    }
+}
+
+impl MachineModel<'_, '_> {
+    /// The successors of `state` by the instances `keep` admits (positions in
+    /// [`MachineModel::instances`]), in instance order, with every resolution of `choose`.
+    pub fn successors_of(
+        &self,
+        state: &State,
+        keep: &mut dyn FnMut(usize) -> bool,
+        out: &mut Vec<(MachineStep, State)>,
+    ) -> Result<(), MachineError> {
         let allowed: Vec<Option<Allowed>> = self
             .guards
             .iter()
             .map(|g| g.as_ref().map(|g| self.machine.allowed(state, g)))
             .collect();
         for (k, instance) in self.instances.iter().enumerate() {
+            if !keep(k) {
+                continue;
+            }
             if let (Some(guard), Some(allowed)) =
                 (&self.guards[instance.action], &allowed[instance.action])
             {
@@ -354,19 +383,6 @@ impl Model for MachineModel<'_, '_> {
             }
         }
         Ok(())
-    }
-
-    fn check(&self, state: &State) -> Result<Option<usize>, MachineError> {
-        self.machine
-            .failing_invariant(state)
-            .map_err(|(invariant, error)| MachineError::Invariant { invariant, error })
-    }
-
-    fn fingerprint(&self, state: &State) -> Fingerprint {
-        match &self.symmetry {
-            Some(s) => s.canonical_fingerprint(state),
-            None => fingerprint(state),
-        }
     }
 }
 

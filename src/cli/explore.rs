@@ -73,7 +73,7 @@ fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
 }
 
 /// Parses `30`, `30s`, `5m`, `2h` (seconds by default).
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
         Some((i, _)) => (&t[..i], &t[i..]),

@@ -46,13 +46,6 @@ pub struct LocalArgs {
     pub max_sequences: u64,
 }
 
-/// Where the search starts: a state, and the run that led to it (for the trace).
-struct Start {
-    state: State,
-    prefix: Trace,
-    prefix_choices: Vec<Vec<usize>>,
-}
-
 fn usage(message: String) -> ExitCode {
     print_stderr(&format!("error: {message}\n"));
     ExitCode::from(EXIT_ERROR)
@@ -64,10 +57,12 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         Ok(x) => x,
         Err(e) => return fail(m, &[e.to_diagnostic()], args),
     };
-    let start = match start_state(args, m, machine, &model) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
+    let start =
+        match super::snapshot::snapshot(machine, &model, args.local.from.as_deref(), args.local.at)
+        {
+            Ok(s) => s,
+            Err(code) => return ExitCode::from(code),
+        };
     let local_options = LocalOptions {
         invariants: None,
         max_depth: options.max_depth,
@@ -92,18 +87,14 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         LocalVerdict::Violated { invariant, run } => match model.trace_from(start.state.clone(), run)
         {
             Ok((trace, choices)) => {
-                let mut full = start.prefix.clone();
-                let mut all_choices = start.prefix_choices.clone();
-                full.steps.extend(trace.steps);
-                full.states.extend(trace.states.into_iter().skip(1));
-                all_choices.extend(choices);
-                let r = RunReport {
-                    trace: full,
+                let mut r = RunReport {
+                    trace: Trace::start(vec![]),
                     stop: Stop::InvariantViolated {
                         invariant: *invariant,
                     },
-                    choices: all_choices,
+                    choices: vec![],
                 };
+                start.extend(trace, choices, &mut r);
                 (ExitCode::from(EXIT_VIOLATION), Some(r))
             }
             Err(_) => {
@@ -186,63 +177,6 @@ fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
             "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (leave it out with --invariant NAME for the others)"
         )),
     }
-}
-
-/// The start state: the model's (the first if there are several), or state K of a trace.
-fn start_state(
-    args: &ExploreArgs,
-    m: &Model,
-    machine: &Machine,
-    model: &MachineModel,
-) -> Result<Start, ExitCode> {
-    let Some(path) = &args.local.from else {
-        let mut starts = Vec::new();
-        if let Err(e) = checker::explore::Model::initial_states(model, &mut starts) {
-            let d = match e {
-                checker::model::MachineError::Start(e) => e.to_diagnostic(),
-                _ => return Err(usage("cannot build the start state".into())),
-            };
-            return Err(fail(m, &[d], args));
-        }
-        let Some((_, state)) = starts.into_iter().next() else {
-            return Err(usage("the automaton has no start state".into()));
-        };
-        return Ok(Start {
-            prefix: Trace::start(state.clone()),
-            state,
-            prefix_choices: vec![vec![]],
-        });
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("--from: cannot read `{}`: {e}", path.display())))?;
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| usage(format!("--from: `{}` is not JSON: {e}", path.display())))?;
-    let trace = super::replay::read_trace(machine, &json).map_err(|e| {
-        usage(format!(
-            "--from: `{}` is not a trace of this model and parameters: {e}",
-            path.display()
-        ))
-    })?;
-    let last = trace.states.len() - 1;
-    let at = args.local.at.unwrap_or(last);
-    if at > last {
-        return Err(usage(format!(
-            "--at {at}: the trace has states 0 to {last}"
-        )));
-    }
-    let choices: Vec<Vec<usize>> =
-        serde_json::from_value(json["#meta"]["choices"].clone()).unwrap_or_default();
-    let mut prefix = trace.clone();
-    prefix.states.truncate(at + 1);
-    prefix.steps.truncate(at);
-    let mut prefix_choices = choices;
-    prefix_choices.resize(at + 1, vec![]);
-    prefix_choices.truncate(at + 1);
-    Ok(Start {
-        state: trace.states[at].clone(),
-        prefix,
-        prefix_choices,
-    })
 }
 
 fn nodes_line(report: &LocalReport) -> String {
@@ -394,7 +328,7 @@ struct Global {
     seconds: f64,
 }
 
-fn run_global(machine: &Machine, options: &Options, start: &Start) -> Global {
+fn run_global(machine: &Machine, options: &Options, start: &super::snapshot::Snapshot) -> Global {
     let Ok(model) = MachineModel::new(machine, None) else {
         return Global {
             verdict: "error",

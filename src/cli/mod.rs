@@ -12,10 +12,12 @@ mod itf;
 mod model;
 mod output;
 mod pair;
+mod predict;
 mod prove;
 mod replay;
 mod run;
 mod runs;
+mod snapshot;
 mod system;
 mod trace;
 mod trace_files;
@@ -310,6 +312,10 @@ enum Command {
     /// vector), the network, the message actions and the class of every action instance
     /// (message handler, send, local, network).
     System(system::SystemArgs),
+    /// Consequence prediction (CrystalBall): from the start state or a state of a recorded
+    /// run, which futures of up to --max-depth steps violate an invariant. Local actions of a
+    /// node already seen in the same local state are not expanded again; deliveries always are.
+    Predict(predict::PredictArgs),
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
@@ -653,6 +659,7 @@ pub fn run() -> ExitCode {
             color,
         }),
         Command::System(args) => system::run(args),
+        Command::Predict(args) => predict::run(args),
         Command::Verify {
             file,
             simulation,
