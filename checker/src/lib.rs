@@ -25,5 +25,6 @@ pub mod local;
 pub mod memory;
 pub mod model;
 pub mod predict;
+pub mod steer;
 pub mod symmetry;
 pub mod system;

@@ -36,6 +36,12 @@ pub struct PredictOptions {
     pub ignore_slots: Vec<usize>,
     /// Stop after this many predicted violations (0: no bound).
     pub max_violations: usize,
+    /// Stop after visiting this many states (0: no bound). Unlike a time limit, the same on
+    /// every machine, so steered runs stay reproducible.
+    pub max_states: u64,
+    /// Action instances (positions in the model's list) never taken: the filters execution
+    /// steering installs.
+    pub blocked: Vec<u32>,
 }
 
 /// One predicted violation.
@@ -123,6 +129,10 @@ pub fn predict(
         let mut next = Vec::new();
         for (id, state) in frontier {
             stats.states += 1;
+            if options.max_states > 0 && stats.states > options.max_states {
+                limit = Some(Limit::States(options.max_states));
+                break 'levels;
+            }
             if let Some(t) = options.time_limit {
                 if started.elapsed() >= t {
                     limit = Some(Limit::Time(t));
@@ -149,7 +159,9 @@ pub fn predict(
                 .map(|n| !options.prune || local_explored[n].insert(local_hash(n, &state)))
                 .collect();
             let mut skipped = 0u64;
+            let blocked = &options.blocked;
             let mut keep = |k: usize| match view.classes[k] {
+                _ if blocked.contains(&(k as u32)) => false,
                 Some(ActionClass::Local { node }) if !fresh[node] => {
                     skipped += 1;
                     false

@@ -18,6 +18,7 @@ mod replay;
 mod run;
 mod runs;
 mod snapshot;
+mod steer;
 mod system;
 mod trace;
 mod trace_files;
@@ -106,6 +107,9 @@ enum Command {
         /// A universe file (default: MODEL.universe beside the model, if it exists).
         #[arg(long)]
         universe_file: Option<PathBuf>,
+        /// Execution steering.
+        #[command(flatten)]
+        steer: steer::SteerArgs,
         /// Write the run as an ITF JSON trace.
         #[arg(long)]
         trace: Option<PathBuf>,
@@ -560,6 +564,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            steer,
             log,
             quiet,
             color,
@@ -576,6 +581,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            steer,
             log,
             quiet,
             color,

@@ -136,6 +136,8 @@ pub fn run(args: PredictArgs) -> ExitCode {
         prune: true,
         ignore_slots,
         max_violations: 0,
+        max_states: 0,
+        blocked: Vec::new(),
     };
     let report = match predict(&model, &view, snap.state.clone(), &options) {
         Ok(r) => r,

@@ -27,6 +27,7 @@ pub struct RunArgs {
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
     pub trace: Option<PathBuf>,
+    pub steer: super::steer::SteerArgs,
     pub log: bool,
     pub quiet: bool,
     pub color: ColorChoice,
@@ -64,6 +65,20 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(mach) => mach,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
+    if args.steer.steer {
+        let campaign = super::steer::Campaign {
+            machine: &machine,
+            model_file: &args.file,
+            params: &args.params,
+            steps: args.steps,
+            seed: args.seed,
+            runs: args.runs,
+            trace: args.trace.as_deref(),
+            quiet: args.quiet,
+            color: args.color,
+        };
+        return super::steer::run(&m, &campaign, &args.steer);
+    }
     let runner = Runner::new(&machine);
     let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
     if let Some(name) = &args.schedule {

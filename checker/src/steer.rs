@@ -1,0 +1,184 @@
+//! Execution steering (CrystalBall §3.3, §4.3): a seeded random run of a composite that, every
+//! few steps, predicts the consequences of its current state (or of a state some steps old, as
+//! a node with stale knowledge would) and, when a future violates an invariant, installs a
+//! *filter* on the first event on that path that a node controls — a local action it may
+//! postpone, or a message delivery it may drop or postpone — after checking by a second
+//! prediction that the filter removes the predicted violation. Environment actions (the
+//! composite's inputs: client requests, crashes) and network actions (loss) are never filtered.
+//! The *immediate safety check* executes a chosen step on a copy first and takes another if the
+//! step would violate an invariant.
+//!
+//! Every choice comes from the seed, and predictions are bounded by a number of states (not by
+//! time), so a seed gives the same run on every machine. A steered run is an ordinary run of the
+//! model: its steps are executed by the interpreter and it is returned as a path.
+
+use crate::model::{MachineError, MachineModel, MachineStep};
+use crate::predict::{predict, PredictOptions};
+use crate::system::{ActionClass, SystemView};
+use interpreter::machine::State;
+use ioa_lang::ast::ActionKind;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::{Duration, Instant};
+
+/// How a run is steered.
+#[derive(Debug, Clone)]
+pub struct SteerOptions {
+    /// Steps per run.
+    pub steps: u64,
+    /// Predict every this many steps (0: never, an unsteered run).
+    pub predict_every: u64,
+    /// How far predictions look.
+    pub predict_depth: u32,
+    /// States one prediction may visit.
+    pub predict_states: u64,
+    /// Predict from the state this many steps old.
+    pub view_lag: usize,
+    /// Execute each step on a copy first and refuse one that violates an invariant.
+    pub immediate_check: bool,
+}
+
+/// What one run did.
+#[derive(Debug, Clone, Default)]
+pub struct SteeredRun {
+    /// The steps from the start state.
+    pub path: Vec<MachineStep>,
+    /// The invariant violated by the last state, if any.
+    pub violated: Option<usize>,
+    /// Predictions made.
+    pub predictions: u64,
+    /// Predictions that found a violating future.
+    pub predicted_violations: u64,
+    /// Filters installed (each checked by a second prediction).
+    pub filters_installed: u64,
+    /// Steps whose choice a filter changed (the step first drawn was filtered).
+    pub steps_filtered: u64,
+    /// Steps the immediate safety check refused.
+    pub steps_refused: u64,
+    /// Whether no enabled step was left (after filters and the check).
+    pub stuck: bool,
+    /// Time spent predicting.
+    pub prediction_time: Duration,
+}
+
+/// Runs one seeded random run, steered by `options` (unsteered when `predict_every` is 0 and
+/// the immediate check is off).
+pub fn steered_run(
+    model: &MachineModel,
+    view: &SystemView,
+    seed: u64,
+    options: &SteerOptions,
+) -> Result<SteeredRun, MachineError> {
+    let machine = model.machine();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut starts = Vec::new();
+    crate::explore::Model::initial_states(model, &mut starts)?;
+    let (_, mut state) = starts.swap_remove(0);
+    let mut history: Vec<State> = vec![state.clone()];
+    let mut out = SteeredRun::default();
+    let mut filters: Vec<u32> = Vec::new();
+    let mut successors = Vec::new();
+    for step in 0..options.steps {
+        if options.predict_every > 0 && step % options.predict_every == 0 {
+            let view_state = history[history.len().saturating_sub(1 + options.view_lag)].clone();
+            let started = Instant::now();
+            filters = steer(model, view, view_state, options, &mut out)?;
+            out.prediction_time += started.elapsed();
+        }
+        successors.clear();
+        crate::explore::Model::successors(model, &state, &mut successors)?;
+        if successors.is_empty() {
+            break;
+        }
+        // Draw among the enabled steps; filtered ones and refused ones are drawn around.
+        let mut candidates: Vec<usize> = (0..successors.len()).collect();
+        let chosen = loop {
+            if candidates.is_empty() {
+                out.stuck = true;
+                break None;
+            }
+            let pick = candidates.swap_remove(rng.random_range(0..candidates.len()));
+            let (mstep, next) = &successors[pick];
+            if filters.contains(&mstep.instance) {
+                out.steps_filtered += 1;
+                continue;
+            }
+            if options.immediate_check
+                && machine
+                    .failing_invariant(next)
+                    .map_err(|(invariant, error)| MachineError::Invariant { invariant, error })?
+                    .is_some()
+            {
+                out.steps_refused += 1;
+                continue;
+            }
+            break Some(pick);
+        };
+        let Some(pick) = chosen else { break };
+        let (mstep, next) = successors.swap_remove(pick);
+        out.path.push(mstep);
+        state = next;
+        history.push(state.clone());
+        if let Some(k) = machine
+            .failing_invariant(&state)
+            .map_err(|(invariant, error)| MachineError::Invariant { invariant, error })?
+        {
+            out.violated = Some(k);
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// One prediction from `from`: the filters to apply until the next one.
+fn steer(
+    model: &MachineModel,
+    view: &SystemView,
+    from: State,
+    options: &SteerOptions,
+    out: &mut SteeredRun,
+) -> Result<Vec<u32>, MachineError> {
+    let mut popts = PredictOptions {
+        max_depth: Some(options.predict_depth),
+        prune: true,
+        max_violations: 1,
+        max_states: options.predict_states,
+        ..PredictOptions::default()
+    };
+    out.predictions += 1;
+    let report = predict(model, view, from.clone(), &popts)?;
+    let Some(p) = report.predictions.first() else {
+        return Ok(Vec::new());
+    };
+    out.predicted_violations += 1;
+    // Candidate filters: events on the path a node controls, first first.
+    for step in &p.path {
+        let k = step.instance as usize;
+        if !node_controls(model, view, k) {
+            continue;
+        }
+        popts.blocked = vec![step.instance];
+        let again = predict(model, view, from.clone(), &popts)?;
+        if again.predictions.is_empty() {
+            out.filters_installed += 1;
+            return Ok(vec![step.instance]);
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// Whether instance `k` is an event a node may postpone or drop: a node's local action that is
+/// not an input from the environment, or a delivery to a node.
+fn node_controls(model: &MachineModel, view: &SystemView, k: usize) -> bool {
+    match view.classes[k] {
+        Some(ActionClass::MessageHandler { .. }) => true,
+        Some(ActionClass::Local { .. }) => {
+            let inst = &model.instances()[k];
+            model
+                .machine()
+                .kind_of(inst.action, &inst.args)
+                .is_ok_and(|kind| kind != ActionKind::Input)
+        }
+        _ => false,
+    }
+}

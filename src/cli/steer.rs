@@ -1,0 +1,258 @@
+//! `ioa run --random --steer`: a campaign of seeded random runs of a composite, each run three
+//! ways from the same seed — unsteered, steered by consequence prediction, steered with the
+//! immediate safety check too — and a table of how many invariant violations steering avoided,
+//! how many the immediate check caught, how many steps it changed and what prediction cost.
+
+use super::explore::{count, thousands};
+use super::model::Model;
+use super::output::{print_diagnostics, print_stderr};
+use super::Format;
+use checker::model::{MachineError, MachineModel};
+use checker::steer::{steered_run, SteerOptions, SteeredRun};
+use checker::system::SystemView;
+use interpreter::machine::Machine;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The options of execution steering.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SteerArgs {
+    /// With --random: steer each run by consequence prediction (CrystalBall), and report each
+    /// seed unsteered, steered, and steered with the immediate safety check.
+    #[arg(long, requires = "random")]
+    pub steer: bool,
+    /// With --steer: predict every this many steps.
+    #[arg(long, requires = "steer", default_value_t = 1)]
+    pub predict_every: u64,
+    /// With --steer: how many steps a prediction looks ahead.
+    #[arg(long, requires = "steer", default_value_t = 6)]
+    pub predict_depth: u32,
+    /// With --steer: states one prediction may visit (a bound that is the same on every
+    /// machine, so a seed replays the same run).
+    #[arg(long, requires = "steer", default_value_t = 2_000)]
+    pub predict_states: u64,
+    /// With --steer: predict from the state this many steps old (stale knowledge).
+    #[arg(long, requires = "steer", default_value_t = 0)]
+    pub view_lag: usize,
+}
+
+/// The run's settings `ioa run` parsed.
+pub struct Campaign<'a> {
+    pub machine: &'a Machine<'a>,
+    pub model_file: &'a Path,
+    pub params: &'a [String],
+    pub steps: u64,
+    pub seed: u64,
+    pub runs: u64,
+    pub trace: Option<&'a Path>,
+    pub quiet: bool,
+    pub color: super::ColorChoice,
+}
+
+fn fail(m: &Model, d: Diagnostic, color: super::ColorChoice) -> ExitCode {
+    print_diagnostics(&[d], &m.sources, Format::Text, color);
+    ExitCode::from(2)
+}
+
+fn machine_error(e: MachineError) -> Diagnostic {
+    match e {
+        MachineError::Start(e)
+        | MachineError::Step { error: e, .. }
+        | MachineError::Invariant { error: e, .. } => e.to_diagnostic(),
+        MachineError::Diverged { step } => Diagnostic {
+            code: "E0523",
+            severity: ioa_lang::diagnostics::Severity::Error,
+            message: format!("re-executing a step diverged at step {step}"),
+            labels: vec![],
+            notes: vec![],
+            hint: Some("this is a bug in ioa: please report it with the model".into()),
+        },
+    }
+}
+
+/// Runs the campaign.
+pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
+    let view = match SystemView::new(c.machine) {
+        Ok(v) => v,
+        Err(errors) => {
+            let d: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            print_diagnostics(&d, &m.sources, Format::Text, c.color);
+            return ExitCode::from(2);
+        }
+    };
+    let model = match MachineModel::new(c.machine, None) {
+        Ok(x) => x,
+        Err(e) => return fail(m, e.to_diagnostic(), c.color),
+    };
+    let plain = SteerOptions {
+        steps: c.steps,
+        predict_every: 0,
+        predict_depth: s.predict_depth,
+        predict_states: s.predict_states,
+        view_lag: s.view_lag,
+        immediate_check: false,
+    };
+    let steered = SteerOptions {
+        predict_every: s.predict_every,
+        ..plain.clone()
+    };
+    let checked = SteerOptions {
+        immediate_check: true,
+        ..steered.clone()
+    };
+    print_stderr(&format!(
+        "steering campaign: {} of {} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
+        count(c.runs, "run"),
+        count(c.steps, "step"),
+        c.seed,
+        s.predict_every,
+        count(s.predict_depth as u64, "step"),
+        thousands(s.predict_states),
+        s.view_lag
+    ));
+    let mut tally = Tally::default();
+    let mut first_steered: Option<SteeredRun> = None;
+    for k in 0..c.runs {
+        let seed = c.seed + k;
+        let run = |o: &SteerOptions| steered_run(&model, &view, seed, o);
+        let (a, b, d) = match (run(&plain), run(&steered), run(&checked)) {
+            (Ok(a), Ok(b), Ok(d)) => (a, b, d),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                return fail(m, machine_error(e), c.color)
+            }
+        };
+        tally.add(&a, &b, &d);
+        if first_steered.is_none() {
+            first_steered = Some(d);
+        }
+    }
+    tally.print(c.quiet);
+    if let (Some(path), Some(r)) = (c.trace, &first_steered) {
+        match model.trace(&start_path(&r.path)) {
+            Ok((trace, choices)) => {
+                let written = super::itf::write_trace(
+                    path,
+                    c.machine,
+                    &trace,
+                    super::itf::TraceMeta {
+                        model: c.model_file,
+                        params: c.params,
+                        universe: &m.universe_text,
+                        choices: &choices,
+                        extra: serde_json::json!({ "steer": { "seed": c.seed } }),
+                    },
+                );
+                if let Err(e) = written {
+                    print_stderr(&format!(
+                        "error: cannot write trace `{}`: {e}\n",
+                        path.display()
+                    ));
+                    return ExitCode::from(2);
+                }
+                print_stderr(&format!(
+                    "the steered run of seed {} (with the immediate check) written to {}; check it with `ioa replay {}`\n",
+                    c.seed,
+                    path.display(),
+                    path.display()
+                ));
+            }
+            Err(e) => return fail(m, machine_error(e), c.color),
+        }
+    }
+    if tally.with_check > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn start_path(steps: &[checker::model::MachineStep]) -> Vec<checker::model::MachineStep> {
+    let mut path = vec![checker::model::MachineStep {
+        instance: checker::model::MachineStep::START,
+        choices: Box::new([]),
+    }];
+    path.extend(steps.iter().cloned());
+    path
+}
+
+/// The campaign's counts.
+#[derive(Default)]
+struct Tally {
+    runs: u64,
+    unsteered: u64,
+    steered: u64,
+    with_check: u64,
+    avoided_by_steering: u64,
+    avoided_by_check: u64,
+    steps: u64,
+    changed: u64,
+    predictions: u64,
+    predicted: u64,
+    filters: u64,
+    time: Duration,
+}
+
+impl Tally {
+    fn add(&mut self, plain: &SteeredRun, steered: &SteeredRun, checked: &SteeredRun) {
+        self.runs += 1;
+        self.unsteered += u64::from(plain.violated.is_some());
+        self.steered += u64::from(steered.violated.is_some());
+        self.with_check += u64::from(checked.violated.is_some());
+        if plain.violated.is_some() && checked.violated.is_none() {
+            if checked.steps_refused > 0 {
+                self.avoided_by_check += 1;
+            } else {
+                self.avoided_by_steering += 1;
+            }
+        }
+        self.steps += checked.path.len() as u64;
+        self.changed += checked.steps_filtered + checked.steps_refused;
+        self.predictions += steered.predictions + checked.predictions;
+        self.predicted += checked.predicted_violations;
+        self.filters += checked.filters_installed;
+        self.time += steered.prediction_time + checked.prediction_time;
+    }
+
+    fn print(&self, quiet: bool) {
+        let pct = |a: u64, b: u64| {
+            if b == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}%", 100.0 * a as f64 / b as f64)
+            }
+        };
+        print_stderr(&format!(
+            "runs with a violation: unsteered {} of {}, steered {}, steered with the immediate check {}\n",
+            self.unsteered, self.runs, self.steered, self.with_check
+        ));
+        print_stderr(&format!(
+            "of the {} unsteered violations: avoided by steering {} ({}), caught by the immediate check {} ({}), not avoided {}\n",
+            self.unsteered,
+            self.avoided_by_steering,
+            pct(self.avoided_by_steering, self.unsteered),
+            self.avoided_by_check,
+            pct(self.avoided_by_check, self.unsteered),
+            self.unsteered
+                .saturating_sub(self.avoided_by_steering + self.avoided_by_check)
+        ));
+        let per_call = if quiet || self.predictions == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {:.2} ms per prediction",
+                self.time.as_secs_f64() * 1000.0 / self.predictions as f64
+            )
+        };
+        print_stderr(&format!(
+            "steps changed by filters or the check: {} of {} ({}); {} predictions, {} found a violating future, {} filters installed{per_call}\n",
+            thousands(self.changed),
+            thousands(self.steps),
+            pct(self.changed, self.steps),
+            thousands(self.predictions),
+            thousands(self.predicted),
+            thousands(self.filters),
+        ));
+    }
+}
