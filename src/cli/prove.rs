@@ -53,6 +53,11 @@ pub fn obligations(
         print_diagnostics(&diags, &sources, Format::Text, color);
         ExitCode::from(1)
     };
+    // The provers reason about one automaton: composites are flattened first.
+    let spec = match ioa_lang::compose::flatten(&spec) {
+        Ok(flat) => flat,
+        Err(errors) => return Err(fail(errors.iter().map(|e| e.to_diagnostic()).collect())),
+    };
     let assume = match &sel.assume {
         None => Assumptions::AsDeclared,
         Some(list) if list.trim() == "none" => Assumptions::Named(vec![]),
