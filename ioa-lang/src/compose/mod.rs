@@ -372,23 +372,34 @@ impl Builder<'_> {
             }
         }
         let mut out = Vec::new();
-        if controllers.is_empty() {
+        // An instance that no controller takes part in is an input of the composite: enabled
+        // when some input member takes part (the interpreter's rule).
+        if !inputs.is_empty() {
             let mut locals = Locals {
                 next: n_params,
                 names: param_names.clone(),
             };
+            let mut pre = Vec::new();
+            for &(ci, aid) in &controllers {
+                pre.push(not(self.participates_any(
+                    ci,
+                    aid,
+                    &mut locals,
+                    decl.span,
+                )?));
+            }
             let mut any = Vec::new();
             for &(ci, aid) in &inputs {
                 any.push(self.participates_any(ci, aid, &mut locals, decl.span)?);
             }
-            let pre = vec![disj(any, decl.span)];
+            pre.push(disj(any, decl.span));
             let mut eff = Vec::new();
             for &(ci, aid) in &inputs {
                 eff.extend(self.input_effect(action, ci, aid, &mut locals)?);
             }
             out.push(Transition {
                 action,
-                case: None,
+                case: (!controllers.is_empty()).then(|| "input".to_string()),
                 const_args: Vec::new(),
                 where_clause: None,
                 pre,
@@ -397,7 +408,6 @@ impl Builder<'_> {
                 local_names: locals.names,
                 span: decl.span,
             });
-            return Some(out);
         }
         for &(ci, aid) in &controllers {
             let comp = &self.composite.components[ci as usize];
