@@ -73,6 +73,16 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Err(e) => return usage(e),
     };
     let a_name = m.spec.automata[a.0 as usize].name.clone();
+    if let Some(p) = m.spec.automata[a.0 as usize].params.first() {
+        // Runs and exploration need a value for every parameter, which `ioa verify` cannot be
+        // given yet; say so rather than run a machine without them.
+        return usage(format!(
+            "`{a_name}` has parameters (`{}`), and `ioa verify` runs its automaton without any; \
+             prove its invariants with `ioa prove` (which reasons for every value), or run it \
+             with `ioa run --param`",
+            p.name
+        ));
+    }
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let mut log = Vec::<String>::new();
     let mut say = |line: String| {
@@ -248,10 +258,20 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         }
     }
 
+    // The provers reason about one automaton: a composite is flattened (invariants keep their
+    // positions and names, so candidate indices stay valid).
+    let pspec = match ioa_lang::compose::flatten(&cm.spec) {
+        Ok(flat) => flat,
+        Err(errors) => {
+            let diags: Vec<_> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            return model::fail(&diags, &cm.sources, args.color);
+        }
+    };
+
     // 5. The Houdini fixpoint.
     let fp_started = Instant::now();
     let proof_timeout = Duration::from_secs_f64(args.proof_timeout.max(0.001));
-    let fp = match houdini(&cm.spec, a, &held, timeout, proof_timeout) {
+    let fp = match houdini(&pspec, a, &held, timeout, proof_timeout) {
         Ok(f) => f,
         Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
     };
@@ -308,7 +328,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 .iter()
                 .position(|x| &x.name == name)
                 .expect("same model");
-            simulation::obligations(&cm.spec, idx, &Assumptions::Named(survivors.clone()))
+            simulation::obligations(&pspec, idx, &Assumptions::Named(survivors.clone()))
         }
         Target::Invariant(i) => {
             let name = &m.spec.invariants[i].name;
@@ -320,7 +340,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 .expect("same model");
             let mut assumed = survivors.clone();
             assumed.push(name.clone());
-            invariant::obligations(&cm.spec, idx, &Assumptions::Named(assumed))
+            invariant::obligations(&pspec, idx, &Assumptions::Named(assumed))
         }
     };
     let obligations = match obligations {
@@ -331,7 +351,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let mut failures = Vec::new();
     let mut table = Vec::new();
     for ob in &obligations {
-        let outcome = solve::check(&cm.spec, ob, proof_timeout);
+        let outcome = solve::check(&pspec, ob, proof_timeout);
         let word = outcome.verdict.word();
         table.push(serde_json::json!({
             "obligation": ob.name(),
@@ -391,7 +411,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     }
     if let Some(dir) = &args.export_isabelle {
         // The model with the survivors as its only candidate invariants.
-        let mut spec = cm.spec.clone();
+        let mut spec = pspec.clone();
         let candidate_names: Vec<&String> = names.iter().collect();
         spec.invariants.retain(|i| {
             !candidate_names.contains(&&i.name)
