@@ -221,3 +221,121 @@ fn pool_and_its_flattening_agree_step_by_step() {
         assert_eq!(steps, 10 * 80, "the pool never stops");
     }
 }
+
+/// Runs the `ioa` command from the package root.
+fn ioa(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .expect("ioa runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `obligation: verdict` lines of a JSON report (times vary, verdicts must not).
+fn verdicts(json: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(json).expect("a JSON report");
+    v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: {}\n",
+                r["obligation"].as_str().unwrap_or("?"),
+                r["verdict"].as_str().unwrap_or("?")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn ioa_prove_proves_lcrs_three_invariants_on_the_flattened_ring() {
+    // Each obligation assumes every declared invariant, the lemmas included. (Two of the
+    // lemmas' own obligations, the steps that pop a buffer, end in a timeout: Z3 does not
+    // relate positions of `tail(s)` to those of `s` in time.)
+    let (code, out, err) = ioa(&[
+        "prove",
+        "examples/lcr/lcr.ioa",
+        "--invariant",
+        "AtMostOneLeader",
+        "--invariant",
+        "LeaderHasMaxUid",
+        "--invariant",
+        "QueueAboveOwnUid",
+        "--timeout",
+        "120",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    insta::assert_snapshot!("lcr_prove", verdicts(&out));
+}
+
+#[test]
+fn ioa_prove_proves_the_pool() {
+    let (code, out, err) = ioa(&[
+        "prove",
+        "tests/data/compose/pool.ioa",
+        "--timeout",
+        "120",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    insta::assert_snapshot!("pool_prove", verdicts(&out));
+}
+
+#[test]
+fn ioa_export_smt_writes_one_file_per_obligation_of_lcr() {
+    let dir = std::env::temp_dir().join(format!("ioa-compose-smt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, out, err) = ioa(&[
+        "export",
+        "smt",
+        dir.to_str().unwrap(),
+        "examples/lcr/lcr.ioa",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("written")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let _ = std::fs::remove_dir_all(&dir);
+    // 7 invariants × (start + 5 transitions: receive and send each have the controller's case
+    // and the composite-input case, leader has one).
+    assert_eq!(names.len(), 42);
+    insta::assert_snapshot!("lcr_smt_files", names.join("\n"));
+}
+
+#[test]
+fn what_cannot_be_flattened_is_a_diagnostic_at_the_source() {
+    let dir = Path::new(ROOT).join("tests/data/compose/err");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("err inputs")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ioa"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3);
+    for path in files {
+        let rel = path
+            .strip_prefix(ROOT)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let expected = path.file_name().unwrap().to_str().unwrap()[..4].to_string();
+        let (code, out, err) = ioa(&["prove", &rel, "--color", "never"]);
+        assert_eq!(code, 1, "{out}\n{err}");
+        assert!(err.contains(&format!("error[E{expected}]")), "{err}");
+        assert_eq!(err.matches("error[").count(), 1, "reported once: {err}");
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        insta::assert_snapshot!(name, err);
+    }
+}

@@ -57,7 +57,15 @@ pub fn flatten(spec: &Spec) -> Result<Spec, Vec<FlattenError>> {
         );
     }
     if !errors.is_empty() {
-        return Err(errors);
+        // One construct may stop several transitions (a controller's cases, the input-only
+        // instances): report it once.
+        let mut unique: Vec<FlattenError> = Vec::new();
+        for e in errors {
+            if !unique.contains(&e) {
+                unique.push(e);
+            }
+        }
+        return Err(unique);
     }
     fix_references(&mut out, &bases);
     Ok(out)
