@@ -43,6 +43,18 @@ pub fn flat_name(component: &str, var: &str) -> String {
 /// A copy of `spec` in which every composite automaton is primitive (see the module docs), or
 /// what could not be flattened.
 pub fn flatten(spec: &Spec) -> Result<Spec, Vec<FlattenError>> {
+    let (out, errors) = flatten_what_can_be(spec);
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A copy of `spec` with every composite that can be flattened flattened; the others (and
+/// composites of them) stay composite, and the errors say why. For a command that needs only
+/// some automata: it reports the errors when one of those is still composite.
+pub fn flatten_what_can_be(spec: &Spec) -> (Spec, Vec<FlattenError>) {
     let mut out = spec.clone();
     let mut done = vec![false; spec.automata.len()];
     let mut bases = HashMap::new();
@@ -56,19 +68,16 @@ pub fn flatten(spec: &Spec) -> Result<Spec, Vec<FlattenError>> {
             &mut errors,
         );
     }
-    if !errors.is_empty() {
-        // One construct may stop several transitions (a controller's cases, the input-only
-        // instances): report it once.
-        let mut unique: Vec<FlattenError> = Vec::new();
-        for e in errors {
-            if !unique.contains(&e) {
-                unique.push(e);
-            }
+    // One construct may stop several transitions (a controller's cases, the input-only
+    // instances): report it once.
+    let mut unique: Vec<FlattenError> = Vec::new();
+    for e in errors {
+        if !unique.contains(&e) {
+            unique.push(e);
         }
-        return Err(unique);
     }
     fix_references(&mut out, &bases);
-    Ok(out)
+    (out, unique)
 }
 
 /// For each flattened automaton, the first flat slot of each component.
