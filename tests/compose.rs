@@ -339,3 +339,28 @@ fn what_cannot_be_flattened_is_a_diagnostic_at_the_source() {
         insta::assert_snapshot!(name, err);
     }
 }
+
+#[test]
+fn a_composite_of_a_composite_is_flattened_inside_out() {
+    let (code, out, err) = ioa(&[
+        "prove",
+        "tests/data/compose/nested.ioa",
+        "--timeout",
+        "120",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let table = verdicts(&out);
+    // Site's invariant: start, and per action the cases of the flattened Pool (each now a
+    // case of component Q) plus the monitor's input-only case.
+    assert_eq!(table.lines().count(), 9, "{table}");
+    assert!(
+        table.contains("Seen step assign case Q.D: proved"),
+        "{table}"
+    );
+    assert!(
+        table.contains("Seen step assign case input: proved"),
+        "{table}"
+    );
+}
