@@ -352,9 +352,9 @@ fn a_composite_of_a_composite_is_flattened_inside_out() {
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     let table = verdicts(&out);
-    // Site's invariant: start, and per action the cases of the flattened Pool (each now a
-    // case of component Q) plus the monitor's input-only case.
-    assert_eq!(table.lines().count(), 9, "{table}");
+    // Pool's invariant (8 obligations) and Site's: start, and per action the cases of the
+    // flattened Pool (each now a case of component Q) plus the monitor's input-only case.
+    assert_eq!(table.lines().count(), 8 + 9, "{table}");
     assert!(
         table.contains("Seen step assign case Q.D: proved"),
         "{table}"
