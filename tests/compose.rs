@@ -364,3 +364,42 @@ fn a_composite_of_a_composite_is_flattened_inside_out() {
         "{table}"
     );
 }
+
+#[test]
+fn ioa_verify_runs_a_composite_and_proves_on_its_flattening() {
+    // The runs use n = 3; the Houdini fixpoint and the proof are about every n, so the
+    // detector's per-process facts (`P[0].u = 0`) fail at the start (for n = 0 there is no
+    // P[0]) and the property is not proved without the file's lemmas: an honest "not proved".
+    let (code, out, err) = ioa(&[
+        "verify",
+        "examples/lcr/lcr.ioa",
+        "--invariant",
+        "LeaderHasMaxUid",
+        "--param",
+        "n=3",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        err.contains("runs of LCR: 21 (1 schedule(s), 20 random run(s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("dropped Cand1 (start: failed): P[0].u = 0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("LeaderHasMaxUid step receive case C: failed"),
+        "{err}"
+    );
+    // Without a value for n the command says what is missing instead of running.
+    let (code, _, err) = ioa(&[
+        "verify",
+        "examples/lcr/lcr.ioa",
+        "--invariant",
+        "LeaderHasMaxUid",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains('n'), "{err}");
+}

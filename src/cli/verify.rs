@@ -27,6 +27,7 @@ pub struct VerifyArgs {
     pub file: PathBuf,
     pub simulation: Option<String>,
     pub invariant: Option<String>,
+    pub params: Vec<String>,
     pub runs: u64,
     pub steps: u64,
     pub seed: u64,
@@ -73,16 +74,10 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Err(e) => return usage(e),
     };
     let a_name = m.spec.automata[a.0 as usize].name.clone();
-    if let Some(p) = m.spec.automata[a.0 as usize].params.first() {
-        // Runs and exploration need a value for every parameter, which `ioa verify` cannot be
-        // given yet; say so rather than run a machine without them.
-        return usage(format!(
-            "`{a_name}` has parameters (`{}`), and `ioa verify` runs its automaton without any; \
-             prove its invariants with `ioa prove` (which reasons for every value), or run it \
-             with `ioa run --param`",
-            p.name
-        ));
-    }
+    let params = match model::params(&m.spec, a, &args.params) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let mut log = Vec::<String>::new();
     let mut say = |line: String| {
@@ -93,7 +88,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     };
 
     // 1. Runs: every schedule of A, then random runs.
-    let machine = match Machine::new(&m.spec, &m.universe, a, vec![]) {
+    let machine = match Machine::new(&m.spec, &m.universe, a, params.clone()) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
@@ -149,7 +144,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     say(format!("type-checked: {}", cands.len()));
 
     // 4. Drop candidates a reached state refutes.
-    let cmachine = match Machine::new(&cm.spec, &cm.universe, a, vec![]) {
+    let cmachine = match Machine::new(&cm.spec, &cm.universe, a, params.clone()) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
     };
@@ -204,7 +199,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         match explore_filter(
             &cm.spec,
             &universe,
-            a,
+            (a, &params),
             &names,
             target_name.as_deref(),
             &args.explore_symmetric,
