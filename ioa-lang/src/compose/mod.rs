@@ -21,19 +21,23 @@
 //! so an invariant should guard its indices by the clause, as LCR's do.
 
 mod error;
+mod references;
 mod rewrite;
+mod terms;
 
 pub use error::FlattenError;
 
 use crate::ast::{ActionKind, Quantifier};
 use crate::ir::{
-    Action, ActionId, AutomatonBody, AutomatonId, BinOp, Builtin, Component, Composite, Expr,
-    ExprKind, PlaceStep, Primitive, Spec, Stmt, StmtKind, Transition, Type, UnOp, VarDecl, VarRef,
+    Action, ActionId, AutomatonBody, AutomatonId, BinOp, Component, Composite, Expr, ExprKind,
+    PlaceStep, Primitive, Spec, Stmt, StmtKind, Transition, Type, VarDecl, VarRef,
 };
 use crate::span::Span;
+use references::fix_references;
 use rewrite::{any_node, reads_local, Rewrite};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use terms::{conj, conj_true, constant_of, disj, eq, index_into, local, not, wrap};
 
 /// The name of the flat variable for variable `var` of component `component`: `P.x`.
 pub fn flat_name(component: &str, var: &str) -> String {
@@ -779,195 +783,5 @@ fn for_members(ctx: &Ctx, idx_base: u32, body: Expr) -> Expr {
         kind: ExprKind::Quant(Quantifier::ForAll, binders, Box::new(body)),
         ty: Type::Bool,
         span,
-    }
-}
-
-/// The flat type of a variable of type `ty` in a family with these indices.
-fn wrap(ty: &Type, indices: &[VarDecl]) -> Type {
-    indices.iter().rev().fold(ty.clone(), |acc, idx| {
-        Type::Array(Box::new(idx.ty.clone()), Box::new(acc))
-    })
-}
-
-/// `constant(constant(… e))`, one per index.
-fn constant_of(e: Expr, indices: &[VarDecl]) -> Expr {
-    let span = e.span;
-    indices.iter().rev().fold(e, |acc, idx| {
-        let ty = Type::Array(Box::new(idx.ty.clone()), Box::new(acc.ty.clone()));
-        Expr {
-            kind: ExprKind::Call(Builtin::Constant, vec![acc]),
-            ty,
-            span,
-        }
-    })
-}
-
-/// `array[i1][i2]…`.
-fn index_into(array: Expr, index: &[Expr]) -> Expr {
-    index.iter().fold(array, |acc, i| {
-        let ty = match &acc.ty {
-            Type::Array(_, v) => (**v).clone(),
-            other => other.clone(),
-        };
-        let span = acc.span;
-        Expr {
-            kind: ExprKind::Index(Box::new(acc), Box::new(i.clone())),
-            ty,
-            span,
-        }
-    })
-}
-
-fn local(k: u32, node: &Expr) -> Expr {
-    Expr {
-        kind: ExprKind::Var(VarRef::Local(k)),
-        ty: node.ty.clone(),
-        span: node.span,
-    }
-}
-
-fn eq(a: Expr, b: Expr, span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Binary(BinOp::Eq, Box::new(a), Box::new(b)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-fn not(e: Expr) -> Expr {
-    let span = e.span;
-    Expr {
-        kind: ExprKind::Unary(UnOp::Not, Box::new(e)),
-        ty: Type::Bool,
-        span,
-    }
-}
-
-/// The conjunction, `None` for no conjuncts.
-fn conj(es: Vec<Expr>, _span: Span) -> Option<Expr> {
-    es.into_iter().reduce(|a, b| {
-        let span = a.span;
-        Expr {
-            kind: ExprKind::Binary(BinOp::And, Box::new(a), Box::new(b)),
-            ty: Type::Bool,
-            span,
-        }
-    })
-}
-
-fn conj_true(es: Vec<Expr>, span: Span) -> Expr {
-    conj(es, span).unwrap_or(Expr {
-        kind: ExprKind::Bool(true),
-        ty: Type::Bool,
-        span,
-    })
-}
-
-fn disj(es: Vec<Expr>, span: Span) -> Expr {
-    es.into_iter()
-        .reduce(|a, b| {
-            let span = a.span;
-            Expr {
-                kind: ExprKind::Binary(BinOp::Or, Box::new(a), Box::new(b)),
-                ty: Type::Bool,
-                span,
-            }
-        })
-        .unwrap_or(Expr {
-            kind: ExprKind::Bool(false),
-            ty: Type::Bool,
-            span,
-        })
-}
-
-/// Rewrites every `P[i].x` of a flattened composite (in invariants, simulations and schedules)
-/// into a read of the flat variable.
-fn fix_references(spec: &mut Spec, bases: &Bases) {
-    let types: HashMap<AutomatonId, Vec<Type>> = bases
-        .keys()
-        .map(|id| {
-            let AutomatonBody::Primitive(p) = &spec.automata[id.0 as usize].body else {
-                unreachable!("flattened automata are primitive");
-            };
-            (*id, p.state.iter().map(|v| v.ty.clone()).collect())
-        })
-        .collect();
-    let fixer = RefFixer {
-        bases,
-        types: &types,
-    };
-    for inv in &mut spec.invariants {
-        inv.body = fixer.expr(&inv.body, Some(inv.automaton));
-    }
-    for sim in &mut spec.simulations {
-        sim.relation = fixer.expr(&sim.relation, None);
-        if let Some(p) = &mut sim.proof {
-            p.start = fixer.stmts(&p.start, None);
-            for entry in p.entries.iter_mut().flatten() {
-                if let Some(body) = &entry.body {
-                    entry.body = Some(fixer.stmts(body, None));
-                }
-            }
-        }
-    }
-    for s in &mut spec.schedules {
-        s.body = fixer.stmts(&s.body, None);
-    }
-}
-
-struct RefFixer<'a> {
-    bases: &'a Bases,
-    types: &'a HashMap<AutomatonId, Vec<Type>>,
-}
-
-impl RefFixer<'_> {
-    fn read(&self, r: &VarRef, node: &Expr, own: Option<AutomatonId>) -> Expr {
-        let VarRef::Component {
-            automaton,
-            component,
-            indices,
-            slot,
-        } = r
-        else {
-            return node.clone();
-        };
-        let Some(bases) = self.bases.get(automaton) else {
-            return node.clone();
-        };
-        let flat = bases[*component as usize] + slot;
-        let root = if own == Some(*automaton) {
-            VarRef::State(flat)
-        } else {
-            VarRef::Qualified {
-                automaton: *automaton,
-                slot: flat,
-            }
-        };
-        let array = Expr {
-            kind: ExprKind::Var(root),
-            ty: self.types[automaton][flat as usize].clone(),
-            span: node.span,
-        };
-        let indices: Vec<Expr> = indices.iter().map(|i| self.expr(i, own)).collect();
-        let mut e = index_into(array, &indices);
-        e.span = node.span;
-        e
-    }
-
-    fn rewrite<T>(&self, own: Option<AutomatonId>, f: impl FnOnce(&Rewrite) -> T) -> T {
-        let read = |r: &VarRef, node: &Expr| self.read(r, node, own);
-        f(&Rewrite {
-            read: &read,
-            local: &|k| k,
-            place: &|r| (r.clone(), vec![]),
-        })
-    }
-
-    fn expr(&self, e: &Expr, own: Option<AutomatonId>) -> Expr {
-        self.rewrite(own, |rw| rw.expr(e))
-    }
-
-    fn stmts(&self, body: &[Stmt], own: Option<AutomatonId>) -> Vec<Stmt> {
-        self.rewrite(own, |rw| rw.stmts(body))
     }
 }
