@@ -1,7 +1,7 @@
 //! End-to-end tests of `ioa export isabelle`: golden theories for the consensus models (Cons,
 //! Global1 with its invariants, the Global1 → Cons simulation with the proof block's case
-//! splits), LCR's components and a model of the other constructs the export translates; clear
-//! diagnostics for what it does not (Paxos's order-dependent loop, composites, auxiliary
+//! splits), LCR (its components and the flattened composite) and a model of the other constructs the export translates; clear
+//! diagnostics for what it does not (Paxos's order-dependent loop, auxiliary
 //! variables); and a structural check of every theory written (Isabelle itself is not
 //! available here, see tests/isabelle_check).
 
@@ -174,22 +174,24 @@ fn other_constructs_export() {
 }
 
 #[test]
-fn lcr_exports_its_components_and_warns_about_the_composite() {
+fn lcr_exports_its_components_and_the_flattened_composite() {
     let e = export("lcr", &["examples/lcr/lcr.ioa"]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
     assert_well_formed(&e);
-    assert!(e
-        .stderr
-        .contains("warning[E1203]: composite automaton `LCR` is not exported"));
     insta::assert_snapshot!("lcr_process", e.files["Process.thy"]);
     insta::assert_snapshot!("lcr_channel", e.files["Channel.thy"]);
+    // The composite is flattened (ioa_lang::compose): one theory with `P.x` arrays, and its
+    // invariants over them.
+    insta::assert_snapshot!("lcr_composite", e.files["LCR.thy"]);
+    assert!(e.files.contains_key("LCR_Invariants.thy"));
 
     let e = export(
         "lcr_composite",
         &["examples/lcr/lcr.ioa", "--automaton", "LCR"],
     );
-    assert_eq!(e.code, 1);
-    assert!(e.stderr.contains("error[E1203]"), "{}", e.stderr);
-    assert!(e.files.is_empty(), "nothing is written on error");
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert_well_formed(&e);
+    assert!(e.files.contains_key("LCR.thy"));
 }
 
 #[test]

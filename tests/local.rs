@@ -66,7 +66,10 @@ fn local_and_global_agree_and_local_runs_replay() {
             match l_code {
                 0 => {
                     assert!(g_err.starts_with("verified"), "{what}: {g_err}");
-                    assert!(l_err.starts_with("verified"), "{what}: {l_err}");
+                    assert!(
+                        l_err.contains("\nverified:") || l_err.starts_with("verified:"),
+                        "{what}: {l_err}"
+                    );
                 }
                 1 => {
                     assert!(l_err.contains("confirmed violation"), "{what}: {l_err}");

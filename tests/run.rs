@@ -519,7 +519,7 @@ fn lcr_random_runs_keep_their_invariants() {
     assert_eq!(
         o.stderr,
         "random run of LCR: seed 0, 200 step(s) per run, 20 run(s)\n\
-         20 run(s), 220 step(s) in all (20 ended with no action enabled): all 3 invariant(s) held\n"
+         20 run(s), 220 step(s) in all (20 ended with no action enabled): all 7 invariant(s) held\n"
     );
 }
 

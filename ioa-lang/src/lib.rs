@@ -6,6 +6,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod compose;
 pub mod diagnostics;
 pub mod ir;
 pub mod lexer;

@@ -70,6 +70,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         time_limit: options.time_limit,
         max_sequences: args.local.max_sequences,
         optimise: !args.local.all_combinations,
+        strict: !args.invariants.is_empty(),
     };
     let report = match run_local(&model, start.state.clone(), local_options) {
         Ok(r) => r,
@@ -82,6 +83,14 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             "local model checking of {aut}: {}; {strategy}\n",
             nodes_line(&report)
         ));
+    }
+    if args.format == Format::Text {
+        for (k, component) in &report.left_out {
+            print_stderr(&format!(
+                "note: invariant `{}` is not checked: it reads the network component `{component}`, and local model checking combines node states only\n",
+                machine.spec.invariants[*k].name
+            ));
+        }
     }
     let (code, run_report) = match &report.verdict {
         LocalVerdict::Violated { invariant, run } => match model.trace_from(start.state.clone(), run)
@@ -174,7 +183,7 @@ fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
             invariant,
             component,
         } => usage(format!(
-            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (leave it out with --invariant NAME for the others)"
+            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (name only node-state invariants with --invariant, or leave --invariant out to check those and skip the others)"
         )),
     }
 }
@@ -269,7 +278,12 @@ fn print_text(
                 1 => "the invariant".to_string(),
                 n => format!("all {n} invariants"),
             };
-            if *bounded {
+            if n_inv == 0 {
+                print_stderr(&format!(
+                    "no invariant to check: every local state explored{}\n",
+                    if *bounded { " within the bounds" } else { "" }
+                ));
+            } else if *bounded {
                 print_stderr(&format!(
                     "no violation within the bounds: {what} held in every combination checked; deeper local states exist (raise --max-depth or --max-local-events)\n"
                 ));

@@ -23,6 +23,15 @@ pub fn run(
         print_diagnostics(&result.diagnostics, &result.sources, Format::Text, color);
         return ExitCode::from(1);
     };
+    // The theories describe one automaton each: composites are flattened first.
+    let spec = match ioa_lang::compose::flatten(&spec) {
+        Ok(flat) => flat,
+        Err(errors) => {
+            let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            print_diagnostics(&diags, &result.sources, Format::Text, color);
+            return ExitCode::from(1);
+        }
+    };
     let stem = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -332,6 +332,10 @@ enum Command {
         /// Prove this invariant instead of a simulation.
         #[arg(long)]
         invariant: Option<String>,
+        /// A value for an automaton parameter, `NAME=VALUE` (repeatable): runs and exploration
+        /// use it; proofs hold for every value.
+        #[arg(long = "param")]
+        params: Vec<String>,
         /// Random runs to learn from (besides the model's schedules).
         #[arg(long, default_value_t = 20)]
         runs: u64,
@@ -670,6 +674,7 @@ pub fn run() -> ExitCode {
             file,
             simulation,
             invariant,
+            params,
             runs,
             steps,
             seed,
@@ -690,6 +695,7 @@ pub fn run() -> ExitCode {
             file,
             simulation,
             invariant,
+            params,
             runs,
             steps,
             seed,

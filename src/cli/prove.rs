@@ -53,6 +53,9 @@ pub fn obligations(
         print_diagnostics(&diags, &sources, Format::Text, color);
         ExitCode::from(1)
     };
+    // The provers reason about one automaton: composites are flattened first. A composite
+    // that cannot be flattened matters only when something selected is about it.
+    let (spec, flatten_errors) = ioa_lang::compose::flatten_what_can_be(&spec);
     let assume = match &sel.assume {
         None => Assumptions::AsDeclared,
         Some(list) if list.trim() == "none" => Assumptions::Named(vec![]),
@@ -81,6 +84,24 @@ pub fn obligations(
     if everything {
         invs = (0..spec.invariants.len()).collect();
         sims = (0..spec.simulations.len()).collect();
+    }
+    let composite = |a: ioa_lang::ir::AutomatonId| {
+        matches!(
+            spec.automata[a.0 as usize].body,
+            ioa_lang::ir::AutomatonBody::Composite(_)
+        )
+    };
+    let needs_composite = invs
+        .iter()
+        .any(|k| composite(spec.invariants[*k].automaton))
+        || sims.iter().any(|k| {
+            let sim = &spec.simulations[*k];
+            composite(sim.from) || composite(sim.to)
+        });
+    if needs_composite && !flatten_errors.is_empty() {
+        return Err(fail(
+            flatten_errors.iter().map(|e| e.to_diagnostic()).collect(),
+        ));
     }
     let mut out = Vec::new();
     let mut errors: Vec<EncodeError> = Vec::new();

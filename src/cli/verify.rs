@@ -27,6 +27,7 @@ pub struct VerifyArgs {
     pub file: PathBuf,
     pub simulation: Option<String>,
     pub invariant: Option<String>,
+    pub params: Vec<String>,
     pub runs: u64,
     pub steps: u64,
     pub seed: u64,
@@ -73,6 +74,10 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Err(e) => return usage(e),
     };
     let a_name = m.spec.automata[a.0 as usize].name.clone();
+    let params = match model::params(&m.spec, a, &args.params) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
     let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let mut log = Vec::<String>::new();
     let mut say = |line: String| {
@@ -83,7 +88,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     };
 
     // 1. Runs: every schedule of A, then random runs.
-    let machine = match Machine::new(&m.spec, &m.universe, a, vec![]) {
+    let machine = match Machine::new(&m.spec, &m.universe, a, params.clone()) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
@@ -139,7 +144,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     say(format!("type-checked: {}", cands.len()));
 
     // 4. Drop candidates a reached state refutes.
-    let cmachine = match Machine::new(&cm.spec, &cm.universe, a, vec![]) {
+    let cmachine = match Machine::new(&cm.spec, &cm.universe, a, params.clone()) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
     };
@@ -194,7 +199,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         match explore_filter(
             &cm.spec,
             &universe,
-            a,
+            (a, &params),
             &names,
             target_name.as_deref(),
             &args.explore_symmetric,
@@ -248,10 +253,20 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         }
     }
 
+    // The provers reason about one automaton: a composite is flattened (invariants keep their
+    // positions and names, so candidate indices stay valid).
+    let pspec = match ioa_lang::compose::flatten(&cm.spec) {
+        Ok(flat) => flat,
+        Err(errors) => {
+            let diags: Vec<_> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            return model::fail(&diags, &cm.sources, args.color);
+        }
+    };
+
     // 5. The Houdini fixpoint.
     let fp_started = Instant::now();
     let proof_timeout = Duration::from_secs_f64(args.proof_timeout.max(0.001));
-    let fp = match houdini(&cm.spec, a, &held, timeout, proof_timeout) {
+    let fp = match houdini(&pspec, a, &held, timeout, proof_timeout) {
         Ok(f) => f,
         Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
     };
@@ -308,7 +323,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 .iter()
                 .position(|x| &x.name == name)
                 .expect("same model");
-            simulation::obligations(&cm.spec, idx, &Assumptions::Named(survivors.clone()))
+            simulation::obligations(&pspec, idx, &Assumptions::Named(survivors.clone()))
         }
         Target::Invariant(i) => {
             let name = &m.spec.invariants[i].name;
@@ -320,7 +335,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 .expect("same model");
             let mut assumed = survivors.clone();
             assumed.push(name.clone());
-            invariant::obligations(&cm.spec, idx, &Assumptions::Named(assumed))
+            invariant::obligations(&pspec, idx, &Assumptions::Named(assumed))
         }
     };
     let obligations = match obligations {
@@ -331,7 +346,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let mut failures = Vec::new();
     let mut table = Vec::new();
     for ob in &obligations {
-        let outcome = solve::check(&cm.spec, ob, proof_timeout);
+        let outcome = solve::check(&pspec, ob, proof_timeout);
         let word = outcome.verdict.word();
         table.push(serde_json::json!({
             "obligation": ob.name(),
@@ -391,7 +406,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     }
     if let Some(dir) = &args.export_isabelle {
         // The model with the survivors as its only candidate invariants.
-        let mut spec = cm.spec.clone();
+        let mut spec = pspec.clone();
         let candidate_names: Vec<&String> = names.iter().collect();
         spec.invariants.retain(|i| {
             !candidate_names.contains(&&i.name)

@@ -9,6 +9,7 @@ use checker::symmetry::Symmetry;
 use interpreter::machine::Machine;
 use interpreter::trace::Trace;
 use interpreter::universe::Universe;
+use interpreter::value::Value;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::{AutomatonId, Spec};
 use std::time::{Duration, Instant};
@@ -33,17 +34,19 @@ pub enum Explored {
     },
 }
 
-/// Explores automaton `a` of `spec` over `universe`, checking the invariants named in
-/// `candidates` and `target`; refuted candidates are dropped and the search restarted.
+/// Explores automaton `a` of `spec` (with parameter values `params`: `root` is `(a, params)`)
+/// over `universe`, checking the invariants named in `candidates` and `target`; refuted
+/// candidates are dropped and the search restarted.
 pub fn explore_filter(
     spec: &Spec,
     universe: &Universe,
-    a: AutomatonId,
+    root: (AutomatonId, &[Value]),
     candidates: &[String],
     target: Option<&str>,
     symmetric: &[String],
     budget: Duration,
 ) -> Result<Explored, String> {
+    let (a, params) = root;
     let started = Instant::now();
     // The property first, alone: checking it is cheap, and a counterexample ends the story.
     let mut alive: Vec<String> = Vec::new();
@@ -61,8 +64,8 @@ pub fn explore_filter(
         reduced.invariants.retain(|i| {
             i.automaton == a && (alive.contains(&i.name) || Some(i.name.as_str()) == target)
         });
-        let machine =
-            Machine::new(&reduced, universe, a, vec![]).map_err(|e| e.to_diagnostic().message)?;
+        let machine = Machine::new(&reduced, universe, a, params.to_vec())
+            .map_err(|e| e.to_diagnostic().message)?;
         let symmetry = if symmetric.is_empty() {
             None
         } else {

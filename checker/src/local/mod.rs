@@ -52,6 +52,8 @@ pub struct LocalOptions {
     pub max_sequences: u64,
     /// Use the LMC-OPT filter where an invariant's shape allows it.
     pub optimise: bool,
+    /// Refuse (rather than leave out, with a note) invariants that read network state.
+    pub strict: bool,
 }
 
 impl Default for LocalOptions {
@@ -63,6 +65,7 @@ impl Default for LocalOptions {
             time_limit: None,
             max_sequences: 1_000_000,
             optimise: true,
+            strict: false,
         }
     }
 }
@@ -166,4 +169,6 @@ pub struct LocalReport {
     pub nodes: Vec<String>,
     /// The network members' names.
     pub network: Vec<String>,
+    /// Invariants left out because they read network state: (invariant, network component).
+    pub left_out: Vec<(usize, String)>,
 }

@@ -43,6 +43,8 @@ pub struct Lmc<'a, 'm, 's> {
     network_mask: Vec<bool>,
     /// The invariants checked, with their LMC-OPT shapes.
     pub(super) invariants: Vec<(usize, Option<Shape<'s>>)>,
+    /// Invariants left out: they read network state.
+    left_out: Vec<(usize, String)>,
     pub(super) stats: LocalStats,
     pub(super) bounded: bool,
     started: Instant,
@@ -66,6 +68,7 @@ pub fn run_local(
         verdict,
         nodes: lmc.nodes.nodes.iter().map(|n| n.name.clone()).collect(),
         network: lmc.nodes.network.clone(),
+        left_out: lmc.left_out.clone(),
         stats: lmc.stats,
         optimised,
     })
@@ -89,12 +92,19 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                 .collect(),
         };
         let mut invariants = Vec::new();
+        let mut left_out = Vec::new();
         for k in chosen {
             let inv = &spec.invariants[k];
-            qualifies(machine, &nodes, inv).map_err(|e| LocalError::NotLocal {
-                invariant: inv.name.clone(),
-                component: e.component,
-            })?;
+            if let Err(e) = qualifies(machine, &nodes, inv) {
+                if options.strict {
+                    return Err(LocalError::NotLocal {
+                        invariant: inv.name.clone(),
+                        component: e.component,
+                    });
+                }
+                left_out.push((k, e.component));
+                continue;
+            }
             let sh = if options.optimise {
                 shape(machine, &nodes, inv)
             } else {
@@ -140,6 +150,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             node_masks,
             network_mask,
             invariants,
+            left_out,
             stats: LocalStats::default(),
             bounded: false,
             started: Instant::now(),
