@@ -172,7 +172,7 @@ fn peterson_is_verified() {
 #[test]
 fn the_engine_is_chosen_and_named() {
     let o = explore(&[
-        "examples/paxos/paxos.ioa",
+        "examples/paxos/paxos_primitive.ioa",
         "--automaton",
         "Paxos",
         "--engine",

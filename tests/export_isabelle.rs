@@ -196,7 +196,7 @@ fn lcr_exports_its_components_and_the_flattened_composite() {
 
 #[test]
 fn paxos_reports_its_order_dependent_loop() {
-    let e = export("paxos", &["examples/paxos/paxos.ioa"]);
+    let e = export("paxos", &["examples/paxos/paxos_primitive.ioa"]);
     assert_eq!(e.code, 1);
     assert!(e.files.is_empty());
     insta::assert_snapshot!("paxos_error", e.stderr);

@@ -45,5 +45,8 @@ fn global1_templates() {
 
 #[test]
 fn paxos_templates() {
-    insta::assert_snapshot!("paxos", candidates("examples/paxos/paxos.ioa", "Paxos"));
+    insta::assert_snapshot!(
+        "paxos",
+        candidates("examples/paxos/paxos_primitive.ioa", "Paxos")
+    );
 }
