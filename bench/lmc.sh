@@ -37,4 +37,4 @@ report() {
 
 report "§5.1 one proposal" "$(run "$MODEL" --automaton LmcPaxos --param proposers=1)"
 report "§5.2 two proposals, ${BUDGET} s" "$(run "$MODEL" --automaton LmcPaxos --param proposers=2 --time-limit "$BUDGET")"
-report "§5.4 planted bug" "$(run "$BUG" --param proposers=2 --time-limit "$BUDGET")"
+report "§5.4 planted bug" "$(run "$BUG" --automaton LmcPaxosBug --param proposers=2 --time-limit "$BUDGET" --trace "${TRACE:-/dev/null}")"
