@@ -44,8 +44,11 @@ impl FileSystem for Relative {
 
 /// `file` checked, with the universe file beside it (if any).
 fn load(file: &str) -> Loaded {
-    let universe_file = workspace(file).with_extension("universe");
-    let universe = std::fs::read_to_string(universe_file).unwrap_or_default();
+    // MODEL.universe beside the model, or else the folder's default.universe (as `ioa` reads).
+    let path = workspace(file);
+    let universe = std::fs::read_to_string(path.with_extension("universe"))
+        .or_else(|_| std::fs::read_to_string(path.with_file_name("default.universe")))
+        .unwrap_or_default();
     common::load(file, &universe)
 }
 
