@@ -381,7 +381,15 @@ impl Encoder<'_> {
             Range::Where(..) => self.expr(range_expr.expect("where"), &inner)?,
         };
         let mut updates = Vec::new();
-        self.collect_updates(body, var, "true".into(), &inner, &mut updates)?;
+        let mut conditions = Vec::new();
+        self.collect_updates(
+            body,
+            var,
+            "true".into(),
+            &inner,
+            &mut updates,
+            &mut conditions,
+        )?;
         // No update may read a variable the loop writes (except an array at the loop variable).
         let written: Vec<Root> = updates.iter().map(|u| u.root().clone()).collect();
         for (i, u) in updates.iter().enumerate() {
@@ -404,6 +412,17 @@ impl Encoder<'_> {
             };
             if dup || reads {
                 let (_, _, base) = self.root_of(u.root(), &env, s)?;
+                return Err(EncodeError::OrderDependentLoop {
+                    variable: base,
+                    span: s.span,
+                });
+            }
+        }
+        // Nor may a condition inside the body: the updates are guarded by the conditions'
+        // values before the loop, which an earlier write of the same iteration may have changed.
+        for c in &conditions {
+            if let Some(r) = written.iter().find(|r| reads_root(c, r, &env, None)) {
+                let (_, _, base) = self.root_of(r, &env, s)?;
                 return Err(EncodeError::OrderDependentLoop {
                     variable: base,
                     span: s.span,
@@ -498,6 +517,7 @@ impl Encoder<'_> {
         guard: String,
         env: &Env,
         out: &mut Vec<Update>,
+        conditions: &mut Vec<Expr>,
     ) -> Result<(), EncodeError> {
         for s in body {
             let order_dependent = |name: String| EncodeError::OrderDependentLoop {
@@ -512,16 +532,17 @@ impl Encoder<'_> {
                 } => {
                     let mut earlier = Vec::new();
                     for (c, b) in branches {
+                        conditions.push(c.clone());
                         let ct = self.expr(c, env)?;
                         let mut g = vec![guard.clone()];
                         g.extend(earlier.iter().map(|e| format!("(not {e})")));
                         g.push(ct.clone());
-                        self.collect_updates(b, var, super::and(&g), env, out)?;
+                        self.collect_updates(b, var, super::and(&g), env, out, conditions)?;
                         earlier.push(ct);
                     }
                     let mut g = vec![guard.clone()];
                     g.extend(earlier.iter().map(|e| format!("(not {e})")));
-                    self.collect_updates(otherwise, var, super::and(&g), env, out)?;
+                    self.collect_updates(otherwise, var, super::and(&g), env, out, conditions)?;
                 }
                 StmtKind::Assign { target, value } => {
                     let (root, _, base) = self.root(target, env, s)?;
