@@ -172,12 +172,9 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         let mut ticks = 0u64;
         while changed {
             changed = false;
-            // One pass gives each node a turn over the local states it had when its turn began,
-            // so that no node runs far ahead of the messages the others would send it.
             for n in 0..self.nodes.nodes.len() {
-                let end = self.stores[n].states.len();
                 let mut i = 0;
-                while i < end {
+                while i < self.stores[n].states.len() {
                     ticks += 1;
                     if ticks % 64 == 0 {
                         if let Some(limit) = self.time_limit() {
