@@ -21,6 +21,7 @@
 pub mod compiled;
 pub mod explore;
 pub mod fingerprint;
+pub mod ir_walk;
 pub mod local;
 pub mod memory;
 pub mod model;

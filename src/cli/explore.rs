@@ -589,6 +589,24 @@ fn limit_json(limit: &Limit) -> serde_json::Value {
     }
 }
 
+/// A search's error as a diagnostic; `what` names the path being re-executed when that
+/// diverged (a bug in ioa).
+pub(super) fn machine_error(e: MachineError, what: &str) -> Diagnostic {
+    match e {
+        MachineError::Start(e)
+        | MachineError::Step { error: e, .. }
+        | MachineError::Invariant { error: e, .. } => e.to_diagnostic(),
+        MachineError::Diverged { step } => Diagnostic {
+            code: "E0523",
+            severity: ioa_lang::diagnostics::Severity::Error,
+            message: format!("re-executing {what} diverged at step {step}"),
+            labels: vec![],
+            notes: vec![],
+            hint: Some("this is a bug in ioa: please report it with the model".into()),
+        },
+    }
+}
+
 /// Re-executes the path to the reported state into a run report that `ioa run`'s printing and
 /// trace writing understand.
 fn rebuild(
@@ -611,19 +629,7 @@ fn rebuild(
             choices,
         }),
         Err(e) => {
-            let error = match e {
-                MachineError::Start(e)
-                | MachineError::Step { error: e, .. }
-                | MachineError::Invariant { error: e, .. } => e.to_diagnostic(),
-                MachineError::Diverged { step } => Diagnostic {
-                    code: "E0523",
-                    severity: ioa_lang::diagnostics::Severity::Error,
-                    message: format!("re-executing the counterexample diverged at step {step}"),
-                    labels: vec![],
-                    notes: vec![],
-                    hint: Some("this is a bug in ioa: please report it with the model".into()),
-                },
-            };
+            let error = machine_error(e, "the counterexample");
             Err(error)
         }
     }

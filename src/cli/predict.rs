@@ -212,19 +212,7 @@ pub fn run(args: PredictArgs) -> ExitCode {
 }
 
 fn machine_error(e: MachineError) -> Diagnostic {
-    match e {
-        MachineError::Start(e)
-        | MachineError::Step { error: e, .. }
-        | MachineError::Invariant { error: e, .. } => e.to_diagnostic(),
-        MachineError::Diverged { step } => Diagnostic {
-            code: "E0523",
-            severity: ioa_lang::diagnostics::Severity::Error,
-            message: format!("re-executing a predicted path diverged at step {step}"),
-            labels: vec![],
-            notes: vec![],
-            hint: Some("this is a bug in ioa: please report it with the model".into()),
-        },
-    }
+    super::explore::machine_error(e, "a predicted path")
 }
 
 /// The slots named by `--hash-ignore`: `x` in every member that has it, or `P[0].x`.

@@ -17,6 +17,7 @@
 //! are checked on every combination (LMC-GEN).
 
 use super::nodes::Nodes;
+use crate::ir_walk::walk_expr as walk;
 use interpreter::machine::Machine;
 use ioa_lang::ast::Quantifier;
 use ioa_lang::ir::{BinOp, Expr, ExprKind, Invariant, VarRef};
@@ -135,43 +136,5 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
             out
         }
         _ => vec![e],
-    }
-}
-
-/// Calls `f` on every sub-expression (component indices included).
-fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Var(VarRef::Component { indices, .. }) => indices.iter().for_each(|x| walk(x, f)),
-        ExprKind::Var(_)
-        | ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Str(_)
-        | ExprKind::Nil
-        | ExprKind::EnumConst(_) => {}
-        ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
-            xs.iter().for_each(|x| walk(x, f))
-        }
-        ExprKind::Unary(_, x)
-        | ExprKind::Field(x, _)
-        | ExprKind::NullVal(x)
-        | ExprKind::UnionPayload(x, _)
-        | ExprKind::UnionNew(_, x)
-        | ExprKind::Is(x, _) => walk(x, f),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            walk(a, f);
-            walk(b, f);
-        }
-        ExprKind::Quant(_, _, b) => walk(b, f),
-        ExprKind::Cond(a, b, c) => {
-            walk(a, f);
-            walk(b, f);
-            walk(c, f);
-        }
-        ExprKind::Choose { cond, .. } => {
-            if let Some(c) = cond {
-                walk(c, f);
-            }
-        }
     }
 }
