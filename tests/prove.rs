@@ -12,7 +12,12 @@ struct Output {
     stderr: String,
 }
 
+/// One `ioa prove` at a time: Z3's limits are wall-clock time, and two provers sharing the
+/// machine's two cores turned a 10 s counterexample search into a 120 s timeout in CI.
+static ONE_PROVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn ioa(args: &[&str]) -> Output {
+    let _alone = ONE_PROVER.lock().unwrap_or_else(|e| e.into_inner());
     let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
