@@ -763,22 +763,9 @@ impl<'s> Machine<'s> {
                     continue;
                 }
             }
-            let view = self.view(state);
-            let scope = if self.instances.len() == 1 && self.instances[0].automaton == self.root {
-                self.scope(0, state, &view)
-            } else {
-                Scope {
-                    spec: self.spec,
-                    universe: self.universe,
-                    state: &[],
-                    params: &self.root_params,
-                    aux: &[],
-                    view: &view,
-                }
-            };
             let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
-            if !scope
-                .truth(&inv.body, &mut locals, &mut crate::eval::NoChoice)
+            if !self
+                .root_truth(&inv.body, state, &mut locals)
                 .map_err(|e| (k, e))?
             {
                 return Ok(Some(k));
