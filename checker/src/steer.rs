@@ -16,6 +16,7 @@ use crate::model::{MachineError, MachineModel, MachineStep};
 use crate::predict::{predict, PredictOptions};
 use crate::system::{ActionClass, SystemView};
 use interpreter::machine::State;
+use interpreter::runner::Weights;
 use ioa_lang::ast::ActionKind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -36,6 +37,9 @@ pub struct SteerOptions {
     pub view_lag: usize,
     /// Execute each step on a copy first and refuse one that violates an invariant.
     pub immediate_check: bool,
+    /// How steps are drawn: an action's weight is shared by its instances, as in
+    /// `ioa run --random --weights` (default: every action weight 1).
+    pub weights: Weights,
 }
 
 /// What one run did.
@@ -61,19 +65,37 @@ pub struct SteeredRun {
     pub prediction_time: Duration,
 }
 
-/// Runs one seeded random run, steered by `options` (unsteered when `predict_every` is 0 and
-/// the immediate check is off).
+/// The weight of each action instance of `model` under `weights`: the action's weight shared
+/// by its instances, so that a random step picks actions as `ioa run --random` does.
+pub fn instance_weights(model: &MachineModel, weights: &Weights) -> Vec<f64> {
+    let machine = model.machine();
+    let instances = model.instances();
+    let mut per_action = std::collections::HashMap::new();
+    for inst in instances {
+        *per_action.entry(inst.action).or_insert(0u32) += 1;
+    }
+    instances
+        .iter()
+        .map(|inst| {
+            let a = &machine.actions[inst.action];
+            weights.of(&a.name, a.kind) / f64::from(per_action[&inst.action])
+        })
+        .collect()
+}
+
+/// Runs one seeded random run from `start`, steered by `options` (unsteered when
+/// `predict_every` is 0 and the immediate check is off); `weights` from [`instance_weights`].
 pub fn steered_run(
     model: &MachineModel,
     view: &SystemView,
+    start: &State,
+    weights: &[f64],
     seed: u64,
     options: &SteerOptions,
 ) -> Result<SteeredRun, MachineError> {
     let machine = model.machine();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut starts = Vec::new();
-    crate::explore::Model::initial_states(model, &mut starts)?;
-    let (_, mut state) = starts.swap_remove(0);
+    let mut state = start.clone();
     let mut history: Vec<State> = vec![state.clone()];
     let mut out = SteeredRun::default();
     let mut filters: Vec<u32> = Vec::new();
@@ -90,14 +112,28 @@ pub fn steered_run(
         if successors.is_empty() {
             break;
         }
-        // Draw among the enabled steps; filtered ones and refused ones are drawn around.
-        let mut candidates: Vec<usize> = (0..successors.len()).collect();
+        // Draw among the enabled steps by weight; filtered ones and refused ones are drawn
+        // around.
+        let mut candidates: Vec<(usize, f64)> = (0..successors.len())
+            .map(|k| (k, weights[successors[k].0.instance as usize]))
+            .filter(|&(_, w)| w > 0.0)
+            .collect();
         let chosen = loop {
-            if candidates.is_empty() {
+            let total: f64 = candidates.iter().map(|c| c.1).sum();
+            if candidates.is_empty() || total <= 0.0 {
                 out.stuck = true;
                 break None;
             }
-            let pick = candidates.swap_remove(rng.random_range(0..candidates.len()));
+            let mut r = rng.random_range(0.0..total);
+            let mut at = candidates.len() - 1;
+            for (k, c) in candidates.iter().enumerate() {
+                if r < c.1 {
+                    at = k;
+                    break;
+                }
+                r -= c.1;
+            }
+            let (pick, _) = candidates.swap_remove(at);
             let (mstep, next) = &successors[pick];
             if filters.contains(&mstep.instance) {
                 out.steps_filtered += 1;

@@ -54,6 +54,14 @@ pub trait Chooser {
     fn offered(&mut self) -> Option<Value> {
         None
     }
+    /// Whether [`Chooser::took_offer`] wants the offered value's position among the
+    /// candidates (computing them costs an evaluation of the condition over the carrier).
+    fn records_offers(&self) -> bool {
+        false
+    }
+    /// An offered value was taken; `index` is its position among the candidates (`None` when
+    /// it is not one of them, e.g. outside the universe), so a recorded run can replay it.
+    fn took_offer(&mut self, _index: Option<usize>) {}
 }
 
 /// A chooser that refuses: used where no choice can be resolved (predicates).
@@ -694,14 +702,39 @@ impl Scope<'_> {
         span: Span,
     ) -> EvalResult<Value> {
         // A det block attached to the choose itself: its first yielded value.
+        let mut offer = None;
         if let Some(stmts) = det {
-            if let Some(v) = self.first_yield(stmts, locals, ch)? {
-                return self.accept_offer(slot, v, cond, locals, ch, span);
+            offer = self.first_yield(stmts, locals, ch)?;
+        }
+        if offer.is_none() {
+            offer = ch.offered();
+        }
+        if let Some(v) = offer {
+            let v = self.accept_offer(slot, v, cond, locals, ch, span)?;
+            if ch.records_offers() {
+                let candidates = self.choice_candidates(slot, ty, cond, locals, ch, span)?;
+                ch.took_offer(candidates.iter().position(|c| *c == v));
+                locals[slot as usize] = v.clone();
             }
+            return Ok(v);
         }
-        if let Some(v) = ch.offered() {
-            return self.accept_offer(slot, v, cond, locals, ch, span);
+        let candidates = self.choice_candidates(slot, ty, cond, locals, ch, span)?;
+        if candidates.is_empty() {
+            return Err(RunError::EmptyChoice { span });
         }
+        ch.choose(span, &candidates)
+    }
+
+    /// The values a `choose` may take, in carrier order.
+    fn choice_candidates(
+        &self,
+        slot: u32,
+        ty: &Type,
+        cond: Option<&Expr>,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Vec<Value>> {
         let range = match cond {
             Some(c) => self.range_of(Quantifier::Exists, slot, &[], ty, c, locals, ch, span)?,
             None => Range::Carrier(self.universe.carrier_at(self.spec, ty, span)?),
@@ -717,10 +750,7 @@ impl Scope<'_> {
                 candidates.push(v);
             }
         }
-        if candidates.is_empty() {
-            return Err(RunError::EmptyChoice { span });
-        }
-        ch.choose(span, &candidates)
+        Ok(candidates)
     }
 
     fn accept_offer(

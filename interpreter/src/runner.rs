@@ -128,6 +128,14 @@ impl Chooser for Recording<'_> {
     fn offered(&mut self) -> Option<Value> {
         self.offered.pop_front()
     }
+    fn records_offers(&self) -> bool {
+        !self.replaying
+    }
+    fn took_offer(&mut self, index: Option<usize>) {
+        if let Some(k) = index {
+            self.picks.push(k);
+        }
+    }
 }
 
 /// How random runs pick action instances.
@@ -138,7 +146,8 @@ pub struct Weights {
 }
 
 impl Weights {
-    fn of(&self, name: &str, kind: ioa_lang::ast::ActionKind) -> f64 {
+    /// The weight of action `name` of kind `kind` (1 unless given).
+    pub fn of(&self, name: &str, kind: ioa_lang::ast::ActionKind) -> f64 {
         self.by_name
             .iter()
             .find(|(n, _)| n == name)

@@ -66,6 +66,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
     if args.steer.steer {
+        let weights = match parse_weights(args.weights.as_deref()) {
+            Ok(w) => w,
+            Err(e) => return usage(e),
+        };
         let campaign = super::steer::Campaign {
             machine: &machine,
             model_file: &args.file,
@@ -73,6 +77,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             steps: args.steps,
             seed: args.seed,
             runs: args.runs,
+            weights: &weights,
             trace: args.trace.as_deref(),
             quiet: args.quiet,
             color: args.color,

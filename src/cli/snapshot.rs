@@ -24,13 +24,17 @@ impl Snapshot {
     /// The run `prefix` + `steps` (a trace starting at the snapshot) as one trace from the
     /// model's start.
     pub fn extend(&self, tail: Trace, tail_choices: Vec<Vec<usize>>, report: &mut RunReport) {
+        (report.trace, report.choices) = self.joined(tail, tail_choices);
+    }
+
+    /// The run `prefix` + `tail` and its choices, as one trace from the model's start.
+    pub fn joined(&self, tail: Trace, tail_choices: Vec<Vec<usize>>) -> (Trace, Vec<Vec<usize>>) {
         let mut full = self.prefix.clone();
         let mut choices = self.prefix_choices.clone();
         full.steps.extend(tail.steps);
         full.states.extend(tail.states.into_iter().skip(1));
         choices.extend(tail_choices);
-        report.trace = full;
-        report.choices = choices;
+        (full, choices)
     }
 }
 

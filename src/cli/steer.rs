@@ -8,7 +8,7 @@ use super::model::Model;
 use super::output::{print_diagnostics, print_stderr};
 use super::Format;
 use checker::model::{MachineError, MachineModel};
-use checker::steer::{steered_run, SteerOptions, SteeredRun};
+use checker::steer::{instance_weights, steered_run, SteerOptions, SteeredRun};
 use checker::system::SystemView;
 use interpreter::machine::Machine;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
@@ -36,6 +36,13 @@ pub struct SteerArgs {
     /// With --steer: predict from the state this many steps old (stale knowledge).
     #[arg(long, requires = "steer", default_value_t = 0)]
     pub view_lag: usize,
+    /// With --steer: start every run from a state of this ITF trace (a scenario's first
+    /// round, as in CrystalBall's Paxos experiment) instead of the model's start state.
+    #[arg(long, requires = "steer", value_name = "TRACE")]
+    pub from: Option<std::path::PathBuf>,
+    /// With --from: the state to start from (0 is the trace's first; default: its last).
+    #[arg(long, requires = "from", value_name = "K")]
+    pub at: Option<usize>,
 }
 
 /// The run's settings `ioa run` parsed.
@@ -46,6 +53,7 @@ pub struct Campaign<'a> {
     pub steps: u64,
     pub seed: u64,
     pub runs: u64,
+    pub weights: &'a interpreter::runner::Weights,
     pub trace: Option<&'a Path>,
     pub quiet: bool,
     pub color: super::ColorChoice,
@@ -74,6 +82,11 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail(m, e.to_diagnostic(), c.color),
     };
+    let start = match super::snapshot::snapshot(c.machine, &model, s.from.as_deref(), s.at) {
+        Ok(x) => x,
+        Err(code) => return ExitCode::from(code),
+    };
+    let weights = instance_weights(&model, c.weights);
     let plain = SteerOptions {
         steps: c.steps,
         predict_every: 0,
@@ -81,6 +94,7 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
         predict_states: s.predict_states,
         view_lag: s.view_lag,
         immediate_check: false,
+        weights: c.weights.clone(),
     };
     let steered = SteerOptions {
         predict_every: s.predict_every,
@@ -90,8 +104,16 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
         immediate_check: true,
         ..steered.clone()
     };
+    let from = match &s.from {
+        Some(path) => format!(
+            " from state {} of {}",
+            start.prefix.steps.len(),
+            path.display()
+        ),
+        None => String::new(),
+    };
     print_stderr(&format!(
-        "steering campaign: {} of {} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
+        "steering campaign: {} of {}{from} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
         count(c.runs, "run"),
         count(c.steps, "step"),
         c.seed,
@@ -104,7 +126,7 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
     let mut first_steered: Option<SteeredRun> = None;
     for k in 0..c.runs {
         let seed = c.seed + k;
-        let run = |o: &SteerOptions| steered_run(&model, &view, seed, o);
+        let run = |o: &SteerOptions| steered_run(&model, &view, &start.state, &weights, seed, o);
         let (a, b, d) = match (run(&plain), run(&steered), run(&checked)) {
             (Ok(a), Ok(b), Ok(d)) => (a, b, d),
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
@@ -118,8 +140,9 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
     }
     tally.print(c.quiet);
     if let (Some(path), Some(r)) = (c.trace, &first_steered) {
-        match model.trace(&start_path(&r.path)) {
-            Ok((trace, choices)) => {
+        match model.trace_from(start.state.clone(), &r.path) {
+            Ok((tail, tail_choices)) => {
+                let (trace, choices) = start.joined(tail, tail_choices);
                 let written = super::itf::write_trace(
                     path,
                     c.machine,
@@ -154,15 +177,6 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-fn start_path(steps: &[checker::model::MachineStep]) -> Vec<checker::model::MachineStep> {
-    let mut path = vec![checker::model::MachineStep {
-        instance: checker::model::MachineStep::START,
-        choices: Box::new([]),
-    }];
-    path.extend(steps.iter().cloned());
-    path
 }
 
 /// The campaign's counts.

@@ -30,7 +30,7 @@ pub use error::FlattenError;
 use crate::ast::{ActionKind, Quantifier};
 use crate::ir::{
     Action, ActionId, AutomatonBody, AutomatonId, BinOp, Component, Composite, Expr, ExprKind,
-    PlaceStep, Primitive, Spec, Stmt, StmtKind, Transition, Type, VarDecl, VarRef,
+    PlaceStep, Primitive, Spec, Stmt, StmtKind, Transition, Type, TypeDefKind, VarDecl, VarRef,
 };
 use crate::span::Span;
 use references::fix_references;
@@ -264,10 +264,31 @@ impl Ctx<'_> {
 enum Index {
     /// A single component.
     Single,
-    /// Family index `k` is action argument `solved[k]`.
-    Solved(Vec<u32>),
+    /// Family index `k` is given by `solved[k]`.
+    Solved(Vec<IndexSource>),
     /// Not given by the arguments.
     Unsolved,
+}
+
+/// Where one index of the member taking part in a step comes from.
+enum IndexSource {
+    /// Action argument `q` (a `const` parameter fixed to the index).
+    Arg(u32),
+    /// An expression over the action's arguments and the other automaton parameters, in the
+    /// component automaton's scope, read off an equation of the signature's `where` clause
+    /// (`where mod(b.ordering, n) = i.location` gives the index `[mod(b.ordering, n)]`).
+    Where(Expr),
+}
+
+/// The action arguments that give indices (their `const` equations are implied).
+fn solved_args(solved: &[IndexSource]) -> Vec<u32> {
+    solved
+        .iter()
+        .filter_map(|s| match s {
+            IndexSource::Arg(q) => Some(*q),
+            IndexSource::Where(_) => None,
+        })
+        .collect()
 }
 
 impl Builder<'_> {
@@ -433,7 +454,7 @@ impl Builder<'_> {
         for &(ci, aid) in &controllers {
             let comp = &self.composite.components[ci as usize];
             let sig = &self.spec.automata[comp.automaton.0 as usize].actions[aid.0 as usize];
-            let solved = match solve(comp, sig) {
+            let sources = match solve(self.spec, comp, sig) {
                 Index::Single => Vec::new(),
                 Index::Solved(s) => s,
                 Index::Unsolved => {
@@ -455,7 +476,8 @@ impl Builder<'_> {
                     next: n_params,
                     names: param_names.clone(),
                 };
-                let index = solved_index(comp, &solved, comp.span);
+                let index = self.solved_index(ci, sig, &sources, comp.span)?;
+                let solved = solved_args(&sources);
                 let mut pre = self.participation(ci, aid, &index, &solved, &mut locals)?;
                 for &(cj, bid) in &controllers {
                     if cj != ci {
@@ -550,15 +572,15 @@ impl Builder<'_> {
     ) -> Option<Expr> {
         let comp = &self.composite.components[ci as usize];
         let sig = &self.spec.automata[comp.automaton.0 as usize].actions[aid.0 as usize];
-        match solve(comp, sig) {
+        match solve(self.spec, comp, sig) {
             Index::Single => Some(conj_true(
                 self.participation(ci, aid, &[], &[], locals)?,
                 span,
             )),
             Index::Solved(s) => {
-                let index = solved_index(comp, &s, span);
+                let index = self.solved_index(ci, sig, &s, span)?;
                 Some(conj_true(
-                    self.participation(ci, aid, &index, &s, locals)?,
+                    self.participation(ci, aid, &index, &solved_args(&s), locals)?,
                     span,
                 ))
             }
@@ -594,9 +616,13 @@ impl Builder<'_> {
         let sig = &self.spec.automata[comp.automaton.0 as usize].actions[aid.0 as usize];
         let n_params = sig.params.len() as u32;
         let p = self.primitive(comp.automaton)?;
-        let (index, solved, loop_var) = match solve(comp, sig) {
+        let (index, solved, loop_var) = match solve(self.spec, comp, sig) {
             Index::Single => (Vec::new(), Vec::new(), None),
-            Index::Solved(s) => (solved_index(comp, &s, comp.span), s, None),
+            Index::Solved(s) => (
+                self.solved_index(ci, sig, &s, comp.span)?,
+                solved_args(&s),
+                None,
+            ),
             Index::Unsolved => {
                 if comp.indices.len() != 1 {
                     self.errors
@@ -704,13 +730,23 @@ fn case_conditions(ctx: &Ctx, t: &Transition) -> Vec<Expr> {
     out
 }
 
-/// How the member of `comp` taking part in an action with signature `sig` is found.
-fn solve(comp: &Component, sig: &Action) -> Index {
+/// How the member of `comp` taking part in an action with signature `sig` is found: from a
+/// `const` parameter fixed to the index, or from an equation of the signature's `where` clause
+/// between the index parameter (or the only field of a one-field tuple index) and an expression
+/// that reads neither the index nor anything but the action's arguments and the automaton's
+/// other parameters.
+fn solve(spec: &Spec, comp: &Component, sig: &Action) -> Index {
     if comp.indices.is_empty() {
         return Index::Single;
     }
     let mut solved = Vec::new();
     for k in 0..comp.indices.len() as u32 {
+        let is_index_param = |pp: u32| {
+            matches!(
+                comp.args.get(pp as usize).map(|a| &a.kind),
+                Some(ExprKind::Var(VarRef::Local(l))) if *l == k
+            )
+        };
         let found = sig.params.iter().position(|p| {
             let Some(Expr {
                 kind: ExprKind::Var(VarRef::Param(pp)),
@@ -719,30 +755,122 @@ fn solve(comp: &Component, sig: &Action) -> Index {
             else {
                 return false;
             };
-            matches!(
-                comp.args.get(*pp as usize).map(|a| &a.kind),
-                Some(ExprKind::Var(VarRef::Local(l))) if *l == k
-            )
+            is_index_param(*pp)
         });
-        match found {
-            Some(q) => solved.push(q as u32),
+        if let Some(q) = found {
+            solved.push(IndexSource::Arg(q as u32));
+            continue;
+        }
+        match solve_from_where(spec, comp, sig, k, &is_index_param) {
+            Some(e) => solved.push(IndexSource::Where(e)),
             None => return Index::Unsolved,
         }
     }
     Index::Solved(solved)
 }
 
-/// The index values read off the action's arguments.
-fn solved_index(comp: &Component, solved: &[u32], span: Span) -> Vec<Expr> {
-    solved
-        .iter()
-        .zip(&comp.indices)
-        .map(|(q, v)| Expr {
-            kind: ExprKind::Var(VarRef::Local(*q)),
-            ty: v.ty.clone(),
-            span,
-        })
-        .collect()
+/// Index `k` read off an equation `index = e` (or `index.f = e` for a one-field tuple) among
+/// the conjuncts of the signature's `where` clause.
+fn solve_from_where(
+    spec: &Spec,
+    comp: &Component,
+    sig: &Action,
+    k: u32,
+    is_index_param: &dyn Fn(u32) -> bool,
+) -> Option<Expr> {
+    let n_params = sig.params.len() as u32;
+    let n_idx = comp.indices.len() as u32;
+    let index_ty = &comp.indices[k as usize].ty;
+    let one_field = match index_ty {
+        Type::Named(id) => matches!(
+            &spec.types[id.0 as usize].kind,
+            TypeDefKind::Tuple(fields) if fields.len() == 1
+        ),
+        _ => false,
+    };
+    // Whether `e` may stand for the index: it reads no index, no state and no local but the
+    // action's arguments.
+    let usable = |e: &Expr| {
+        !reads_local(e, &|l| l >= n_params)
+            && !any_node(e, &|x| match x {
+                ExprKind::Var(VarRef::Param(pp)) => comp
+                    .args
+                    .get(*pp as usize)
+                    .is_none_or(|a| reads_local(a, &|l| l < n_idx)),
+                ExprKind::Var(VarRef::Local(_)) => false,
+                ExprKind::Var(_) => true,
+                ExprKind::Quant(..) | ExprKind::Choose { .. } => true,
+                _ => false,
+            })
+    };
+    let mut conjuncts = Vec::new();
+    if let Some(w) = &sig.where_clause {
+        split_conjuncts(w, &mut conjuncts);
+    }
+    for c in conjuncts {
+        let ExprKind::Binary(BinOp::Eq, a, b) = &c.kind else {
+            continue;
+        };
+        for (side, other) in [(a, b), (b, a)] {
+            let solved = match &side.kind {
+                ExprKind::Var(VarRef::Param(pp)) if is_index_param(*pp) => (**other).clone(),
+                ExprKind::Field(x, 0) if one_field => match &x.kind {
+                    ExprKind::Var(VarRef::Param(pp)) if is_index_param(*pp) => Expr {
+                        kind: ExprKind::Tuple(vec![(**other).clone()]),
+                        ty: index_ty.clone(),
+                        span: other.span,
+                    },
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if usable(other) {
+                return Some(solved);
+            }
+        }
+    }
+    None
+}
+
+/// The conjuncts of `e`.
+fn split_conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Binary(BinOp::And, a, b) => {
+            split_conjuncts(a, out);
+            split_conjuncts(b, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+impl Builder<'_> {
+    /// The index values of the member taking part, in the flat scope of a step whose action
+    /// parameters are locals `0..` (as `sig`'s are).
+    fn solved_index(
+        &self,
+        ci: u32,
+        sig: &Action,
+        solved: &[IndexSource],
+        span: Span,
+    ) -> Option<Vec<Expr>> {
+        let comp = &self.composite.components[ci as usize];
+        let mut ctx = self.ctx(ci as usize, comp)?;
+        ctx.keep = sig.params.len() as u32;
+        Some(
+            solved
+                .iter()
+                .zip(&comp.indices)
+                .map(|(source, v)| match source {
+                    IndexSource::Arg(q) => Expr {
+                        kind: ExprKind::Var(VarRef::Local(*q)),
+                        ty: v.ty.clone(),
+                        span,
+                    },
+                    IndexSource::Where(e) => ctx.expr(e),
+                })
+                .collect(),
+        )
+    }
 }
 
 /// The index values as locals `base..`.
