@@ -40,7 +40,7 @@ pub struct PredictOptions {
     /// every machine, so steered runs stay reproducible.
     pub max_states: u64,
     /// Action instances (positions in the model's list) never taken: the filters execution
-    /// steering installs.
+    /// steering installs, and the actions a steered run never draws (weight 0).
     pub blocked: Vec<u32>,
 }
 
@@ -89,6 +89,12 @@ pub fn predict(
     options: &PredictOptions,
 ) -> Result<PredictReport, MachineError> {
     let started = Instant::now();
+    let mut blocked = vec![false; model.instances().len()];
+    for &k in &options.blocked {
+        if let Some(b) = blocked.get_mut(k as usize) {
+            *b = true;
+        }
+    }
     let machine = model.machine();
     let hash = |state: &[Value]| -> Fingerprint {
         if options.ignore_slots.is_empty() {
@@ -159,9 +165,8 @@ pub fn predict(
                 .map(|n| !options.prune || local_explored[n].insert(local_hash(n, &state)))
                 .collect();
             let mut skipped = 0u64;
-            let blocked = &options.blocked;
             let mut keep = |k: usize| match view.classes[k] {
-                _ if blocked.contains(&(k as u32)) => false,
+                _ if blocked[k] => false,
                 Some(ActionClass::Local { node }) if !fresh[node] => {
                     skipped += 1;
                     false

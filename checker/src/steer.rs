@@ -8,6 +8,10 @@
 //! The *immediate safety check* executes a chosen step on a copy first and takes another if the
 //! step would violate an invariant.
 //!
+//! Steps are drawn with the weights of `ioa run --random --weights`; an action of weight 0 never
+//! happens in the run, so predictions leave it out too (it is the campaign's environment
+//! assumption, e.g. no message loss in the second round of CrystalBall's Paxos scenario).
+//!
 //! Every choice comes from the seed, and predictions are bounded by a number of states (not by
 //! time), so a seed gives the same run on every machine. A steered run is an ordinary run of the
 //! model: its steps are executed by the interpreter and it is returned as a path.
@@ -99,12 +103,16 @@ pub fn steered_run(
     let mut history: Vec<State> = vec![state.clone()];
     let mut out = SteeredRun::default();
     let mut filters: Vec<u32> = Vec::new();
+    // What the run never draws, prediction never explores.
+    let never: Vec<u32> = (0..weights.len() as u32)
+        .filter(|&k| weights[k as usize] <= 0.0)
+        .collect();
     let mut successors = Vec::new();
     for step in 0..options.steps {
         if options.predict_every > 0 && step % options.predict_every == 0 {
             let view_state = history[history.len().saturating_sub(1 + options.view_lag)].clone();
             let started = Instant::now();
-            filters = steer(model, view, view_state, options, &mut out)?;
+            filters = steer(model, view, view_state, options, &never, &mut out)?;
             out.prediction_time += started.elapsed();
         }
         successors.clear();
@@ -172,6 +180,7 @@ fn steer(
     view: &SystemView,
     from: State,
     options: &SteerOptions,
+    never: &[u32],
     out: &mut SteeredRun,
 ) -> Result<Vec<u32>, MachineError> {
     let mut popts = PredictOptions {
@@ -179,6 +188,7 @@ fn steer(
         prune: true,
         max_violations: 1,
         max_states: options.predict_states,
+        blocked: never.to_vec(),
         ..PredictOptions::default()
     };
     out.predictions += 1;
@@ -193,7 +203,8 @@ fn steer(
         if !node_controls(model, view, k) {
             continue;
         }
-        popts.blocked = vec![step.instance];
+        popts.blocked = never.to_vec();
+        popts.blocked.push(step.instance);
         let again = predict(model, view, from.clone(), &popts)?;
         if again.predictions.is_empty() {
             out.filters_installed += 1;

@@ -308,8 +308,20 @@ impl Checker {
                     }
                     ast::SigParam::Const(e) => {
                         let fixed = self.expr(&mut body, e);
-                        let name = format!("_{k}");
-                        body.bind(&name, fixed.ty.clone(), "an action parameter");
+                        let local = format!("_{k}");
+                        body.bind(&local, fixed.ty.clone(), "an action parameter");
+                        // `const i` is named `i` where the universe (`fail.i = …`) and a
+                        // composite's signature see it, unless a formal parameter has the name.
+                        let name = match &e.kind {
+                            ast::ExprKind::Name(id)
+                                if !entry.params.iter().any(|p| {
+                                    matches!(p, ast::SigParam::Formal(f) if f.name.name == id.name)
+                                }) =>
+                            {
+                                id.name.clone()
+                            }
+                            _ => local,
+                        };
                         params.push(ActionParam {
                             name,
                             ty: fixed.ty.clone(),
