@@ -23,6 +23,7 @@ mod system;
 mod trace;
 mod trace_files;
 mod verify;
+mod view;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -316,6 +317,9 @@ enum Command {
     /// vector), the network, the message actions and the class of every action instance
     /// (message handler, send, local, network).
     System(system::SystemArgs),
+    /// Draw a trace (from `ioa run`, `pair`, `explore`) as a self-contained HTML page: a
+    /// message-sequence chart, the steps, and each state with its diff from the previous one.
+    View(view::ViewArgs),
     /// Consequence prediction (CrystalBall): from the start state or a state of a recorded
     /// run, which futures of up to --max-depth steps violate an invariant. Local actions of a
     /// node already seen in the same local state are not expanded again; deliveries always are.
@@ -669,6 +673,7 @@ pub fn run() -> ExitCode {
             color,
         }),
         Command::System(args) => system::run(args),
+        Command::View(args) => view::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Verify {
             file,
