@@ -145,3 +145,67 @@ fn bad_traces_are_clear_errors() {
     assert_eq!(code, 1);
     assert!(err.starts_with("error:"), "{err}");
 }
+
+#[test]
+fn failures_point_to_pictures() {
+    // `ioa run` and `ioa pair` name the command that shows the trace they wrote.
+    let trace = tmp("hint_run.itf.json");
+    let t = trace.to_str().unwrap();
+    let args = [
+        "examples/paxos/paxos_planted_bug.ioa",
+        "--schedule",
+        "LastPromiseWins",
+        "--trace",
+        t,
+    ];
+    let (code, err) = ioa(&[&["run"][..], &args].concat());
+    assert_eq!(code, 1);
+    assert!(err.ends_with(&format!("view it: ioa view {t}\n")), "{err}");
+    let (code, err) = ioa(&[&["pair"][..], &args].concat());
+    assert_eq!(code, 1);
+    assert!(err.ends_with(&format!("view it: ioa view {t}\n")), "{err}");
+    // The pair trace records its failing step, which the page highlights.
+    let page = tmp("hint_pair.html");
+    let (code, _) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let data = page_data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(data["highlight"]["step"], 30);
+    assert!(data["highlight"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("assignVal([1], [2])"));
+
+    // `ioa explore --html` writes the counterexample's page directly.
+    let page = tmp("explore.html");
+    let (code, err) = ioa(&[
+        "explore",
+        "tests/data/local/lcr_smaller_elects.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("2 step(s), 3 lifeline(s), 1 message arrow(s); step 2 highlighted: invariant LeaderHasMaxUid is violated"), "{err}");
+    let data = page_data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(data["steps"].as_array().unwrap().len(), 3);
+    // `ioa run --html` on a passing run: the page, no hint.
+    let page = tmp("lcr_pass.html");
+    let (code, err) = ioa(&[
+        "run",
+        "examples/lcr/lcr.ioa",
+        "--schedule",
+        "Ring",
+        "--param",
+        "n=3",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("11 step(s), 3 lifeline(s), 5 message arrow(s)") && !err.contains("view it"),
+        "{err}"
+    );
+}

@@ -114,6 +114,9 @@ enum Command {
         /// Write the run as an ITF JSON trace.
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Write the run as a self-contained HTML page (as `ioa view` draws it).
+        #[arg(long)]
+        html: Option<PathBuf>,
         /// Print every step of random runs in the paper's log format.
         #[arg(long)]
         log: bool,
@@ -164,6 +167,9 @@ enum Command {
         /// JSON trace that `ioa replay` re-executes.
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Write the implementation's run as a self-contained HTML page (as `ioa view` draws it).
+        #[arg(long)]
+        html: Option<PathBuf>,
         /// Print every step of the implementation with the specification steps fired for it.
         #[arg(long)]
         log: bool,
@@ -297,6 +303,9 @@ enum Command {
         /// Write the shortest counterexample as an ITF JSON trace (for `ioa replay`).
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Write the counterexample as a self-contained HTML page (as `ioa view` draws it).
+        #[arg(long)]
+        html: Option<PathBuf>,
         /// Local model checking (LMC) and its options.
         #[command(flatten)]
         local: explore_local::LocalArgs,
@@ -572,6 +581,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             steer,
             log,
             quiet,
@@ -589,6 +599,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             steer,
             log,
             quiet,
@@ -607,6 +618,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             log,
             quiet,
             format,
@@ -624,6 +636,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             log,
             quiet,
             format,
@@ -645,6 +658,7 @@ pub fn run() -> ExitCode {
             threads,
             engine,
             trace,
+            html,
             local,
             progress,
             quiet,
@@ -666,6 +680,7 @@ pub fn run() -> ExitCode {
             threads,
             engine,
             trace,
+            html,
             local,
             progress,
             quiet,

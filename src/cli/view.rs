@@ -33,6 +33,46 @@ pub fn default_page_path(trace: &Path) -> PathBuf {
     trace.with_extension("html")
 }
 
+/// Writes the page of an opened trace to `path`; returns what to print.
+pub(super) fn write_page(
+    path: &Path,
+    machine: &interpreter::machine::Machine,
+    trace: &interpreter::trace::Trace,
+    meta: &serde_json::Value,
+) -> Result<String, String> {
+    let c = chart::build(machine, trace, meta);
+    std::fs::write(path, page::render(&c))
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    Ok(summary(&c, path))
+}
+
+/// What a command prints after writing the trace of a failure: how to look at it.
+pub(super) fn hint(trace: &Path) -> String {
+    format!("view it: ioa view {}\n", trace.display())
+}
+
+/// Writes the trace (`--trace`) and the page (`--html`) of a run whose `#meta` is `doc`.
+/// Returns what to print after the verdict: what page was written, or, when `failed` and no
+/// page was asked for, how to view the trace. An error is the message to print.
+pub(super) fn write_run_files(
+    trace_path: Option<&Path>,
+    html: Option<&Path>,
+    machine: &interpreter::machine::Machine,
+    trace: &interpreter::trace::Trace,
+    doc: &serde_json::Value,
+    failed: bool,
+) -> Result<String, String> {
+    if let Some(p) = trace_path {
+        super::itf::write_trace_doc(p, machine, trace, doc)
+            .map_err(|e| format!("cannot write trace `{}`: {e}", p.display()))?;
+    }
+    Ok(match (html, trace_path) {
+        (Some(p), _) => write_page(p, machine, trace, doc)?,
+        (None, Some(p)) if failed => hint(p),
+        _ => String::new(),
+    })
+}
+
 fn summary(c: &chart::Chart, path: &Path) -> String {
     let bad = c.highlight.as_ref().map_or(String::new(), |h| {
         format!("; step {} highlighted: {}", h.step, h.reason)
