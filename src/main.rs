@@ -2,6 +2,7 @@
 //! terminal. Each subcommand lives in its own module under `cli/`.
 
 mod cli;
+mod serve;
 mod view;
 
 /// Values are persistent collections of small reference-counted nodes: runs and explorations

@@ -17,6 +17,7 @@ mod prove;
 mod replay;
 mod run;
 mod runs;
+mod serve;
 mod snapshot;
 mod steer;
 mod system;
@@ -329,6 +330,9 @@ enum Command {
     /// Draw a trace (from `ioa run`, `pair`, `explore`) as a self-contained HTML page: a
     /// message-sequence chart, the steps, and each state with its diff from the previous one.
     View(view::ViewArgs),
+    /// Explore a model in the browser: fire enabled actions, step back and forward, see the
+    /// invariants' verdicts and the path as a sequence chart, save the path as an ITF trace.
+    Serve(serve::ServeArgs),
     /// Consequence prediction (CrystalBall): from the start state or a state of a recorded
     /// run, which futures of up to --max-depth steps violate an invariant. Local actions of a
     /// node already seen in the same local state are not expanded again; deliveries always are.
@@ -689,6 +693,7 @@ pub fn run() -> ExitCode {
         }),
         Command::System(args) => system::run(args),
         Command::View(args) => view::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Verify {
             file,
