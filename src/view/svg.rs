@@ -1,9 +1,10 @@
 //! Draws a [`Chart`] as an SVG message-sequence chart: a column per lifeline (and one for the
 //! network), a row per step, a dot per step on its lifeline (✕ for crashes and losses), an
 //! arrow per delivered message from the row that sent it to the row that delivered it, the
-//! violating row shaded, and the log line of each step on the right. Every element carries the
-//! step and lifeline classes the page's script uses to select and filter; the same SVG stands
-//! alone (`ioa view --svg`).
+//! violating row shaded, and the numbered log line of each step on the right. Elements carry
+//! the lifeline classes (`l0`, …) the page's script filters by, and the log lines the step ids
+//! (`s12`) it selects by; two elements per step keep a 10,000-step page quick to open. The same
+//! SVG stands alone (`ioa view --svg`).
 
 use super::chart::Chart;
 use std::fmt::Write;
@@ -12,8 +13,8 @@ use std::fmt::Write;
 pub const ROW: usize = 20;
 /// Height of the lifeline names' band.
 const TOP: usize = 44;
-/// Width of the step-number column.
-const LEFT: usize = 44;
+/// Margin left of the first lifeline's column.
+const LEFT: usize = 10;
 /// Distance between lifelines.
 const LANE: usize = 110;
 
@@ -60,14 +61,14 @@ pub fn render(chart: &Chart) -> String {
     let mut s = String::with_capacity(200 * chart.steps.len() + 1000);
     let _ = writeln!(
         s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ioa-chart\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"12\">"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ioa-chart\" data-top=\"{TOP}\" data-row=\"{ROW}\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"12\">"
     );
     s.push_str(
         "<style>.row{fill:transparent}.row.bad{fill:#fdd}.row.sel{fill:#dde8ff}\
          .life{stroke:#999;stroke-dasharray:4 3}.net{stroke:#bbb;stroke-dasharray:1 3}\
          .msg{stroke:#2a5db0;fill:none}.orphan{stroke:#888;stroke-dasharray:3 2}\
          .dot{fill:#333}.dot.send{fill:#2a5db0}.dot.deliver{fill:#1b7f3b}\
-         .mark{stroke:#c00;stroke-width:2.5}.num{fill:#888}.lbl{fill:#222}.bad .lbl{fill:#c00}\
+         .mark{stroke:#c00;stroke-width:2.5}.lbl{fill:#222}.lbl.bad{fill:#c00}\
          .head{font-weight:bold}</style>\n",
     );
     s.push_str(
@@ -94,20 +95,24 @@ pub fn render(chart: &Chart) -> String {
             height - 6
         );
     }
-    // Rows: a clickable band, the number, the event, the log line.
+    // The violating row's band, and the selection band the page's script moves (off the
+    // canvas until then). Two elements for all rows: a 10,000-step page stays light.
     let bad = chart.highlight.as_ref().map(|h| h.step);
+    if let Some(b) = bad {
+        let _ = writeln!(
+            s,
+            "<rect class=\"row bad\" x=\"0\" y=\"{}\" width=\"{width}\" height=\"{ROW}\"/>",
+            row_y(b) - ROW / 2
+        );
+    }
+    let _ = writeln!(
+        s,
+        "<rect id=\"sel\" class=\"row sel\" x=\"0\" y=\"-{ROW}\" width=\"{width}\" height=\"{ROW}\"/>"
+    );
+    // Rows: the event on its lifeline and the numbered log line.
     for (k, step) in chart.steps.iter().enumerate() {
         let y = row_y(k);
         let lane_class = step.lane.map_or(String::new(), |l| format!(" l{l}"));
-        let _ = write!(
-            s,
-            "<g id=\"s{k}\" class=\"step{lane_class}{}\" data-step=\"{k}\"><rect class=\"row{}\" x=\"0\" y=\"{}\" width=\"{width}\" height=\"{ROW}\"/><text class=\"num\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{k}</text>",
-            if bad == Some(k) { " bad" } else { "" },
-            if bad == Some(k) { " bad" } else { "" },
-            y - ROW / 2,
-            LEFT - 6,
-            y + 4
-        );
         let x = match (step.lane, net_x) {
             (Some(l), _) => Some(lane_x(l)),
             (None, Some(nx)) if step.role == "network" => Some(nx),
@@ -118,7 +123,7 @@ pub fn render(chart: &Chart) -> String {
                 Some(m) => {
                     let _ = write!(
                         s,
-                        "<path class=\"mark {m}\" d=\"M{},{} l10,10 m0,-10 l-10,10\"/>",
+                        "<path class=\"mark {m}{lane_class}\" d=\"M{},{} l10,10 m0,-10 l-10,10\"/>",
                         x - 5,
                         y - 5
                     );
@@ -126,7 +131,7 @@ pub fn render(chart: &Chart) -> String {
                 None => {
                     let _ = write!(
                         s,
-                        "<circle class=\"dot {}\" cx=\"{x}\" cy=\"{y}\" r=\"4\"/>",
+                        "<circle class=\"dot {}{lane_class}\" cx=\"{x}\" cy=\"{y}\" r=\"4\"/>",
                         step.role
                     );
                 }
@@ -134,7 +139,8 @@ pub fn render(chart: &Chart) -> String {
         }
         let _ = writeln!(
             s,
-            "<text class=\"lbl\" x=\"{text_x}\" y=\"{}\">{}</text></g>",
+            "<text id=\"s{k}\" class=\"lbl{lane_class}{}\" data-step=\"{k}\" x=\"{text_x}\" y=\"{}\">{k}: {}</text>",
+            if bad == Some(k) { " bad" } else { "" },
             y + 4,
             esc(&step.line)
         );

@@ -7,10 +7,6 @@
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   const lane = (l) => (l === null || l === undefined ? "" : " l" + l);
   const bad = D.highlight ? D.highlight.step : -1;
-  const list = document.getElementById("steps");
-  list.innerHTML = D.steps
-    .map((s, k) => '<li id="li' + k + '" data-step="' + k + '" class="' + lane(s.lane) + (k === bad ? " bad" : "") + '">' + esc(s.line) + "</li>")
-    .join("");
   if (D.highlight) {
     document.getElementById("verdict").innerHTML =
       '<a data-step="' + bad + '">step ' + bad + "</a>: " + esc(D.highlight.reason);
@@ -33,20 +29,15 @@
     for (let i = 1; i <= k; i++) for (const [v, val] of D.steps[i].changes) st[v] = val;
     return st;
   }
+  const svg = document.querySelector("#chart svg");
+  const sel = document.getElementById("sel");
+  const top = Number(svg.dataset.top), rowH = Number(svg.dataset.row);
   let cur = -1;
   function select(k) {
     k = Math.max(0, Math.min(D.steps.length - 1, k));
-    if (cur >= 0) {
-      document.querySelector("#s" + cur + " .row").classList.remove("sel");
-      document.getElementById("li" + cur).classList.remove("sel");
-    }
     cur = k;
-    const row = document.getElementById("s" + k);
-    row.querySelector(".row").classList.add("sel");
-    const li = document.getElementById("li" + k);
-    li.classList.add("sel");
-    li.scrollIntoView({ block: "nearest" });
-    row.scrollIntoView({ block: "nearest" });
+    sel.setAttribute("y", String(top + k * rowH));
+    document.getElementById("s" + k).scrollIntoView({ block: "nearest" });
     const st = stateAt(k);
     const prev = k > 0 ? stateAt(k - 1) : st;
     const changed = new Set(D.steps[k].changes.map((c) => c[0]));
@@ -64,8 +55,11 @@
     const t = e.target.closest("[data-step]");
     if (t) select(Number(t.dataset.step));
   };
-  document.getElementById("chart").addEventListener("click", pick);
-  list.addEventListener("click", pick);
+  // A click anywhere in a row of the chart selects its step.
+  svg.addEventListener("click", (e) => {
+    const k = Math.floor((e.clientY - svg.getBoundingClientRect().top - top) / rowH);
+    if (k >= 0 && k < D.steps.length) select(k);
+  });
   document.getElementById("verdict").addEventListener("click", pick);
   document.addEventListener("keydown", (e) => {
     const d = { ArrowDown: 1, ArrowRight: 1, j: 1, ArrowUp: -1, ArrowLeft: -1, k: -1 }[e.key];
@@ -76,4 +70,6 @@
   const m = /step=(\d+)/.exec(location.hash);
   select(m ? Number(m[1]) : bad >= 0 ? bad : 0);
   document.body.dataset.ready = "1";
+  // For load-time measurements (tests/browser.rs): milliseconds since navigation start.
+  performance.mark("ioa-ready");
 })();
