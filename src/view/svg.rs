@@ -56,7 +56,8 @@ pub fn render(chart: &Chart) -> String {
         .map(|s| s.line.chars().count())
         .max()
         .unwrap_or(0);
-    let width = text_x + 20 + longest * 7;
+    // 12px monospace is about 7.2px a character.
+    let width = text_x + 20 + longest * 8;
     let height = TOP + chart.steps.len() * ROW + 10;
     let mut s = String::with_capacity(200 * chart.steps.len() + 1000);
     let _ = writeln!(
