@@ -209,3 +209,46 @@ fn failures_point_to_pictures() {
         "{err}"
     );
 }
+
+#[test]
+fn a_primitive_automaton_gets_lifelines_from_its_first_parameter_type() {
+    // Global1 is primitive: most actions take a `Node` first (init, fail, vote, decide).
+    let trace = tmp("global1_normal.itf.json");
+    let page = tmp("global1_normal.html");
+    let t = trace.to_str().unwrap();
+    let (code, _) = ioa(&[
+        "run",
+        "examples/consensus/global1_schedules.ioa",
+        "--schedule",
+        "NormalRun",
+        "--trace",
+        t,
+    ]);
+    assert_eq!(code, 0);
+    let (code, err) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("13 step(s), 3 lifeline(s), 0 message arrow(s)"),
+        "{err}"
+    );
+    let data = page_data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(
+        data["lanes"],
+        serde_json::json!(["Node [0]", "Node [1]", "Node [2]"])
+    );
+    assert_eq!(
+        data["lane_source"],
+        serde_json::json!({ "first_argument": "Node" })
+    );
+    // `init([1], [2])` is on Node [1]'s lifeline; `makeBallot([0])` takes a ballot: on none.
+    let steps = data["steps"].as_array().unwrap();
+    assert_eq!(
+        (steps[3]["line"].as_str(), steps[3]["lane"].as_u64()),
+        (Some("input init([1], [2])"), Some(1))
+    );
+    assert_eq!(
+        (steps[5]["line"].as_str(), steps[5]["lane"].as_u64()),
+        (Some("internal makeBallot([0])"), None)
+    );
+    assert_eq!(data["network"], false);
+}

@@ -88,7 +88,7 @@ fn is_loss(name: &str) -> bool {
 
 /// The lifelines of a primitive automaton: the type of most actions' first parameter, when it
 /// is a declared type with a finite carrier, and each step's position in it.
-fn first_argument_lanes(machine: &Machine, trace: &Trace) -> Option<(String, Vec<Value>, Type)> {
+fn first_argument_lanes(machine: &Machine) -> Option<(String, Vec<Value>, Type)> {
     let firsts: Vec<&Type> = machine
         .actions
         .iter()
@@ -106,7 +106,6 @@ fn first_argument_lanes(machine: &Machine, trace: &Trace) -> Option<(String, Vec
     let Type::Named(id) = candidate else {
         return None;
     };
-    let _ = trace;
     Some((
         machine.spec.types[id.0 as usize].name.clone(),
         values.to_vec(),
@@ -119,7 +118,6 @@ fn first_argument_lanes(machine: &Machine, trace: &Trace) -> Option<(String, Vec
 pub fn build(machine: &Machine, trace: &Trace, meta: &serde_json::Value) -> Chart {
     let printer = Printer::new(machine.spec);
     let vars = machine.slot_names();
-    let types = machine.slot_types();
     let automaton = &machine.spec.automata[machine.root.0 as usize].name;
     let view = SystemView::new(machine).ok();
     let mut lanes = Vec::new();
@@ -142,10 +140,13 @@ pub fn build(machine: &Machine, trace: &Trace, meta: &serde_json::Value) -> Char
                 class_of_step[k + 1] = class;
             }
         }
-        None => match first_argument_lanes(machine, trace) {
+        None => match first_argument_lanes(machine) {
             Some((name, values, ty)) => {
+                lanes = values
+                    .iter()
+                    .map(|v| format!("{name} {}", printer.show(v)))
+                    .collect();
                 lane_source = LaneSource::FirstArgument(name);
-                lanes = values.iter().map(|v| printer.show(v)).collect();
                 for (k, step) in trace.steps.iter().enumerate() {
                     let a = &machine.actions[step.action];
                     if a.param_types.first() == Some(&ty) {
@@ -273,7 +274,6 @@ pub fn build(machine: &Machine, trace: &Trace, meta: &serde_json::Value) -> Char
         if how.is_empty() { "" } else { ", " },
         trace.steps.len()
     );
-    let _ = types;
     Chart {
         title,
         lanes,
