@@ -252,3 +252,42 @@ fn a_primitive_automaton_gets_lifelines_from_its_first_parameter_type() {
     );
     assert_eq!(data["network"], false);
 }
+
+#[test]
+fn a_recorded_critical_step_is_marked() {
+    // What a liveness explorer records: `#meta.critical`. Added here to an LCR run.
+    let trace = tmp("lcr_critical.itf.json");
+    let t = trace.to_str().unwrap();
+    ioa(&[
+        "run",
+        "examples/lcr/lcr.ioa",
+        "--schedule",
+        "Ring",
+        "--param",
+        "n=3",
+        "--trace",
+        t,
+    ]);
+    let mut j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    j["#meta"]["critical"] =
+        serde_json::json!({ "step": 7, "message": "from here no process can be elected" });
+    std::fs::write(&trace, j.to_string()).unwrap();
+    let svg = tmp("lcr_critical.svg");
+    let (code, err) = ioa(&["view", t, "--svg", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        svg.contains("<rect class=\"row crit\" x=\"0\" y=\"184\""),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("<text id=\"s7\" class=\"lbl l0 crit\""),
+        "{svg}"
+    );
+    let page = tmp("lcr_critical.html");
+    ioa(&["view", t, "-o", page.to_str().unwrap()]);
+    let data = page_data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(data["critical"]["step"], 7);
+    assert!(data["highlight"].is_null());
+}

@@ -74,6 +74,9 @@ pub struct Chart {
     pub arrows: Vec<Arrow>,
     /// The violating step, if the run has one.
     pub highlight: Option<Highlight>,
+    /// The critical step a liveness explorer names (`#meta.critical`), if any: the step after
+    /// which the bad outcome can no longer be avoided.
+    pub critical: Option<Highlight>,
 }
 
 fn is_crash(name: &str) -> bool {
@@ -244,7 +247,8 @@ pub fn build(machine: &Machine, trace: &Trace, meta: &serde_json::Value) -> Char
     } else {
         Vec::new()
     };
-    let highlight = recorded_failure(meta, trace.steps.len()).or_else(|| {
+    let critical = recorded(meta, "critical", trace.steps.len());
+    let highlight = recorded(meta, "failure", trace.steps.len()).or_else(|| {
         trace.states.iter().enumerate().find_map(|(k, s)| {
             let failing = match machine.failing_invariant(s) {
                 Ok(Some(i)) => Some(format!(
@@ -285,12 +289,14 @@ pub fn build(machine: &Machine, trace: &Trace, meta: &serde_json::Value) -> Char
         steps,
         arrows,
         highlight,
+        critical,
     }
 }
 
-/// `#meta.failure = {"step": k, "message": …}`, written by `ioa pair` when the run fails.
-fn recorded_failure(meta: &serde_json::Value, n_steps: usize) -> Option<Highlight> {
-    let f = meta.get("failure")?;
+/// `#meta.KEY = {"step": k, "message": …}`: `failure` is written by `ioa pair` when the run
+/// fails; `critical` is for liveness explorers (the step after which the run is doomed).
+fn recorded(meta: &serde_json::Value, key: &str, n_steps: usize) -> Option<Highlight> {
+    let f = meta.get(key)?;
     let step = f["step"].as_u64()? as usize;
     (step <= n_steps).then(|| Highlight {
         step,

@@ -1,7 +1,7 @@
 //! Draws a [`Chart`] as an SVG message-sequence chart: a column per lifeline (and one for the
 //! network), a row per step, a dot per step on its lifeline (✕ for crashes and losses), an
 //! arrow per delivered message from the row that sent it to the row that delivered it, the
-//! violating row shaded, and the numbered log line of each step on the right. Elements carry
+//! violating row shaded red and a liveness trace's critical row orange, and the numbered log line of each step on the right. Elements carry
 //! the lifeline classes (`l0`, …) the page's script filters by, and the log lines the step ids
 //! (`s12`) it selects by; two elements per step keep a 10,000-step page quick to open. The same
 //! SVG stands alone (`ioa view --svg`).
@@ -65,7 +65,7 @@ pub fn render(chart: &Chart) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ioa-chart\" data-top=\"{TOP}\" data-row=\"{ROW}\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"12\">"
     );
     s.push_str(
-        "<style>.row{fill:transparent}.row.bad{fill:#fdd}.row.sel{fill:#dde8ff}\
+        "<style>.row{fill:transparent}.row.bad{fill:#fdd}.row.crit{fill:#ffe2b8}.lbl.crit{fill:#a50}.row.sel{fill:#dde8ff}\
          .life{stroke:#999;stroke-dasharray:4 3}.net{stroke:#bbb;stroke-dasharray:1 3}\
          .msg{stroke:#2a5db0;fill:none}.orphan{stroke:#888;stroke-dasharray:3 2}\
          .dot{fill:#333}.dot.send{fill:#2a5db0}.dot.deliver{fill:#1b7f3b}\
@@ -106,6 +106,14 @@ pub fn render(chart: &Chart) -> String {
             row_y(b) - ROW / 2
         );
     }
+    let critical = chart.critical.as_ref().map(|h| h.step);
+    if let Some(c) = critical {
+        let _ = writeln!(
+            s,
+            "<rect class=\"row crit\" x=\"0\" y=\"{}\" width=\"{width}\" height=\"{ROW}\"/>",
+            row_y(c) - ROW / 2
+        );
+    }
     let _ = writeln!(
         s,
         "<rect id=\"sel\" class=\"row sel\" x=\"0\" y=\"-{ROW}\" width=\"{width}\" height=\"{ROW}\"/>"
@@ -141,7 +149,13 @@ pub fn render(chart: &Chart) -> String {
         let _ = writeln!(
             s,
             "<text id=\"s{k}\" class=\"lbl{lane_class}{}\" data-step=\"{k}\" x=\"{text_x}\" y=\"{}\">{k}: {}</text>",
-            if bad == Some(k) { " bad" } else { "" },
+            if bad == Some(k) {
+                " bad"
+            } else if critical == Some(k) {
+                " crit"
+            } else {
+                ""
+            },
             y + 4,
             esc(&step.line)
         );

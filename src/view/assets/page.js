@@ -7,10 +7,10 @@
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   const lane = (l) => (l === null || l === undefined ? "" : " l" + l);
   const bad = D.highlight ? D.highlight.step : -1;
-  if (D.highlight) {
-    document.getElementById("verdict").innerHTML =
-      '<a data-step="' + bad + '">step ' + bad + "</a>: " + esc(D.highlight.reason);
-  }
+  document.getElementById("verdict").innerHTML = [
+    D.highlight && '<a data-step="' + bad + '">step ' + bad + "</a>: " + esc(D.highlight.reason),
+    D.critical && 'critical <a data-step="' + D.critical.step + '">step ' + D.critical.step + "</a>: " + esc(D.critical.reason),
+  ].filter(Boolean).join("<br>");
   // Per-lifeline filter: one generated style rule per hidden lifeline.
   const filter = document.getElementById("filter");
   const rules = document.createElement("style");
