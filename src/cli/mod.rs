@@ -407,16 +407,7 @@ enum Command {
         color: ColorChoice,
     },
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
-    Replay {
-        /// The ITF JSON trace.
-        trace: PathBuf,
-        /// The model, if not the one the trace names.
-        #[arg(long)]
-        model: Option<PathBuf>,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Replay(replay::ReplayArgs),
     /// Print IOA files in the canonical form (Unicode operators, two-space indentation).
     Fmt {
         /// The .ioa files to format.
@@ -738,11 +729,7 @@ pub fn run() -> ExitCode {
             format,
             color,
         }),
-        Command::Replay {
-            trace,
-            model,
-            color,
-        } => replay::run(&trace, model.as_ref(), color),
+        Command::Replay(args) => replay::run(args),
         Command::Infer {
             file,
             runs,

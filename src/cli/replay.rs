@@ -93,9 +93,23 @@ pub(super) fn open_trace(
     })
 }
 
+/// Options of `ioa replay`.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// The ITF JSON trace.
+    trace: PathBuf,
+    /// The model, if not the one the trace names.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
 /// Runs `ioa replay`.
-pub fn run(trace_path: &PathBuf, model_override: Option<&PathBuf>, color: ColorChoice) -> ExitCode {
-    open_trace(trace_path, model_override, color, |o| {
+pub fn run(args: ReplayArgs) -> ExitCode {
+    let color = args.color;
+    open_trace(&args.trace, args.model.as_ref(), color, |o| {
         let (m, machine, trace) = (o.model, o.machine, o.trace);
         let choices: Vec<Vec<usize>> =
             serde_json::from_value(o.json["#meta"]["choices"].clone()).unwrap_or_default();

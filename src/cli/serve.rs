@@ -22,20 +22,9 @@ const MAX_BODY: u64 = 1 << 20;
 /// Options of `ioa serve`.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// The .ioa model.
-    file: PathBuf,
-    /// The automaton (default: the only one, or the only one no other composes).
-    #[arg(long)]
-    automaton: Option<String>,
-    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
-    #[arg(long = "param")]
-    params: Vec<String>,
-    /// A universe line such as `Int = 0..7` (repeatable); see `ioa run --help`.
-    #[arg(long)]
-    universe: Vec<String>,
-    /// A universe file (default: MODEL.universe or default.universe beside the model).
-    #[arg(long)]
-    universe_file: Option<PathBuf>,
+    /// The model and the automaton to explore.
+    #[command(flatten)]
+    model: model::ModelArgs,
     /// Start with the path of this ITF trace (of the same model) instead of a start state.
     #[arg(long)]
     from: Option<PathBuf>,
@@ -58,20 +47,16 @@ fn fail(message: String) -> ExitCode {
 
 /// Runs `ioa serve` until the process is stopped.
 pub fn run(args: ServeArgs) -> ExitCode {
-    let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
-        None,
-    ) {
+    let sel = &args.model;
+    let m = match model::load(&sel.file, sel.universe_file.as_deref(), &sel.universe, None) {
         Ok(m) => m,
         Err((d, s)) => return model::fail(&d, &s, args.color),
     };
-    let automaton = match model::pick_automaton(&m.spec, args.automaton.as_deref(), None) {
+    let automaton = match model::pick_automaton(&m.spec, sel.automaton.as_deref(), None) {
         Ok(a) => a,
         Err(e) => return fail(e),
     };
-    let params = match model::params(&m.spec, automaton, &args.params) {
+    let params = match model::params(&m.spec, automaton, &sel.params) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
@@ -81,8 +66,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
     };
     let name = m.spec.automata[automaton.0 as usize].name.clone();
     let (file, given, universe) = (
-        args.file.clone(),
-        args.params.clone(),
+        sel.file.clone(),
+        sel.params.clone(),
         m.universe_text.clone(),
     );
     let meta = Box::new(move |machine: &Machine, choices: &[Vec<usize>]| {
