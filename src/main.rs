@@ -2,6 +2,8 @@
 //! terminal. Each subcommand lives in its own module under `cli/`.
 
 mod cli;
+mod serve;
+mod view;
 
 /// Values are persistent collections of small reference-counted nodes: runs and explorations
 /// allocate and free millions of them a second, which mimalloc does much faster than the

@@ -40,6 +40,8 @@ pub struct ExploreArgs {
     pub threads: usize,
     pub engine: Engine,
     pub trace: Option<PathBuf>,
+    /// Write the counterexample as a trace page (`ioa view`) to this file.
+    pub html: Option<PathBuf>,
     pub local: super::explore_local::LocalArgs,
     pub progress: bool,
     pub quiet: bool,
@@ -465,18 +467,30 @@ fn finish(
         }
     }
     let mut written = None;
-    if args.trace.is_some() && run_report.is_none() && args.format == Format::Text {
+    let mut after = String::new();
+    if (args.trace.is_some() || args.html.is_some())
+        && run_report.is_none()
+        && args.format == Format::Text
+    {
         print_stderr("no trace written: there is no counterexample\n");
     }
-    if let (Some(file), Some(r)) = (&args.trace, &run_report) {
-        if let Err(e) = write_trace(args, m, machine, r, file) {
-            print_stderr(&format!(
-                "error: cannot write trace `{}`: {e}\n",
-                file.display()
-            ));
-            return ExitCode::from(EXIT_ERROR);
+    if let Some(r) = &run_report {
+        let doc = trace_meta(args, m, machine, r);
+        match super::view::write_run_files(
+            args.trace.as_deref(),
+            args.html.as_deref(),
+            machine,
+            &r.trace,
+            &doc,
+            false,
+        ) {
+            Ok(a) => after = a,
+            Err(e) => {
+                print_stderr(&format!("error: {e}\n"));
+                return ExitCode::from(EXIT_ERROR);
+            }
         }
-        written = Some(file);
+        written = args.trace.as_ref();
     }
 
     if args.format == Format::Json {
@@ -573,7 +587,11 @@ fn finish(
             file.display(),
             file.display()
         ));
+        if args.html.is_none() {
+            print_stderr(&super::view::hint(file));
+        }
     }
+    print_stderr(&after);
     if !args.quiet {
         print_stderr(&format!("{performance}\n"));
     }
@@ -635,19 +653,16 @@ fn rebuild(
     }
 }
 
-/// Writes the counterexample as ITF JSON with the metadata `ioa replay` needs (the same fields
-/// `ioa run --trace` writes), and how it was found.
-fn write_trace(
+/// The counterexample's `#meta`: the metadata `ioa replay` needs (the same fields `ioa run
+/// --trace` writes), and how it was found.
+fn trace_meta(
     args: &ExploreArgs,
     m: &Model,
     machine: &Machine,
     report: &RunReport,
-    path: &std::path::Path,
-) -> std::io::Result<()> {
-    super::itf::write_trace(
-        path,
+) -> serde_json::Value {
+    super::itf::meta_doc(
         machine,
-        &report.trace,
         super::itf::TraceMeta {
             model: &args.file,
             params: &args.params,

@@ -162,6 +162,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
                 file.display(),
                 file.display()
             ));
+            print_stderr(&super::view::hint(file));
         }
     }
     code

@@ -20,13 +20,8 @@ pub struct TraceMeta<'a> {
     pub extra: serde_json::Value,
 }
 
-/// Writes `trace` of `machine` to `path`.
-pub fn write_trace(
-    path: &Path,
-    machine: &Machine,
-    trace: &Trace,
-    meta: TraceMeta,
-) -> std::io::Result<()> {
+/// The `#meta` object of a trace: `meta`'s fields and the subcommand's extra ones.
+pub fn meta_doc(machine: &Machine, meta: TraceMeta) -> serde_json::Value {
     let mut doc = match meta.extra {
         serde_json::Value::Object(map) => serde_json::Value::Object(map),
         _ => serde_json::json!({}),
@@ -43,8 +38,28 @@ pub fn write_trace(
     doc["params"] = meta.params.to_vec().into();
     doc["universe"] = meta.universe.into();
     doc["choices"] = serde_json::to_value(meta.choices).unwrap_or_default();
+    doc
+}
+
+/// Writes `trace` of `machine` to `path`.
+pub fn write_trace(
+    path: &Path,
+    machine: &Machine,
+    trace: &Trace,
+    meta: TraceMeta,
+) -> std::io::Result<()> {
+    write_trace_doc(path, machine, trace, &meta_doc(machine, meta))
+}
+
+/// Writes `trace` of `machine` to `path` with the `#meta` object `doc` ([`meta_doc`]).
+pub fn write_trace_doc(
+    path: &Path,
+    machine: &Machine,
+    trace: &Trace,
+    doc: &serde_json::Value,
+) -> std::io::Result<()> {
     let file = std::fs::File::create(path)?;
     let mut w = std::io::BufWriter::new(file);
-    trace.write_itf(machine, &doc, &mut w)?;
+    trace.write_itf(machine, doc, &mut w)?;
     std::io::Write::flush(&mut w)
 }

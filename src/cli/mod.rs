@@ -17,12 +17,14 @@ mod prove;
 mod replay;
 mod run;
 mod runs;
+mod serve;
 mod snapshot;
 mod steer;
 mod system;
 mod trace;
 mod trace_files;
 mod verify;
+mod view;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -113,6 +115,9 @@ enum Command {
         /// Write the run as an ITF JSON trace.
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Write the run as a self-contained HTML page (as `ioa view` draws it).
+        #[arg(long)]
+        html: Option<PathBuf>,
         /// Print every step of random runs in the paper's log format.
         #[arg(long)]
         log: bool,
@@ -163,6 +168,9 @@ enum Command {
         /// JSON trace that `ioa replay` re-executes.
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Write the implementation's run as a self-contained HTML page (as `ioa view` draws it).
+        #[arg(long)]
+        html: Option<PathBuf>,
         /// Print every step of the implementation with the specification steps fired for it.
         #[arg(long)]
         log: bool,
@@ -296,6 +304,9 @@ enum Command {
         /// Write the shortest counterexample as an ITF JSON trace (for `ioa replay`).
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Write the counterexample as a self-contained HTML page (as `ioa view` draws it).
+        #[arg(long)]
+        html: Option<PathBuf>,
         /// Local model checking (LMC) and its options.
         #[command(flatten)]
         local: explore_local::LocalArgs,
@@ -316,6 +327,12 @@ enum Command {
     /// vector), the network, the message actions and the class of every action instance
     /// (message handler, send, local, network).
     System(system::SystemArgs),
+    /// Draw a trace (from `ioa run`, `pair`, `explore`) as a self-contained HTML page: a
+    /// message-sequence chart, the steps, and each state with its diff from the previous one.
+    View(view::ViewArgs),
+    /// Explore a model in the browser: fire enabled actions, step back and forward, see the
+    /// invariants' verdicts and the path as a sequence chart, save the path as an ITF trace.
+    Serve(serve::ServeArgs),
     /// Consequence prediction (CrystalBall): from the start state or a state of a recorded
     /// run, which futures of up to --max-depth steps violate an invariant. Local actions of a
     /// node already seen in the same local state are not expanded again; deliveries always are.
@@ -390,16 +407,7 @@ enum Command {
         color: ColorChoice,
     },
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
-    Replay {
-        /// The ITF JSON trace.
-        trace: PathBuf,
-        /// The model, if not the one the trace names.
-        #[arg(long)]
-        model: Option<PathBuf>,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Replay(replay::ReplayArgs),
     /// Print IOA files in the canonical form (Unicode operators, two-space indentation).
     Fmt {
         /// The .ioa files to format.
@@ -568,6 +576,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             steer,
             log,
             quiet,
@@ -585,6 +594,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             steer,
             log,
             quiet,
@@ -603,6 +613,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             log,
             quiet,
             format,
@@ -620,6 +631,7 @@ pub fn run() -> ExitCode {
             universe,
             universe_file,
             trace,
+            html,
             log,
             quiet,
             format,
@@ -641,6 +653,7 @@ pub fn run() -> ExitCode {
             threads,
             engine,
             trace,
+            html,
             local,
             progress,
             quiet,
@@ -662,6 +675,7 @@ pub fn run() -> ExitCode {
             threads,
             engine,
             trace,
+            html,
             local,
             progress,
             quiet,
@@ -669,6 +683,8 @@ pub fn run() -> ExitCode {
             color,
         }),
         Command::System(args) => system::run(args),
+        Command::View(args) => view::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Verify {
             file,
@@ -713,11 +729,7 @@ pub fn run() -> ExitCode {
             format,
             color,
         }),
-        Command::Replay {
-            trace,
-            model,
-            color,
-        } => replay::run(&trace, model.as_ref(), color),
+        Command::Replay(args) => replay::run(args),
         Command::Infer {
             file,
             runs,

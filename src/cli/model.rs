@@ -11,6 +11,26 @@ use ioa_lang::ir::{AutomatonId, Spec};
 use ioa_lang::source_map::SourceMap;
 use std::path::{Path, PathBuf};
 
+/// The model-selection options shared by subcommands that run one automaton (flattened into
+/// their `#[derive(clap::Args)]` structs): the file, the automaton, its parameters, the universe.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// The .ioa model.
+    pub file: PathBuf,
+    /// The automaton (needed when the model declares more than one).
+    #[arg(long)]
+    pub automaton: Option<String>,
+    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+    #[arg(long = "param")]
+    pub params: Vec<String>,
+    /// A universe line such as `Int = 0..7` (repeatable); see `ioa run --help`.
+    #[arg(long)]
+    pub universe: Vec<String>,
+    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    #[arg(long)]
+    pub universe_file: Option<PathBuf>,
+}
+
 /// A checked model ready to run.
 pub struct Model {
     /// The spec.

@@ -26,6 +26,8 @@ pub struct PairArgs {
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
     pub trace: Option<PathBuf>,
+    /// Write the implementation's run as a trace page (`ioa view`) to this file.
+    pub html: Option<PathBuf>,
     pub log: bool,
     pub quiet: bool,
     pub format: Format,
@@ -307,32 +309,41 @@ fn report(
 ) -> ExitCode {
     let steps = o.trace.steps.len();
     let lines: Vec<String> = (1..=steps).map(|k| o.trace.log_line(a, k)).collect();
-    if let Some(path) = &args.trace {
-        let written = super::itf::write_trace(
-            path,
-            a,
-            &o.trace,
-            super::itf::TraceMeta {
-                model: &args.file,
-                params: &args.params,
-                universe: &m.universe_text,
-                choices: &o.choices,
-                extra: serde_json::json!({ "pair": { "simulation": sim.name, "run": what } }),
-            },
-        );
-        if let Err(e) = written {
-            print_stderr(&format!(
-                "error: cannot write trace `{}`: {e}\n",
-                path.display()
-            ));
-            return ExitCode::from(2);
-        }
-    }
     let diag = o
         .failure
         .as_ref()
         .map(|f| failure_diagnostic(sim, f))
         .or_else(|| o.other.clone());
+    let mut extra = serde_json::json!({ "pair": { "simulation": sim.name, "run": what } });
+    if let Some(d) = &diag {
+        // The page of `ioa view` highlights this step.
+        let step = o.failure.as_ref().map_or(steps, |f| f.step);
+        extra["failure"] = serde_json::json!({ "step": step, "message": d.message });
+    }
+    let doc = super::itf::meta_doc(
+        a,
+        super::itf::TraceMeta {
+            model: &args.file,
+            params: &args.params,
+            universe: &m.universe_text,
+            choices: &o.choices,
+            extra,
+        },
+    );
+    let after = match super::view::write_run_files(
+        args.trace.as_deref(),
+        args.html.as_deref(),
+        a,
+        &o.trace,
+        &doc,
+        diag.is_some(),
+    ) {
+        Ok(after) => after,
+        Err(e) => {
+            print_stderr(&format!("error: {e}\n"));
+            return ExitCode::from(2);
+        }
+    };
     if args.format == Format::Json {
         let doc = serde_json::json!({
             "simulation": sim.name,
@@ -354,6 +365,7 @@ fn report(
     match diag {
         None => {
             print_stderr(&format!("paired execution of simulation {} ({what}): {steps} step(s) matched, the relation held throughout\n", sim.name));
+            print_stderr(&after);
             ExitCode::SUCCESS
         }
         Some(d) => {
@@ -371,6 +383,7 @@ fn report(
                 "paired execution of simulation {} ({what}) failed at step {steps}\n",
                 sim.name
             ));
+            print_stderr(&after);
             ExitCode::from(1)
         }
     }

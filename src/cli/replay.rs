@@ -15,8 +15,28 @@ fn bad(message: String) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// Runs `ioa replay`.
-pub fn run(trace_path: &PathBuf, model_override: Option<&PathBuf>, color: ColorChoice) -> ExitCode {
+/// A trace file read and its model loaded: what `ioa replay`, `ioa view` and `ioa serve`
+/// start from.
+pub(super) struct Opened<'a, 's> {
+    /// The model the trace names (or the one given).
+    pub model: &'a model::Model,
+    /// The machine of the trace's automaton with its parameters.
+    pub machine: &'a Machine<'s>,
+    /// The trace's states and steps.
+    pub trace: Trace,
+    /// The whole ITF document (for its `#meta`).
+    pub json: &'a serde_json::Value,
+}
+
+/// Reads `trace_path`, loads the model it names (or `model_override`) and the automaton with
+/// the parameters and universe it records, reads its states and steps, and hands them to `f`.
+/// Every failure is printed here and returned as exit code 1.
+pub(super) fn open_trace(
+    trace_path: &PathBuf,
+    model_override: Option<&PathBuf>,
+    color: ColorChoice,
+    f: impl FnOnce(Opened) -> ExitCode,
+) -> ExitCode {
     let text = match std::fs::read_to_string(trace_path) {
         Ok(t) => t,
         Err(e) => return bad(format!("cannot read `{}`: {e}", trace_path.display())),
@@ -65,28 +85,55 @@ pub fn run(trace_path: &PathBuf, model_override: Option<&PathBuf>, color: ColorC
         Ok(t) => t,
         Err(e) => return bad(format!("{}: {e}", trace_path.display())),
     };
-    let choices: Vec<Vec<usize>> =
-        serde_json::from_value(meta["choices"].clone()).unwrap_or_default();
-    let report = Runner::new(&machine).replay(&trace, &choices);
-    match super::run::stop_diagnostic(&machine, &report) {
-        None if report.trace.steps.len() == trace.steps.len() => {
-            print_stderr(&format!(
-                "replayed {} step(s) of {}: every step enabled, every state as recorded\n",
-                trace.steps.len(),
-                m.spec.automata[automaton.0 as usize].name
-            ));
-            ExitCode::SUCCESS
+    f(Opened {
+        model: &m,
+        machine: &machine,
+        trace,
+        json: &json,
+    })
+}
+
+/// Options of `ioa replay`.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// The ITF JSON trace.
+    trace: PathBuf,
+    /// The model, if not the one the trace names.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+/// Runs `ioa replay`.
+pub fn run(args: ReplayArgs) -> ExitCode {
+    let color = args.color;
+    open_trace(&args.trace, args.model.as_ref(), color, |o| {
+        let (m, machine, trace) = (o.model, o.machine, o.trace);
+        let choices: Vec<Vec<usize>> =
+            serde_json::from_value(o.json["#meta"]["choices"].clone()).unwrap_or_default();
+        let report = Runner::new(machine).replay(&trace, &choices);
+        match super::run::stop_diagnostic(machine, &report) {
+            None if report.trace.steps.len() == trace.steps.len() => {
+                print_stderr(&format!(
+                    "replayed {} step(s) of {}: every step enabled, every state as recorded\n",
+                    trace.steps.len(),
+                    m.spec.automata[machine.root.0 as usize].name
+                ));
+                ExitCode::SUCCESS
+            }
+            None => bad(format!(
+                "the replay stopped after {} of {} steps",
+                report.trace.steps.len(),
+                trace.steps.len()
+            )),
+            Some(d) => {
+                super::output::print_diagnostics(&[d], &m.sources, super::Format::Text, color);
+                ExitCode::from(1)
+            }
         }
-        None => bad(format!(
-            "the replay stopped after {} of {} steps",
-            report.trace.steps.len(),
-            trace.steps.len()
-        )),
-        Some(d) => {
-            super::output::print_diagnostics(&[d], &m.sources, super::Format::Text, color);
-            ExitCode::from(1)
-        }
-    }
+    })
 }
 
 /// Reads an ITF trace's states and steps for `machine` (an error names what does not fit).

@@ -27,6 +27,8 @@ pub struct RunArgs {
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
     pub trace: Option<PathBuf>,
+    /// Write the run as a trace page (`ioa view`) to this file.
+    pub html: Option<PathBuf>,
     pub steer: super::steer::SteerArgs,
     pub log: bool,
     pub quiet: bool,
@@ -255,27 +257,31 @@ fn finish(
     mut meta: serde_json::Value,
     what: &str,
 ) -> ExitCode {
-    if let Some(path) = &args.trace {
-        let written = super::itf::write_trace(
-            path,
-            machine,
-            &report.trace,
-            super::itf::TraceMeta {
-                model: &args.file,
-                params: &args.params,
-                universe: &m.universe_text,
-                choices: &report.choices,
-                extra: std::mem::take(&mut meta),
-            },
-        );
-        if let Err(e) = written {
-            print_stderr(&format!(
-                "error: cannot write trace `{}`: {e}\n",
-                path.display()
-            ));
+    let doc = super::itf::meta_doc(
+        machine,
+        super::itf::TraceMeta {
+            model: &args.file,
+            params: &args.params,
+            universe: &m.universe_text,
+            choices: &report.choices,
+            extra: std::mem::take(&mut meta),
+        },
+    );
+    let failed = stop_diagnostic(machine, report).is_some();
+    let after = match super::view::write_run_files(
+        args.trace.as_deref(),
+        args.html.as_deref(),
+        machine,
+        &report.trace,
+        &doc,
+        failed,
+    ) {
+        Ok(a) => a,
+        Err(e) => {
+            print_stderr(&format!("error: {e}\n"));
             return ExitCode::from(1);
         }
-    }
+    };
     let steps = report.trace.steps.len();
     match stop_diagnostic(machine, report) {
         None => {
@@ -294,6 +300,7 @@ fn finish(
                 "{what}: {steps} step(s){end}; all {n_inv} invariant(s) held in {} state(s)\n",
                 report.trace.states.len()
             ));
+            print_stderr(&after);
             ExitCode::SUCCESS
         }
         Some(d) => {
@@ -311,6 +318,7 @@ fn finish(
             }
             print_diagnostics(&[d], &m.sources, Format::Text, args.color);
             print_stderr(&format!("{what}: stopped after {steps} step(s)\n"));
+            print_stderr(&after);
             ExitCode::from(1)
         }
     }

@@ -1,0 +1,169 @@
+//! `ioa serve`: the interactive explorer (`src/serve/`) on a local HTTP server (tiny_http),
+//! bound to 127.0.0.1 unless `--bind` says otherwise. The API is documented in docs/serve.md.
+
+use super::model;
+use super::output::print_stderr;
+use super::ColorChoice;
+use crate::serve::session::Session;
+use interpreter::machine::Machine;
+use ioa_lang::diagnostics::IntoDiagnostic;
+use std::io::Read;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const PAGE: &str = include_str!("../serve/assets/explorer.html");
+const CSS: &str = include_str!("../serve/assets/explorer.css");
+const JS: &str = include_str!("../serve/assets/explorer.js");
+
+/// The largest request body read (a fired step is a few hundred bytes).
+const MAX_BODY: u64 = 1 << 20;
+
+/// Options of `ioa serve`.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// The model and the automaton to explore.
+    #[command(flatten)]
+    model: model::ModelArgs,
+    /// Start with the path of this ITF trace (of the same model) instead of a start state.
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// The port (0: any free port; the address is printed).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on. Only loopback by default: anyone who can reach the port can
+    /// drive the explorer.
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: IpAddr,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+fn fail(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(1)
+}
+
+/// Runs `ioa serve` until the process is stopped.
+pub fn run(args: ServeArgs) -> ExitCode {
+    let sel = &args.model;
+    let m = match model::load(&sel.file, sel.universe_file.as_deref(), &sel.universe, None) {
+        Ok(m) => m,
+        Err((d, s)) => return model::fail(&d, &s, args.color),
+    };
+    let automaton = match model::pick_automaton(&m.spec, sel.automaton.as_deref(), None) {
+        Ok(a) => a,
+        Err(e) => return fail(e),
+    };
+    let params = match model::params(&m.spec, automaton, &sel.params) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
+        Ok(x) => x,
+        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    };
+    let name = m.spec.automata[automaton.0 as usize].name.clone();
+    let (file, given, universe) = (
+        sel.file.clone(),
+        sel.params.clone(),
+        m.universe_text.clone(),
+    );
+    let meta = Box::new(move |machine: &Machine, choices: &[Vec<usize>]| {
+        let mut doc = super::itf::meta_doc(
+            machine,
+            super::itf::TraceMeta {
+                model: &file,
+                params: &given,
+                universe: &universe,
+                choices,
+                extra: serde_json::json!({ "description": "a path saved from ioa serve" }),
+            },
+        );
+        doc["serve"] = true.into();
+        doc
+    });
+    let page = crate::view::page::fill(
+        PAGE,
+        &[
+            ("CSS", CSS),
+            ("JS", JS),
+            ("TITLE", &crate::view::svg::esc(&name)),
+        ],
+    );
+    let mut session = match Session::new(&machine, meta, page) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if let Some(from) = &args.from {
+        let text = match std::fs::read_to_string(from) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("cannot read `{}`: {e}", from.display())),
+        };
+        let json: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(j) => j,
+            Err(e) => return fail(format!("`{}` is not JSON: {e}", from.display())),
+        };
+        let followed =
+            super::replay::read_trace(&machine, &json).and_then(|trace| session.follow(&trace));
+        if let Err(e) = followed {
+            return fail(format!(
+                "{} is not a trace of {name} here: {e}",
+                from.display()
+            ));
+        }
+    }
+    let server = match tiny_http::Server::http((args.bind, args.port)) {
+        Ok(s) => s,
+        Err(e) => {
+            let in_use = e
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::AddrInUse);
+            let hint = if in_use {
+                "; another program uses that port: choose another with --port (0 picks a free one)"
+            } else {
+                ""
+            };
+            return fail(format!(
+                "cannot listen on {}:{}: {e}{hint}",
+                args.bind, args.port
+            ));
+        }
+    };
+    let addr = match server.server_addr() {
+        tiny_http::ListenAddr::IP(a) => a.to_string(),
+        #[allow(unreachable_patterns)]
+        other => format!("{other:?}"),
+    };
+    if !args.bind.is_loopback() {
+        print_stderr(&format!(
+            "warning: listening on {}, not only on this machine: anyone who reaches it can drive the explorer\n",
+            args.bind
+        ));
+    }
+    print_stderr(&format!(
+        "serving {name} on http://{addr}/ (stop with Ctrl-C)\n"
+    ));
+    for mut request in server.incoming_requests() {
+        let mut body = Vec::new();
+        let read = request.as_reader().take(MAX_BODY).read_to_end(&mut body);
+        let reply = match read {
+            Ok(_) => session.handle(request.method().as_str(), request.url(), &body),
+            Err(e) => crate::serve::session::Reply {
+                status: 400,
+                content_type: "application/json",
+                body: serde_json::json!({ "error": format!("cannot read the request: {e}") })
+                    .to_string(),
+            },
+        };
+        let header = tiny_http::Header::from_bytes("Content-Type", reply.content_type)
+            .expect("a valid header");
+        let response = tiny_http::Response::from_string(reply.body)
+            .with_status_code(reply.status)
+            .with_header(header);
+        // A client that went away is its own problem.
+        let _ = request.respond(response);
+    }
+    ExitCode::SUCCESS
+}

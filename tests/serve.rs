@@ -1,0 +1,354 @@
+//! End-to-end tests of `ioa serve`'s JSON API (docs/serve.md): the binary is started on a free
+//! port on loopback and driven over HTTP — LCR fired step by step (by position and by action),
+//! back and forward, the path saved as ITF and accepted by `ioa replay`; a recorded Paxos
+//! counterexample followed with `--from` shows the broken invariant; malformed requests are
+//! 400s with a JSON error and the server keeps serving; a port in use and a trace of another
+//! model are clear errors.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// A running `ioa serve`, stopped when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(args: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .arg("serve")
+        .args(args)
+        .args(["--port", "0", "--color", "never"])
+        .current_dir(ROOT)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ioa serve");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("no address in `{line}`"))
+        .to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "{line}");
+    Server { child, addr }
+}
+
+/// One HTTP/1.1 request; the status and the body.
+fn request(s: &Server, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(&s.addr).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        s.addr,
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    stream.read_to_string(&mut out).unwrap();
+    let status = out[9..12].parse().unwrap();
+    let body = out
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap();
+    (status, body)
+}
+
+fn json(s: &Server, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
+    let (status, text) = request(s, method, path, body);
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
+    )
+}
+
+fn path_lines(j: &serde_json::Value) -> Vec<&str> {
+    j["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn lcr_is_explored_step_by_step_and_the_saved_path_replays() {
+    let s = serve(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+    ]);
+    let (status, page) = request(&s, "GET", "/", "");
+    assert_eq!(status, 200);
+    assert!(page.contains("<title>ioa serve: LCR</title>"));
+    let (status, st) = json(&s, "GET", "/api/state", "");
+    assert_eq!(status, 200);
+    assert_eq!(st["step"], 0);
+    let enabled: Vec<&str> = st["enabled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["line"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        enabled,
+        [
+            "internal send(0, 1, 0)",
+            "internal send(1, 2, 1)",
+            "internal send(2, 0, 2)"
+        ]
+    );
+    let invariants = st["invariants"].as_array().unwrap();
+    assert_eq!(invariants.len(), 7);
+    assert!(invariants.iter().all(|i| i["holds"] == true));
+    // By position, then by action and ITF arguments.
+    let (_, st) = json(&s, "POST", "/api/fire", r#"{"index": 0}"#);
+    assert_eq!(st["step"], 1);
+    let changed: Vec<&str> = st["vars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["changed"] == true)
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["P[0].send", "C[0].queue"]);
+    let (status, st) = json(
+        &s,
+        "POST",
+        "/api/fire",
+        r#"{"action": "receive", "args": [0, 1, 0]}"#,
+    );
+    assert_eq!(status, 200);
+    let (_, st2) = json(
+        &s,
+        "POST",
+        "/api/fire",
+        r#"{"action": "send", "args": [1, 2, 1]}"#,
+    );
+    assert_eq!(path_lines(&st2).len(), 3);
+    assert_eq!(st["step"], 2);
+    // Back and forward.
+    let (_, b) = json(&s, "POST", "/api/back", "");
+    assert_eq!(
+        (b["step"].as_u64(), b["can_forward"].as_bool()),
+        (Some(2), Some(true))
+    );
+    let (_, f) = json(&s, "POST", "/api/forward", "");
+    assert_eq!(path_lines(&f), path_lines(&st2));
+    // The chart of the path: one arrow (the one delivery).
+    assert_eq!(
+        f["chart"]
+            .as_str()
+            .unwrap()
+            .matches("<line class=\"msg")
+            .count(),
+        1
+    );
+    // Saved, it replays.
+    let (status, itf) = request(&s, "GET", "/api/trace", "");
+    assert_eq!(status, 200);
+    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-lcr-path.itf.json");
+    std::fs::write(&file, itf).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(["replay", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "replayed 3 step(s) of LCR: every step enabled, every state as recorded\n"
+    );
+}
+
+#[test]
+fn malformed_requests_are_400s_and_the_server_carries_on() {
+    let s = serve(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+    ]);
+    let cases: &[(&str, &str, &str, u16, &str)] = &[
+        (
+            "POST",
+            "/api/fire",
+            "{not json",
+            400,
+            "the request body is not JSON",
+        ),
+        ("POST", "/api/fire", "[1, 2]", 400, "must be a JSON object"),
+        ("POST", "/api/fire", "{}", 400, "give `index`"),
+        (
+            "POST",
+            "/api/fire",
+            r#"{"index": -1}"#,
+            400,
+            "non-negative integer",
+        ),
+        (
+            "POST",
+            "/api/fire",
+            r#"{"index": 99}"#,
+            409,
+            "there are 3 enabled step(s) here; no step 99",
+        ),
+        (
+            "POST",
+            "/api/fire",
+            r#"{"action": "jump", "args": []}"#,
+            400,
+            "no action `jump`",
+        ),
+        (
+            "POST",
+            "/api/fire",
+            r#"{"action": "send", "args": [0]}"#,
+            400,
+            "takes 3 argument(s), 1 given",
+        ),
+        (
+            "POST",
+            "/api/fire",
+            r#"{"action": "send", "args": ["a", 1, 0]}"#,
+            400,
+            "is not a value of the expected type",
+        ),
+        (
+            "POST",
+            "/api/fire",
+            r#"{"action": "receive", "args": [0, 1, 0]}"#,
+            409,
+            "is not enabled here",
+        ),
+        (
+            "POST",
+            "/api/start",
+            r#"{"index": 5}"#,
+            400,
+            "number of start states, 1",
+        ),
+        (
+            "GET",
+            "/api/fire",
+            "",
+            405,
+            "GET is not allowed on /api/fire",
+        ),
+        ("GET", "/etc/passwd", "", 404, "no such page"),
+    ];
+    for (method, path, body, status, message) in cases {
+        let (got, j) = json(&s, method, path, body);
+        assert_eq!(got, *status, "{method} {path} {body}: {j}");
+        assert!(
+            j["error"].as_str().unwrap().contains(message),
+            "{method} {path} {body}: {j}"
+        );
+    }
+    let (status, st) = json(&s, "GET", "/api/state", "");
+    assert_eq!((status, st["step"].as_u64()), (200, Some(0)));
+}
+
+#[test]
+fn a_recorded_counterexample_is_followed_and_its_broken_invariant_shown() {
+    let trace = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-paxos-bug.itf.json");
+    let t = trace.to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args([
+            "run",
+            "examples/paxos/paxos_planted_bug.ioa",
+            "--schedule",
+            "LastPromiseWins",
+            "--trace",
+            t,
+        ])
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let s = serve(&[
+        "examples/paxos/paxos_planted_bug.ioa",
+        "--automaton",
+        "PaxosBug",
+        "--from",
+        t,
+    ]);
+    let (_, st) = json(&s, "GET", "/api/state", "");
+    assert_eq!(st["step"], 33);
+    let broken: Vec<&str> = st["invariants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["holds"] == false)
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(broken, ["ChosenAgreement"]);
+    let (_, b) = json(&s, "POST", "/api/back", "");
+    assert!(b["invariants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["holds"] == true));
+}
+
+/// Runs `ioa serve ARGS…` expecting it to stop at once; its exit code and standard error.
+fn refused(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .arg("serve")
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn a_port_in_use_and_a_trace_of_another_model_are_clear_errors() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let (code, err) = refused(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--port",
+        &port,
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with(&format!("error: cannot listen on 127.0.0.1:{port}:")),
+        "{err}"
+    );
+    assert!(err.contains("choose another with --port"), "{err}");
+    let (code, err) = refused(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+        "--from",
+        "tests/data/local/global1_normal_run.json",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(err.starts_with("error: tests/data/local/global1_normal_run.json is not a trace of LCR here: state 0 has no variable"), "{err}");
+}
