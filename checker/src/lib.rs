@@ -22,6 +22,7 @@ pub mod compiled;
 pub mod explore;
 pub mod fingerprint;
 pub mod ir_walk;
+pub mod liveness;
 pub mod local;
 pub mod memory;
 pub mod model;

@@ -2,6 +2,7 @@
 
 mod check;
 mod explore;
+mod explore_liveness;
 mod explore_local;
 mod export_isabelle;
 mod export_smt;
@@ -9,6 +10,7 @@ mod fmt;
 mod fs;
 mod infer;
 mod itf;
+mod liveness_common;
 mod model;
 mod output;
 mod pair;
@@ -299,6 +301,9 @@ enum Command {
         /// Local model checking (LMC) and its options.
         #[command(flatten)]
         local: explore_local::LocalArgs,
+        /// The exact liveness check and its options.
+        #[command(flatten)]
+        liveness: explore_liveness::LivenessArgs,
         /// Print a progress line every ten seconds even when standard error is not a terminal.
         #[arg(long)]
         progress: bool,
@@ -642,6 +647,7 @@ pub fn run() -> ExitCode {
             engine,
             trace,
             local,
+            liveness,
             progress,
             quiet,
             format,
@@ -663,6 +669,7 @@ pub fn run() -> ExitCode {
             engine,
             trace,
             local,
+            liveness,
             progress,
             quiet,
             format,

@@ -1,0 +1,1 @@
+//! MaceMC search (placeholder replaced below).
