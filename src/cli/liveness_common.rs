@@ -55,7 +55,7 @@ pub fn shape(l: &Liveness) -> &'static str {
 pub fn error_diagnostic(e: LivenessError) -> Diagnostic {
     match e {
         LivenessError::Machine(e) => machine_error(e, "the path"),
-        LivenessError::Predicate(e) => e.to_diagnostic(),
+        LivenessError::Predicate(e) | LivenessError::Walk(e) => e.to_diagnostic(),
     }
 }
 

@@ -10,6 +10,7 @@ mod fmt;
 mod fs;
 mod infer;
 mod itf;
+mod liveness;
 mod liveness_common;
 mod model;
 mod output;
@@ -325,6 +326,10 @@ enum Command {
     /// run, which futures of up to --max-depth steps violate an invariant. Local actions of a
     /// node already seen in the same local state are not expanded again; deliveries always are.
     Predict(predict::PredictArgs),
+    /// Search for liveness bugs the MaceMC way: breadth first to a depth, then random walks
+    /// from there; on a walk that never reaches the goal, find the critical transition (the
+    /// step after which the goal is unreachable). Verdicts are "suspected", never proofs.
+    Liveness(liveness::LivenessSearchArgs),
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
@@ -677,6 +682,7 @@ pub fn run() -> ExitCode {
         }),
         Command::System(args) => system::run(args),
         Command::Predict(args) => predict::run(args),
+        Command::Liveness(args) => liveness::run(args),
         Command::Verify {
             file,
             simulation,

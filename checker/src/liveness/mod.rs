@@ -32,6 +32,8 @@ pub enum LivenessError {
     Machine(MachineError),
     /// Evaluating one of the property's predicates failed.
     Predicate(RunError),
+    /// Deciding or taking a step of a random walk failed.
+    Walk(RunError),
 }
 
 /// A liveness property of the machine's root automaton, ready to evaluate.
