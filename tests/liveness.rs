@@ -7,6 +7,8 @@
 //!   critical transitions and lassos, and the fairness cases.
 //! - The planted LCR bug (`tests/data/liveness/lcr_drop_max.ioa`) is found by both searches,
 //!   which name the same critical transition, on rings of 3 and 4 and for several seeds.
+//! - The same for a leads-to property (`tests/data/liveness/request.ioa`: a dropped request is
+//!   never served).
 //! - Fairness: a task enabled throughout a loop that an unfair scheduler could starve is not a
 //!   violation under task fairness and is one without.
 //! - Every trace either search writes is accepted by `ioa replay`, and a seed gives the same
@@ -137,6 +139,33 @@ fn exact_check_and_walks_name_the_same_critical_transition() {
                 assert_eq!(code, 0, "replay {path}: {err}");
             }
         }
+    }
+}
+
+#[test]
+fn leads_to_bug_has_the_same_critical_transition_both_ways() {
+    let model = "tests/data/liveness/request.ioa";
+    let (code, out, err) = ioa(&["explore", model, "--liveness", "RequestsServed"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        critical(&out).as_deref(),
+        Some("internal drop() in automaton Server")
+    );
+    for seed in ["1", "2", "3"] {
+        let (code, walks, err) = ioa(&[
+            "liveness",
+            model,
+            "--property",
+            "RequestsServed",
+            "--bfs-depth",
+            "2",
+            "--depth-max",
+            "40",
+            "--seed",
+            seed,
+        ]);
+        assert_eq!(code, 1, "seed {seed}: {walks}{err}");
+        assert_eq!(critical(&walks), critical(&out), "seed {seed}: {walks}");
     }
 }
 
