@@ -232,6 +232,11 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
     if args.liveness.liveness.is_some() {
+        if !args.symmetric.is_empty() || args.engine == Engine::Compiled {
+            return usage(
+                "--liveness explores with the interpreter and without symmetry reduction (its paths and lassos follow concrete states); drop --symmetric and --engine compiled".to_string(),
+            );
+        }
         let options = Options {
             threads: args.threads,
             max_states: args.max_states,
