@@ -13,6 +13,9 @@
 //! - [`system`]: a composite seen as a distributed system: nodes (each with its slice of the
 //!   state vector), the network, and a class for every action instance (message handler, send,
 //!   local, network); the local, consequence and liveness searches read it.
+//! - [`liveness`]: `eventually P` and `P ↝ Q` exactly (dead states with the critical transition,
+//!   fair cycles under task fairness as lassos) and by MaceMC's random walks with
+//!   FindCriticalTransition.
 //! - [`fingerprint`]: fixed-seed 128-bit state fingerprints.
 //! - [`memory`]: the process's resident memory, for limits and statistics.
 //!
@@ -22,6 +25,7 @@ pub mod compiled;
 pub mod explore;
 pub mod fingerprint;
 pub mod ir_walk;
+pub mod liveness;
 pub mod local;
 pub mod memory;
 pub mod model;

@@ -18,3 +18,4 @@ pub mod shrink;
 pub mod trace;
 pub mod universe;
 pub mod value;
+pub mod walk;

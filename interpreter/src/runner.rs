@@ -79,10 +79,10 @@ impl RunReport {
 }
 
 /// Records the index of every choice it makes.
-struct Recording<'a> {
+pub(crate) struct Recording<'a> {
     inner: &'a mut dyn FnMut(usize) -> usize,
     offered: VecDeque<Value>,
-    picks: Vec<usize>,
+    pub(crate) picks: Vec<usize>,
     /// Whether `inner` replays recorded indices. The record has an index for every choice,
     /// including those with a single candidate, so a replay must consume one for them too;
     /// a random run must not (it would draw from the generator for nothing).
@@ -91,7 +91,7 @@ struct Recording<'a> {
 
 impl<'a> Recording<'a> {
     /// Makes choices with `inner` (a random draw, or the least index).
-    fn new(inner: &'a mut dyn FnMut(usize) -> usize) -> Self {
+    pub(crate) fn new(inner: &'a mut dyn FnMut(usize) -> usize) -> Self {
         Recording {
             inner,
             offered: VecDeque::new(),
@@ -879,17 +879,17 @@ impl ScheduleRun<'_, '_, '_, '_> {
 
 /// Picks random enabled action instances: rejection sampling over all instances (uniform, or
 /// weighted), falling back to enumerating the enabled ones when few are enabled.
-struct Sampler {
+pub(crate) struct Sampler {
     carriers: Vec<Vec<std::sync::Arc<[Value]>>>,
     counts: Vec<f64>,
     weights: Vec<f64>,
     total: f64,
 }
 
-type Picked = (usize, Vec<Value>, crate::machine::Plan);
+pub(crate) type Picked = (usize, Vec<Value>, crate::machine::Plan);
 
 impl Sampler {
-    fn new(machine: &Machine, weights: &Weights) -> EvalResult<Sampler> {
+    pub(crate) fn new(machine: &Machine, weights: &Weights) -> EvalResult<Sampler> {
         let mut carriers = Vec::new();
         let mut counts = Vec::new();
         let mut ws = Vec::new();
@@ -969,7 +969,7 @@ impl Sampler {
     }
 
     /// The drawn instance, with its plan (from the cache when it holds one).
-    fn take(
+    pub(crate) fn take(
         &self,
         machine: &Machine,
         state: &[Value],
@@ -998,6 +998,21 @@ impl Sampler {
         rng: &mut ChaCha8Rng,
         cache: &mut Cache,
     ) -> EvalResult<Option<Picked>> {
+        match self.pick_instance(machine, state, rng, cache)? {
+            Some((action, index)) => self.take(machine, state, action, index, cache).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Draws an enabled action instance: the action and the instance's index among the
+    /// action's instances (first parameter varying fastest, as `checker` numbers them).
+    pub(crate) fn pick_instance(
+        &self,
+        machine: &Machine,
+        state: &[Value],
+        rng: &mut ChaCha8Rng,
+        cache: &mut Cache,
+    ) -> EvalResult<Option<(usize, u64)>> {
         if self.total <= 0.0 {
             return Ok(None);
         }
@@ -1016,7 +1031,7 @@ impl Sampler {
             }
             let index = rng.random_range(0..self.counts[action] as u64);
             if self.decide(machine, state, action, index, cache)? {
-                return self.take(machine, state, action, index, cache).map(Some);
+                return Ok(Some((action, index)));
             }
         }
         // Few instances are enabled: enumerate them all and pick by weight.
@@ -1047,7 +1062,7 @@ impl Sampler {
             r -= e.2;
         }
         let (action, index, _) = chosen;
-        self.take(machine, state, action, index, cache).map(Some)
+        Ok(Some((action, index)))
     }
 }
 
@@ -1065,7 +1080,7 @@ enum Status {
 /// whose preconditions read a variable it changed, so drawing an instance usually costs a
 /// lookup instead of an evaluation. The draws themselves are unchanged, so a seed gives the
 /// same run as without the cache.
-struct Cache {
+pub(crate) struct Cache {
     /// Per action, a status per instance index with the generation of the action it was
     /// decided in (`None`: too many instances to keep).
     status: Vec<Option<Vec<(u64, Status)>>>,
@@ -1078,7 +1093,7 @@ struct Cache {
 const MAX_CACHED_INSTANCES: f64 = 65_536.0;
 
 impl Cache {
-    fn new(sampler: &Sampler, enabled: bool) -> Cache {
+    pub(crate) fn new(sampler: &Sampler, enabled: bool) -> Cache {
         Cache {
             status: sampler
                 .counts
@@ -1094,7 +1109,7 @@ impl Cache {
     }
 
     /// Forgets what a step that changed the slots marked in `changed` may have changed.
-    fn invalidate_with(&mut self, machine: &Machine, changed: &[bool]) {
+    pub(crate) fn invalidate_with(&mut self, machine: &Machine, changed: &[bool]) {
         for (action, generation) in self.generation.iter_mut().enumerate() {
             if machine.action_reads(action).touched(changed) {
                 *generation += 1;

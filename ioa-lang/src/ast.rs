@@ -32,6 +32,8 @@ pub enum Item {
     Automaton(AutomatonDecl),
     /// `invariant I of A: P`.
     Invariant(InvariantDecl),
+    /// `liveness L of A: eventually P` or `liveness L of A: P ↝ Q`.
+    Liveness(LivenessDecl),
     /// `forward simulation from A to B: R proof …`.
     Simulation(SimulationDecl),
     /// `schedule … do … od`.
@@ -320,6 +322,31 @@ pub struct InvariantDecl {
     pub body: Expr,
     /// The whole declaration.
     pub span: Span,
+}
+
+/// `liveness Name of A: eventually P` or `liveness Name of A: P ↝ Q`: a property of the
+/// automaton's fair executions (under its tasks), checked by `ioa explore --liveness` and
+/// `ioa liveness`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LivenessDecl {
+    /// The property's name.
+    pub name: Ident,
+    /// The automaton it is about.
+    pub automaton: Ident,
+    /// What must eventually happen.
+    pub property: Temporal,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// The temporal shape of a liveness property, over state predicates.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Temporal {
+    /// `eventually P`: every fair execution reaches a state where `P` holds.
+    Eventually(Expr),
+    /// `P ↝ Q` (P leads to Q): every state where `P` holds is followed, in every fair
+    /// execution, by a state (itself or a later one) where `Q` holds.
+    LeadsTo(Expr, Expr),
 }
 
 /// `forward simulation [Name] from A to B: R [proof …]`.

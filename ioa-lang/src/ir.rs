@@ -82,6 +82,8 @@ pub struct Spec {
     pub automata: Vec<Automaton>,
     /// Invariants, in source order.
     pub invariants: Vec<Invariant>,
+    /// Liveness properties, in source order.
+    pub liveness: Vec<Liveness>,
     /// Forward simulations.
     pub simulations: Vec<Simulation>,
     /// Schedules.
@@ -278,6 +280,58 @@ pub struct Invariant {
     pub n_locals: u32,
     /// The declaration.
     pub span: Span,
+}
+
+/// `liveness Name of A: …`: a property of the fair executions of an automaton, over state
+/// predicates of that automaton (evaluated like invariants).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Liveness {
+    /// Its name.
+    pub name: String,
+    /// The automaton.
+    pub automaton: AutomatonId,
+    /// `eventually P` or `P ↝ Q`.
+    pub property: Temporal,
+    /// Number of locals (quantified variables of either predicate).
+    pub n_locals: u32,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// The temporal shape of a [`Liveness`] property.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Temporal {
+    /// Every fair execution reaches a state where the predicate holds.
+    Eventually(Expr),
+    /// Every state where the first predicate holds is followed (in every fair execution, at
+    /// that state or later) by one where the second holds.
+    LeadsTo(Expr, Expr),
+}
+
+impl Temporal {
+    /// The predicate that must eventually hold (`P` of `eventually P`, `Q` of `P ↝ Q`).
+    pub fn goal(&self) -> &Expr {
+        match self {
+            Temporal::Eventually(p) | Temporal::LeadsTo(_, p) => p,
+        }
+    }
+
+    /// The predicate that starts an obligation (`P` of `P ↝ Q`); `None` for `eventually`,
+    /// whose obligation starts in the start states.
+    pub fn trigger(&self) -> Option<&Expr> {
+        match self {
+            Temporal::Eventually(_) => None,
+            Temporal::LeadsTo(p, _) => Some(p),
+        }
+    }
+
+    /// Both predicates, mutably (for passes that rewrite expressions).
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Temporal::Eventually(p) => vec![p],
+            Temporal::LeadsTo(p, q) => vec![p, q],
+        }
+    }
 }
 
 /// A forward simulation.

@@ -99,6 +99,10 @@ pub enum Token<'input> {
     Network,
     #[token("invariant")]
     Invariant,
+    #[token("liveness")]
+    Liveness,
+    #[token("eventually")]
+    Eventually,
     #[token("using")]
     Using,
     #[token("forward")]
@@ -184,6 +188,10 @@ pub enum Token<'input> {
     #[token("⇔")]
     #[token("<=>")]
     Iff,
+    /// "leads to" of a liveness property (TLA+'s `~>`).
+    #[token("↝")]
+    #[token("~>")]
+    LeadsTo,
     #[token("=")]
     Eq,
     #[token("≠")]

@@ -106,6 +106,7 @@ fn item_span(item: &Item) -> Span {
         Item::Type(t) => t.span,
         Item::Automaton(a) => a.span,
         Item::Invariant(i) => i.span,
+        Item::Liveness(l) => l.span,
         Item::Simulation(s) => s.span,
         Item::Schedule(s) => s.span,
     }
@@ -297,6 +298,32 @@ impl Printer<'_> {
                 self.using(&i.using);
                 self.text(&[":"]);
                 self.below(&i.body);
+            }
+            Item::Liveness(l) => {
+                self.text(&["liveness ", &l.name.name, " of ", &l.automaton.name, ":"]);
+                self.indented(2, |p| {
+                    p.block_start = true;
+                    p.nl();
+                    match &l.property {
+                        Temporal::Eventually(e) => {
+                            p.comments_before(start(e.span));
+                            p.text(&["eventually "]);
+                            p.expr_wrapped(e, prec::TOP, 0);
+                            p.trailing_after(end(e.span));
+                        }
+                        // `P` on one line and `↝ Q` on the next: each may be long.
+                        Temporal::LeadsTo(a, b) => {
+                            p.comments_before(start(a.span));
+                            p.expr_wrapped(a, prec::TOP, 0);
+                            p.trailing_after(end(a.span));
+                            p.nl();
+                            p.comments_before(start(b.span));
+                            p.text(&["↝ "]);
+                            p.expr_wrapped(b, prec::TOP, 0);
+                            p.trailing_after(end(b.span));
+                        }
+                    }
+                });
             }
             Item::Simulation(s) => self.simulation(s),
             Item::Schedule(s) => {

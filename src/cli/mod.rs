@@ -2,6 +2,7 @@
 
 mod check;
 mod explore;
+mod explore_liveness;
 mod explore_local;
 mod export_isabelle;
 mod export_smt;
@@ -9,6 +10,8 @@ mod fmt;
 mod fs;
 mod infer;
 mod itf;
+mod liveness;
+mod liveness_common;
 mod model;
 mod output;
 mod pair;
@@ -310,6 +313,9 @@ enum Command {
         /// Local model checking (LMC) and its options.
         #[command(flatten)]
         local: explore_local::LocalArgs,
+        /// The exact liveness check and its options.
+        #[command(flatten)]
+        liveness: explore_liveness::LivenessArgs,
         /// Print a progress line every ten seconds even when standard error is not a terminal.
         #[arg(long)]
         progress: bool,
@@ -337,6 +343,10 @@ enum Command {
     /// run, which futures of up to --max-depth steps violate an invariant. Local actions of a
     /// node already seen in the same local state are not expanded again; deliveries always are.
     Predict(predict::PredictArgs),
+    /// Search for liveness bugs the MaceMC way: breadth first to a depth, then random walks
+    /// from there; on a walk that never reaches the goal, find the critical transition (the
+    /// step after which the goal is unreachable). Verdicts are "suspected", never proofs.
+    Liveness(liveness::LivenessSearchArgs),
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
@@ -655,6 +665,7 @@ pub fn run() -> ExitCode {
             trace,
             html,
             local,
+            liveness,
             progress,
             quiet,
             format,
@@ -677,6 +688,7 @@ pub fn run() -> ExitCode {
             trace,
             html,
             local,
+            liveness,
             progress,
             quiet,
             format,
@@ -686,6 +698,7 @@ pub fn run() -> ExitCode {
         Command::View(args) => view::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Predict(args) => predict::run(args),
+        Command::Liveness(args) => liveness::run(args),
         Command::Verify {
             file,
             simulation,

@@ -95,6 +95,11 @@ fn resolve_spec(spec: &mut Spec, u: &Unifier) {
     for inv in &mut spec.invariants {
         expr(&mut inv.body, u);
     }
+    for l in &mut spec.liveness {
+        for e in l.property.exprs_mut() {
+            expr(e, u);
+        }
+    }
     for sim in &mut spec.simulations {
         expr(&mut sim.relation, u);
         if let Some(p) = &mut sim.proof {

@@ -1,10 +1,13 @@
-//! Checking what is declared about automata: invariants, forward simulations with their proof
-//! blocks, and schedules.
+//! Checking what is declared about automata: invariants, liveness properties, forward
+//! simulations with their proof blocks, and schedules.
 
 use super::scope::{Body, Mode};
 use super::{CheckError, Checker};
 use crate::ast::{self, Item, SourceFile};
-use crate::ir::{AutomatonId, Invariant, ProofBlock, ProofEntry, Schedule, Simulation, VarDecl};
+use crate::ir::{
+    AutomatonId, Invariant, Liveness, ProofBlock, ProofEntry, Schedule, Simulation, Temporal,
+    VarDecl,
+};
 use crate::span::{FileId, Span};
 use rustc_hash::FxHashMap;
 
@@ -33,6 +36,20 @@ impl Checker {
                             });
                         }
                         self.invariant(inv);
+                    }
+                    Item::Liveness(l) => {
+                        // Scoped by automaton, like invariants.
+                        let key = format!("{}.{}", l.automaton.name, l.name.name);
+                        if let Some(previous) = names.insert(("liveness", key), l.name.span) {
+                            let name = format!("{} of {}", l.name.name, l.automaton.name);
+                            self.error(CheckError::Duplicate {
+                                what: "liveness property",
+                                name,
+                                span: l.name.span,
+                                previous,
+                            });
+                        }
+                        self.liveness(l);
                     }
                     Item::Simulation(sim) => {
                         let name = sim
@@ -143,6 +160,30 @@ impl Checker {
             using: names_of(&inv.using),
             n_locals: body.n_locals,
             span: inv.span,
+        });
+    }
+
+    /// A liveness property: each predicate is a Boolean over the automaton's state, checked
+    /// like an invariant's body (one scope, so their quantified variables share the locals).
+    fn liveness(&mut self, l: &ast::LivenessDecl) {
+        let Some(a) = self.automaton(&l.automaton) else {
+            return;
+        };
+        let mut body = Body::of_automaton(Mode::Predicate, a);
+        let property = match &l.property {
+            ast::Temporal::Eventually(p) => Temporal::Eventually(self.bool_expr(&mut body, p)),
+            ast::Temporal::LeadsTo(p, q) => {
+                let p = self.bool_expr(&mut body, p);
+                let q = self.bool_expr(&mut body, q);
+                Temporal::LeadsTo(p, q)
+            }
+        };
+        self.spec.liveness.push(Liveness {
+            name: l.name.name.clone(),
+            automaton: a,
+            property,
+            n_locals: body.n_locals,
+            span: l.span,
         });
     }
 

@@ -26,6 +26,12 @@ pub(super) fn fix_references(spec: &mut Spec, bases: &Bases) {
     for inv in &mut spec.invariants {
         inv.body = fixer.expr(&inv.body, Some(inv.automaton));
     }
+    for l in &mut spec.liveness {
+        let own = Some(l.automaton);
+        for e in l.property.exprs_mut() {
+            *e = fixer.expr(e, own);
+        }
+    }
     for sim in &mut spec.simulations {
         sim.relation = fixer.expr(&sim.relation, None);
         if let Some(p) = &mut sim.proof {

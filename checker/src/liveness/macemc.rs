@@ -1,0 +1,378 @@
+//! MaceMC's liveness search (Killian et al., §4): breadth-first search to a depth bound, then
+//! random walks of up to `d_max` steps from the states at the bound; a walk that never reaches
+//! the goal is a *suspected dead path*, and FindCriticalTransition (Alg. 2) looks for the step
+//! after which the goal can no longer be reached.
+//!
+//! **FindCriticalTransition.** `Recovers(i)` runs `k` walks of up to `d_max` steps from state
+//! `i` of the path and says whether one reaches the goal. Phase 1 doubles `d` from the walk's
+//! start until `Recovers(d)` fails (the path is dead by state `d`) or `d` passes half the path
+//! (case C2: the walk was too short to tell a dead state from a slow one; raise `d_max`).
+//! Phase 2 bisects between the last recovering state and the first dead one; the step into
+//! the first dead state is the critical transition (case C1), and the recovering walk from the
+//! state before it is the live path that shares the dead path's prefix. Where the paper stops
+//! with C2 when the walk's first state is already dead, this search also bisects the
+//! breadth-first prefix (known exactly) down to the state where the obligation started, and
+//! answers C2 only if that state is dead too.
+//!
+//! For `P ↝ Q` a walk runs its whole length and is suspected dead when an obligation (a state
+//! where `P` holds and `Q` does not) is still open at its end; the obligation's first state
+//! bounds the bisection from below.
+//!
+//! Every random choice comes from the search's seed (ChaCha8): one generator hands each walk
+//! its own seed, so the same seed, model and options give the same report.
+
+use super::graph::{self, GraphOptions};
+use super::{LivenessError, Path, Property};
+use crate::explore::{Limit, StateId};
+use crate::model::{MachineModel, MachineStep};
+use interpreter::machine::State;
+use interpreter::runner::Weights;
+use interpreter::walk::{Walk, WalkEnd, Walker};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::{Duration, Instant};
+
+/// The options of a search.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// The breadth-first search's depth bound (walks start from states at this depth).
+    pub bfs_depth: u32,
+    /// Walks from the bound before giving up (spread round robin over its states).
+    pub walks: u64,
+    /// The longest walk (`d_max`).
+    pub depth_max: u64,
+    /// Walks per state in `Recovers` (the paper's `k`).
+    pub recover_walks: u64,
+    /// The seed of every random choice.
+    pub seed: u64,
+    /// Weights of actions in walks (MaceMC's biased walks).
+    pub weights: Weights,
+    /// Bound on the states of the breadth-first search.
+    pub max_states: Option<u64>,
+    /// Stop starting walks after this long.
+    pub time_limit: Option<Duration>,
+}
+
+/// What FindCriticalTransition concluded.
+#[derive(Debug, Clone)]
+pub enum Critical {
+    /// C1: the path is dead (with high probability) from state `step` on; step `step` is the
+    /// critical transition.
+    Found {
+        /// The critical step (it leads from state `step - 1` to state `step`).
+        step: usize,
+        /// A path that shares the dead path's first `step - 1` steps and reaches the goal.
+        live: Path,
+    },
+    /// C2: the path was still recovering at state `at`, past half its length: the walks were
+    /// too short to decide (raise `d_max`).
+    TooShort {
+        /// The last state tried.
+        at: usize,
+    },
+    /// C2: the state where the obligation started is already dead (or `d_max` is far too
+    /// small): there is no transition to blame.
+    DeadAtStart {
+        /// That state.
+        at: usize,
+    },
+}
+
+/// A suspected dead path.
+#[derive(Debug, Clone)]
+pub struct DeadPath {
+    /// Start step, breadth-first prefix, then the walk.
+    pub path: Path,
+    /// The state where the walk started.
+    pub walk_start: usize,
+    /// The state where the obligation that is never met started.
+    pub obligation_at: usize,
+    /// Whether the walk ended in a state with no enabled action (rather than at `d_max`).
+    pub deadlocked: bool,
+    /// FindCriticalTransition's answer.
+    pub critical: Critical,
+}
+
+/// Counters of a search.
+#[derive(Debug, Clone, Default)]
+pub struct SearchStats {
+    /// States stored by the breadth-first search.
+    pub bfs_states: u64,
+    /// Whether the breadth-first search stopped at a limit other than the depth bound.
+    pub bfs_limit: Option<Limit>,
+    /// States the walks started from.
+    pub frontier: u64,
+    /// Walks from the frontier.
+    pub walks: u64,
+    /// Walks run by FindCriticalTransition.
+    pub recover_walks: u64,
+    /// Steps taken by all walks.
+    pub steps: u64,
+    /// Time spent walking (both kinds).
+    pub walk_time: Duration,
+    /// Total time.
+    pub elapsed: Duration,
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone)]
+pub struct SearchReport {
+    /// The first suspected dead path, if a walk found one.
+    pub dead: Option<DeadPath>,
+    /// Whether the time limit stopped the walks.
+    pub timed_out: bool,
+    /// The counters.
+    pub stats: SearchStats,
+}
+
+/// Turns walk steps into explorer steps.
+struct Steps {
+    /// Per action, the position of its first instance in the model's list.
+    offsets: Vec<u32>,
+}
+
+impl Steps {
+    fn new(model: &MachineModel) -> Steps {
+        let n_actions = model.machine().actions.len();
+        let mut offsets = vec![u32::MAX; n_actions];
+        for (k, inst) in model.instances().iter().enumerate().rev() {
+            offsets[inst.action] = k as u32;
+        }
+        Steps { offsets }
+    }
+
+    fn of(&self, walk: &Walk) -> Vec<MachineStep> {
+        walk.steps
+            .iter()
+            .map(|s| MachineStep {
+                instance: self.offsets[s.action] + s.index as u32,
+                choices: s.picks.iter().map(|&p| p as u32).collect(),
+            })
+            .collect()
+    }
+}
+
+/// The search.
+struct Search<'a, 'm, 's> {
+    model: &'a MachineModel<'m, 's>,
+    property: &'a Property<'s>,
+    walker: Walker<'m, 's>,
+    steps: Steps,
+    options: &'a SearchOptions,
+    seeds: ChaCha8Rng,
+    stats: SearchStats,
+}
+
+impl Search<'_, '_, '_> {
+    fn walk(
+        &mut self,
+        from: &State,
+        goal: &mut dyn FnMut(&[interpreter::value::Value]) -> Result<bool, LivenessError>,
+    ) -> Result<Walk, LivenessError> {
+        let seed = self.seeds.next_u64();
+        let started = Instant::now();
+        let mut failure = None;
+        let mut test = |s: &[interpreter::value::Value]| match goal(s) {
+            Ok(b) => Ok(b),
+            Err(e) => {
+                failure = Some(e);
+                Ok(true)
+            }
+        };
+        let walk = self
+            .walker
+            .walk(from, seed, self.options.depth_max, &mut test)
+            .map_err(LivenessError::Walk);
+        self.stats.walk_time += started.elapsed();
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let walk = walk?;
+        self.stats.steps += walk.steps.len() as u64;
+        Ok(walk)
+    }
+
+    /// `Recovers(i)`: a walk from `state` that reaches the goal, among `k`.
+    fn recovers(&mut self, state: &State) -> Result<Option<Walk>, LivenessError> {
+        let machine = self.model.machine();
+        let property = *self.property;
+        for _ in 0..self.options.recover_walks.max(1) {
+            self.stats.recover_walks += 1;
+            let walk = self.walk(state, &mut |s| property.goal(machine, s))?;
+            if walk.end == WalkEnd::Goal {
+                return Ok(Some(walk));
+            }
+        }
+        Ok(None)
+    }
+
+    /// FindCriticalTransition over the states of a suspected dead path.
+    fn critical(
+        &mut self,
+        path: &Path,
+        states: &[State],
+        walk_start: usize,
+        obligation_at: usize,
+        deadlocked: bool,
+    ) -> Result<Critical, LivenessError> {
+        let last = states.len() - 1;
+        let mut live: Option<(usize, Walk)> = None;
+        let mut d = walk_start.max(obligation_at).max(1).min(last);
+        // Phase 1: exponential search. A walk that ended where no action is enabled ended in
+        // a dead state: its last state bounds the search, and no walk was too short.
+        let dead_at = loop {
+            if deadlocked && d >= last {
+                break last;
+            }
+            if !deadlocked && d > last / 2 && d > obligation_at {
+                return Ok(Critical::TooShort { at: d });
+            }
+            match self.recovers(&states[d])? {
+                Some(w) => {
+                    live = Some((d, w));
+                    d = (2 * d).max(d + 1);
+                    if deadlocked {
+                        d = d.min(last);
+                    }
+                }
+                None => break d,
+            }
+        };
+        let mut hi = dead_at;
+        if live.is_none() {
+            if hi == obligation_at {
+                return Ok(Critical::DeadAtStart { at: hi });
+            }
+            match self.recovers(&states[obligation_at])? {
+                Some(w) => live = Some((obligation_at, w)),
+                None => return Ok(Critical::DeadAtStart { at: obligation_at }),
+            }
+        }
+        let (mut lo, mut live_walk) = live.expect("set above");
+        // Phase 2: binary search between a recovering state and a dead one.
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            match self.recovers(&states[mid])? {
+                Some(w) => {
+                    lo = mid;
+                    live_walk = w;
+                }
+                None => hi = mid,
+            }
+        }
+        let mut live_path: Path = path[..=lo].to_vec();
+        live_path.extend(self.steps.of(&live_walk));
+        Ok(Critical::Found {
+            step: hi,
+            live: live_path,
+        })
+    }
+}
+
+/// Where the obligation still open at the end of `states` started, if one is.
+fn open_obligation(
+    property: &Property,
+    model: &MachineModel,
+    states: &[State],
+) -> Result<Option<usize>, LivenessError> {
+    let machine = model.machine();
+    let eventually = property.liveness.property.trigger().is_none();
+    let mut open = None;
+    for (k, s) in states.iter().enumerate() {
+        let goal = property.goal(machine, s)?;
+        if goal {
+            open = None;
+            if eventually {
+                return Ok(None);
+            }
+        } else if open.is_none() && (eventually || property.trigger(machine, s)?) {
+            open = Some(k);
+        }
+    }
+    Ok(open)
+}
+
+/// Runs the search.
+pub fn search(
+    model: &MachineModel,
+    property: &Property,
+    options: &SearchOptions,
+) -> Result<SearchReport, LivenessError> {
+    let started = Instant::now();
+    let machine = model.machine();
+    let eventually = property.liveness.property.trigger().is_none();
+    let graph_options = GraphOptions {
+        max_states: options.max_states,
+        max_depth: Some(options.bfs_depth),
+        time_limit: options.time_limit,
+    };
+    let (graph, limit) = graph::build(model, property, &graph_options)?;
+    let mut stats = SearchStats {
+        bfs_states: graph.len() as u64,
+        bfs_limit: limit.filter(|l| !matches!(l, Limit::Depth(_))),
+        ..SearchStats::default()
+    };
+    let frontier: Vec<(StateId, State)> = graph
+        .last_level
+        .iter()
+        .filter(|(id, _)| !eventually || !graph.goal[*id as usize])
+        .cloned()
+        .collect();
+    stats.frontier = frontier.len() as u64;
+    let walker = Walker::new(machine, &options.weights).map_err(LivenessError::Walk)?;
+    let mut search = Search {
+        model,
+        property,
+        walker,
+        steps: Steps::new(model),
+        options,
+        seeds: ChaCha8Rng::seed_from_u64(options.seed),
+        stats,
+    };
+    let mut dead = None;
+    let mut timed_out = false;
+    if !frontier.is_empty() {
+        for w in 0..options.walks {
+            if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
+                timed_out = true;
+                break;
+            }
+            let (id, state) = &frontier[(w % frontier.len() as u64) as usize];
+            search.stats.walks += 1;
+            let walk = if eventually {
+                search.walk(state, &mut |s| property.goal(machine, s))?
+            } else {
+                // Runs its whole length: an obligation may open after the goal held.
+                search.walk(state, &mut |_| Ok(false))?
+            };
+            if walk.end == WalkEnd::Goal {
+                continue;
+            }
+            let mut path = graph.tree.path_to(*id);
+            let walk_start = path.len() - 1;
+            path.extend(search.steps.of(&walk));
+            let (trace, _) = model.trace(&path).map_err(LivenessError::Machine)?;
+            let Some(obligation_at) = open_obligation(property, model, &trace.states)? else {
+                continue;
+            };
+            let deadlocked = walk.end == WalkEnd::Deadlock;
+            let critical =
+                search.critical(&path, &trace.states, walk_start, obligation_at, deadlocked)?;
+            dead = Some(DeadPath {
+                path,
+                walk_start,
+                obligation_at,
+                deadlocked,
+                critical,
+            });
+            break;
+        }
+    }
+    let mut stats = search.stats;
+    stats.elapsed = started.elapsed();
+    Ok(SearchReport {
+        dead,
+        timed_out,
+        stats,
+    })
+}

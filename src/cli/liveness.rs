@@ -1,0 +1,343 @@
+//! `ioa liveness`: MaceMC's search for liveness bugs on instances too large for the exact
+//! check. Breadth-first search to `--bfs-depth`, random walks of at most `--depth-max` steps
+//! from the states at that depth, and FindCriticalTransition on the first walk that never
+//! reaches the goal. Prints the seed, the dead path, the critical step `n: action`, the state
+//! change at it and the state against the live path that shares its prefix, and writes both
+//! paths as ITF traces `ioa replay` accepts.
+//!
+//! Verdicts are honest: a dead path is "suspected dead after N walks of length D", never a
+//! proof; finding none proves nothing either. Exit codes: 0 no dead path found, 1 a suspected
+//! dead path with its critical transition (C1), 2 error, 3 a dead path whose critical
+//! transition could not be placed (C2: raise --depth-max).
+
+use super::explore::{count, parse_duration, thousands, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
+use super::liveness_common::{
+    error_diagnostic, find_property, log_lines, replay, shape, state_diff, write_itf,
+};
+use super::model;
+use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::{ColorChoice, Format};
+use checker::liveness::macemc::{self, Critical, SearchOptions};
+use checker::liveness::Property;
+use checker::model::MachineModel;
+use interpreter::machine::Machine;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The options of `ioa liveness`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LivenessSearchArgs {
+    /// The .ioa model.
+    pub file: PathBuf,
+    /// The automaton (default: the one the property is about).
+    #[arg(long)]
+    pub automaton: Option<String>,
+    /// The liveness property to search for violations of.
+    #[arg(long)]
+    pub property: String,
+    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+    #[arg(long = "param")]
+    pub params: Vec<String>,
+    /// A universe line (repeatable); see `ioa run --help`.
+    #[arg(long)]
+    pub universe: Vec<String>,
+    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    #[arg(long)]
+    pub universe_file: Option<PathBuf>,
+    /// The seed of every random choice (printed; the same seed gives the same report).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Random walks from the breadth-first frontier before giving up.
+    #[arg(long, default_value_t = 1000)]
+    pub walks: u64,
+    /// The longest walk, in steps (MaceMC's d_max).
+    #[arg(long, default_value_t = 200)]
+    pub depth_max: u64,
+    /// The breadth-first search's depth; walks start from the states at this depth.
+    #[arg(long, default_value_t = 3)]
+    pub bfs_depth: u32,
+    /// Walks per state when FindCriticalTransition asks whether a state recovers (k).
+    #[arg(long, default_value_t = 10)]
+    pub recover_walks: u64,
+    /// Bias walks: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
+    #[arg(long)]
+    pub weights: Option<String>,
+    /// Bound on the breadth-first search's states.
+    #[arg(long)]
+    pub max_states: Option<u64>,
+    /// Stop starting walks after this long (`90`, `5m`).
+    #[arg(long)]
+    pub time_limit: Option<String>,
+    /// Write `dead.itf.json` and `live.itf.json` (for `ioa replay`) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub traces: Option<PathBuf>,
+    /// Print only the verdict lines, no timing.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+fn usage(message: String) -> ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    ExitCode::from(EXIT_ERROR)
+}
+
+/// Runs `ioa liveness`.
+pub fn run(args: LivenessSearchArgs) -> ExitCode {
+    let m = match model::load(
+        &args.file,
+        args.universe_file.as_deref(),
+        &args.universe,
+        None,
+    ) {
+        Ok(m) => m,
+        Err((d, s)) => {
+            print_diagnostics(&d, &s, Format::Text, args.color);
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let fail = |d: Diagnostic| {
+        print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+        ExitCode::from(EXIT_ERROR)
+    };
+    let of_property = {
+        let mut owners = m.spec.liveness.iter().filter(|l| l.name == args.property);
+        match (owners.next(), owners.next()) {
+            (Some(l), None) => Some(m.spec.automata[l.automaton.0 as usize].name.clone()),
+            _ => None,
+        }
+    };
+    let chosen = args.automaton.as_deref().or(of_property.as_deref());
+    let automaton = match model::pick_automaton(&m.spec, chosen, None) {
+        Ok(a) => a,
+        Err(e) => return usage(e),
+    };
+    let params = match model::params(&m.spec, automaton, &args.params) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let liveness = match find_property(&m.spec, automaton, &args.property) {
+        Ok(l) => l,
+        Err(e) => return usage(e),
+    };
+    let weights = match super::run::parse_weights(args.weights.as_deref()) {
+        Ok(w) => w,
+        Err(e) => return usage(e),
+    };
+    let time_limit = match args.time_limit.as_deref().map(parse_duration).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(format!("--time-limit: {e}")),
+    };
+    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
+        Ok(mach) => mach,
+        Err(e) => return fail(e.to_diagnostic()),
+    };
+    let model = match MachineModel::new(&machine, None) {
+        Ok(x) => x,
+        Err(e) => return fail(e.to_diagnostic()),
+    };
+    let name = &args.property;
+    let aut = &m.spec.automata[automaton.0 as usize].name;
+    print_stderr(&format!(
+        "searching {name} of {aut} ({}): seed {}, breadth first to depth {}, then up to {} of at most {} (k = {})\n",
+        shape(liveness),
+        args.seed,
+        args.bfs_depth,
+        count(args.walks, "walk"),
+        count(args.depth_max, "step"),
+        args.recover_walks
+    ));
+    let options = SearchOptions {
+        bfs_depth: args.bfs_depth,
+        walks: args.walks,
+        depth_max: args.depth_max,
+        recover_walks: args.recover_walks,
+        seed: args.seed,
+        weights,
+        max_states: args.max_states,
+        time_limit,
+    };
+    let property = Property::new(liveness);
+    let report = match macemc::search(&model, &property, &options) {
+        Ok(r) => r,
+        Err(e) => return fail(error_diagnostic(e)),
+    };
+    let stats = &report.stats;
+    let walks_total = stats.walks + stats.recover_walks;
+    let secs = stats.walk_time.as_secs_f64().max(1e-9);
+    let throughput = format!(
+        "{} ({} from the frontier, {} in FindCriticalTransition), {} steps; {} walks/s, {} steps/s; time {:.2} s",
+        count(walks_total, "walk"),
+        thousands(stats.walks),
+        thousands(stats.recover_walks),
+        thousands(stats.steps),
+        thousands((walks_total as f64 / secs) as u64),
+        thousands((stats.steps as f64 / secs) as u64),
+        stats.elapsed.as_secs_f64()
+    );
+    if !args.quiet {
+        print_stderr(&format!(
+            "breadth first: {} stored{}; {} at the frontier to walk from\n",
+            count(stats.bfs_states, "state"),
+            match stats.bfs_limit {
+                Some(_) => " (stopped at a limit)",
+                None => "",
+            },
+            count(stats.frontier, "state")
+        ));
+    }
+    let Some(dead) = &report.dead else {
+        let why = if stats.frontier == 0 {
+            "the breadth-first search left no state to walk from".to_string()
+        } else if report.timed_out {
+            format!(
+                "the time limit stopped the walks after {}",
+                count(stats.walks, "walk")
+            )
+        } else {
+            format!(
+                "every one of {} reached the goal",
+                count(stats.walks, "walk")
+            )
+        };
+        print_stderr(&format!(
+            "no dead path found: {why} (at most {} each); this is not a proof\n",
+            count(args.depth_max, "step")
+        ));
+        if !args.quiet {
+            print_stderr(&format!("{throughput}\n"));
+        }
+        return ExitCode::SUCCESS;
+    };
+
+    let dead_run = match replay(&model, &dead.path) {
+        Ok(r) => r,
+        Err(d) => return fail(d),
+    };
+    let live_run = match &dead.critical {
+        Critical::Found { live, .. } => match replay(&model, live) {
+            Ok(r) => Some(r),
+            Err(d) => return fail(d),
+        },
+        _ => None,
+    };
+    let steps = dead_run.trace.steps.len();
+    let ending = if dead.deadlocked {
+        "ends where no action is enabled"
+    } else {
+        "never reaches the goal"
+    };
+    print_stdout(&format!(
+        "suspected dead path ({}; the walk starts at state {}, the obligation at state {}; it {ending}):",
+        count(steps as u64, "step"),
+        dead.walk_start,
+        dead.obligation_at
+    ));
+    let shown = match &dead.critical {
+        Critical::Found { step, .. } => (step + 3).min(steps),
+        _ => steps.min(20),
+    };
+    print_stdout(log_lines(&machine, &dead_run.trace, 1, shown).trim_end());
+    if shown < steps {
+        print_stdout(&format!(
+            "… {} more (see the trace)",
+            count((steps - shown) as u64, "step")
+        ));
+    }
+    let (code, verdict) = match &dead.critical {
+        Critical::Found { step, .. } => {
+            let line = dead_run.trace.log_line(&machine, *step);
+            print_stdout(&format!("critical transition (C1): {line}"));
+            print_stdout(&format!("state change at step {step}:"));
+            print_stdout(
+                state_diff(
+                    &machine,
+                    &dead_run.trace.states[step - 1],
+                    &dead_run.trace.states[*step],
+                )
+                .trim_end(),
+            );
+            if let Some(live) = &live_run {
+                let shared = step - 1;
+                print_stdout(&format!(
+                    "live path: shares the first {} and reaches the goal after {} in all",
+                    count(shared as u64, "step"),
+                    count(live.trace.steps.len() as u64, "step")
+                ));
+                if live.trace.steps.len() > shared {
+                    print_stdout(&format!(
+                        "  it takes instead {}",
+                        live.trace.log_line(&machine, shared + 1)
+                    ));
+                    print_stdout(&format!("state {step}, dead path → live path:"));
+                    print_stdout(
+                        state_diff(
+                            &machine,
+                            &dead_run.trace.states[*step],
+                            &live.trace.states[*step],
+                        )
+                        .trim_end(),
+                    );
+                }
+            }
+            (
+                ExitCode::from(EXIT_VIOLATION),
+                format!(
+                    "suspected dead after {} of length {}: {name} fails (critical transition {line}); not a proof",
+                    count(stats.walks, "walk"),
+                    args.depth_max
+                ),
+            )
+        }
+        Critical::TooShort { at } => (
+            ExitCode::from(EXIT_LIMIT),
+            format!(
+                "C2: state {at} still recovers past half the path; the walks are too short to place the critical transition (raise --depth-max)"
+            ),
+        ),
+        Critical::DeadAtStart { at } => (
+            ExitCode::from(EXIT_LIMIT),
+            format!(
+                "C2: no walk recovers even from state {at}, where the obligation starts: the critical transition cannot be placed (raise --depth-max, or the property fails from the start)"
+            ),
+        ),
+    };
+    if let Some(dir) = &args.traces {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return usage(format!("cannot create `{}`: {e}", dir.display()));
+        }
+        let critical = match &dead.critical {
+            Critical::Found { step, .. } => Some(*step),
+            _ => None,
+        };
+        let mut written = Vec::new();
+        let runs = [
+            ("dead.itf.json", Some(&dead_run), "dead"),
+            ("live.itf.json", live_run.as_ref(), "live"),
+        ];
+        for (file, run, kind) in runs {
+            let Some(run) = run else { continue };
+            let path = dir.join(file);
+            let meta = serde_json::json!({
+                "property": name, "kind": kind, "critical": critical, "seed": args.seed,
+                "walk_start": dead.walk_start, "obligation": dead.obligation_at,
+            });
+            if let Err(e) = write_itf(&path, &m, &machine, &args.file, &args.params, run, meta) {
+                return usage(format!("cannot write `{}`: {e}", path.display()));
+            }
+            written.push(path.display().to_string());
+        }
+        print_stderr(&format!(
+            "traces written: {} (check with `ioa replay`)\n",
+            written.join(", ")
+        ));
+    }
+    print_stderr(&format!("{verdict}\n"));
+    if !args.quiet {
+        print_stderr(&format!("{throughput}\n"));
+    }
+    code
+}
