@@ -55,6 +55,10 @@ pub struct PredictArgs {
     /// every node (`x`) or with the member (`P[0].x`); comma-separated.
     #[arg(long, value_delimiter = ',')]
     hash_ignore: Vec<String>,
+    /// Leave these actions out of the search, by name, comma-separated: an environment
+    /// assumption about the futures that matter (e.g. no loss or duplication from here on).
+    #[arg(long, value_delimiter = ',', value_name = "ACTION")]
+    without: Vec<String>,
     /// Write the first predicted violation as an ITF trace (from the model's start).
     #[arg(long)]
     trace: Option<PathBuf>,
@@ -130,6 +134,20 @@ pub fn run(args: PredictArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage(e),
     };
+    let mut blocked = Vec::new();
+    for name in &args.without {
+        let Some(action) = machine.actions.iter().position(|a| &a.name == name) else {
+            let known: Vec<&str> = machine.actions.iter().map(|a| a.name.as_str()).collect();
+            return usage(format!(
+                "--without: no action `{name}`; the automaton has: {}",
+                known.join(", ")
+            ));
+        };
+        blocked.extend(
+            (0..model.instances().len() as u32)
+                .filter(|&k| model.instances()[k as usize].action == action),
+        );
+    }
     let mut options = PredictOptions {
         max_depth: Some(args.max_depth),
         time_limit,
@@ -137,7 +155,7 @@ pub fn run(args: PredictArgs) -> ExitCode {
         ignore_slots,
         max_violations: 0,
         max_states: 0,
-        blocked: Vec::new(),
+        blocked,
     };
     let report = match predict(&model, &view, snap.state.clone(), &options) {
         Ok(r) => r,
