@@ -232,6 +232,20 @@ impl Encoder<'_> {
         let spec = self.spec;
         let unsupported = |what| EncodeError::Unsupported { what, span: s.span };
         match (first, ty) {
+            // A row of a relation `(Array K T Bool)` (an `Array[K, Set[T]]` inside another
+            // array, e.g. a family member's): replaced pointwise.
+            (PlaceStep::Index(i), Type::Array(key, v)) if rest.is_empty() && relation(ty).is_some() => {
+                let Type::Set(elem) = &**v else {
+                    unreachable!("a relation's value type is a set")
+                };
+                let it = self.expr(i, env)?;
+                let it = self.boxed(key, it);
+                let (ks, es) = (self.elem_sort(key), self.elem_sort(elem));
+                let (k, y) = (self.script.fresh("k"), self.script.fresh("y"));
+                Ok(format!(
+                    "(lambda (({k} {ks}) ({y} {es})) (ite (= {k} {it}) (select {value} {y}) (select {old} {k} {y})))"
+                ))
+            }
             (PlaceStep::Index(i), Type::Array(key, v)) => {
                 let it = self.expr(i, env)?;
                 let it = self.boxed(key, it);
