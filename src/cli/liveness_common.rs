@@ -107,6 +107,25 @@ pub fn state_diff(
     out
 }
 
+/// The trace's extra metadata: the `liveness` fields, and for a dead path with a critical
+/// transition the `critical` step `ioa view` highlights.
+fn critical_meta(liveness: serde_json::Value) -> serde_json::Value {
+    let critical = match (liveness["kind"].as_str(), liveness["critical"].as_u64()) {
+        (Some("dead"), Some(step)) => Some(serde_json::json!({
+            "step": step,
+            "message": format!(
+                "critical transition of `{}`: after this step the goal is never reached",
+                liveness["property"].as_str().unwrap_or("the property")
+            ),
+        })),
+        _ => None,
+    };
+    match critical {
+        Some(c) => serde_json::json!({ "liveness": liveness, "critical": c }),
+        None => serde_json::json!({ "liveness": liveness }),
+    }
+}
+
 /// Writes a re-executed path as ITF with the metadata `ioa replay` needs, plus `liveness`
 /// fields saying what the path shows.
 pub fn write_itf(
@@ -127,7 +146,7 @@ pub fn write_itf(
             params,
             universe: &m.universe_text,
             choices: &replayed.choices,
-            extra: serde_json::json!({ "liveness": liveness }),
+            extra: critical_meta(liveness),
         },
     )
 }
