@@ -238,3 +238,117 @@ fn tiny_model_export_is_pinned() {
     insta::assert_snapshot!("tiny_decls", decls);
     insta::assert_snapshot!("tiny_dtrace", dtrace);
 }
+
+/// Says on the terminal (past the test harness's capture) why a test did nothing.
+fn skip(message: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED: {message}");
+}
+
+/// The invariants Daikon printed, by program point.
+fn daikon_points(output: &str) -> Vec<(String, Vec<String>)> {
+    output
+        .split("===========================================================================\n")
+        .skip(1)
+        .map(|block| {
+            let mut lines = block.lines().filter(|l| !l.is_empty());
+            let name = lines.next().unwrap_or_default().to_string();
+            let invariants = lines
+                .take_while(|l| !l.starts_with("Exiting Daikon"))
+                .map(String::from)
+                .collect();
+            (name, invariants)
+        })
+        .collect()
+}
+
+/// The real Daikon, with its default flags, on what `ioa trace` writes for Global1's default
+/// runs: it must match every entry with its exit, print invariants at the state's point and at
+/// every action's entry and exit, state the paper's Inv1, Inv2, Inv3 and Inv5 in its own
+/// notation, and never relate two kinds of ids. Daikon is in no package registry: set
+/// `DAIKON_JAR` to its jar (or to a class path, `classes:lib/*`) to run this test.
+#[test]
+fn real_daikon_finds_the_papers_invariants_with_default_flags() {
+    let Ok(jar) = std::env::var("DAIKON_JAR") else {
+        skip(
+            "real_daikon_finds_the_papers_invariants_with_default_flags: DAIKON_JAR is not set \
+             (point it at daikon.jar to run the real Daikon on the export)",
+        );
+        return;
+    };
+    let dir = scratch("global1_real_daikon");
+    let o = ioa(&[
+        "trace",
+        "examples/consensus/global1_schedules.ioa",
+        "--daikon",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    let out = Command::new("java")
+        .args(["-Xmx2g", "-cp", &jar, "daikon.Daikon"])
+        .arg(dir.join("Global1.decls"))
+        .arg(dir.join("Global1.dtrace"))
+        .output()
+        .expect("start java");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let all = format!("{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{all}");
+    assert!(!text.contains("No return from procedure"), "{all}");
+    let points = daikon_points(&text);
+    let find = |name: &str| {
+        points
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, i)| i)
+            .unwrap_or_else(|| panic!("no point {name} in\n{all}"))
+    };
+    for action in [
+        "abstain(Node,Set[Ballot])",
+        "assignVal(Ballot,Value)",
+        "decide(Node,Value)",
+        "defineQuorums(Set[Node])",
+        "fail(Node)",
+        "init(Node,Value)",
+        "internalDecide(Ballot)",
+        "makeBallot(Ballot)",
+        "vote(Node,Ballot)",
+    ] {
+        for point in ["ENTER", "EXIT"] {
+            let name = format!("Global1.{action}:::{point}");
+            assert!(!find(&name).is_empty(), "nothing at {name}\n{all}");
+        }
+    }
+    let state = find("Global1:::OBJECT");
+    let has = |line: &str| state.iter().any(|l| l == line);
+    // Inv2: ∀ b (val[b] ≠ nil ⇒ val[b].val ∈ proposed), one line per ballot given a value.
+    assert!(has("val[[0]].val in proposed[]"), "Inv2 in\n{all}");
+    // Inv3: succeeded ∩ dead = {}.
+    assert!(
+        has("intersection(succeeded,dead)[] == []"),
+        "Inv3 in\n{all}"
+    );
+    // Inv5: succeeded ⊆ ballots, as succeeded = ballots ∩ succeeded.
+    assert!(
+        has("succeeded == intersection(ballots,succeeded)"),
+        "Inv5 in\n{all}"
+    );
+    // Inv1: voted[n] ∩ abstained[n] = {}, for each node: empty like succeeded ∩ dead.
+    for n in 0..3 {
+        let inter = format!("intersection(voted[[{n}]],abstained[[{n}]])[]");
+        assert!(
+            has(&format!("{inter} == []"))
+                || has(&format!("intersection(succeeded,dead)[] == {inter}")),
+            "Inv1 for node {n} in\n{all}"
+        );
+    }
+    // Comparability by type: no invariant relates node ids, ballot numbers and values.
+    for (point, invariants) in &points {
+        for i in invariants {
+            let kinds = [".location", ".ordering", ".value"]
+                .iter()
+                .filter(|k| i.contains(*k))
+                .count();
+            assert!(kinds <= 1, "{point}: `{i}` relates two kinds of ids");
+        }
+    }
+}
