@@ -286,8 +286,9 @@ fn real_daikon_finds_the_papers_invariants_with_default_flags() {
     assert_eq!(o.code, 0, "{}", o.both());
     let out = Command::new("java")
         .args(["-Xmx2g", "-cp", &jar, "daikon.Daikon"])
-        .arg(dir.join("Global1.decls"))
-        .arg(dir.join("Global1.dtrace"))
+        .args(["Global1.decls", "Global1.dtrace"])
+        // Daikon writes Global1.inv.gz where it runs.
+        .current_dir(&dir)
         .output()
         .expect("start java");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -351,4 +352,110 @@ fn real_daikon_finds_the_papers_invariants_with_default_flags() {
             assert!(kinds <= 1, "{point}: `{i}` relates two kinds of ids");
         }
     }
+}
+
+/// Without `--automaton`, a file is about the automaton it declares itself (components of its
+/// composites aside), not one it imports: `paxos_planted_bug.ioa` imports Global1 and its
+/// `Paper` schedule but declares `PaxosBug`; `paxos.ioa` declares two top-level automata and
+/// must be told which.
+#[test]
+fn the_files_own_automaton_is_the_default() {
+    let dir = scratch("own_automaton");
+    let d = dir.to_str().unwrap();
+    let run = |file: &str| {
+        ioa(&[
+            "trace", file, "--random", "--runs", "1", "--steps", "3", "--itf", d,
+        ])
+    };
+    let o = run("examples/paxos/paxos_planted_bug.ioa");
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(
+        o.stderr.contains("traced 1 run(s) of PaxosBug"),
+        "{}",
+        o.both()
+    );
+    let o = run("examples/consensus/global1.ioa");
+    assert!(
+        o.stderr.contains("traced 1 run(s) of Global1"),
+        "{}",
+        o.both()
+    );
+    // A file of schedules declares no automaton: the one they drive.
+    let o = run("examples/paxos/paxos_schedules.ioa");
+    assert!(
+        o.stderr.contains("traced 1 run(s) of Paxos ("),
+        "{}",
+        o.both()
+    );
+    let o = run("examples/paxos/paxos.ioa");
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(
+        o.stderr.contains(
+            "the file declares 2 automata: say which to run with --automaton (Paxos, \
+             PaxosMonotone)"
+        ),
+        "{}",
+        o.both()
+    );
+    let o = ioa(&[
+        "infer",
+        "examples/paxos/paxos.ioa",
+        "--random",
+        "--runs",
+        "1",
+    ]);
+    assert_eq!(o.code, 2, "{}", o.both());
+}
+
+/// One rule for universe files, given or found beside the model, in every command: lines for
+/// types and actions the model lacks are skipped with a note (Cons has no `Ballot`; the folder's
+/// files serve Global1 too). Lines given with `--universe` must all apply.
+#[test]
+fn universe_files_are_read_alike_by_every_command() {
+    let dir = scratch("universe_rule");
+    let d = dir.to_str().unwrap();
+    let cons = "examples/consensus/cons.ioa";
+    let file = "examples/consensus/explore.universe";
+    let note = "note: examples/consensus/explore.universe: ignored the line(s) for `Ballot`, \
+                `defineQuorums.S`, `abstain.B`";
+    for args in [
+        vec![
+            "run",
+            cons,
+            "--random",
+            "--steps",
+            "5",
+            "--universe-file",
+            file,
+        ],
+        vec![
+            "trace",
+            cons,
+            "--runs",
+            "1",
+            "--itf",
+            d,
+            "--universe-file",
+            file,
+        ],
+        vec!["infer", cons, "--runs", "1", "--universe-file", file],
+        vec!["explore", cons, "--universe-file", file],
+    ] {
+        let o = ioa(&args);
+        assert_eq!(o.code, 0, "{args:?}: {}", o.both());
+        assert!(o.stderr.contains(note), "{args:?}: {}", o.both());
+    }
+    // The folder's default.universe, found by itself, is read the same way.
+    let o = ioa(&["explore", cons]);
+    assert_eq!(o.code, 0, "{}", o.both());
+    assert!(
+        o.stderr
+            .contains("default.universe: ignored the line(s) for `Ballot`, `abstain.B`"),
+        "{}",
+        o.both()
+    );
+    // A command-line line is the user's own: an unknown type there is an error.
+    let o = ioa(&["explore", cons, "--universe", "Ballot = [0]..[1]"]);
+    assert_eq!(o.code, 2, "{}", o.both());
+    assert!(o.stderr.contains("E0511"), "{}", o.both());
 }

@@ -493,7 +493,8 @@ enum ExportTarget {
 /// How `ioa infer` and `ioa trace` choose their runs.
 #[derive(clap::Args)]
 struct RunsArgs {
-    /// The automaton (default: the one every schedule drives, or the only one).
+    /// The automaton (default: the one the file itself declares, components of its composites
+    /// aside; in a file that declares none, the one every schedule drives, or the only one).
     #[arg(long)]
     automaton: Option<String>,
     /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
@@ -525,7 +526,8 @@ struct RunsArgs {
     /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
     #[arg(long)]
     universe: Vec<String>,
-    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    /// A universe file (default: MODEL.universe or default.universe beside the model); lines
+    /// for types and actions the model lacks are skipped with a note.
     #[arg(long)]
     universe_file: Option<PathBuf>,
 }
