@@ -276,6 +276,9 @@ fn real_daikon_finds_the_papers_invariants_with_default_flags() {
         );
         return;
     };
+    // Daikon runs in the scratch directory: make a relative class path absolute.
+    let jar = std::env::join_paths(std::env::split_paths(&jar).map(|p| Path::new(ROOT).join(p)))
+        .expect("a class path");
     let dir = scratch("global1_real_daikon");
     let o = ioa(&[
         "trace",
@@ -285,7 +288,9 @@ fn real_daikon_finds_the_papers_invariants_with_default_flags() {
     ]);
     assert_eq!(o.code, 0, "{}", o.both());
     let out = Command::new("java")
-        .args(["-Xmx2g", "-cp", &jar, "daikon.Daikon"])
+        .args(["-Xmx2g", "-cp"])
+        .arg(&jar)
+        .arg("daikon.Daikon")
         .args(["Global1.decls", "Global1.dtrace"])
         // Daikon writes Global1.inv.gz where it runs.
         .current_dir(&dir)

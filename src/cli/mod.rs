@@ -8,6 +8,7 @@ mod export_smt;
 mod fmt;
 mod fs;
 mod infer;
+mod infer_filter;
 mod itf;
 mod model;
 mod output;
@@ -226,6 +227,26 @@ enum Command {
         /// Seed of the first validation run (default: just after the inference runs' seeds).
         #[arg(long)]
         validate_seed: Option<u64>,
+        /// Do not filter the proposals by exploring a small instance (every printed invariant is
+        /// then statistical only).
+        #[arg(long)]
+        no_explore: bool,
+        /// The small instance's universe (default: explore.universe beside the model, else the
+        /// runs' universe).
+        #[arg(long, value_name = "FILE")]
+        explore_universe: Option<PathBuf>,
+        /// Stop exploring the small instance after this many seconds (survivors of an unfinished
+        /// exploration are statistical only).
+        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+        explore_time: f64,
+        /// Explore the small instance only this many steps deep.
+        #[arg(long, value_name = "STEPS")]
+        explore_depth: Option<u32>,
+        /// Also propose the candidates `ioa verify` reads off the program text (what a
+        /// precondition checked stays true of what the effect wrote), kept if every reached
+        /// state and the small instance's exploration agree (primitive automata).
+        #[arg(long)]
+        templates: bool,
         /// Colour the diagnostics.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -736,6 +757,11 @@ pub fn run() -> ExitCode {
             split,
             validate,
             validate_seed,
+            no_explore,
+            explore_universe,
+            explore_time,
+            explore_depth,
+            templates,
             color,
         } => infer::run(infer::InferArgs {
             file,
@@ -755,6 +781,12 @@ pub fn run() -> ExitCode {
             split,
             validate,
             validate_seed,
+            explore: (!no_explore).then_some(infer::ExploreArgs {
+                universe: explore_universe,
+                time: explore_time,
+                depth: explore_depth,
+            }),
+            templates,
             color,
         }),
         Command::Trace {
