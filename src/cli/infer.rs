@@ -241,8 +241,7 @@ pub fn run(args: InferArgs) -> ExitCode {
         Some(f)
     };
     // What is printed: the detector's survivors (in the report, for JSON) and the templates'.
-    let (printed, statuses): (Vec<(String, String, String)>, Vec<Option<Status>>) = match &filtered
-    {
+    let (printed, statuses): (Vec<Printed>, Vec<Option<Status>>) = match &filtered {
         None => (
             report
                 .declarations
@@ -395,6 +394,9 @@ pub fn run(args: InferArgs) -> ExitCode {
         _ => ExitCode::SUCCESS,
     }
 }
+
+/// A printed invariant: its name, its predicate on one line, and its whole declaration.
+type Printed = (String, String, String);
 
 /// The stage's one-line summary on standard error.
 fn filter_summary(f: &Filtered, seconds: f64) -> String {
