@@ -146,23 +146,23 @@ impl Report {
 
     /// The declarations as IOA source, after a `%` comment saying where they come from.
     pub fn ioa(&self) -> String {
-        let c = &self.counts;
-        let mut out = format!(
-            "% ioa infer: {} invariant(s) of {} from {} run(s), {} distinct state(s) of {} \
-             (confidence {})\n",
-            self.declarations.len(),
-            self.automaton,
-            c.traces,
-            c.samples,
-            c.states,
-            self.confidence
-        );
+        let mut out = self.ioa_header(self.declarations.len());
         for d in &self.declarations {
             out.push('\n');
             out.push_str(&d.declaration);
             out.push('\n');
         }
         out
+    }
+
+    /// The first line of the IOA output, for `count` printed invariants.
+    pub fn ioa_header(&self, count: usize) -> String {
+        let c = &self.counts;
+        format!(
+            "% ioa infer: {count} invariant(s) of {} from {} run(s), {} distinct state(s) of {} \
+             (confidence {})\n",
+            self.automaton, c.traces, c.samples, c.states, self.confidence
+        )
     }
 
     /// Why each dropped candidate was dropped, as `%` comments (so the output stays IOA).

@@ -55,7 +55,21 @@ impl Universe {
         text: &str,
         lenient: bool,
     ) -> Result<(), Vec<Diagnostic>> {
+        self.add_reporting(spec, file, text, lenient).map(|_| ())
+    }
+
+    /// As [`Universe::add`], and returns the left-hand sides of the lines a `lenient` text had
+    /// for types and actions this model lacks (`Ballot`, `abstain.B`), which were skipped, so
+    /// that the caller can say so.
+    pub fn add_reporting(
+        &mut self,
+        spec: &Spec,
+        file: FileId,
+        text: &str,
+        lenient: bool,
+    ) -> Result<Vec<String>, Vec<Diagnostic>> {
         let mut errors = Vec::new();
+        let mut skipped = Vec::new();
         let mut offset = 0;
         for raw in text.split_inclusive('\n') {
             let line_start = offset;
@@ -88,14 +102,14 @@ impl Universe {
                 continue;
             }
             match self.add_line(spec, file, &line) {
-                Err(e) if lenient && e.code == "E0511" => {}
+                Err(e) if lenient && e.code == "E0511" => skipped.push(lhs.to_string()),
                 Err(e) => errors.push(e),
                 Ok(()) => {}
             }
         }
         if errors.is_empty() {
             self.cache.write().expect("universe cache lock").clear();
-            Ok(())
+            Ok(skipped)
         } else {
             Err(errors)
         }

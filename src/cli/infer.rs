@@ -4,6 +4,7 @@
 //! random runs (`--validate RUNS`).
 
 use super::fs::OsFileSystem;
+use super::infer_filter::{self, Candidate, Exploring, Filtered, Origin, Status};
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::runs::{self, RunChoice, RunId};
@@ -37,7 +38,18 @@ pub struct InferArgs {
     pub split: bool,
     pub validate: Option<u64>,
     pub validate_seed: Option<u64>,
+    /// The small instance's exploration (`None`: `--no-explore`).
+    pub explore: Option<ExploreArgs>,
+    /// `--templates`.
+    pub templates: bool,
     pub color: ColorChoice,
+}
+
+/// Options of the small instance's exploration.
+pub struct ExploreArgs {
+    pub universe: Option<PathBuf>,
+    pub time: f64,
+    pub depth: Option<u32>,
 }
 
 fn usage(message: String) -> ExitCode {
@@ -120,6 +132,9 @@ pub fn run(args: InferArgs) -> ExitCode {
         .transitions
         .then(|| daikon::transitions::Transitions::new(&machine, &model_vars));
     let runner = Runner::new(&machine);
+    // Templates are sampled on the reached states (distinct ones suffice).
+    let mut reached: Vec<Vec<interpreter::value::Value>> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut feed = |id: RunId, report: interpreter::runner::RunReport| -> Result<(), String> {
         let label = id.label();
         if let Some(d) = super::run::stop_diagnostic(&machine, &report) {
@@ -130,6 +145,13 @@ pub fn run(args: InferArgs) -> ExitCode {
             print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         }
         engine.add_trace(&label, &report.trace);
+        if args.templates {
+            for state in &report.trace.states {
+                if seen.insert(state.clone()) {
+                    reached.push(state.clone());
+                }
+            }
+        }
         if let Some(t) = transitions.as_mut() {
             t.add_trace(&report.trace);
         }
@@ -148,7 +170,7 @@ pub fn run(args: InferArgs) -> ExitCode {
         }
     }
     let taken: Vec<String> = m.spec.invariants.iter().map(|i| i.name.clone()).collect();
-    let report = Report::build(&bare, &model_vars, &engine, &options, &taken);
+    let mut report = Report::build(&bare, &model_vars, &engine, &options, &taken);
     let elapsed = started.elapsed().as_secs_f64();
     let c = report.counts;
     print_stderr(&format!(
@@ -161,6 +183,117 @@ pub fn run(args: InferArgs) -> ExitCode {
         c.variables,
         report.findings.len(),
     ));
+    // The precision stage: templates, and the small instance's exploration.
+    let mut candidates: Vec<Candidate> = report
+        .declarations
+        .iter()
+        .enumerate()
+        .map(|(k, d)| Candidate {
+            name: d.name.clone(),
+            text: d.text.clone(),
+            origin: Origin::Detector(k),
+        })
+        .collect();
+    if args.templates {
+        let loaded =
+            ioa_lang::loader::load(std::slice::from_ref(&args.file), &super::fs::OsFileSystem);
+        let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
+        let mut next = report.declarations.len() + 1;
+        for t in ::verify::templates::from_program(&files, &aut_name) {
+            if candidates.iter().any(|c| c.text == t.text) {
+                continue;
+            }
+            let mut name = format!("{}{next}", args.prefix);
+            while taken.contains(&name) {
+                next += 1;
+                name = format!("{}{next}", args.prefix);
+            }
+            next += 1;
+            candidates.push(Candidate {
+                name,
+                text: t.text,
+                origin: Origin::Template(t.origin),
+            });
+        }
+    }
+    let filtered = if args.explore.is_none() && !args.templates {
+        None
+    } else {
+        let exploring = args.explore.as_ref().map(|e| Exploring {
+            universe: e.universe.clone(),
+            time: e.time,
+            depth: e.depth,
+        });
+        let filter_started = std::time::Instant::now();
+        let f = match infer_filter::filter(
+            &args.file,
+            &m,
+            automaton,
+            &params,
+            candidates,
+            &reached,
+            exploring.as_ref(),
+        ) {
+            Ok(f) => f,
+            Err(e) => return io_error(format!("the precision filter failed: {e}")),
+        };
+        print_stderr(&filter_summary(&f, filter_started.elapsed().as_secs_f64()));
+        Some(f)
+    };
+    // What is printed: the detector's survivors (in the report, for JSON) and the templates'.
+    let (printed, statuses): (Vec<Printed>, Vec<Option<Status>>) = match &filtered {
+        None => (
+            report
+                .declarations
+                .iter()
+                .map(|d| (d.name.clone(), d.text.clone(), d.declaration.clone()))
+                .collect(),
+            vec![None; report.declarations.len()],
+        ),
+        Some(f) => f
+            .kept
+            .iter()
+            .map(|(c, s)| {
+                let declaration = match c.origin {
+                    Origin::Detector(k) => report.declarations[k].declaration.clone(),
+                    Origin::Template(_) => {
+                        format!("invariant {} of {aut_name}:\n  {}", c.name, c.text)
+                    }
+                };
+                ((c.name.clone(), c.text.clone(), declaration), Some(*s))
+            })
+            .unzip(),
+    };
+    let template_json: Vec<serde_json::Value> = filtered
+        .iter()
+        .flat_map(|f| f.kept.iter())
+        .filter_map(|(c, s)| match &c.origin {
+            Origin::Template(origin) => Some(serde_json::json!({
+                "name": c.name, "text": c.text, "origin": origin, "status": s.text(),
+            })),
+            Origin::Detector(_) => None,
+        })
+        .collect();
+    if let Some(f) = &filtered {
+        let keep: Vec<usize> = f
+            .kept
+            .iter()
+            .filter_map(|(c, _)| match c.origin {
+                Origin::Detector(k) => Some(k),
+                Origin::Template(_) => None,
+            })
+            .collect();
+        let mut k = 0;
+        report.declarations.retain(|_| {
+            k += 1;
+            keep.contains(&(k - 1))
+        });
+    }
+    let declarations_text: String = printed
+        .iter()
+        .map(|(_, _, d)| format!("{d}\n"))
+        .collect::<Vec<_>>()
+        .join("\n");
     let facts = transitions.as_ref().map(|t| t.facts(args.confidence));
     let validation = match args.validate {
         Some(runs) => {
@@ -174,7 +307,15 @@ pub fn run(args: InferArgs) -> ExitCode {
                     .unwrap_or_else(|| args.runs.seed.wrapping_add(args.runs.runs)),
                 weights,
             };
-            match check_on_runs(&args.file, &m, &report, &plan, args.color) {
+            let names: Vec<String> = printed.iter().map(|(n, _, _)| n.clone()).collect();
+            match check_on_runs(
+                &args.file,
+                &m,
+                &declarations_text,
+                &names,
+                &plan,
+                args.color,
+            ) {
                 Ok(v) => Some(v),
                 Err(code) => return code,
             }
@@ -183,7 +324,21 @@ pub fn run(args: InferArgs) -> ExitCode {
     };
     match args.format {
         Format::Text => {
-            let mut text = report.ioa();
+            let mut text = report.ioa_header(printed.len());
+            if let Some(f) = &filtered {
+                text.push_str(&filter_text(f));
+            }
+            for ((_, _, declaration), status) in printed.iter().zip(&statuses) {
+                text.push('\n');
+                if let Some(s) = status {
+                    text.push_str(&format!("% {}\n", s.text()));
+                }
+                text.push_str(declaration);
+                text.push('\n');
+            }
+            if let Some(f) = &filtered {
+                text.push_str(&refuted_text(f));
+            }
             if args.explain {
                 text.push_str(&report.explain());
             }
@@ -197,6 +352,34 @@ pub fn run(args: InferArgs) -> ExitCode {
         }
         Format::Json => {
             let mut json = report.to_json(args.explain);
+            if let Some(f) = &filtered {
+                if let Some(list) = json["invariants"].as_array_mut() {
+                    for inv in list.iter_mut() {
+                        let status = f
+                            .kept
+                            .iter()
+                            .find(|(c, _)| inv["name"] == c.name.as_str())
+                            .map(|(_, s)| s.text());
+                        inv["status"] = status.into();
+                    }
+                }
+                json["templates"] = template_json.into();
+                json["refuted_by_exploration"] = f
+                    .refuted
+                    .iter()
+                    .map(|(c, why)| serde_json::json!({"name": c.name, "text": c.text, "error": why}))
+                    .collect::<Vec<_>>()
+                    .into();
+                json["exploration"] = match &f.exploration {
+                    Some((path, pass)) => serde_json::json!({
+                        "universe": path.as_ref().map(|p| p.display().to_string()),
+                        "states": pass.states,
+                        "depth": pass.depth,
+                        "complete": pass.complete,
+                    }),
+                    None => serde_json::Value::Null,
+                };
+            }
             if let Some(f) = &facts {
                 json["transitions"] = serde_json::to_value(f).unwrap_or_default();
             }
@@ -212,6 +395,89 @@ pub fn run(args: InferArgs) -> ExitCode {
     }
 }
 
+/// A printed invariant: its name, its predicate on one line, and its whole declaration.
+type Printed = (String, String, String);
+
+/// The stage's one-line summary on standard error.
+fn filter_summary(f: &Filtered, seconds: f64) -> String {
+    let verified = f
+        .kept
+        .iter()
+        .filter(|(_, s)| *s == Status::Verified)
+        .count();
+    let what = match (&f.exploration, &f.skipped) {
+        (Some((_, pass)), _) => format!(
+            "explored {} state(s) of the small instance ({}), refuted {}",
+            pass.states,
+            if pass.complete {
+                "every reachable state".to_string()
+            } else {
+                format!("stopped at depth {}", pass.depth)
+            },
+            f.refuted.len()
+        ),
+        (None, Some(why)) => format!("exploration skipped: {why}"),
+        (None, None) => "no exploration".to_string(),
+    };
+    format!(
+        "precision filter: {what}; {} kept ({verified} verified on the small instance) in \
+         {seconds:.2} s\n",
+        f.kept.len()
+    )
+}
+
+/// What the exploration did, as `%` comments after the header.
+fn filter_text(f: &Filtered) -> String {
+    let mut out = String::new();
+    if f.templates_ill_typed + f.templates_sampled_out > 0 {
+        out.push_str(&format!(
+            "% templates from the program text: {} did not type-check, {} were refuted by a \
+             reached state\n",
+            f.templates_ill_typed, f.templates_sampled_out
+        ));
+    }
+    match (&f.exploration, &f.skipped) {
+        (Some((path, pass)), _) => {
+            let universe = path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "the runs' universe".to_string());
+            out.push_str(&format!(
+                "% small instance ({universe}): {} state(s), {}; {} candidate(s) refuted\n",
+                pass.states,
+                if pass.complete {
+                    "every reachable state explored".to_string()
+                } else {
+                    format!(
+                        "not finished (every state within {} step(s)), so nothing is verified",
+                        pass.depth
+                    )
+                },
+                f.refuted.len()
+            ));
+        }
+        (None, Some(why)) => out.push_str(&format!("% small instance not explored: {why}\n")),
+        (None, None) => {}
+    }
+    out
+}
+
+/// The candidates the exploration refuted, as `%` comments.
+fn refuted_text(f: &Filtered) -> String {
+    if f.refuted.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n% Refuted by the exploration of the small instance:\n");
+    for (c, why) in &f.refuted {
+        let why = why
+            .as_ref()
+            .map(|e| format!(" (evaluation failed: {e})"))
+            .unwrap_or_default();
+        out.push_str(&format!("%   {}: {}{why}\n", c.name, c.text));
+    }
+    out
+}
+
 fn io_error(e: String) -> ExitCode {
     print_stderr(&format!("error: {e}\n"));
     ExitCode::from(1)
@@ -221,13 +487,14 @@ fn io_error(e: String) -> ExitCode {
 fn check_on_runs(
     file: &Path,
     m: &model::Model,
-    report: &Report,
+    declarations: &str,
+    names: &[String],
     plan: &validate::Plan,
     color: ColorChoice,
 ) -> Result<Validation, ExitCode> {
     let fs = Appended {
         root: OsFileSystem.canonical(file),
-        text: report.ioa(),
+        text: declarations.to_string(),
     };
     let checked = ioa_lang::check_files(&[file.to_path_buf()], &fs);
     let Some(spec) = checked.spec else {
@@ -235,7 +502,6 @@ fn check_on_runs(
         print_diagnostics(&checked.diagnostics, &checked.sources, Format::Text, color);
         return Err(ExitCode::from(1));
     };
-    let names: Vec<String> = report.declarations.iter().map(|d| d.name.clone()).collect();
     if names.is_empty() {
         return Ok(Validation {
             runs: plan.runs,
@@ -246,7 +512,7 @@ fn check_on_runs(
             invariants: vec![],
         });
     }
-    validate::validate(&spec, &m.universe, plan, &names)
+    validate::validate(&spec, &m.universe, plan, names)
         .map_err(|e| model::fail(&[e.to_diagnostic()], &m.sources, color))
 }
 

@@ -9,6 +9,7 @@ mod export_smt;
 mod fmt;
 mod fs;
 mod infer;
+mod infer_filter;
 mod itf;
 mod liveness;
 mod liveness_common;
@@ -237,6 +238,26 @@ enum Command {
         /// Seed of the first validation run (default: just after the inference runs' seeds).
         #[arg(long)]
         validate_seed: Option<u64>,
+        /// Do not filter the proposals by exploring a small instance (every printed invariant is
+        /// then statistical only).
+        #[arg(long)]
+        no_explore: bool,
+        /// The small instance's universe (default: explore.universe beside the model, else the
+        /// runs' universe).
+        #[arg(long, value_name = "FILE")]
+        explore_universe: Option<PathBuf>,
+        /// Stop exploring the small instance after this many seconds (survivors of an unfinished
+        /// exploration are statistical only).
+        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+        explore_time: f64,
+        /// Explore the small instance only this many steps deep.
+        #[arg(long, value_name = "STEPS")]
+        explore_depth: Option<u32>,
+        /// Also propose the candidates `ioa verify` reads off the program text (what a
+        /// precondition checked stays true of what the effect wrote), kept if every reached
+        /// state and the small instance's exploration agree (primitive automata).
+        #[arg(long)]
+        templates: bool,
         /// Colour the diagnostics.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -511,7 +532,8 @@ enum ExportTarget {
 /// How `ioa infer` and `ioa trace` choose their runs.
 #[derive(clap::Args)]
 struct RunsArgs {
-    /// The automaton (default: the one every schedule drives, or the only one).
+    /// The automaton (default: the one the file itself declares, components of its composites
+    /// aside; in a file that declares none, the one every schedule drives, or the only one).
     #[arg(long)]
     automaton: Option<String>,
     /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
@@ -543,7 +565,8 @@ struct RunsArgs {
     /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
     #[arg(long)]
     universe: Vec<String>,
-    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    /// A universe file (default: MODEL.universe or default.universe beside the model); lines
+    /// for types and actions the model lacks are skipped with a note.
     #[arg(long)]
     universe_file: Option<PathBuf>,
 }
@@ -759,6 +782,11 @@ pub fn run() -> ExitCode {
             split,
             validate,
             validate_seed,
+            no_explore,
+            explore_universe,
+            explore_time,
+            explore_depth,
+            templates,
             color,
         } => infer::run(infer::InferArgs {
             file,
@@ -778,6 +806,12 @@ pub fn run() -> ExitCode {
             split,
             validate,
             validate_seed,
+            explore: (!no_explore).then_some(infer::ExploreArgs {
+                universe: explore_universe,
+                time: explore_time,
+                depth: explore_depth,
+            }),
+            templates,
             color,
         }),
         Command::Trace {

@@ -77,14 +77,17 @@ pub fn load(
     let mut universe = Universe::default();
     let mut text = String::new();
     let mut errors = Vec::new();
+    let mut skipped_lines = Vec::new();
     let mut add = |sources: &mut SourceMap,
                    universe: &mut Universe,
                    name: String,
                    body: String,
                    lenient: bool| {
-        let id = sources.add(name, body.clone());
-        if let Err(mut d) = universe.add(&spec, id, &body, lenient) {
-            errors.append(&mut d);
+        let id = sources.add(name.clone(), body.clone());
+        match universe.add_reporting(&spec, id, &body, lenient) {
+            Ok(skipped) if !skipped.is_empty() => skipped_lines.push((name, skipped)),
+            Ok(_) => {}
+            Err(mut d) => errors.append(&mut d),
         }
         text.push_str(&body);
         if !body.ends_with('\n') {
@@ -100,10 +103,13 @@ pub fn load(
             true,
         );
     } else {
-        let (path, lenient) = match universe_file {
-            Some(p) => (Some(p.to_path_buf()), false),
-            None => (default_universe_file(file), true),
-        };
+        // One rule for every universe file, given or found beside the model: a file may be
+        // shared by several models (`default.universe` of a folder), so lines for types and
+        // actions this model lacks are skipped, with a note. `--universe` lines are the
+        // user's own and must all apply.
+        let path = universe_file
+            .map(Path::to_path_buf)
+            .or_else(|| default_universe_file(file));
         if let Some(path) = path {
             match std::fs::read_to_string(&path) {
                 Ok(t) => add(
@@ -111,7 +117,7 @@ pub fn load(
                     &mut universe,
                     path.display().to_string(),
                     t,
-                    lenient,
+                    true,
                 ),
                 Err(e) => {
                     let d = Diagnostic {
@@ -139,12 +145,27 @@ pub fn load(
     if !errors.is_empty() {
         return Err((errors, sources));
     }
+    if recorded_universe.is_none() {
+        for (name, lines) in &skipped_lines {
+            super::output::print_stderr(&universe_note(name, lines));
+        }
+    }
     Ok(Model {
         spec,
         sources,
         universe,
         universe_text: text,
     })
+}
+
+/// The note for universe lines skipped because the model lacks their type or action.
+pub fn universe_note(file: &str, lines: &[String]) -> String {
+    let names: Vec<String> = lines.iter().map(|l| format!("`{l}`")).collect();
+    format!(
+        "note: {file}: ignored the line(s) for {} (no such type or action parameter in this \
+         model; a universe file may serve several models)\n",
+        names.join(", ")
+    )
 }
 
 /// Finds the automaton to run: named, or the schedule's, or the only one.

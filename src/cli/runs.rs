@@ -4,7 +4,7 @@
 use super::model::{self, Model};
 use interpreter::runner::{RunReport, Runner, Weights};
 use interpreter::value::Value;
-use ioa_lang::ir::{AutomatonId, Schedule};
+use ioa_lang::ir::{AutomatonBody, AutomatonId, Schedule, Spec};
 
 /// Which runs a user asked for on the command line.
 pub struct RunChoice {
@@ -71,24 +71,16 @@ impl RunId {
     }
 }
 
-/// Resolves `choice` against the model: the automaton (default: the one every schedule drives,
-/// or the only one), its parameters, and the runs. Without `--schedule` and `--random`, every
+/// Resolves `choice` against the model: the automaton (named, or the named schedule's, or else
+/// [`own_automaton`]), its parameters, and the runs. Without `--schedule` and `--random`, every
 /// schedule of the automaton is run and random runs are added; `--all-schedules` adds every
 /// schedule to what else was asked for.
 pub fn select<'a>(m: &'a Model, choice: &RunChoice) -> Result<Selected<'a>, String> {
     let weights = super::run::parse_weights(choice.weights.as_deref())?;
-    let driven = m.spec.schedules.first().filter(|first| {
-        m.spec
-            .schedules
-            .iter()
-            .all(|s| s.automaton == first.automaton)
-    });
-    let hint = choice
-        .schedules
-        .first()
-        .map(String::as_str)
-        .or(driven.map(|s| s.name.as_str()));
-    let automaton = model::pick_automaton(&m.spec, choice.automaton.as_deref(), hint)?;
+    let automaton = match (choice.automaton.as_deref(), choice.schedules.first()) {
+        (None, None) => own_automaton(&m.spec)?,
+        (name, schedule) => model::pick_automaton(&m.spec, name, schedule.map(String::as_str))?,
+    };
     let params = model::params(&m.spec, automaton, &choice.params)?;
     let name = m.spec.automata[automaton.0 as usize].name.clone();
     let mut schedules = Vec::new();
@@ -134,6 +126,66 @@ pub fn select<'a>(m: &'a Model, choice: &RunChoice) -> Result<Selected<'a>, Stri
         random: choice.random || default,
         weights,
     })
+}
+
+/// The automaton a file is about when none is named: the one the file itself declares, not
+/// counting the components of its composites (`examples/paxos/paxos.ioa` declares `PaxosNode`,
+/// `Network`, `Paxos` and `PaxosMonotone`; the first two are components). When it declares
+/// several, the one its own schedules all drive, else the user must say. A file that declares
+/// none (a file of schedules, `global1_schedules.ioa`) is about the automaton all its schedules
+/// drive, or the model's only automaton.
+pub fn own_automaton(spec: &Spec) -> Result<AutomatonId, String> {
+    let root = ioa_lang::span::FileId(0);
+    let components: Vec<AutomatonId> = spec
+        .automata
+        .iter()
+        .filter_map(|a| match &a.body {
+            AutomatonBody::Composite(c) => Some(c.components.iter().map(|k| k.automaton)),
+            AutomatonBody::Primitive(_) => None,
+        })
+        .flatten()
+        .collect();
+    let own: Vec<AutomatonId> = (0..spec.automata.len())
+        .map(|i| AutomatonId(i as u32))
+        .filter(|a| spec.automata[a.0 as usize].span.file == root && !components.contains(a))
+        .collect();
+    let own_schedules: Vec<&Schedule> = spec
+        .schedules
+        .iter()
+        .filter(|s| s.span.file == root)
+        .collect();
+    let driven = own_schedules
+        .first()
+        .map(|s| s.automaton)
+        .filter(|a| own_schedules.iter().all(|s| s.automaton == *a));
+    match own.as_slice() {
+        [one] => Ok(*one),
+        [] => {
+            let all_driven = spec
+                .schedules
+                .first()
+                .map(|s| s.automaton)
+                .filter(|a| spec.schedules.iter().all(|s| s.automaton == *a));
+            match driven.or(all_driven) {
+                Some(a) => Ok(a),
+                None => model::pick_automaton(spec, None, None),
+            }
+        }
+        several => match driven.filter(|a| several.contains(a)) {
+            Some(a) => Ok(a),
+            None => {
+                let names: Vec<&str> = several
+                    .iter()
+                    .map(|a| spec.automata[a.0 as usize].name.as_str())
+                    .collect();
+                Err(format!(
+                    "the file declares {} automata: say which to run with --automaton ({})",
+                    names.len(),
+                    names.join(", ")
+                ))
+            }
+        },
+    }
 }
 
 /// Runs every selected run in order (schedules first), handing each report to `each`; stops at

@@ -183,8 +183,13 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         };
         let id = cm.sources.add(path.display().to_string(), text.clone());
         let mut universe = interpreter::universe::Universe::default();
-        if let Err(d) = universe.add(&cm.spec, id, &text, false) {
-            return model::fail(&d, &cm.sources, args.color);
+        // Read as every universe file is (`model::load`): lines for other models are skipped.
+        match universe.add_reporting(&cm.spec, id, &text, true) {
+            Ok(skipped) if !skipped.is_empty() => {
+                print_stderr(&model::universe_note(&path.display().to_string(), &skipped))
+            }
+            Ok(_) => {}
+            Err(d) => return model::fail(&d, &cm.sources, args.color),
         }
         let names: Vec<String> = held
             .iter()

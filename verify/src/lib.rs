@@ -10,8 +10,10 @@
 //! - [`explore_filter`]: candidates refuted by exploring a small instance, and counterexamples
 //!   to the property itself.
 //! - [`fixpoint`]: the Houdini fixpoint over the rest.
+//! - [`small_instance`]: one exploration that refutes every candidate it can (`ioa infer`).
 
 pub mod explore_filter;
 pub mod fixpoint;
 pub mod sample;
+pub mod small_instance;
 pub mod templates;

@@ -17,6 +17,15 @@
 //! A `hashcode` is the value's identity: equal values get equal numbers, in order of first
 //! appearance. Inside an array only one level is kept (Daikon arrays have one dimension), so a
 //! set of sets is an array of hashcodes.
+//!
+//! **Comparability** follows the declared types, so that Daikon never relates values of
+//! different kinds: every variable's comparability number stands for its IOA type, except that
+//! a field of a tuple type with a built-in type (`Int`, `Nat`, `Bool`, `String`) stands for the
+//! field itself (`Node.location`, `Ballot.ordering`, `Value.value` are three numbers, not one
+//! `Int`), and a union's tag for the union. `Nat` and `Int` are one type (they unify in IOA).
+//! The elements of a collection take the number of their element type, and its index (and so
+//! Daikon's derived `size(x[..])`) one number per collection type: sizes of two `Set[Ballot]`s
+//! are comparable, the size of a `Set[Node]` with neither.
 
 use interpreter::universe::{type_text, Universe};
 use interpreter::value::Value;
@@ -60,6 +69,8 @@ pub enum VarKind {
     Field(String),
     /// The elements of its enclosing collection.
     Array,
+    /// A synthetic function of other variables: its name and its arguments.
+    Function(String, Vec<String>),
 }
 
 /// One step of a path from a root value to a variable's value.
@@ -134,6 +145,8 @@ struct At<'p> {
     /// Inside a collection: the element and index comparability of the enclosing array.
     array: Option<u32>,
     flags: Vec<&'static str>,
+    /// The comparability key when it is not the type's own (a built-in field of a tuple type).
+    key: Option<String>,
 }
 
 impl<'a> Flattener<'a> {
@@ -162,6 +175,30 @@ impl<'a> Flattener<'a> {
             enclosing: None,
             array: None,
             flags: flags.to_vec(),
+            key: None,
+        };
+        self.var(name, ty, at, out);
+    }
+
+    /// The Daikon variables of a synthetic value `name = function(args…)` (flagged
+    /// `synthetic`), appended to `out`.
+    pub fn flatten_function(
+        &mut self,
+        name: &str,
+        function: &str,
+        args: Vec<String>,
+        ty: &Type,
+        root: usize,
+        out: &mut Vec<DaikonVar>,
+    ) {
+        let at = At {
+            root,
+            path: vec![],
+            kind: VarKind::Function(function.to_string(), args),
+            enclosing: None,
+            array: None,
+            flags: vec!["synthetic"],
+            key: None,
         };
         self.var(name, ty, at, out);
     }
@@ -170,9 +207,20 @@ impl<'a> Flattener<'a> {
         type_text(self.spec, ty).replace(' ', "")
     }
 
+    /// What a variable of type `ty` is comparable with: its type (`Nat` read as `Int`), unless
+    /// the place it sits in says otherwise.
+    fn key(&self, ty: &Type, at: &At) -> String {
+        match (&at.key, ty) {
+            (Some(k), _) => k.clone(),
+            (None, Type::Nat) => "Int".to_string(),
+            (None, _) => self.type_name(ty),
+        }
+    }
+
     fn push(&mut self, name: &str, ty: &Type, rep: Rep, at: &At, out: &mut Vec<DaikonVar>) {
         let dec = self.type_name(ty);
-        let elem = self.comparability.id(dec.clone());
+        let key = self.key(ty, at);
+        let elem = self.comparability.id(key);
         let (dec_type, comparability) = match at.array {
             Some(index) => (format!("{dec}[]"), format!("{elem}[{index}]")),
             None => (dec, elem.to_string()),
@@ -214,9 +262,12 @@ impl<'a> Flattener<'a> {
                         .copied()
                         .filter(|f| *f != "no_dups")
                         .collect();
+                    let tuple = self.type_name(ty);
                     for (k, (f, fty)) in fields.iter().enumerate() {
                         let mut path = at.path.clone();
                         path.push(Step::Field(k));
+                        let builtin =
+                            matches!(fty, Type::Int | Type::Nat | Type::Bool | Type::String);
                         let child = At {
                             root: at.root,
                             path,
@@ -224,6 +275,7 @@ impl<'a> Flattener<'a> {
                             enclosing: Some(name),
                             array: at.array,
                             flags: flags.clone(),
+                            key: builtin.then(|| format!("{tuple}.{f}")),
                         };
                         self.var(&format!("{name}.{f}"), fty, child, out);
                     }
@@ -239,6 +291,7 @@ impl<'a> Flattener<'a> {
                         enclosing: Some(name),
                         array: at.array,
                         flags: at.flags.clone(),
+                        key: Some(format!("{}.tag", self.type_name(ty))),
                     };
                     self.push(&format!("{name}.tag"), &Type::String, Rep::Str, &child, out);
                 }
@@ -255,6 +308,7 @@ impl<'a> Flattener<'a> {
                         enclosing: Some(name),
                         array: None,
                         flags: at.flags.clone(),
+                        key: None,
                     };
                     self.var(&format!("{name}.val"), inner, child, out);
                 }
@@ -280,6 +334,7 @@ impl<'a> Flattener<'a> {
                     enclosing: Some(name),
                     array: Some(index),
                     flags,
+                    key: None,
                 };
                 self.var(&elems, e, child, out);
             }
@@ -303,6 +358,7 @@ impl<'a> Flattener<'a> {
                         enclosing: Some(name),
                         array: None,
                         flags: at.flags.clone(),
+                        key: None,
                     };
                     self.var(&format!("{name}{text}"), v, child, out);
                 }

@@ -9,12 +9,17 @@
 //! every variable's name, value and modified bit (always 1, or 2 with the value `nonsensical`),
 //! ending in a blank line. Names escape blanks as `\_` and backslashes as `\\`.
 //!
-//! There is one program point for the automaton's state (`Global1:::OBJECT`, one sample per
-//! reached state) and one per action (`Global1.vote(Node,Ballot):::ENTER`, one sample per step,
-//! with the parameters and the state before the step). See [`layout`] for how IOA values are
-//! flattened into Daikon's scalars and one-dimensional arrays.
+//! The layout is the one Daikon's Java front end gives an object and its methods, so that
+//! `java daikon.Daikon A.decls A.dtrace` with no flags reports everything: a program point for
+//! the automaton's state (`Global1:::OBJECT`) and, per action, a procedure entry and exit
+//! (`Global1.vote(Node,Ballot):::ENTER` and `…:::EXIT1`, the parameters and the state before
+//! and after one step), linked to the state's point by `parent` records (Daikon's program-point
+//! hierarchy: the state's invariants are what holds at every entry and exit). See
+//! [`write::DaikonWriter`] for the records and [`layout`] for how IOA values are flattened into
+//! Daikon's scalars and one-dimensional arrays, and what is comparable with what.
 
 pub mod layout;
+pub mod synthetic;
 pub mod write;
 
 pub use write::{DaikonWriter, ProgramPoint};

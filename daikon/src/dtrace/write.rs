@@ -1,6 +1,7 @@
 //! Writing declarations (`.decls`) and samples (`.dtrace`) in Daikon's version 2 format.
 
 use super::layout::{DaikonVar, Flattener, Rep, Step, VarKind};
+use super::synthetic::{self, Intersection};
 use interpreter::machine::Machine;
 use interpreter::trace::Trace;
 use interpreter::value::{Printer, Value};
@@ -12,20 +13,36 @@ use std::io::{self, Write};
 pub struct ProgramPoint {
     /// The name, as declared.
     pub name: String,
-    /// `object` (the state) or `enter` (an action).
+    /// `object` (the state), `enter` (before an action) or `subexit` (after it).
     pub ppt_type: &'static str,
+    /// The program point whose samples include this one's (`parent parent P 1`): the state's
+    /// point, for an action's.
+    pub parent: Option<String>,
     /// Its variables, in order.
     pub vars: Vec<DaikonVar>,
+    /// Which of `vars` are the parent's variables (`parent P 1` on the variable).
+    pub inherited: Vec<bool>,
 }
 
-/// Writes one machine's traces for Daikon: program point `A:::OBJECT` samples every reached
-/// state; `A.act(T1,T2):::ENTER` samples every step of action `act`, with its parameters
-/// (flagged `is_param`) and the state before it.
+/// Writes one machine's traces for Daikon, laid out as Daikon's own Java front end lays out an
+/// object's methods, so that Daikon's default program-point hierarchy applies: program point
+/// `A:::OBJECT` holds the state; each action `act` is a procedure with the points
+/// `A.act(T1,T2):::ENTER` (its parameters, flagged `is_param`, and the state before the step)
+/// and `A.act(T1,T2):::EXIT1` (the same parameters and the state after it), both children of
+/// `A:::OBJECT` (`parent parent A:::OBJECT 1`, and `parent A:::OBJECT 1` on every state
+/// variable). Each step is an `ENTER` record and an `EXIT1` record with one invocation nonce;
+/// Daikon then reports the state's invariants at `A:::OBJECT`, the preconditions at `ENTER` and
+/// pre/post relations (`orig(x)`) at the combined `A.act(…):::EXIT` it derives from `EXIT1`.
+/// Every reached state is also an `A:::OBJECT` record, which Daikon reads only when run with
+/// `--nohierarchy`.
 pub struct DaikonWriter<'m, 's> {
     machine: &'m Machine<'s>,
-    /// Index 0: the state; 1 + k: action k.
+    /// Index 0: the state; 1 + 2k: entry of action k; 2 + 2k: its exit.
     points: Vec<ProgramPoint>,
+    /// Synthetic variables, after the state's slots among a record's roots.
+    intersections: Vec<Intersection>,
     ids: FxHashMap<Value, u64>,
+    nonce: u64,
 }
 
 impl<'m, 's> DaikonWriter<'m, 's> {
@@ -34,6 +51,7 @@ impl<'m, 's> DaikonWriter<'m, 's> {
         let spec = machine.spec;
         let mut flat = Flattener::new(spec, machine.universe);
         let automaton = &spec.automata[machine.root.0 as usize].name;
+        let object = format!("{automaton}:::OBJECT");
         let names = machine.slot_names();
         let types = machine.slot_types();
         let n_slots = names.len();
@@ -41,9 +59,24 @@ impl<'m, 's> DaikonWriter<'m, 's> {
         for (slot, (n, t)) in names.iter().zip(&types).enumerate() {
             flat.flatten(n, t, slot, &[], &mut state_vars);
         }
+        let intersections = synthetic::intersections(spec, machine.universe, &names, &types);
+        for (k, i) in intersections.iter().enumerate() {
+            let args = i.operands.iter().map(|o| o.name.clone()).collect();
+            flat.flatten_function(
+                &i.name,
+                "intersection",
+                args,
+                &i.ty,
+                n_slots + k,
+                &mut state_vars,
+            );
+        }
+        let n_roots = n_slots + intersections.len();
         let mut points = vec![ProgramPoint {
-            name: format!("{automaton}:::OBJECT"),
+            name: object.clone(),
             ppt_type: "object",
+            parent: None,
+            inherited: vec![false; state_vars.len()],
             vars: state_vars.clone(),
         }];
         for action in &machine.actions {
@@ -54,30 +87,39 @@ impl<'m, 's> DaikonWriter<'m, 's> {
                 .zip(&action.param_types)
                 .enumerate()
             {
-                flat.flatten(n, t, n_slots + k, &["is_param"], &mut vars);
+                // A parameter named like a state variable gets a name of its own.
+                let name = if names.contains(n) {
+                    format!("{n}_param")
+                } else {
+                    n.clone()
+                };
+                flat.flatten(&name, t, n_roots + k, &["is_param"], &mut vars);
             }
-            // The state before the step; a parameter may shadow a state variable's name.
-            vars.extend(
-                state_vars
-                    .iter()
-                    .filter(|v| !action.param_names.contains(&names[v.root]))
-                    .cloned(),
-            );
+            let mut inherited = vec![false; vars.len()];
+            inherited.resize(vars.len() + state_vars.len(), true);
+            vars.extend(state_vars.iter().cloned());
             let types: Vec<String> = action
                 .param_types
                 .iter()
                 .map(|t| interpreter::universe::type_text(spec, t).replace(' ', ""))
                 .collect();
-            points.push(ProgramPoint {
-                name: format!("{automaton}.{}({}):::ENTER", action.name, types.join(",")),
-                ppt_type: "enter",
-                vars,
-            });
+            let procedure = format!("{automaton}.{}({})", action.name, types.join(","));
+            for (suffix, ppt_type) in [("ENTER", "enter"), ("EXIT1", "subexit")] {
+                points.push(ProgramPoint {
+                    name: format!("{procedure}:::{suffix}"),
+                    ppt_type,
+                    parent: Some(object.clone()),
+                    vars: vars.clone(),
+                    inherited: inherited.clone(),
+                });
+            }
         }
         DaikonWriter {
             machine,
             points,
+            intersections,
             ids: FxHashMap::default(),
+            nonce: 0,
         }
     }
 
@@ -100,12 +142,16 @@ impl<'m, 's> DaikonWriter<'m, 's> {
         for p in &self.points {
             writeln!(out, "ppt {}", escape(&p.name))?;
             writeln!(out, "ppt-type {}", p.ppt_type)?;
-            for v in &p.vars {
+            if let Some(parent) = &p.parent {
+                writeln!(out, "parent parent {} 1", escape(parent))?;
+            }
+            for (v, inherited) in p.vars.iter().zip(&p.inherited) {
                 writeln!(out, "variable {}", escape(&v.name))?;
                 match &v.kind {
                     VarKind::Variable => writeln!(out, "  var-kind variable")?,
                     VarKind::Field(f) => writeln!(out, "  var-kind field {}", escape(f))?,
                     VarKind::Array => writeln!(out, "  var-kind array")?,
+                    VarKind::Function(f, _) => writeln!(out, "  var-kind function {}", escape(f))?,
                 }
                 if let Some(e) = &v.enclosing {
                     writeln!(out, "  enclosing-var {}", escape(e))?;
@@ -120,35 +166,61 @@ impl<'m, 's> DaikonWriter<'m, 's> {
                     writeln!(out, "  flags {}", v.flags.join(" "))?;
                 }
                 writeln!(out, "  comparability {}", v.comparability)?;
+                if let VarKind::Function(_, args) = &v.kind {
+                    let args: Vec<String> = args.iter().map(|a| escape(a)).collect();
+                    writeln!(out, "  function-args {}", args.join(" "))?;
+                }
+                if let (true, Some(parent)) = (inherited, &p.parent) {
+                    writeln!(out, "  parent {} 1", escape(parent))?;
+                }
             }
             writeln!(out)?;
         }
         Ok(())
     }
 
-    /// The samples of one run: a state record per state and an action record per step.
+    /// The samples of one run: a state record per state, and per step an entry record (the
+    /// parameters and the state before) and an exit record (the parameters and the state
+    /// after) sharing one invocation nonce.
     pub fn write_trace(&mut self, trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
         for (k, state) in trace.states.iter().enumerate() {
             if k > 0 {
                 let step = &trace.steps[k - 1];
-                let mut roots: Vec<Value> = trace.states[k - 1].clone();
+                self.nonce += 1;
+                let nonce = Some(self.nonce);
+                let mut roots = self.roots(&trace.states[k - 1]);
                 roots.extend(step.args.iter().cloned());
-                self.write_record(1 + step.action, &roots, out)?;
+                self.write_record(1 + 2 * step.action, nonce, &roots, out)?;
+                let mut roots = self.roots(state);
+                roots.extend(step.args.iter().cloned());
+                self.write_record(2 + 2 * step.action, nonce, &roots, out)?;
             }
-            self.write_record(0, state, out)?;
+            let roots = self.roots(state);
+            self.write_record(0, None, &roots, out)?;
         }
         Ok(())
+    }
+
+    /// A state's values and the synthetic variables' values in it.
+    fn roots(&self, state: &[Value]) -> Vec<Value> {
+        let mut roots = state.to_vec();
+        roots.extend(self.intersections.iter().map(|i| i.value(state)));
+        roots
     }
 
     fn write_record(
         &mut self,
         point: usize,
+        nonce: Option<u64>,
         roots: &[Value],
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let printer = Printer::new(self.machine.spec);
         let p = &self.points[point];
         writeln!(out, "{}", escape(&p.name))?;
+        if let Some(n) = nonce {
+            writeln!(out, "this_invocation_nonce\n{n}")?;
+        }
         for v in &p.vars {
             writeln!(out, "{}", escape(&v.name))?;
             match read(&roots[v.root], &v.path) {
