@@ -234,7 +234,9 @@ impl Encoder<'_> {
         match (first, ty) {
             // A row of a relation `(Array K T Bool)` (an `Array[K, Set[T]]` inside another
             // array, e.g. a family member's): replaced pointwise.
-            (PlaceStep::Index(i), Type::Array(key, v)) if rest.is_empty() && relation(ty).is_some() => {
+            (PlaceStep::Index(i), Type::Array(key, v))
+                if rest.is_empty() && relation(ty).is_some() =>
+            {
                 let Type::Set(elem) = &**v else {
                     unreachable!("a relation's value type is a set")
                 };
