@@ -24,29 +24,74 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// Options of `ioa explore`.
+#[derive(clap::Args)]
 pub struct ExploreArgs {
+    /// The .ioa model.
     pub file: PathBuf,
+    /// The automaton (default: the only one).
+    #[arg(long)]
     pub automaton: Option<String>,
+    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+    #[arg(long = "param")]
     pub params: Vec<String>,
+    /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
+    #[arg(long)]
     pub universe: Vec<String>,
+    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    #[arg(long)]
     pub universe_file: Option<PathBuf>,
+    /// Reduce by symmetry: states that differ by a permutation of this type's universe are
+    /// explored once (repeatable).
+    #[arg(long)]
     pub symmetric: Vec<String>,
+    /// Check only this invariant (repeatable; default: every invariant of the automaton).
+    #[arg(long = "invariant")]
     pub invariants: Vec<String>,
+    /// Report a state where no action is enabled as a violation.
+    #[arg(long)]
     pub deadlock: bool,
+    /// Stop after this many distinct states.
+    #[arg(long)]
     pub max_states: Option<u64>,
+    /// Do not explore beyond this depth (number of steps from a start state).
+    #[arg(long)]
     pub max_depth: Option<u32>,
+    /// Stop after this long (`90`, `90s`, `5m`, `2h`).
+    #[arg(long)]
     pub time_limit: Option<String>,
+    /// Stop when the visited set and frontier would exceed this (`512M`, `2G`).
+    #[arg(long)]
     pub memory_limit: Option<String>,
+    /// Worker threads (default: every core).
+    #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// How states are computed: `compiled` (flat word states, for primitive automata over
+    /// finite types), `interpreter`, or `auto` (compiled when the model allows it).
+    #[arg(long, value_enum, default_value_t = Engine::Auto)]
     pub engine: Engine,
+    /// Write the shortest counterexample as an ITF JSON trace (for `ioa replay`).
+    #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Write the counterexample as a trace page (`ioa view`) to this file.
+    /// Write the counterexample as a self-contained HTML page (as `ioa view` draws it).
+    #[arg(long)]
     pub html: Option<PathBuf>,
+    /// Local model checking (LMC) and its options.
+    #[command(flatten)]
     pub local: super::explore_local::LocalArgs,
+    /// The exact liveness check and its options.
+    #[command(flatten)]
     pub liveness: super::explore_liveness::LivenessArgs,
+    /// Print a progress line every ten seconds even when standard error is not a terminal.
+    #[arg(long)]
     pub progress: bool,
+    /// Print only the verdict and counterexample, no timing.
+    #[arg(long)]
     pub quiet: bool,
+    /// Print the report as text or as one JSON document.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
 

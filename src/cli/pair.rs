@@ -13,24 +13,59 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `ioa pair`.
+#[derive(clap::Args)]
 pub struct PairArgs {
+    /// The .ioa model (with both automata and the simulation).
     pub file: PathBuf,
+    /// The simulation (default: the only one).
+    #[arg(long)]
     pub simulation: Option<String>,
+    /// Drive the implementation with this schedule.
+    #[arg(long, conflicts_with = "random")]
     pub schedule: Option<String>,
+    /// Drive the implementation with random runs.
+    #[arg(long)]
     pub random: bool,
+    /// Number of random runs.
+    #[arg(long, default_value_t = 1)]
     pub runs: u64,
+    /// Steps per random run (and the most a schedule may take).
+    #[arg(long, default_value_t = 1000)]
     pub steps: u64,
+    /// Seed of the first random run; run k uses SEED + k.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
+    #[arg(long)]
     pub weights: Option<String>,
+    /// A value for a parameter, `NAME=VALUE` (repeatable): given to the implementation and
+    /// to the specification alike, to whichever declares a parameter of that name.
+    #[arg(long = "param")]
     pub params: Vec<String>,
+    /// A universe line (repeatable); see `ioa run --help`.
+    #[arg(long)]
     pub universe: Vec<String>,
+    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    #[arg(long)]
     pub universe_file: Option<PathBuf>,
+    /// Write the implementation's run (the failing one, shrunk, or the schedule's) as an ITF
+    /// JSON trace that `ioa replay` re-executes.
+    #[arg(long)]
     pub trace: Option<PathBuf>,
-    /// Write the implementation's run as a trace page (`ioa view`) to this file.
+    /// Write the implementation's run as a self-contained HTML page (as `ioa view` draws it).
+    #[arg(long)]
     pub html: Option<PathBuf>,
+    /// Print every step of the implementation with the specification steps fired for it.
+    #[arg(long)]
     pub log: bool,
+    /// Print only the verdict and the diagnostic, not the steps before a failure.
+    #[arg(long)]
     pub quiet: bool,
+    /// Report as text (stderr) or JSON (stdout).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
 

@@ -14,24 +14,57 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `ioa run`.
+#[derive(clap::Args)]
 pub struct RunArgs {
+    /// The .ioa model.
     pub file: PathBuf,
+    /// The automaton to run (default: the schedule's, or the only one).
+    #[arg(long)]
     pub automaton: Option<String>,
+    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
+    #[arg(long = "param")]
     pub params: Vec<String>,
+    /// Run this schedule (an NDR program in the model).
+    #[arg(long, conflicts_with = "random")]
     pub schedule: Option<String>,
+    /// Pick enabled action instances at random.
+    #[arg(long)]
     pub random: bool,
+    /// Steps per random run; for schedules, the most steps and loop iterations allowed.
+    #[arg(long, default_value_t = 1000)]
     pub steps: u64,
+    /// Seed of the (first) random run; run k uses SEED + k.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Number of random runs.
+    #[arg(long, default_value_t = 1)]
     pub runs: u64,
+    /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
+    #[arg(long)]
     pub weights: Option<String>,
+    /// A universe line such as `Node = [0]..[2]` or `abstain.B = {[0]}, {[1]}` (repeatable).
+    #[arg(long)]
     pub universe: Vec<String>,
+    /// A universe file (default: MODEL.universe beside the model, if it exists).
+    #[arg(long)]
     pub universe_file: Option<PathBuf>,
-    pub trace: Option<PathBuf>,
-    /// Write the run as a trace page (`ioa view`) to this file.
-    pub html: Option<PathBuf>,
+    /// Execution steering.
+    #[command(flatten)]
     pub steer: super::steer::SteerArgs,
+    /// Write the run as an ITF JSON trace.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Write the run as a self-contained HTML page (as `ioa view` draws it).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Print every step of random runs in the paper's log format.
+    #[arg(long)]
     pub log: bool,
+    /// Print only the summary (and the steps before a failure).
+    #[arg(long)]
     pub quiet: bool,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
 
