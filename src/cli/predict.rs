@@ -22,20 +22,9 @@ use std::process::ExitCode;
 /// Options of `ioa predict`.
 #[derive(clap::Args)]
 pub struct PredictArgs {
-    /// The .ioa model.
-    file: PathBuf,
-    /// The composite automaton (default: the only automaton).
-    #[arg(long)]
-    automaton: Option<String>,
-    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
-    #[arg(long = "param")]
-    params: Vec<String>,
-    /// A universe line (repeatable); see `ioa run --help`.
-    #[arg(long)]
-    universe: Vec<String>,
-    /// A universe file (default: MODEL.universe or default.universe beside the model).
-    #[arg(long)]
-    universe_file: Option<PathBuf>,
+    /// The model: file, automaton, parameters, universe.
+    #[command(flatten)]
+    model: super::model::ModelArgs,
     /// Predict from a state of this ITF trace (default: from the model's start state).
     #[arg(long, value_name = "TRACE")]
     from: Option<PathBuf>,
@@ -86,19 +75,19 @@ fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
 /// Runs `ioa predict`.
 pub fn run(args: PredictArgs) -> ExitCode {
     let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
+        &args.model.file,
+        args.model.universe_file.as_deref(),
+        &args.model.universe,
         None,
     ) {
         Ok(m) => m,
         Err((d, s)) => return model::fail(&d, &s, args.color),
     };
-    let automaton = match model::pick_automaton(&m.spec, args.automaton.as_deref(), None) {
+    let automaton = match model::pick_automaton(&m.spec, args.model.automaton.as_deref(), None) {
         Ok(a) => a,
         Err(e) => return usage(e),
     };
-    let params = match model::params(&m.spec, automaton, &args.params) {
+    let params = match model::params(&m.spec, automaton, &args.model.params) {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
@@ -196,8 +185,8 @@ pub fn run(args: PredictArgs) -> ExitCode {
             &machine,
             &r.trace,
             super::itf::TraceMeta {
-                model: &args.file,
-                params: &args.params,
+                model: &args.model.file,
+                params: &args.model.params,
                 universe: &m.universe_text,
                 choices: &r.choices,
                 extra: serde_json::json!({ "predict": { "from_step": snap.prefix.steps.len() } }),

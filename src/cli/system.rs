@@ -17,27 +17,14 @@ use ioa_lang::ast::ActionKind;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::AutomatonBody;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `ioa system`.
 #[derive(clap::Args)]
 pub struct SystemArgs {
-    /// The .ioa model.
-    file: PathBuf,
-    /// The composite automaton (default: the only automaton, or the only composite that is
-    /// not a component of another).
-    #[arg(long)]
-    automaton: Option<String>,
-    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
-    #[arg(long = "param")]
-    params: Vec<String>,
-    /// A universe line such as `Int = 0..7` (repeatable); see `ioa run --help`.
-    #[arg(long)]
-    universe: Vec<String>,
-    /// A universe file (default: MODEL.universe or default.universe beside the model).
-    #[arg(long)]
-    universe_file: Option<PathBuf>,
+    /// The model: file, automaton, parameters, universe.
+    #[command(flatten)]
+    model: super::model::ModelArgs,
     /// Also list every action instance some component takes part in, with its class and node.
     #[arg(long)]
     instances: bool,
@@ -62,9 +49,9 @@ fn fail(diags: &[Diagnostic], m: &Model, args: &SystemArgs) -> ExitCode {
 /// Runs `ioa system`.
 pub fn run(args: SystemArgs) -> ExitCode {
     let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
+        &args.model.file,
+        args.model.universe_file.as_deref(),
+        &args.model.universe,
         None,
     ) {
         Ok(m) => m,
@@ -73,7 +60,7 @@ pub fn run(args: SystemArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let automaton = match args.automaton.as_deref() {
+    let automaton = match args.model.automaton.as_deref() {
         Some(name) => model::pick_automaton(&m.spec, Some(name), None),
         None => only_composite(&m),
     };
@@ -81,7 +68,7 @@ pub fn run(args: SystemArgs) -> ExitCode {
         Ok(a) => a,
         Err(e) => return usage(e),
     };
-    let params = match model::params(&m.spec, automaton, &args.params) {
+    let params = match model::params(&m.spec, automaton, &args.model.params) {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
