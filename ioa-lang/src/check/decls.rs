@@ -316,7 +316,7 @@ impl Checker {
                             ast::ExprKind::Name(id)
                                 if !entry.params.iter().any(|p| {
                                     matches!(p, ast::SigParam::Formal(f) if f.name.name == id.name)
-                                }) =>
+                                }) && !params.iter().any(|p: &ActionParam| p.name == id.name) =>
                             {
                                 id.name.clone()
                             }
