@@ -3,7 +3,7 @@
 //! request write the runs for Daikon itself (`--daikon DIR`) or check the proposals on further
 //! random runs (`--validate RUNS`).
 
-use super::fs::OsFileSystem;
+use super::fs::Appended;
 use super::infer_filter::{self, Candidate, Exploring, Filtered, Origin, Status};
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
@@ -15,7 +15,6 @@ use daikon::{DeriveOptions, Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
 use ioa_lang::diagnostics::IntoDiagnostic;
-use ioa_lang::loader::FileSystem;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -492,10 +491,7 @@ fn check_on_runs(
     plan: &validate::Plan,
     color: ColorChoice,
 ) -> Result<Validation, ExitCode> {
-    let fs = Appended {
-        root: OsFileSystem.canonical(file),
-        text: declarations.to_string(),
-    };
+    let fs = Appended::new(file, declarations.to_string());
     let checked = ioa_lang::check_files(&[file.to_path_buf()], &fs);
     let Some(spec) = checked.spec else {
         print_stderr("error: the inferred invariants do not check when added to the model\n");
@@ -555,26 +551,6 @@ fn validation_text(v: &Validation) -> String {
     out
 }
 
-/// The real file system, with text appended to the model file.
-struct Appended {
-    root: PathBuf,
-    text: String,
-}
-
-impl FileSystem for Appended {
-    fn read(&self, path: &Path) -> Result<String, String> {
-        let mut text = OsFileSystem.read(path)?;
-        if self.canonical(path) == self.root {
-            text.push('\n');
-            text.push_str(&self.text);
-        }
-        Ok(text)
-    }
-
-    fn canonical(&self, path: &Path) -> PathBuf {
-        OsFileSystem.canonical(path)
-    }
-}
 
 /// `--derive sizes,intersections,null-arrays,keys` (or `all`, `none`).
 fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveOptions, String> {

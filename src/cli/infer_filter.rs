@@ -5,7 +5,7 @@
 //! refutes is not printed; a survivor is *verified on the small instance* when the exploration
 //! covered every reachable state, and *statistical only* otherwise.
 
-use super::fs::OsFileSystem;
+use super::fs::{Appended, OsFileSystem};
 use super::model::{self, Model};
 use interpreter::machine::Machine;
 use interpreter::universe::Universe;
@@ -83,26 +83,6 @@ pub struct Exploring {
     pub depth: Option<u32>,
 }
 
-/// The model file with candidate declarations appended.
-struct Appended {
-    root: PathBuf,
-    text: String,
-}
-
-impl FileSystem for Appended {
-    fn read(&self, path: &Path) -> Result<String, String> {
-        let mut text = OsFileSystem.read(path)?;
-        if self.canonical(path) == self.root {
-            text.push('\n');
-            text.push_str(&self.text);
-        }
-        Ok(text)
-    }
-
-    fn canonical(&self, path: &Path) -> PathBuf {
-        OsFileSystem.canonical(path)
-    }
-}
 
 /// Checks the model with `candidates` appended as declarations of automaton `a_name`, dropping
 /// (and counting) the ones whose line has an error; returns the spec.
@@ -120,10 +100,7 @@ fn check_candidates(
             starts.push(model_len + text.len());
             text.push_str(&format!("invariant {} of {a_name}: {}\n", c.name, c.text));
         }
-        let fs = Appended {
-            root: OsFileSystem.canonical(file),
-            text,
-        };
+        let fs = Appended::new(file, text);
         let checked = ioa_lang::check_files(&[file.to_path_buf()], &fs);
         if let Some(spec) = checked.spec {
             return Ok((spec, dropped));
