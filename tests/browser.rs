@@ -11,40 +11,22 @@
 //!   and only a generous bound (10 s) is asserted.
 //! - `ioa serve`: the page fires a given sequence of steps, the saved path replays.
 
+mod common;
 mod webdriver;
 
+use common::{ioa, itf, scratch, ROOT};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use webdriver::{Driver, Session};
-
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// One browser at a time: the machine is small.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// WebDriver's code for the arrow-down key.
 const ARROW_DOWN: &str = "\u{E015}";
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn ioa(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(ROOT)
-        .output()
-        .expect("start ioa");
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!err.contains("panicked"), "{err}");
-    (out.status.code().unwrap_or(-1), err)
-}
 
 /// The driver, or `None` after saying why the test is skipped.
 fn driver(test: &str) -> Option<Driver> {
@@ -60,10 +42,6 @@ fn driver(test: &str) -> Option<Driver> {
 
 fn url(path: &Path) -> String {
     format!("file://{}", path.display())
-}
-
-fn itf(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The variables that differ between states `k - 1` and `k` of an ITF trace.
@@ -100,9 +78,9 @@ fn planted_bug_chart_and_state_diffs() {
     let Some(d) = driver("planted_bug_chart_and_state_diffs") else {
         return;
     };
-    let trace = tmp("paxos_bug_pair.itf.json");
-    let page = tmp("paxos_bug_pair.html");
-    let (code, _) = ioa(&[
+    let trace = scratch("browser-tests", "paxos_bug_pair.itf.json");
+    let page = scratch("browser-tests", "paxos_bug_pair.html");
+    let (code, _, _) = ioa(&[
         "pair",
         "examples/paxos/paxos_planted_bug.ioa",
         "--schedule",
@@ -111,7 +89,7 @@ fn planted_bug_chart_and_state_diffs() {
         trace.to_str().unwrap(),
     ]);
     assert_eq!(code, 1, "the planted bug breaks the simulation");
-    let (code, err) = ioa(&[
+    let (code, _, err) = ioa(&[
         "view",
         trace.to_str().unwrap(),
         "-o",
@@ -177,8 +155,8 @@ fn the_page_loads_with_the_network_disabled() {
     let Some(d) = driver("the_page_loads_with_the_network_disabled") else {
         return;
     };
-    let trace = tmp("lcr_offline.itf.json");
-    let page = tmp("lcr_offline.html");
+    let trace = scratch("browser-tests", "lcr_offline.itf.json");
+    let page = scratch("browser-tests", "lcr_offline.html");
     ioa(&[
         "run",
         "examples/lcr/lcr.ioa",
@@ -216,9 +194,9 @@ fn a_ten_thousand_step_page_opens_quickly() {
     let Some(d) = driver("a_ten_thousand_step_page_opens_quickly") else {
         return;
     };
-    let trace = tmp("ping_10k.itf.json");
-    let page = tmp("ping_10k.html");
-    let (code, err) = ioa(&[
+    let trace = scratch("browser-tests", "ping_10k.itf.json");
+    let page = scratch("browser-tests", "ping_10k.html");
+    let (code, _, err) = ioa(&[
         "run",
         "tests/data/view/lossy_ping.ioa",
         "--automaton",
@@ -236,7 +214,7 @@ fn a_ten_thousand_step_page_opens_quickly() {
         trace.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    let (code, err) = ioa(&[
+    let (code, _, err) = ioa(&[
         "view",
         trace.to_str().unwrap(),
         "-o",
@@ -339,9 +317,9 @@ fn the_explorer_fires_steps_and_saves_a_path_that_replays() {
             "const done = arguments[arguments.length - 1];\
              fetch(document.getElementById('save').href).then(r => r.text()).then(done);",
         );
-        let file = tmp("explorer_path.itf.json");
+        let file = scratch("browser-tests", "explorer_path.itf.json");
         std::fs::write(&file, saved.as_str().unwrap()).unwrap();
-        let (code, err) = ioa(&["replay", file.to_str().unwrap()]);
+        let (code, _, err) = ioa(&["replay", file.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
             err,

@@ -14,30 +14,10 @@
 //! - Every trace either search writes is accepted by `ioa replay`, and a seed gives the same
 //!   report twice.
 
+mod common;
+
+use common::ioa;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// The package root; the binary runs here, so paths in its output are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn ioa(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("ioa runs");
-    let code = out.status.code().unwrap_or(-1);
-    let stdout = String::from_utf8_lossy(&out.stdout).replace(ROOT, "$ROOT");
-    let stderr = String::from_utf8_lossy(&out.stderr).replace(ROOT, "$ROOT");
-    assert!(
-        !stderr.contains("panicked") && code != 101,
-        "ioa panicked:\n{stderr}"
-    );
-    (code, stdout, stderr)
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("liveness-tests");

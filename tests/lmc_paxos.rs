@@ -4,28 +4,9 @@
 //! exploration of the one-proposal configuration takes about half a minute of CPU in a debug
 //! build, so it is an ignored test that pins its state count.
 
-use std::process::Command;
+mod common;
 
-/// The package root; the binary runs here, so paths in its output are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// Runs `ioa ARGS…` in the package root: exit code and both outputs, labelled.
-fn ioa(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("start ioa");
-    let code = out.status.code().unwrap_or(-1);
-    let text = format!(
-        "exit code: {code}\n--- stdout\n{}--- stderr\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (code, text)
-}
+use common::{ioa, labelled, ROOT};
 
 /// Every case of the data file: the exit code it names, and its output as snapshotted.
 #[test]
@@ -44,7 +25,8 @@ fn lmc_paxos_cases() {
         };
         let expected: i32 = code.parse().expect("exit code");
         let args: Vec<&str> = args.split_whitespace().collect();
-        let (code, text) = ioa(&args);
+        let (code, out, err) = ioa(&args);
+        let text = labelled(code, &out, &err);
         assert_eq!(code, expected, "{name}: {text}");
         insta::assert_snapshot!(name, text);
         ran += 1;
@@ -59,7 +41,7 @@ fn lmc_paxos_cases() {
 #[test]
 #[ignore]
 fn one_proposal_space_is_verified() {
-    let (code, text) = ioa(&[
+    let (code, out, err) = ioa(&[
         "explore",
         "examples/lmc_paxos/lmc_paxos.ioa",
         "--automaton",
@@ -68,6 +50,7 @@ fn one_proposal_space_is_verified() {
         "proposers=1",
         "--quiet",
     ]);
+    let text = labelled(code, &out, &err);
     assert_eq!(code, 0, "{text}");
     assert!(
         text.contains("verified: the invariant holds in all 9,179 reachable states (147,017 generated, depth 28, no deadlock)"),

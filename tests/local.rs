@@ -4,28 +4,10 @@
 //! global explorer does, and every run it reports is accepted by `ioa replay` up to the same
 //! kind of violation (its soundness).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn ioa(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("ioa runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("local-tests");
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir.join(name)
-}
+use common::{ioa, scratch};
+use std::path::Path;
 
 /// The models and the invariants to check (empty: all of them).
 const CASES: &[(&str, &[&str])] = &[
@@ -53,11 +35,14 @@ fn local_and_global_agree_and_local_runs_replay() {
             global.extend(&common);
             global.push("--quiet");
             let (g_code, _, g_err) = ioa(&global);
-            let trace = scratch(&format!(
-                "{}-{n}-{}.json",
-                Path::new(model).file_stem().unwrap().to_string_lossy(),
-                invariants.len()
-            ));
+            let trace = scratch(
+                "local-tests",
+                &format!(
+                    "{}-{n}-{}.json",
+                    Path::new(model).file_stem().unwrap().to_string_lossy(),
+                    invariants.len()
+                ),
+            );
             let trace_arg = trace.display().to_string();
             let mut local = global.clone();
             local.extend(["--local", "--trace", &trace_arg]);

@@ -3,30 +3,9 @@
 //! one lifeline per node and one arrow per delivered message (the Paxos planted bug); bad input
 //! is a clear error. The page in a real browser is `tests/browser.rs`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("view-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-/// Runs `ioa ARGS…` in the package root; returns exit code and standard error.
-fn ioa(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("start ioa");
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!stderr.contains("panicked"), "ioa panicked:\n{stderr}");
-    (out.status.code().unwrap_or(-1), stderr)
-}
+use common::{actions, ioa, scratch, ROOT};
 
 /// The JSON the page embeds for its script.
 fn page_data(html: &str) -> serde_json::Value {
@@ -35,22 +14,12 @@ fn page_data(html: &str) -> serde_json::Value {
     serde_json::from_str(&html[start..end].replace("<\\/", "</")).unwrap()
 }
 
-/// The action names of an ITF trace's steps.
-fn actions(trace: &Path) -> Vec<String> {
-    let j: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
-    j["states"].as_array().unwrap()[1..]
-        .iter()
-        .map(|s| s["#meta"]["action"]["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn lcr_ring_chart() {
-    let trace = tmp("lcr_ring.itf.json");
-    let svg = tmp("lcr_ring.svg");
+    let trace = scratch("view-tests", "lcr_ring.itf.json");
+    let svg = scratch("view-tests", "lcr_ring.svg");
     let t = trace.to_str().unwrap();
-    let (code, _) = ioa(&[
+    let (code, _, _) = ioa(&[
         "run",
         "examples/lcr/lcr.ioa",
         "--schedule",
@@ -61,7 +30,7 @@ fn lcr_ring_chart() {
         t,
     ]);
     assert_eq!(code, 0);
-    let (code, err) = ioa(&["view", t, "--svg", svg.to_str().unwrap()]);
+    let (code, _, err) = ioa(&["view", t, "--svg", svg.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     // 3 processes; the 5 receives of the schedule are the 5 arrows.
     assert!(
@@ -73,10 +42,10 @@ fn lcr_ring_chart() {
 
 #[test]
 fn paxos_planted_bug_page_has_a_lifeline_per_node_and_an_arrow_per_delivery() {
-    let trace = tmp("paxos_bug.itf.json");
-    let page = tmp("paxos_bug.html");
+    let trace = scratch("view-tests", "paxos_bug.itf.json");
+    let page = scratch("view-tests", "paxos_bug.html");
     let t = trace.to_str().unwrap();
-    let (code, _) = ioa(&[
+    let (code, _, _) = ioa(&[
         "run",
         "examples/paxos/paxos_planted_bug.ioa",
         "--schedule",
@@ -85,7 +54,7 @@ fn paxos_planted_bug_page_has_a_lifeline_per_node_and_an_arrow_per_delivery() {
         t,
     ]);
     assert_eq!(code, 1, "the schedule breaks ChosenAgreement");
-    let (code, err) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
+    let (code, _, err) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let html = std::fs::read_to_string(&page).unwrap();
     let data = page_data(&html);
@@ -122,14 +91,14 @@ fn paxos_planted_bug_page_has_a_lifeline_per_node_and_an_arrow_per_delivery() {
 
 #[test]
 fn bad_traces_are_clear_errors() {
-    let (code, err) = ioa(&["view", "tests/data/view/not_json.json"]);
+    let (code, _, err) = ioa(&["view", "tests/data/view/not_json.json"]);
     assert_eq!(code, 1);
     assert!(err.contains("is not JSON"), "{err}");
-    let (code, err) = ioa(&["view", "tests/data/view/missing.json"]);
+    let (code, _, err) = ioa(&["view", "tests/data/view/missing.json"]);
     assert_eq!(code, 1);
     assert!(err.contains("cannot read"), "{err}");
     // A trace of LCR read against the Paxos model.
-    let trace = tmp("lcr_for_other_model.itf.json");
+    let trace = scratch("view-tests", "lcr_for_other_model.itf.json");
     let t = trace.to_str().unwrap();
     ioa(&[
         "run",
@@ -141,7 +110,7 @@ fn bad_traces_are_clear_errors() {
         "--trace",
         t,
     ]);
-    let (code, err) = ioa(&["view", t, "--model", "examples/paxos/paxos.ioa"]);
+    let (code, _, err) = ioa(&["view", t, "--model", "examples/paxos/paxos.ioa"]);
     assert_eq!(code, 1);
     assert!(err.starts_with("error:"), "{err}");
 }
@@ -149,7 +118,7 @@ fn bad_traces_are_clear_errors() {
 #[test]
 fn failures_point_to_pictures() {
     // `ioa run` and `ioa pair` name the command that shows the trace they wrote.
-    let trace = tmp("hint_run.itf.json");
+    let trace = scratch("view-tests", "hint_run.itf.json");
     let t = trace.to_str().unwrap();
     let args = [
         "examples/paxos/paxos_planted_bug.ioa",
@@ -158,15 +127,17 @@ fn failures_point_to_pictures() {
         "--trace",
         t,
     ];
-    let (code, err) = ioa(&[&["run"][..], &args].concat());
+    // (`ioa` prints the package root as `$ROOT`.)
+    let hint = format!("view it: ioa view {}\n", t.replace(ROOT, "$ROOT"));
+    let (code, _, err) = ioa(&[&["run"][..], &args].concat());
     assert_eq!(code, 1);
-    assert!(err.ends_with(&format!("view it: ioa view {t}\n")), "{err}");
-    let (code, err) = ioa(&[&["pair"][..], &args].concat());
+    assert!(err.ends_with(&hint), "{err}");
+    let (code, _, err) = ioa(&[&["pair"][..], &args].concat());
     assert_eq!(code, 1);
-    assert!(err.ends_with(&format!("view it: ioa view {t}\n")), "{err}");
+    assert!(err.ends_with(&hint), "{err}");
     // The pair trace records its failing step, which the page highlights.
-    let page = tmp("hint_pair.html");
-    let (code, _) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
+    let page = scratch("view-tests", "hint_pair.html");
+    let (code, _, _) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
     assert_eq!(code, 0);
     let data = page_data(&std::fs::read_to_string(&page).unwrap());
     assert_eq!(data["highlight"]["step"], 30);
@@ -176,8 +147,8 @@ fn failures_point_to_pictures() {
         .contains("assignVal([1], [2])"));
 
     // `ioa explore --html` writes the counterexample's page directly.
-    let page = tmp("explore.html");
-    let (code, err) = ioa(&[
+    let page = scratch("view-tests", "explore.html");
+    let (code, _, err) = ioa(&[
         "explore",
         "tests/data/local/lcr_smaller_elects.ioa",
         "--automaton",
@@ -192,8 +163,8 @@ fn failures_point_to_pictures() {
     let data = page_data(&std::fs::read_to_string(&page).unwrap());
     assert_eq!(data["steps"].as_array().unwrap().len(), 3);
     // `ioa run --html` on a passing run: the page, no hint.
-    let page = tmp("lcr_pass.html");
-    let (code, err) = ioa(&[
+    let page = scratch("view-tests", "lcr_pass.html");
+    let (code, _, err) = ioa(&[
         "run",
         "examples/lcr/lcr.ioa",
         "--schedule",
@@ -213,10 +184,10 @@ fn failures_point_to_pictures() {
 #[test]
 fn a_primitive_automaton_gets_lifelines_from_its_first_parameter_type() {
     // Global1 is primitive: most actions take a `Node` first (init, fail, vote, decide).
-    let trace = tmp("global1_normal.itf.json");
-    let page = tmp("global1_normal.html");
+    let trace = scratch("view-tests", "global1_normal.itf.json");
+    let page = scratch("view-tests", "global1_normal.html");
     let t = trace.to_str().unwrap();
-    let (code, _) = ioa(&[
+    let (code, _, _) = ioa(&[
         "run",
         "examples/consensus/global1_schedules.ioa",
         "--schedule",
@@ -225,7 +196,7 @@ fn a_primitive_automaton_gets_lifelines_from_its_first_parameter_type() {
         t,
     ]);
     assert_eq!(code, 0);
-    let (code, err) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
+    let (code, _, err) = ioa(&["view", t, "-o", page.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("13 step(s), 3 lifeline(s), 0 message arrow(s)"),
@@ -256,7 +227,7 @@ fn a_primitive_automaton_gets_lifelines_from_its_first_parameter_type() {
 #[test]
 fn a_recorded_critical_step_is_marked() {
     // What a liveness explorer records: `#meta.critical`. Added here to an LCR run.
-    let trace = tmp("lcr_critical.itf.json");
+    let trace = scratch("view-tests", "lcr_critical.itf.json");
     let t = trace.to_str().unwrap();
     ioa(&[
         "run",
@@ -273,8 +244,8 @@ fn a_recorded_critical_step_is_marked() {
     j["#meta"]["critical"] =
         serde_json::json!({ "step": 7, "message": "from here no process can be elected" });
     std::fs::write(&trace, j.to_string()).unwrap();
-    let svg = tmp("lcr_critical.svg");
-    let (code, err) = ioa(&["view", t, "--svg", svg.to_str().unwrap()]);
+    let svg = scratch("view-tests", "lcr_critical.svg");
+    let (code, _, err) = ioa(&["view", t, "--svg", svg.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(
@@ -285,7 +256,7 @@ fn a_recorded_critical_step_is_marked() {
         svg.contains("<text id=\"s7\" class=\"lbl l0 crit\""),
         "{svg}"
     );
-    let page = tmp("lcr_critical.html");
+    let page = scratch("view-tests", "lcr_critical.html");
     ioa(&["view", t, "-o", page.to_str().unwrap()]);
     let data = page_data(&std::fs::read_to_string(&page).unwrap());
     assert_eq!(data["critical"]["step"], 7);

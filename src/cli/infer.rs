@@ -551,7 +551,6 @@ fn validation_text(v: &Validation) -> String {
     out
 }
 
-
 /// `--derive sizes,intersections,null-arrays,keys` (or `all`, `none`).
 fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveOptions, String> {
     let mut d = match text {

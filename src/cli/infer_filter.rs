@@ -83,7 +83,6 @@ pub struct Exploring {
     pub depth: Option<u32>,
 }
 
-
 /// Checks the model with `candidates` appended as declarations of automaton `a_name`, dropping
 /// (and counting) the ones whose line has an error; returns the spec.
 fn check_candidates(

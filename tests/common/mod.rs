@@ -1,0 +1,57 @@
+//! What the end-to-end tests share: running the `ioa` binary in the package root (no colour,
+//! no backtraces, a panic fails the test), scratch files under Cargo's target temporary
+//! directory, and reading the ITF traces the commands write.
+
+#![allow(dead_code)] // each test binary uses its own part of this module
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The package root; the binary runs here, so paths in its output are relative.
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Runs `ioa ARGS… --color never` in the package root: exit code, standard output and standard
+/// error, with the package root written `$ROOT`. Fails the test if `ioa` panicked.
+pub fn ioa(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("start ioa");
+    let code = out.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&out.stdout).replace(ROOT, "$ROOT");
+    let stderr = String::from_utf8_lossy(&out.stderr).replace(ROOT, "$ROOT");
+    assert!(
+        !stderr.contains("panicked") && code != 101,
+        "ioa panicked:\n{stderr}"
+    );
+    (code, stdout, stderr)
+}
+
+/// Exit code and both outputs in one labelled text, for snapshots.
+pub fn labelled(code: i32, stdout: &str, stderr: &str) -> String {
+    format!("exit code: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}")
+}
+
+/// A scratch file `name` in the directory `group` of Cargo's target temporary directory.
+pub fn scratch(group: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(group);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir.join(name)
+}
+
+/// An ITF trace file, parsed.
+pub fn itf(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read trace")).expect("ITF JSON")
+}
+
+/// The action names of an ITF trace's steps.
+pub fn actions(trace: &Path) -> Vec<String> {
+    itf(trace)["states"].as_array().expect("states")[1..]
+        .iter()
+        .map(|s| s["#meta"]["action"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
