@@ -15,6 +15,9 @@
 //! Snapshots hold no machine-specific text: paths are relative to the package root, temporary
 //! files are shown as `$TMP/…`, and colour is off.
 
+mod common;
+
+use common::Case;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -560,65 +563,19 @@ fn lcr_without_an_int_universe_is_unbounded() {
 // Bad input, one data file per case
 // ---------------------------------------------------------------------------------------------
 
-/// One `tests/data/run/cases/*.case` file.
-struct Case {
-    exit: i32,
-    code: Option<String>,
-    args: Vec<String>,
-    text: String,
-}
-
-fn read_case(path: &Path) -> Case {
-    let text = std::fs::read_to_string(path).expect("read case");
-    let first = text.lines().next().unwrap_or("");
-    let expect = first.strip_prefix("% expect: exit ").unwrap_or_else(|| {
-        panic!(
-            "{}: first line must be `% expect: exit N[, CODE]`",
-            path.display()
-        )
-    });
-    let (exit, code) = match expect.split_once(',') {
-        Some((e, c)) => (e.trim(), Some(c.trim().to_string())),
-        None => (expect.trim(), None),
-    };
-    let args = text
-        .lines()
-        .filter(|l| !l.starts_with('%') && !l.is_empty())
-        .map(String::from)
-        .collect();
-    Case {
-        exit: exit.parse().expect("exit code"),
-        code,
-        args,
-        text,
-    }
-}
-
 /// Every case exits with its expected code, without panicking, with its diagnostic code first
 /// (when it names one), a location when the problem has one in a file, and its output recorded.
 #[test]
 fn bad_input_is_reported() {
     insta::glob!("data/run/cases/*.case", |path| {
-        let case = read_case(path);
+        let case = Case::read(path);
         let mut args = case.args.clone();
         if args[0] == "run" || args[0] == "replay" {
             args.extend(["--color".to_string(), "never".to_string()]);
         }
         let o = ioa(&args);
         assert_eq!(o.code, case.exit, "{}:\n{}", path.display(), o.both());
-        let first_error = o
-            .stderr
-            .lines()
-            .find(|l| l.starts_with("error"))
-            .unwrap_or_else(|| panic!("{}: no error line:\n{}", path.display(), o.both()));
-        if let Some(code) = &case.code {
-            assert!(
-                first_error.starts_with(&format!("error[{code}]")),
-                "{}: expected {code} first:\n{}",
-                path.display(),
-                o.both()
-            );
-        }
+        case.assert_first_error(path, &o.stderr);
         insta::with_settings!({ description => case.text.trim_end(), omit_expression => true }, {
             insta::assert_snapshot!(o.both());
         });

@@ -1,6 +1,7 @@
 //! What the end-to-end tests share: running the `ioa` binary in the package root (no colour,
 //! no backtraces, a panic fails the test), scratch files under Cargo's target temporary
-//! directory, and reading the ITF traces the commands write.
+//! directory, reading the ITF traces the commands write, and the `.case` files of the
+//! data-driven command-line tests.
 
 #![allow(dead_code)] // each test binary uses its own part of this module
 
@@ -54,4 +55,62 @@ pub fn actions(trace: &Path) -> Vec<String> {
         .iter()
         .map(|s| s["#meta"]["action"]["name"].as_str().unwrap().to_string())
         .collect()
+}
+
+/// One case file of the data-driven command-line tests (`tests/data/*/cases/*.case`): its first
+/// line is `% expect: exit N[, CODE]`, then `%` comments and the arguments of `ioa`, one per line.
+pub struct Case {
+    /// The expected exit code.
+    pub exit: i32,
+    /// The diagnostic code expected on the first error line, if the case names one.
+    pub code: Option<String>,
+    /// The arguments of `ioa`.
+    pub args: Vec<String>,
+    /// The whole file, shown as the snapshot's description.
+    pub text: String,
+}
+
+impl Case {
+    /// Reads and parses a case file.
+    pub fn read(path: &Path) -> Case {
+        let text = std::fs::read_to_string(path).expect("read case");
+        let first = text.lines().next().unwrap_or("");
+        let expect = first.strip_prefix("% expect: exit ").unwrap_or_else(|| {
+            panic!(
+                "{}: first line must be `% expect: exit N[, CODE]`",
+                path.display()
+            )
+        });
+        let (exit, code) = match expect.split_once(',') {
+            Some((e, c)) => (e.trim(), Some(c.trim().to_string())),
+            None => (expect.trim(), None),
+        };
+        let args = text
+            .lines()
+            .filter(|l| !l.starts_with('%') && !l.is_empty())
+            .map(String::from)
+            .collect();
+        Case {
+            exit: exit.parse().expect("exit code"),
+            code,
+            args,
+            text,
+        }
+    }
+
+    /// Checks that `output` has an error line and, when the case names a diagnostic code, that
+    /// the first error line carries it.
+    pub fn assert_first_error(&self, path: &Path, output: &str) {
+        let first_error = output
+            .lines()
+            .find(|l| l.starts_with("error"))
+            .unwrap_or_else(|| panic!("{}: no error line:\n{output}", path.display()));
+        if let Some(code) = &self.code {
+            assert!(
+                first_error.starts_with(&format!("error[{code}]")),
+                "{}: expected {code} first:\n{output}",
+                path.display()
+            );
+        }
+    }
 }
