@@ -167,7 +167,6 @@ impl<'m, 's> MachineModel<'m, 's> {
         })
     }
 
-    /// The machine.
     /// The same model evaluating every instance's precondition, without skipping instances
     /// excluded by a parameter guard (for tests that compare the two).
     pub fn without_param_guards(mut self) -> Self {
@@ -175,6 +174,7 @@ impl<'m, 's> MachineModel<'m, 's> {
         self
     }
 
+    /// The machine.
     pub fn machine(&self) -> &'m Machine<'s> {
         self.machine
     }

@@ -9,7 +9,8 @@
 
 use super::explore::{count, thousands, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::liveness_common::{
-    error_diagnostic, find_property, log_lines, replay, shape, state_diff, write_itf,
+    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
+    write_itf,
 };
 use super::model::Model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
@@ -143,6 +144,20 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         Ok(x) => x,
         Err(d) => return fail(m, d, args),
     };
+    // Where everything stopped short of the goal: did a finite carrier run out?
+    let stopped_state = match report.dead.as_ref().and_then(|d| d.stopped.as_ref()) {
+        Some(path) => match replay(&model, path) {
+            Ok(r) => r.trace.states.last().cloned(),
+            Err(d) => return fail(m, d, args),
+        },
+        None => match (&report.violation, &lasso) {
+            (Some(v), Some(r)) if v.ending == Ending::Stops => r.trace.states.last().cloned(),
+            _ => None,
+        },
+    };
+    let exhausted = stopped_state
+        .map(|s| exhausted_notes(&model, &s))
+        .unwrap_or_default();
     if let (Some(d), Some(r)) = (&report.dead, &dead) {
         if let Some(file) = &args.liveness.dead_trace {
             let meta = serde_json::json!({
@@ -194,6 +209,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
                 Ending::Stops => None,
             }),
             "excluded_by_fairness": report.excluded.components,
+            "exhausted": exhausted,
             "seconds": graph.elapsed.as_secs_f64(),
         });
         print_stdout(&serde_json::to_string_pretty(&json).expect("plain data"));
@@ -272,6 +288,9 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
                 print_stdout(log_lines(machine, &r.trace, 1, steps).trim_end());
             }
         }
+    }
+    for note in &exhausted {
+        print_stdout(&format!("in the state where it stops, {note}"));
     }
     print_stderr(&format!(
         "violated: {name} fails {fairness_words} ({} explored{excluded})\n",

@@ -12,7 +12,8 @@
 
 use super::explore::{count, parse_duration, thousands, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::liveness_common::{
-    error_diagnostic, find_property, log_lines, replay, shape, state_diff, write_itf,
+    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
+    write_itf,
 };
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
@@ -246,6 +247,11 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
             "… {} more (see the trace)",
             count((steps - shown) as u64, "step")
         ));
+    }
+    if let Some(last) = dead_run.trace.states.last() {
+        for note in exhausted_notes(&model, last) {
+            print_stdout(&format!("in the walk's last state, {note}"));
+        }
     }
     let (code, verdict) = match &dead.critical {
         Critical::Found { step, .. } => {

@@ -1,13 +1,16 @@
 //! What `ioa explore --liveness` and `ioa liveness` share: finding the property, turning a
 //! search's path into a trace the interpreter re-executed, printing paths, critical
-//! transitions and state differences, and writing paths as ITF traces `ioa replay` accepts.
+//! transitions and state differences, saying when a finite universe ran out, and writing paths
+//! as ITF traces `ioa replay` accepts.
 
 use super::explore::machine_error;
 use super::model::Model;
+use checker::liveness::exhausted::exhausted;
 use checker::liveness::LivenessError;
 use checker::model::{MachineModel, MachineStep};
 use interpreter::machine::Machine;
 use interpreter::trace::Trace;
+use interpreter::universe::type_text;
 use interpreter::value::Printer;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::{AutomatonId, Liveness};
@@ -149,4 +152,30 @@ pub fn write_itf(
             extra: critical_meta(liveness),
         },
     )
+}
+
+/// What [`exhausted`] finds in `state`, as sentences: for each action that has stopped only
+/// because a carrier ran out, the instance that a value outside the universe would enable.
+pub fn exhausted_notes(model: &MachineModel, state: &[interpreter::value::Value]) -> Vec<String> {
+    let machine = model.machine();
+    let printer = Printer::new(machine.spec);
+    exhausted(model, state)
+        .into_iter()
+        .map(|x| {
+            let a = &machine.actions[x.action];
+            let args: Vec<String> = x.args.iter().map(|v| printer.show(v)).collect();
+            format!(
+                "no instance of `{}` is enabled, but {}({}) would be, with {} = {} outside the \
+                 universe's {} values of {}: the finite universe may be what blocks progress \
+                 (enlarge it to tell)",
+                a.name,
+                a.name,
+                args.join(", "),
+                a.param_names[x.param],
+                printer.show(&x.fresh),
+                x.carrier_size,
+                type_text(machine.spec, &a.param_types[x.param]),
+            )
+        })
+        .collect()
 }

@@ -43,6 +43,10 @@ pub struct Dead {
     pub obligation_at: usize,
     /// How many region states are dead.
     pub count: u64,
+    /// A path to the nearest dead state where everything has stopped (no step leads out of
+    /// it), if one was explored: where a finite universe that ran out shows
+    /// ([`super::exhausted`]).
+    pub stopped: Option<Path>,
 }
 
 /// How a violating execution ends.
@@ -192,6 +196,9 @@ pub fn check(graph: &LivenessGraph, tasks: &Tasks, fairness: bool) -> ExactRepor
     };
 
     let dead_count = order.iter().filter(|&&s| !live[s as usize]).count() as u64;
+    let stopped = |s: StateId| {
+        graph.expanded[s as usize] && graph.edges[s as usize].iter().all(|e| e.to == s)
+    };
     let dead = order.iter().find(|&&s| !live[s as usize]).map(|&s| {
         let (path, ids, obligation_at) = path_to(s);
         let first_dead = ids.iter().position(|&i| !live[i as usize]).unwrap_or(0);
@@ -200,6 +207,10 @@ pub fn check(graph: &LivenessGraph, tasks: &Tasks, fairness: bool) -> ExactRepor
             critical: (first_dead > 0).then_some(first_dead),
             obligation_at,
             count: dead_count,
+            stopped: order
+                .iter()
+                .find(|&&t| !live[t as usize] && stopped(t))
+                .map(|&t| path_to(t).0),
         }
     });
 

@@ -7,6 +7,7 @@
 //! - [`exact`]: on a fully explored graph, the *dead states* (no goal state reachable) with the
 //!   shortest path to one and its critical transition, and the fair-cycle check under task
 //!   fairness (weak fairness per task, SCC-based) answered with a lasso.
+//! - [`exhausted`]: whether a stopped state stopped only because a finite carrier ran out.
 //! - [`macemc`]: bounded breadth-first search, random walks from its last level, and
 //!   FindCriticalTransition (Alg. 2) on a walk that never reaches the goal.
 //!
@@ -15,6 +16,7 @@
 //! optimisations, never a second semantics.
 
 pub mod exact;
+pub mod exhausted;
 pub mod graph;
 pub mod macemc;
 pub mod tasks;
