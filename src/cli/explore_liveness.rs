@@ -276,21 +276,27 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
                 ));
             }
             Ending::Stops => {
-                print_stdout(&format!(
-                    "execution never reaching the goal {fairness_words} ({}), then stops: {}",
-                    count(steps as u64, "step"),
-                    if fairness {
-                        "no task is enabled"
-                    } else {
-                        "no action is enabled"
-                    }
-                ));
-                print_stdout(log_lines(machine, &r.trace, 1, steps).trim_end());
+                let why = if fairness {
+                    "no task is enabled"
+                } else {
+                    "no action is enabled"
+                };
+                if steps == 0 {
+                    print_stdout(&format!(
+                        "execution never reaching the goal {fairness_words}: it stops in a start state ({why}; only the environment could move it)"
+                    ));
+                } else {
+                    print_stdout(&format!(
+                        "execution never reaching the goal {fairness_words} ({}), then stops: {why}",
+                        count(steps as u64, "step"),
+                    ));
+                    print_stdout(log_lines(machine, &r.trace, 1, steps).trim_end());
+                }
             }
         }
     }
     for note in &exhausted {
-        print_stdout(&format!("in the state where it stops, {note}"));
+        print_stdout(&format!("where the system stops short of the goal, {note}"));
     }
     print_stderr(&format!(
         "violated: {name} fails {fairness_words} ({} explored{excluded})\n",

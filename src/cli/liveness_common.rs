@@ -166,15 +166,15 @@ pub fn exhausted_notes(model: &MachineModel, state: &[interpreter::value::Value]
             let args: Vec<String> = x.args.iter().map(|v| printer.show(v)).collect();
             format!(
                 "no instance of `{}` is enabled, but {}({}) would be, with {} = {} outside the \
-                 universe's {} values of {}: the finite universe may be what blocks progress \
-                 (enlarge it to tell)",
+                 universe's {} ({}): the finite universe may be what blocks progress (enlarge \
+                 it to tell)",
                 a.name,
                 a.name,
                 args.join(", "),
                 a.param_names[x.param],
                 printer.show(&x.fresh),
-                x.carrier_size,
                 type_text(machine.spec, &a.param_types[x.param]),
+                super::explore::count(x.carrier_size as u64, "value"),
             )
         })
         .collect()

@@ -43,8 +43,8 @@ pub struct Dead {
     pub obligation_at: usize,
     /// How many region states are dead.
     pub count: u64,
-    /// A path to the nearest dead state where everything has stopped (no step leads out of
-    /// it), if one was explored: where a finite universe that ran out shows
+    /// A path to the nearest dead state where the system has stopped (no step of a task leads
+    /// out of it; environment inputs may), if one was explored: where a finite universe that ran out shows
     /// ([`super::exhausted`]).
     pub stopped: Option<Path>,
 }
@@ -196,8 +196,13 @@ pub fn check(graph: &LivenessGraph, tasks: &Tasks, fairness: bool) -> ExactRepor
     };
 
     let dead_count = order.iter().filter(|&&s| !live[s as usize]).count() as u64;
+    // Stopped: no step of the system's own (a task's) leads anywhere else; only the
+    // environment's inputs may still change the state.
     let stopped = |s: StateId| {
-        graph.expanded[s as usize] && graph.edges[s as usize].iter().all(|e| e.to == s)
+        graph.expanded[s as usize]
+            && graph.edges[s as usize]
+                .iter()
+                .all(|e| e.to == s || tasks.of_instance[e.step.instance as usize].is_none())
     };
     let dead = order.iter().find(|&&s| !live[s as usize]).map(|&s| {
         let (path, ids, obligation_at) = path_to(s);

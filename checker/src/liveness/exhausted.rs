@@ -33,24 +33,36 @@ pub struct Exhausted {
     pub carrier_size: usize,
 }
 
-/// The next value after a carrier of integers or one-integer tuples (`[0]..[8]` gives `[9]`);
-/// `None` for any other carrier.
-pub fn fresh_value(carrier: &[Value]) -> Option<Value> {
-    let ints: Option<Vec<i64>> = carrier.iter().map(|v| v.as_int()).collect();
-    if let Some(ints) = ints {
-        return Some(Value::Int(
-            ints.into_iter().max().unwrap_or(-1).checked_add(1)?,
-        ));
-    }
-    let inner: Option<Vec<i64>> = carrier
-        .iter()
-        .map(|v| match v {
-            Value::Tuple(fields) if fields.len() == 1 => fields[0].as_int(),
-            _ => None,
+/// How many values past a carrier's end are tried: ids are often dealt round robin (ballot `b`
+/// belongs to node `b mod n`), so the next value a given node may use can be a few steps away.
+pub const FRESH_VALUES: i64 = 8;
+
+/// The values just after a carrier of integers or one-integer tuples (`[0]..[8]` gives `[9]`,
+/// `[10]`, …, [`FRESH_VALUES`] of them); none for any other carrier.
+pub fn fresh_values(carrier: &[Value]) -> Vec<Value> {
+    let one_int = |v: &Value| match v {
+        Value::Tuple(fields) if fields.len() == 1 => fields[0].as_int(),
+        _ => None,
+    };
+    let ints: Option<Vec<i64>> = carrier.iter().map(Value::as_int).collect();
+    let (max, tuples) = match ints {
+        Some(ints) => (ints.into_iter().max(), false),
+        None => match carrier.iter().map(one_int).collect::<Option<Vec<i64>>>() {
+            Some(inner) => (inner.into_iter().max(), true),
+            None => return Vec::new(),
+        },
+    };
+    let start = max.unwrap_or(-1);
+    (1..=FRESH_VALUES)
+        .filter_map(|k| start.checked_add(k))
+        .map(|k| {
+            if tuples {
+                Value::Tuple(vec![Value::Int(k)].into())
+            } else {
+                Value::Int(k)
+            }
         })
-        .collect();
-    let next = inner?.into_iter().max().unwrap_or(-1).checked_add(1)?;
-    Some(Value::Tuple(vec![Value::Int(next)].into()))
+        .collect()
 }
 
 /// The actions that have no enabled instance in `state` but would have one if a parameter
@@ -87,15 +99,19 @@ pub fn exhausted(model: &MachineModel, state: &[Value]) -> Vec<Exhausted> {
                 return None;
             }
             let carrier = machine.carrier(ty, Default::default()).ok()?;
-            let fresh = fresh_value(&carrier)?;
-            // Every instance of the action with the parameter replaced; each distinct
-            // argument list once.
+            // Every instance of the action with the parameter replaced by each value past the
+            // carrier, nearest first; each distinct argument list once.
             let mut tried = BTreeSet::new();
-            model
+            let instances: Vec<_> = model
                 .instances()
                 .iter()
                 .filter(|inst| inst.action == action)
-                .find_map(|inst| {
+                .collect();
+            let candidates = fresh_values(&carrier);
+            candidates
+                .iter()
+                .flat_map(|fresh| instances.iter().map(move |inst| (fresh, inst)))
+                .find_map(|(fresh, inst)| {
                     let mut args = inst.args.clone();
                     args[param] = fresh.clone();
                     if !tried.insert(format!("{args:?}"))
@@ -123,17 +139,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_next_value_follows_integers_and_one_integer_tuples() {
+    fn the_next_values_follow_integers_and_one_integer_tuples() {
         let ints: Vec<Value> = (0..3).map(Value::Int).collect();
-        assert_eq!(fresh_value(&ints), Some(Value::Int(3)));
+        assert_eq!(fresh_values(&ints)[..2], [Value::Int(3), Value::Int(4)]);
+        assert_eq!(fresh_values(&ints).len(), FRESH_VALUES as usize);
         let ids: Vec<Value> = (0..9)
             .map(|k| Value::Tuple(vec![Value::Int(k)].into()))
             .collect();
         assert_eq!(
-            fresh_value(&ids),
-            Some(Value::Tuple(vec![Value::Int(9)].into()))
+            fresh_values(&ids)[0],
+            Value::Tuple(vec![Value::Int(9)].into())
         );
-        assert_eq!(fresh_value(&[Value::Bool(true)]), None);
-        assert_eq!(fresh_value(&[]), Some(Value::Int(0)));
+        assert!(fresh_values(&[Value::Bool(true)]).is_empty());
+        assert_eq!(fresh_values(&[])[0], Value::Int(0));
     }
 }
