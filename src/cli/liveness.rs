@@ -18,7 +18,7 @@ use super::liveness_common::{
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use checker::liveness::macemc::{self, Critical, SearchOptions};
+use checker::liveness::macemc::{self, BrokenInvariant, Critical, SearchOptions};
 use checker::liveness::Property;
 use checker::model::MachineModel;
 use interpreter::machine::Machine;
@@ -190,6 +190,9 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
             count(stats.frontier, "state")
         ));
     }
+    if let Some(broken) = &report.broken {
+        return report_broken(&args, &m, &model, broken, &throughput);
+    }
     let Some(dead) = &report.dead else {
         let why = if stats.frontier == 0 {
             "the breadth-first search left no state to walk from".to_string()
@@ -346,4 +349,58 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         print_stderr(&format!("{throughput}\n"));
     }
     code
+}
+
+/// A walk reached a state that breaks an invariant: the path, re-executed, and the trace.
+fn report_broken(
+    args: &LivenessSearchArgs,
+    m: &model::Model,
+    model: &MachineModel,
+    broken: &BrokenInvariant,
+    throughput: &str,
+) -> ExitCode {
+    let machine = model.machine();
+    let run = match replay(model, &broken.path) {
+        Ok(r) => r,
+        Err(d) => {
+            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let steps = run.trace.steps.len();
+    let invariant = &m.spec.invariants[broken.invariant].name;
+    print_stdout(&format!(
+        "invariant `{invariant}` is violated after step {steps}, in a state a walk reached:"
+    ));
+    let from = steps.saturating_sub(19).max(1);
+    if from > 1 {
+        print_stdout(&format!("… {} before", count((from - 1) as u64, "step")));
+    }
+    print_stdout(log_lines(machine, &run.trace, from, steps).trim_end());
+    if let Some(dir) = &args.traces {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return usage(format!("cannot create `{}`: {e}", dir.display()));
+        }
+        let path = dir.join("invariant.itf.json");
+        let meta = serde_json::json!({
+            "property": args.property, "kind": "invariant", "invariant": invariant,
+            "seed": args.seed,
+        });
+        if let Err(e) = write_itf(&path, m, machine, &args.file, &args.params, &run, meta) {
+            return usage(format!("cannot write `{}`: {e}", path.display()));
+        }
+        print_stderr(&format!(
+            "trace written: {} (check with `ioa replay`)\n",
+            path.display()
+        ));
+    }
+    print_stderr(&format!(
+        "violated: invariant `{invariant}` fails after {} (found while searching {}; the liveness search stopped there)\n",
+        count(steps as u64, "step"),
+        args.property
+    ));
+    if !args.quiet {
+        print_stderr(&format!("{throughput}\n"));
+    }
+    ExitCode::from(EXIT_VIOLATION)
 }

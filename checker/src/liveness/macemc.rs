@@ -18,6 +18,10 @@
 //! where `P` holds and `Q` does not) is still open at its end; the obligation's first state
 //! bounds the bisection from below.
 //!
+//! **Invariants.** The walks from the frontier also check the automaton's invariants in every
+//! state they visit (as `ioa run --random` does): a state that breaks one ends the search with
+//! that violation, a path from a start state the interpreter re-executes.
+//!
 //! Every random choice comes from the search's seed (ChaCha8): one generator hands each walk
 //! its own seed, so the same seed, model and options give the same report.
 
@@ -93,6 +97,15 @@ pub struct DeadPath {
     pub critical: Critical,
 }
 
+/// An invariant a walk found broken.
+#[derive(Debug, Clone)]
+pub struct BrokenInvariant {
+    /// The invariant's position in the spec's invariants.
+    pub invariant: usize,
+    /// Start step, breadth-first prefix, then the walk up to the state that breaks it.
+    pub path: Path,
+}
+
 /// Counters of a search.
 #[derive(Debug, Clone, Default)]
 pub struct SearchStats {
@@ -119,6 +132,8 @@ pub struct SearchStats {
 pub struct SearchReport {
     /// The first suspected dead path, if a walk found one.
     pub dead: Option<DeadPath>,
+    /// An invariant a walk found broken (the search stops there, before any dead path).
+    pub broken: Option<BrokenInvariant>,
     /// Whether the time limit stopped the walks.
     pub timed_out: bool,
     /// The counters.
@@ -269,6 +284,17 @@ impl Search<'_, '_, '_> {
     }
 }
 
+/// The first invariant of the root that `state` breaks, if any.
+fn broken_invariant(
+    model: &MachineModel,
+    state: &[interpreter::value::Value],
+) -> Result<Option<usize>, LivenessError> {
+    model
+        .machine()
+        .failing_invariant(state)
+        .map_err(|(_, e)| LivenessError::Predicate(e))
+}
+
 /// Where the obligation still open at the end of `states` started, if one is.
 fn open_obligation(
     property: &Property,
@@ -330,6 +356,7 @@ pub fn search(
         stats,
     };
     let mut dead = None;
+    let mut broken = None;
     let mut timed_out = false;
     if !frontier.is_empty() {
         for w in 0..options.walks {
@@ -339,18 +366,30 @@ pub fn search(
             }
             let (id, state) = &frontier[(w % frontier.len() as u64) as usize];
             search.stats.walks += 1;
-            let walk = if eventually {
-                search.walk(state, &mut |s| property.goal(machine, s))?
-            } else {
-                // Runs its whole length: an obligation may open after the goal held.
-                search.walk(state, &mut |_| Ok(false))?
-            };
-            if walk.end == WalkEnd::Goal {
-                continue;
-            }
+            // A walk stops at a state that breaks an invariant, or at the goal (for `P ↝ Q`
+            // it runs its whole length: an obligation may open after the goal held).
+            let mut broke = None;
+            let walk = search.walk(state, &mut |s| {
+                if let Some(k) = broken_invariant(model, s)? {
+                    broke = Some(k);
+                    return Ok(true);
+                }
+                if eventually {
+                    property.goal(machine, s)
+                } else {
+                    Ok(false)
+                }
+            })?;
             let mut path = graph.tree.path_to(*id);
             let walk_start = path.len() - 1;
             path.extend(search.steps.of(&walk));
+            if let Some(invariant) = broke {
+                broken = Some(BrokenInvariant { invariant, path });
+                break;
+            }
+            if walk.end == WalkEnd::Goal {
+                continue;
+            }
             let (trace, _) = model.trace(&path).map_err(LivenessError::Machine)?;
             let Some(obligation_at) = open_obligation(property, model, &trace.states)? else {
                 continue;
@@ -372,6 +411,7 @@ pub fn search(
     stats.elapsed = started.elapsed();
     Ok(SearchReport {
         dead,
+        broken,
         timed_out,
         stats,
     })
