@@ -7,9 +7,9 @@ use super::fs::Appended;
 use super::infer_filter::{self, Candidate, Exploring, Filtered, Origin, Status};
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
-use super::runs::{self, RunChoice, RunId};
+use super::runs::{self, RunId};
 use super::trace_files::DaikonFiles;
-use super::{ColorChoice, Format};
+use super::{ColorChoice, Format, RunsArgs};
 use daikon::validate::{self, Validation};
 use daikon::{DeriveOptions, Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
@@ -19,36 +19,83 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Options of `ioa infer`.
+#[derive(clap::Args)]
 pub struct InferArgs {
+    /// The .ioa model.
     pub file: PathBuf,
-    pub runs: RunChoice,
-    pub universe: Vec<String>,
-    pub universe_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub runs: RunsArgs,
+    /// Report an invariant only if the chance that it held by accident is below 1 − this.
+    #[arg(long, default_value_t = 0.99)]
     pub confidence: f64,
+    /// Also say why every dropped candidate was dropped (as `%` comments, or in JSON).
+    #[arg(long)]
     pub explain: bool,
+    /// Print IOA declarations (text) or a JSON report.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Also write the runs as Daikon input: DIR/A.decls and DIR/A.dtrace.
+    #[arg(long, value_name = "DIR")]
     pub daikon: Option<PathBuf>,
+    /// Also report per-action pre/post facts (`x' = x + 1`, `A ⊆ A'`, unchanged variables).
+    #[arg(long)]
     pub transitions: bool,
+    /// Name the declarations PREFIX1, PREFIX2, ….
+    #[arg(long, default_value = "Inv_")]
     pub prefix: String,
+    /// Derived variables: a comma-separated list of sizes, intersections, null-arrays, keys
+    /// (the indices of an array or map whose entry is not the start default), or all (the
+    /// default) or none.
+    #[arg(long)]
     pub derive: Option<String>,
+    /// Compare sizes of sets of different element types too (Daikon's comparability none).
+    #[arg(long)]
     pub compare_all_numbers: bool,
+    /// Do not propose linear relations a·x + b·y + c = 0.
+    #[arg(long)]
     pub no_linear: bool,
+    /// Report bounds x ≥ c and x ≤ c only for constants c in LOW..HIGH (default -1..2).
+    #[arg(long, value_name = "LOW..HIGH", allow_hyphen_values = true)]
     pub bounds: Option<String>,
+    /// Also propose conditional invariants: `c = v ⇒ …`, split on every value of every
+    /// Boolean and enumeration variable, and `(∃ params (pre)) ⇒ …`, split on whether some
+    /// instance of an action is enabled.
+    #[arg(long)]
     pub split: bool,
+    /// Check the inferred invariants on this many further random runs (exit 1 if one fails).
+    #[arg(long, value_name = "RUNS")]
     pub validate: Option<u64>,
+    /// Seed of the first validation run (default: just after the inference runs' seeds).
+    #[arg(long)]
     pub validate_seed: Option<u64>,
-    /// The small instance's exploration (`None`: `--no-explore`).
-    pub explore: Option<ExploreArgs>,
-    /// `--templates`.
+    /// Do not filter the proposals by exploring a small instance (every printed invariant is
+    /// then statistical only).
+    #[arg(long)]
+    pub no_explore: bool,
+    /// The small instance's universe (default: explore.universe beside the model, else the
+    /// runs' universe).
+    #[arg(long, value_name = "FILE")]
+    pub explore_universe: Option<PathBuf>,
+    /// Stop exploring the small instance after this many seconds (survivors of an unfinished
+    /// exploration are statistical only).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub explore_time: f64,
+    /// Explore the small instance only this many steps deep.
+    #[arg(long, value_name = "STEPS")]
+    pub explore_depth: Option<u32>,
+    /// After the small instance's exploration, check the survivors on this many further random
+    /// runs, each four times as long as the inference's (seeds far from the inference's and
+    /// the validation's), and drop the ones a run refutes; 0 skips the stage.
+    #[arg(long, value_name = "RUNS", default_value_t = 100)]
+    pub refute_runs: u64,
+    /// Also propose the candidates `ioa verify` reads off the program text (what a
+    /// precondition checked stays true of what the effect wrote), kept if every reached
+    /// state and the small instance's exploration agree (primitive automata).
+    #[arg(long)]
     pub templates: bool,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-/// Options of the small instance's exploration.
-pub struct ExploreArgs {
-    pub universe: Option<PathBuf>,
-    pub time: f64,
-    pub depth: Option<u32>,
 }
 
 fn usage(message: String) -> ExitCode {
@@ -74,14 +121,15 @@ pub fn run(args: InferArgs) -> ExitCode {
     };
     let m = match model::load(
         &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
+        args.runs.universe_file.as_deref(),
+        &args.runs.universe,
         None,
     ) {
         Ok(m) => m,
         Err((d, s)) => return model::fail(&d, &s, args.color),
     };
-    let selected = match runs::select(&m, &args.runs) {
+    let choice = args.runs.choice();
+    let selected = match runs::select(&m, &choice) {
         Ok(s) => s,
         Err(e) => return usage(e),
     };
@@ -159,7 +207,7 @@ pub fn run(args: InferArgs) -> ExitCode {
         }
         Ok(())
     };
-    if let Err(e) = runs::for_each_run(&runner, &selected, &args.runs, &mut feed) {
+    if let Err(e) = runs::for_each_run(&runner, &selected, &choice, &mut feed) {
         return io_error(e);
     }
     if let Some(d) = daikon_out.take() {
@@ -215,15 +263,25 @@ pub fn run(args: InferArgs) -> ExitCode {
             });
         }
     }
-    let filtered = if args.explore.is_none() && !args.templates {
+    let filtered = if args.no_explore && !args.templates {
         None
     } else {
-        let exploring = args.explore.as_ref().map(|e| Exploring {
-            universe: e.universe.clone(),
-            time: e.time,
-            depth: e.depth,
+        let exploring = (!args.no_explore).then(|| Exploring {
+            universe: args.explore_universe.clone(),
+            time: args.explore_time,
+            depth: args.explore_depth,
         });
         let filter_started = std::time::Instant::now();
+        // Further runs: four times as long, seeds a billion past the inference's (the
+        // validation's follow the inference's directly).
+        let further = validate::Plan {
+            automaton,
+            params: params.clone(),
+            runs: args.refute_runs,
+            steps: choice.steps.saturating_mul(4),
+            seed: choice.seed.wrapping_add(1_000_000_000),
+            weights: weights.clone(),
+        };
         let f = match infer_filter::filter(
             &args.file,
             &m,
@@ -232,6 +290,7 @@ pub fn run(args: InferArgs) -> ExitCode {
             candidates,
             &reached,
             exploring.as_ref(),
+            Some(further),
         ) {
             Ok(f) => f,
             Err(e) => return io_error(format!("the precision filter failed: {e}")),
@@ -300,10 +359,10 @@ pub fn run(args: InferArgs) -> ExitCode {
                 automaton,
                 params,
                 runs,
-                steps: args.runs.steps,
+                steps: choice.steps,
                 seed: args
                     .validate_seed
-                    .unwrap_or_else(|| args.runs.seed.wrapping_add(args.runs.runs)),
+                    .unwrap_or_else(|| choice.seed.wrapping_add(choice.runs)),
                 weights,
             };
             let names: Vec<String> = printed.iter().map(|(n, _, _)| n.clone()).collect();
@@ -369,6 +428,13 @@ pub fn run(args: InferArgs) -> ExitCode {
                     .map(|(c, why)| serde_json::json!({"name": c.name, "text": c.text, "error": why}))
                     .collect::<Vec<_>>()
                     .into();
+                json["refuted_by_further_runs"] = f
+                    .further
+                    .iter()
+                    .flat_map(|(_, refuted)| refuted)
+                    .map(|(c, at)| serde_json::json!({"name": c.name, "text": c.text, "first": at}))
+                    .collect::<Vec<_>>()
+                    .into();
                 json["exploration"] = match &f.exploration {
                     Some((path, pass)) => serde_json::json!({
                         "universe": path.as_ref().map(|p| p.display().to_string()),
@@ -418,9 +484,18 @@ fn filter_summary(f: &Filtered, seconds: f64) -> String {
         (None, Some(why)) => format!("exploration skipped: {why}"),
         (None, None) => "no exploration".to_string(),
     };
+    let further = match &f.further {
+        Some((plan, refuted)) => format!(
+            "; {} further run(s) of {} step(s) refuted {}",
+            plan.runs,
+            plan.steps,
+            refuted.len()
+        ),
+        None => String::new(),
+    };
     format!(
-        "precision filter: {what}; {} kept ({verified} verified on the small instance) in \
-         {seconds:.2} s\n",
+        "precision filter: {what}{further}; {} kept ({verified} verified on the small instance) \
+         in {seconds:.2} s\n",
         f.kept.len()
     )
 }
@@ -458,21 +533,38 @@ fn filter_text(f: &Filtered) -> String {
         (None, Some(why)) => out.push_str(&format!("% small instance not explored: {why}\n")),
         (None, None) => {}
     }
+    if let Some((plan, refuted)) = &f.further {
+        out.push_str(&format!(
+            "% further random runs: {} of at most {} step(s), seeds {}..{}; {} candidate(s) \
+             refuted\n",
+            plan.runs,
+            plan.steps,
+            plan.seed,
+            plan.seed.wrapping_add(plan.runs.saturating_sub(1)),
+            refuted.len()
+        ));
+    }
     out
 }
 
-/// The candidates the exploration refuted, as `%` comments.
+/// The candidates the exploration and the further runs refuted, as `%` comments.
 fn refuted_text(f: &Filtered) -> String {
-    if f.refuted.is_empty() {
-        return String::new();
+    let mut out = String::new();
+    if !f.refuted.is_empty() {
+        out.push_str("\n% Refuted by the exploration of the small instance:\n");
+        for (c, why) in &f.refuted {
+            let why = why
+                .as_ref()
+                .map(|e| format!(" (evaluation failed: {e})"))
+                .unwrap_or_default();
+            out.push_str(&format!("%   {}: {}{why}\n", c.name, c.text));
+        }
     }
-    let mut out = String::from("\n% Refuted by the exploration of the small instance:\n");
-    for (c, why) in &f.refuted {
-        let why = why
-            .as_ref()
-            .map(|e| format!(" (evaluation failed: {e})"))
-            .unwrap_or_default();
-        out.push_str(&format!("%   {}: {}{why}\n", c.name, c.text));
+    if let Some((_, refuted)) = f.further.as_ref().filter(|(_, r)| !r.is_empty()) {
+        out.push_str("\n% Refuted by the further random runs:\n");
+        for (c, at) in refuted {
+            out.push_str(&format!("%   {}: {} ({at})\n", c.name, c.text));
+        }
     }
     out
 }

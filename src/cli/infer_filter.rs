@@ -3,10 +3,14 @@
 //! model, templates are dropped where a reached state refutes them, and all are then checked in
 //! one exploration of a small instance (`verify::small_instance`). A candidate the exploration
 //! refutes is not printed; a survivor is *verified on the small instance* when the exploration
-//! covered every reachable state, and *statistical only* otherwise.
+//! covered every reachable state, and *statistical only* otherwise. Last, the survivors are
+//! checked on further random runs, longer than the inference's and with seeds of their own
+//! (`--refute-runs`): a small instance cannot show what needs more values (a second ballot's
+//! round), and longer runs reach what the inference's did not.
 
 use super::fs::{Appended, OsFileSystem};
 use super::model::{self, Model};
+use daikon::validate;
 use interpreter::machine::Machine;
 use interpreter::universe::Universe;
 use interpreter::value::Value;
@@ -71,6 +75,9 @@ pub struct Filtered {
     pub exploration: Option<(Option<PathBuf>, Pass)>,
     /// Why no exploration ran, if none did though one was asked for.
     pub skipped: Option<String>,
+    /// The further random runs, if any ran: what they were and the candidates they refuted,
+    /// each with where it first failed.
+    pub further: Option<(validate::Plan, Vec<(Candidate, String)>)>,
 }
 
 /// Options of the exploration.
@@ -132,9 +139,53 @@ fn check_candidates(
 }
 
 /// Runs the stage on `candidates` (detector first, then templates) of automaton `a` with
-/// parameters `params`; `states` are the reached states (for sampling templates).
+/// parameters `params`; `states` are the reached states (for sampling templates); `further`
+/// are the random runs the survivors are checked on last.
 #[allow(clippy::too_many_arguments)]
 pub fn filter(
+    file: &Path,
+    m: &Model,
+    a: AutomatonId,
+    params: &[Value],
+    candidates: Vec<Candidate>,
+    states: &[Vec<Value>],
+    exploring: Option<&Exploring>,
+    further: Option<validate::Plan>,
+) -> Result<Filtered, String> {
+    let (mut filtered, spec) = explore_stage(file, m, a, params, candidates, states, exploring)?;
+    if let Some(plan) = further.filter(|p| p.runs > 0) {
+        let names: Vec<String> = filtered.kept.iter().map(|(c, _)| c.name.clone()).collect();
+        let checked = validate::validate(&spec, &m.universe, &plan, &names)
+            .map_err(|e| ioa_lang::diagnostics::IntoDiagnostic::to_diagnostic(&e).message)?;
+        let mut refuted = Vec::new();
+        filtered.kept.retain(|(c, _)| {
+            let failed = checked
+                .invariants
+                .iter()
+                .find(|k| k.name == c.name)
+                .and_then(|k| k.first.as_ref());
+            match failed {
+                Some(v) => {
+                    let at = match (&v.action, &v.error) {
+                        (_, Some(e)) => format!("state {}, evaluation failed: {e}", v.state),
+                        (Some(a), None) => format!("after step {a}"),
+                        (None, None) => "in the start state".to_string(),
+                    };
+                    refuted.push((c.clone(), format!("seed {}, {at}", v.seed)));
+                    false
+                }
+                None => true,
+            }
+        });
+        filtered.further = Some((plan, refuted));
+    }
+    Ok(filtered)
+}
+
+/// The templates' sampling and the small instance's exploration; also the spec with the
+/// candidates declared.
+#[allow(clippy::too_many_arguments)]
+fn explore_stage(
     file: &Path,
     m: &Model,
     a: AutomatonId,
@@ -142,7 +193,7 @@ pub fn filter(
     mut candidates: Vec<Candidate>,
     states: &[Vec<Value>],
     exploring: Option<&Exploring>,
-) -> Result<Filtered, String> {
+) -> Result<(Filtered, Spec), String> {
     let a_name = m.spec.automata[a.0 as usize].name.clone();
     let (spec, ill_typed) = check_candidates(file, &a_name, &mut candidates)?;
     let index = |name: &str| {
@@ -175,13 +226,14 @@ pub fn filter(
         refuted: vec![],
         exploration: None,
         skipped: None,
+        further: None,
     };
     let Some(ex) = exploring else {
         filtered.kept = candidates
             .into_iter()
             .map(|c| (c, Status::Statistical))
             .collect();
-        return Ok(filtered);
+        return Ok((filtered, spec));
     };
     // The small instance: the file given, explore.universe beside the model, or the runs'.
     let path = ex
@@ -230,7 +282,7 @@ pub fn filter(
                 .into_iter()
                 .map(|c| (c, Status::Statistical))
                 .collect();
-            return Ok(filtered);
+            return Ok((filtered, spec));
         }
     };
     let status = if pass.complete {
@@ -245,5 +297,5 @@ pub fn filter(
         }
     }
     filtered.exploration = Some((path, pass));
-    Ok(filtered)
+    Ok((filtered, spec))
 }

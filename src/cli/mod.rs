@@ -86,78 +86,7 @@ enum Command {
     Pair(pair::PairArgs),
     /// Infer likely invariants of an automaton from runs (schedules and/or random), Daikon-style,
     /// and print them as IOA `invariant` declarations.
-    Infer {
-        /// The .ioa model.
-        file: PathBuf,
-        #[command(flatten)]
-        runs: RunsArgs,
-        /// Report an invariant only if the chance that it held by accident is below 1 − this.
-        #[arg(long, default_value_t = 0.99)]
-        confidence: f64,
-        /// Also say why every dropped candidate was dropped (as `%` comments, or in JSON).
-        #[arg(long)]
-        explain: bool,
-        /// Print IOA declarations (text) or a JSON report.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Also write the runs as Daikon input: DIR/A.decls and DIR/A.dtrace.
-        #[arg(long, value_name = "DIR")]
-        daikon: Option<PathBuf>,
-        /// Also report per-action pre/post facts (`x' = x + 1`, `A ⊆ A'`, unchanged variables).
-        #[arg(long)]
-        transitions: bool,
-        /// Name the declarations PREFIX1, PREFIX2, ….
-        #[arg(long, default_value = "Inv_")]
-        prefix: String,
-        /// Derived variables: a comma-separated list of sizes, intersections, null-arrays, keys
-        /// (the indices of an array or map whose entry is not the start default), or all (the
-        /// default) or none.
-        #[arg(long)]
-        derive: Option<String>,
-        /// Compare sizes of sets of different element types too (Daikon's comparability none).
-        #[arg(long)]
-        compare_all_numbers: bool,
-        /// Do not propose linear relations a·x + b·y + c = 0.
-        #[arg(long)]
-        no_linear: bool,
-        /// Report bounds x ≥ c and x ≤ c only for constants c in LOW..HIGH (default -1..2).
-        #[arg(long, value_name = "LOW..HIGH", allow_hyphen_values = true)]
-        bounds: Option<String>,
-        /// Also propose conditional invariants: `c = v ⇒ …`, split on every value of every
-        /// Boolean and enumeration variable, and `(∃ params (pre)) ⇒ …`, split on whether some
-        /// instance of an action is enabled.
-        #[arg(long)]
-        split: bool,
-        /// Check the inferred invariants on this many further random runs (exit 1 if one fails).
-        #[arg(long, value_name = "RUNS")]
-        validate: Option<u64>,
-        /// Seed of the first validation run (default: just after the inference runs' seeds).
-        #[arg(long)]
-        validate_seed: Option<u64>,
-        /// Do not filter the proposals by exploring a small instance (every printed invariant is
-        /// then statistical only).
-        #[arg(long)]
-        no_explore: bool,
-        /// The small instance's universe (default: explore.universe beside the model, else the
-        /// runs' universe).
-        #[arg(long, value_name = "FILE")]
-        explore_universe: Option<PathBuf>,
-        /// Stop exploring the small instance after this many seconds (survivors of an unfinished
-        /// exploration are statistical only).
-        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-        explore_time: f64,
-        /// Explore the small instance only this many steps deep.
-        #[arg(long, value_name = "STEPS")]
-        explore_depth: Option<u32>,
-        /// Also propose the candidates `ioa verify` reads off the program text (what a
-        /// precondition checked stays true of what the effect wrote), kept if every reached
-        /// state and the small instance's exploration agree (primitive automata).
-        #[arg(long)]
-        templates: bool,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Infer(infer::InferArgs),
     /// Run an automaton under schedules and/or at random (as `ioa infer` does) and write the runs
     /// for other tools: Daikon's .decls/.dtrace (--daikon DIR) and/or ITF JSON (--itf DIR).
     Trace {
@@ -359,7 +288,7 @@ enum ExportTarget {
 
 /// How `ioa infer` and `ioa trace` choose their runs.
 #[derive(clap::Args)]
-struct RunsArgs {
+pub(crate) struct RunsArgs {
     /// The automaton (default: the one the file itself declares, components of its composites
     /// aside; in a file that declares none, the one every schedule drives, or the only one).
     #[arg(long)]
@@ -400,7 +329,7 @@ struct RunsArgs {
 }
 
 impl RunsArgs {
-    fn choice(&self) -> runs::RunChoice {
+    pub(crate) fn choice(&self) -> runs::RunChoice {
         runs::RunChoice {
             automaton: self.automaton.clone(),
             params: self.params.clone(),
@@ -476,54 +405,7 @@ pub fn run() -> ExitCode {
             color,
         }),
         Command::Replay(args) => replay::run(args),
-        Command::Infer {
-            file,
-            runs,
-            confidence,
-            explain,
-            format,
-            daikon,
-            transitions,
-            prefix,
-            derive,
-            compare_all_numbers,
-            no_linear,
-            bounds,
-            split,
-            validate,
-            validate_seed,
-            no_explore,
-            explore_universe,
-            explore_time,
-            explore_depth,
-            templates,
-            color,
-        } => infer::run(infer::InferArgs {
-            file,
-            universe: runs.universe.clone(),
-            universe_file: runs.universe_file.clone(),
-            runs: runs.choice(),
-            confidence,
-            explain,
-            format,
-            daikon,
-            transitions,
-            prefix,
-            derive,
-            compare_all_numbers,
-            no_linear,
-            bounds,
-            split,
-            validate,
-            validate_seed,
-            explore: (!no_explore).then_some(infer::ExploreArgs {
-                universe: explore_universe,
-                time: explore_time,
-                depth: explore_depth,
-            }),
-            templates,
-            color,
-        }),
+        Command::Infer(args) => infer::run(args),
         Command::Trace {
             file,
             runs,
