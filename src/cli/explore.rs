@@ -221,16 +221,11 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    // A liveness property names its automaton: it is the default one to explore.
-    let of_property = args.liveness.liveness.as_deref().and_then(|name| {
-        let mut owners = m.spec.liveness.iter().filter(|l| l.name == name);
-        match (owners.next(), owners.next()) {
-            (Some(l), None) => Some(m.spec.automata[l.automaton.0 as usize].name.clone()),
-            _ => None,
-        }
-    });
-    let chosen = args.automaton.as_deref().or(of_property.as_deref());
-    let automaton = match model::pick_automaton(&m.spec, chosen, None) {
+    let automaton = match model::pick_for_property(
+        &m.spec,
+        args.automaton.as_deref(),
+        args.liveness.liveness.as_deref(),
+    ) {
         Ok(a) => a,
         Err(e) => return usage(e),
     };
@@ -278,33 +273,25 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(mach) => mach,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
+    // The same limits for every search: global, local (LMC) and liveness.
+    let options = Options {
+        threads: args.threads,
+        max_states: args.max_states,
+        max_depth: args.max_depth,
+        time_limit,
+        memory_limit,
+        deadlock_is_violation: args.deadlock,
+        batch: 0,
+    };
     if args.liveness.liveness.is_some() {
         if !args.symmetric.is_empty() || args.engine == Engine::Compiled {
             return usage(
                 "--liveness explores with the interpreter and without symmetry reduction (its paths and lassos follow concrete states); drop --symmetric and --engine compiled".to_string(),
             );
         }
-        let options = Options {
-            threads: args.threads,
-            max_states: args.max_states,
-            max_depth: args.max_depth,
-            time_limit,
-            memory_limit,
-            deadlock_is_violation: args.deadlock,
-            batch: 0,
-        };
         return super::explore_liveness::run(&args, &m, &machine, options);
     }
     if args.local.local {
-        let options = Options {
-            threads: args.threads,
-            max_states: args.max_states,
-            max_depth: args.max_depth,
-            time_limit,
-            memory_limit,
-            deadlock_is_violation: args.deadlock,
-            batch: 0,
-        };
         return super::explore_local::run(&args, &m, &machine, options);
     }
     let make_symmetry = || -> Result<Option<Symmetry>, ExitCode> {
@@ -350,15 +337,6 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     let mut explorer = match MachineModel::new(&machine, interpreted_symmetry) {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
-    let options = Options {
-        threads: args.threads,
-        max_states: args.max_states,
-        max_depth: args.max_depth,
-        time_limit,
-        memory_limit,
-        deadlock_is_violation: args.deadlock,
-        batch: 0,
     };
 
     let aut_name = m.spec.automata[automaton.0 as usize].name.clone();

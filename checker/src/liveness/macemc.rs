@@ -19,7 +19,12 @@
 //! bounds the bisection from below.
 //!
 //! Every random choice comes from the search's seed (ChaCha8): one generator hands each walk
-//! its own seed, so the same seed, model and options give the same report.
+//! its own seed, so the same seed, model and options give the same report. Walk `w` from the
+//! frontier takes the generator's `w`-th output (its stream position is set, not reached by
+//! drawing), and FindCriticalTransition draws on from there: so a *shard* that makes only the
+//! walks `w ≡ I (mod N)` ([`SearchOptions::shard`]) gives each of them, and the critical
+//! transition of the first dead one, exactly as the whole search would (`ioa liveness
+//! --shard`).
 
 use super::graph::{self, GraphOptions};
 use super::{LivenessError, Path, Property};
@@ -51,6 +56,30 @@ pub struct SearchOptions {
     pub max_states: Option<u64>,
     /// Stop starting walks after this long.
     pub time_limit: Option<Duration>,
+    /// Make only the walks `w` with `w mod count = index`, as `(index, count)`.
+    pub shard: Option<(u64, u64)>,
+}
+
+/// How one walk from the frontier ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkOutcome {
+    /// It reached the goal (`eventually`), or ran its length with no obligation left open.
+    Live,
+    /// It is a suspected dead path.
+    Dead,
+}
+
+/// One walk from the frontier.
+#[derive(Debug, Clone)]
+pub struct WalkRecord {
+    /// Its number (from 0; walks go round robin over the frontier).
+    pub walk: u64,
+    /// The seed it was drawn with.
+    pub seed: u64,
+    /// Its steps.
+    pub steps: u64,
+    /// How it ended.
+    pub outcome: WalkOutcome,
 }
 
 /// What FindCriticalTransition concluded.
@@ -83,6 +112,8 @@ pub enum Critical {
 pub struct DeadPath {
     /// Start step, breadth-first prefix, then the walk.
     pub path: Path,
+    /// The number of the walk that found it.
+    pub walk: u64,
     /// The state where the walk started.
     pub walk_start: usize,
     /// The state where the obligation that is never met started.
@@ -121,6 +152,8 @@ pub struct SearchReport {
     pub dead: Option<DeadPath>,
     /// Whether the time limit stopped the walks.
     pub timed_out: bool,
+    /// Every walk from the frontier, in order.
+    pub walk_log: Vec<WalkRecord>,
     /// The counters.
     pub stats: SearchStats,
 }
@@ -160,6 +193,8 @@ struct Search<'a, 'm, 's> {
     steps: Steps,
     options: &'a SearchOptions,
     seeds: ChaCha8Rng,
+    /// The seed the last walk was drawn with.
+    last_seed: u64,
     stats: SearchStats,
 }
 
@@ -170,6 +205,7 @@ impl Search<'_, '_, '_> {
         goal: &mut dyn FnMut(&[interpreter::value::Value]) -> Result<bool, LivenessError>,
     ) -> Result<Walk, LivenessError> {
         let seed = self.seeds.next_u64();
+        self.last_seed = seed;
         let started = Instant::now();
         let mut failure = None;
         let mut test = |s: &[interpreter::value::Value]| match goal(s) {
@@ -327,25 +363,37 @@ pub fn search(
         steps: Steps::new(model),
         options,
         seeds: ChaCha8Rng::seed_from_u64(options.seed),
+        last_seed: 0,
         stats,
     };
     let mut dead = None;
     let mut timed_out = false;
+    let mut walk_log = Vec::new();
     if !frontier.is_empty() {
-        for w in 0..options.walks {
+        let mine = |w: u64| options.shard.is_none_or(|(i, n)| w % n == i);
+        for w in (0..options.walks).filter(|&w| mine(w)) {
             if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
                 timed_out = true;
                 break;
             }
             let (id, state) = &frontier[(w % frontier.len() as u64) as usize];
             search.stats.walks += 1;
+            // Each `next_u64` takes two 32-bit words of the stream.
+            search.seeds.set_word_pos(2 * w as u128);
             let walk = if eventually {
                 search.walk(state, &mut |s| property.goal(machine, s))?
             } else {
                 // Runs its whole length: an obligation may open after the goal held.
                 search.walk(state, &mut |_| Ok(false))?
             };
+            let mut record = WalkRecord {
+                walk: w,
+                seed: search.last_seed,
+                steps: walk.steps.len() as u64,
+                outcome: WalkOutcome::Live,
+            };
             if walk.end == WalkEnd::Goal {
+                walk_log.push(record);
                 continue;
             }
             let mut path = graph.tree.path_to(*id);
@@ -353,12 +401,16 @@ pub fn search(
             path.extend(search.steps.of(&walk));
             let (trace, _) = model.trace(&path).map_err(LivenessError::Machine)?;
             let Some(obligation_at) = open_obligation(property, model, &trace.states)? else {
+                walk_log.push(record);
                 continue;
             };
+            record.outcome = WalkOutcome::Dead;
+            walk_log.push(record);
             let deadlocked = walk.end == WalkEnd::Deadlock;
             let critical =
                 search.critical(&path, &trace.states, walk_start, obligation_at, deadlocked)?;
             dead = Some(DeadPath {
+                walk: w,
                 path,
                 walk_start,
                 obligation_at,
@@ -373,6 +425,7 @@ pub fn search(
     Ok(SearchReport {
         dead,
         timed_out,
+        walk_log,
         stats,
     })
 }
