@@ -81,6 +81,9 @@ pub struct ExploreArgs {
     /// The exact liveness check and its options.
     #[command(flatten)]
     pub liveness: super::explore_liveness::LivenessArgs,
+    /// Distributed exploration over several processes (timely dataflow).
+    #[command(flatten)]
+    pub dist: super::explore_dist::DistArgs,
     /// Print a progress line every ten seconds even when standard error is not a terminal.
     #[arg(long)]
     pub progress: bool,
@@ -110,12 +113,12 @@ pub(super) const EXIT_VIOLATION: u8 = 1;
 pub(super) const EXIT_ERROR: u8 = 2;
 pub(super) const EXIT_LIMIT: u8 = 3;
 
-fn usage(message: String) -> ExitCode {
+pub(super) fn usage(message: String) -> ExitCode {
     print_stderr(&format!("error: {message}\n"));
     ExitCode::from(EXIT_ERROR)
 }
 
-fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
+pub(super) fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
     print_diagnostics(diags, &m.sources, Format::Text, color);
     ExitCode::from(EXIT_ERROR)
 }
@@ -187,7 +190,7 @@ pub(super) fn count(n: u64, noun: &str) -> String {
     }
 }
 
-fn mib(bytes: u64) -> String {
+pub(super) fn mib(bytes: u64) -> String {
     format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64)
 }
 
@@ -269,11 +272,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return usage(format!("--memory-limit: {e}")),
     };
-    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
-        Ok(mach) => mach,
-        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
-    // The same limits for every search: global, local (LMC) and liveness.
+    // The same limits for every search: global, local (LMC), liveness and distributed.
     let options = Options {
         threads: args.threads,
         max_states: args.max_states,
@@ -282,6 +281,13 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         memory_limit,
         deadlock_is_violation: args.deadlock,
         batch: 0,
+    };
+    if args.dist.processes.is_some() {
+        return super::explore_dist::run(args, m, automaton, params, options);
+    }
+    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
+        Ok(mach) => mach,
+        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
     if args.liveness.liveness.is_some() {
         if !args.symmetric.is_empty() || args.engine == Engine::Compiled {
@@ -387,7 +393,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             print_stderr("\r\x1b[2K");
         }
         let (fault, stats) = match report {
-            Ok(report) => return finish(&args, &m, &explorer, &report, n_inv),
+            Ok(report) => return finish(&args, &m, &explorer, &report, n_inv, None),
             Err(stopped) => stopped,
         };
         if !args.quiet && args.format == Format::Text {
@@ -410,7 +416,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     if shown.get() {
         print_stderr("\r\x1b[2K");
     }
-    finish(&args, &m, &explorer, &report, n_inv)
+    finish(&args, &m, &explorer, &report, n_inv, None)
 }
 
 /// The compiled engine's report as the interpreter's model would have made it (same steps and
@@ -449,13 +455,15 @@ fn coverage(stats: &Stats) -> String {
     )
 }
 
-/// Prints the outcome, writes the trace, and returns the exit code.
-fn finish(
+/// Prints the outcome, writes the trace, and returns the exit code; `distributed` is the
+/// per-worker part of a distributed search's JSON report.
+pub(super) fn finish(
     args: &ExploreArgs,
     m: &Model,
     explorer: &MachineModel,
     report: &Report<MachineModel>,
     n_inv: usize,
+    distributed: Option<serde_json::Value>,
 ) -> ExitCode {
     let machine = explorer.machine();
     let stats = &report.stats;
@@ -569,6 +577,7 @@ fn finish(
             "bytes_per_state": stats.bytes_per_state(),
             "threads": stats.threads,
             "trace": written.map(|p| p.display().to_string()),
+            "distributed": distributed,
         });
         print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
         if let Some(r) = &run_report {

@@ -3,6 +3,7 @@
 mod campaign;
 mod check;
 mod explore;
+mod explore_dist;
 mod explore_liveness;
 mod explore_local;
 mod export_isabelle;
