@@ -15,6 +15,7 @@
 //! allocator), and turns a lost connection (timely's communication threads panic when a peer
 //! goes away) into [`ClusterError::Lost`] naming the process that was lost.
 
+pub mod connect;
 pub mod hostfile;
 pub mod search;
 pub mod wire;
@@ -22,6 +23,8 @@ pub mod wire;
 use checker::explore::Options;
 use search::SearchReport;
 use std::sync::{Arc, Mutex};
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 use wire::Wire;
 
 /// Where this process stands in the cluster.
@@ -35,6 +38,8 @@ pub struct Cluster {
     pub workers: usize,
     /// Every process's `host:port`, in process order.
     pub addresses: Vec<String>,
+    /// How long to wait for the other processes to connect.
+    pub timeout: std::time::Duration,
 }
 
 /// Why a distributed search could not finish.
@@ -63,12 +68,17 @@ impl std::fmt::Display for ClusterError {
                 process,
                 workers,
                 message,
-            } => write!(
-                f,
-                "lost process {process} (workers {}..{}): {message}; the search stopped on every process that is left",
-                workers.start,
-                workers.end - 1
-            ),
+            } => {
+                let which = if workers.len() == 1 {
+                    format!("worker {}", workers.start)
+                } else {
+                    format!("workers {}–{}", workers.start, workers.end - 1)
+                };
+                write!(
+                    f,
+                    "lost process {process} ({which}): {message}; the search stopped on every process that is left"
+                )
+            }
             ClusterError::Worker(m) => write!(f, "a worker stopped: {m}"),
         }
     }
@@ -89,7 +99,12 @@ where
     M::Step: Send + 'static,
     M::Property: Send + 'static,
 {
-    let communication = if cluster.processes > 1 {
+    let threads = cluster.workers.max(1);
+    // The allocators of this process's workers, and what must live as long as they do.
+    let (builders, others): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) = if cluster
+        .processes
+        > 1
+    {
         if cluster.addresses.len() != cluster.processes || cluster.process >= cluster.processes {
             return Err(ClusterError::Setup(format!(
                 "process {} of {} with {} address(es)",
@@ -98,21 +113,29 @@ where
                 cluster.addresses.len()
             )));
         }
-        timely::CommunicationConfig::Cluster {
-            threads: cluster.workers.max(1),
-            process: cluster.process,
-            addresses: cluster.addresses.clone(),
-            report: false,
-            zerocopy: false,
-        }
-    } else if cluster.workers > 1 {
-        timely::CommunicationConfig::Process(cluster.workers)
+        let sockets = connect::connect(&cluster.addresses, cluster.process, cluster.timeout)?;
+        let hooks = timely::communication::Hooks::default();
+        let process_allocators =
+            ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
+        let (tcp, guard) = initialize_networking_from_sockets(
+            process_allocators,
+            sockets,
+            cluster.process,
+            threads,
+            hooks,
+        )
+        .map_err(|e| ClusterError::Setup(e.to_string()))?;
+        (
+            tcp.into_iter().map(AllocatorBuilder::Tcp).collect(),
+            Box::new(guard),
+        )
     } else {
-        timely::CommunicationConfig::Thread
-    };
-    let config = timely::Config {
-        communication,
-        worker: timely::WorkerConfig::default(),
+        let config = if threads > 1 {
+            timely::CommunicationConfig::Process(threads)
+        } else {
+            timely::CommunicationConfig::Thread
+        };
+        config.try_build().map_err(ClusterError::Setup)?
     };
     let options = options.clone();
     let panics: Panics = Arc::default();
@@ -134,7 +157,12 @@ where
         }
     }));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let guards = timely::execute(config, move |worker| search::run(worker, model, &options))?;
+        let guards = timely::execute::execute_from(
+            builders,
+            others,
+            timely::WorkerConfig::default(),
+            move |worker| search::run(worker, model, &options),
+        )?;
         Ok::<_, String>(guards.join())
     }));
     let _ = std::panic::take_hook();

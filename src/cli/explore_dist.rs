@@ -39,6 +39,14 @@ pub struct DistArgs {
     /// The first port when there is no hostfile.
     #[arg(long, default_value_t = 2101, requires = "processes")]
     pub port: u16,
+    /// Seconds to wait for the other processes to connect.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        requires = "processes"
+    )]
+    pub connect_timeout: u64,
     /// Timely worker threads per process.
     #[arg(long, value_name = "K", default_value_t = 1, requires = "processes")]
     pub workers: usize,
@@ -120,6 +128,7 @@ pub fn run(
         process: args.dist.process,
         workers: args.dist.workers,
         addresses,
+        timeout: std::time::Duration::from_secs(args.dist.connect_timeout),
     };
     let workers_total = processes * args.dist.workers;
     if !args.quiet && args.format == Format::Text {
