@@ -248,3 +248,115 @@ fn a_bad_hostfile_names_its_line() {
         "error: --process must be below --processes (2 is not below 2)\n"
     );
 }
+
+/// A search killed (SIGKILL) after a checkpoint and resumed from it reports the counts of an
+/// uninterrupted search; resuming a finished search's last checkpoint gives its counterexample.
+#[test]
+fn a_killed_search_resumes_from_its_checkpoint() {
+    let dir = scratch("resume");
+    let checkpoints = dir.join("checkpoints");
+    let cp = checkpoints.to_str().expect("UTF-8");
+    // 3 proposers, 3 acceptors, symmetric in Acc: 139,270 states (README table), depth 25.
+    let args = [
+        "explore",
+        "examples/groove_paxos/paxos.ioa",
+        "--param",
+        "maj=2",
+        "--universe",
+        "Prop = [1]..[3]",
+        "--universe",
+        "Acc = [0]..[2]",
+        "--symmetric",
+        "Acc",
+        "--format",
+        "json",
+    ];
+    let mut first = ioa()
+        .args(args)
+        .args(["--checkpoint", cp, "--checkpoint-every", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ioa starts");
+    // Kill it once a checkpoint past level 8 is complete.
+    let started = Instant::now();
+    let level = loop {
+        let done = std::fs::read_dir(&checkpoints).ok().and_then(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    let d: u32 = name.strip_prefix("level-")?.parse().ok()?;
+                    e.path().join("worker-0.bin").is_file().then_some(d)
+                })
+                .max()
+        });
+        if let Some(d) = done.filter(|&d| d >= 8) {
+            break d;
+        }
+        assert!(
+            first.try_wait().expect("wait").is_none(),
+            "the search ended before it could be killed"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    first.kill().expect("killed");
+    let _ = first.wait();
+    let resumed = ioa()
+        .args(args)
+        .args(["--resume", cp, "--checkpoint", cp])
+        .output()
+        .expect("ioa runs");
+    let resumed_json = json_of(&resumed);
+    let whole = ioa().args(args).output().expect("ioa runs");
+    let whole_json = json_of(&whole);
+    assert_eq!(resumed.status.code(), Some(0), "{level}");
+    for field in [
+        "verdict",
+        "states",
+        "generated",
+        "checked",
+        "depth",
+        "levels_completed",
+    ] {
+        assert_eq!(
+            resumed_json[field], whole_json[field],
+            "{field} (killed at level {level})"
+        );
+    }
+    assert_eq!(resumed_json["states"], 139_270);
+
+    // The counterexample of a low majority, through its last checkpoint.
+    let low = dir.join("low");
+    let low_cp = low.to_str().expect("UTF-8");
+    let low_args = [
+        "explore",
+        "examples/groove_paxos/paxos.ioa",
+        "--param",
+        "maj=1",
+        "--symmetric",
+        "Acc",
+    ];
+    let a = ioa()
+        .args(low_args)
+        .args(["--checkpoint", low_cp, "--checkpoint-every", "0"])
+        .output()
+        .expect("ioa runs");
+    let b = ioa()
+        .args(low_args)
+        .args(["--resume", low_cp])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(a.status.code(), Some(1));
+    assert_eq!(b.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&a.stdout),
+        String::from_utf8_lossy(&b.stdout)
+    );
+    assert_eq!(String::from_utf8_lossy(&a.stdout).lines().count(), 10);
+    assert!(String::from_utf8_lossy(&b.stderr).contains("resumed at level 10 from"));
+}

@@ -15,6 +15,7 @@
 //! allocator), and turns a lost connection (timely's communication threads panic when a peer
 //! goes away) into [`ClusterError::Lost`] naming the process that was lost.
 
+pub mod checkpoint;
 pub mod connect;
 pub mod hostfile;
 pub mod search;
@@ -93,6 +94,7 @@ pub fn explore<M>(
     model: &'static M,
     cluster: &Cluster,
     options: &Options,
+    checkpointing: &checkpoint::Checkpointing,
 ) -> Result<SearchReport<M::Step, M::Property>, ClusterError>
 where
     M: Wire + 'static,
@@ -138,6 +140,7 @@ where
         config.try_build().map_err(ClusterError::Setup)?
     };
     let options = options.clone();
+    let checkpointing = checkpointing.clone();
     let panics: Panics = Arc::default();
     let seen = Arc::clone(&panics);
     // Timely's communication threads panic when a peer goes away, and the panic cascades to
@@ -161,7 +164,7 @@ where
             builders,
             others,
             timely::WorkerConfig::default(),
-            move |worker| search::run(worker, model, &options),
+            move |worker| search::run(worker, model, &options, &checkpointing),
         )?;
         Ok::<_, String>(guards.join())
     }));

@@ -12,6 +12,7 @@
 //! single-process explorer would have kept. A counterexample is rebuilt in further rounds:
 //! the owner of the current state tells everyone its parent and step.
 
+use crate::checkpoint::{self, Checkpointing, Saved};
 use crate::wire::{fp_of, fp_words, Envelope, Event, Fp, Key, Message, Summary, Wire};
 use checker::explore::{expand_state, Expansion, Limit, Options};
 use checker::fingerprint::{Fingerprint, PassThrough};
@@ -47,6 +48,8 @@ pub enum Outcome<Step, Property> {
     },
     /// A limit stopped the search at a level boundary.
     LimitReached(Limit),
+    /// Writing or reading a checkpoint failed (every worker stops).
+    Stopped(String),
     /// Checking or expanding a state failed.
     Failed {
         /// The model's message.
@@ -88,8 +91,12 @@ pub struct SearchReport<Step, Property> {
     pub levels_completed: Option<u32>,
     /// Candidates sent between workers, per level.
     pub sent_per_level: Vec<u64>,
-    /// Wall time of the search on this worker.
+    /// Wall time of the search on this worker (since it started or resumed).
     pub elapsed: Duration,
+    /// The level the search resumed at, if it did.
+    pub resumed_at: Option<u32>,
+    /// The levels checkpointed, in order.
+    pub checkpoints: Vec<u32>,
 }
 
 /// The channel of rounds.
@@ -154,6 +161,7 @@ pub fn run<M: Wire>(
     worker: &mut Worker,
     model: &M,
     options: &Options,
+    cp: &Checkpointing,
 ) -> SearchReport<M::Step, M::Property> {
     let started = Instant::now();
     let me = worker.index() as u64;
@@ -183,24 +191,111 @@ pub fn run<M: Wire>(
             });
         }
     }
-    let finish = |outcome, workers, depth, levels_completed, sent_per_level| SearchReport {
-        outcome,
-        workers,
-        depth,
-        levels_completed,
-        sent_per_level,
-        elapsed: started.elapsed(),
-    };
+    let mut resumed_at = None;
+    let mut checkpoints = Vec::new();
+    let finish =
+        |outcome, workers, depth, levels_completed, sent_per_level, resumed_at, checkpoints| {
+            SearchReport {
+                outcome,
+                workers,
+                depth,
+                levels_completed,
+                sent_per_level,
+                elapsed: started.elapsed(),
+                resumed_at,
+                checkpoints,
+            }
+        };
     if let Some(e) = start_error {
         let outcome = Outcome::Failed {
             message: model.error_text(&e),
             path: Vec::new(),
         };
-        return finish(outcome, Vec::new(), 0, None, sent_per_level);
+        return finish(
+            outcome,
+            Vec::new(),
+            0,
+            None,
+            sent_per_level,
+            None,
+            checkpoints,
+        );
     }
     let mut depth: u32 = 0;
     let mut levels_completed = None;
+    // The checkpoint written last, kept until every worker has written the next one.
+    let mut previous: Option<u32> = None;
+    if let Some(dir) = &cp.resume {
+        match resume(worker, &mut rounds, model, dir, cp, me, peers) {
+            Ok(saved) => {
+                links = saved
+                    .links
+                    .into_iter()
+                    .map(|(fp, parent, step)| (fp_of(fp), (parent.map(fp_of), step)))
+                    .collect();
+                frontier = saved
+                    .frontier
+                    .into_iter()
+                    .map(|(key, fp, state)| Owned {
+                        key,
+                        fp: fp_of(fp),
+                        state: model.state_from(state),
+                    })
+                    .collect();
+                mine = saved.summary;
+                depth = saved.depth;
+                levels_completed = saved.levels_completed;
+                sent_per_level = saved.sent_per_level;
+                resumed_at = Some(depth);
+                if cp.dir.as_deref() == Some(dir.as_path()) {
+                    previous = Some(depth);
+                }
+            }
+            Err(message) => {
+                let outcome = Outcome::Stopped(message);
+                return finish(
+                    outcome,
+                    Vec::new(),
+                    0,
+                    None,
+                    sent_per_level,
+                    None,
+                    checkpoints,
+                );
+            }
+        }
+    }
+    let mut checkpoint_now = false;
+    let mut last_checkpoint = Instant::now();
     loop {
+        mine.checkpoint_error = None;
+        let mut written = None;
+        if let (Some(dir), true) = (&cp.dir, checkpoint_now) {
+            let saved = Saved {
+                identity: cp.identity.clone(),
+                peers,
+                depth,
+                levels_completed,
+                summary: mine.clone(),
+                sent_per_level: sent_per_level.clone(),
+                links: links
+                    .iter()
+                    .map(|(fp, (parent, step))| (fp_words(*fp), parent.map(fp_words), step.clone()))
+                    .collect(),
+                frontier: frontier
+                    .iter()
+                    .map(|o| (o.key.clone(), fp_words(o.fp), model.state_words(&o.state)))
+                    .collect(),
+            };
+            match checkpoint::write(dir, me, &saved) {
+                Ok(()) => {
+                    written = Some(depth);
+                    checkpoints.push(depth);
+                }
+                Err(e) => mine.checkpoint_error = Some(e),
+            }
+            last_checkpoint = Instant::now();
+        }
         let at_depth_limit = options.max_depth.is_some_and(|d| depth >= d);
         // Expand the level (frontier in key order, as one process would).
         frontier.sort_by(|a, b| a.key.cmp(&b.key));
@@ -267,6 +362,7 @@ pub fn run<M: Wire>(
         mine.out_of_memory =
             matches!((options.memory_limit, resident), (Some(m), Some(r)) if r >= m);
         mine.distinct = links.len() as u64;
+        mine.wants_checkpoint = cp.dir.is_some() && last_checkpoint.elapsed() >= cp.every;
         let mut out: Vec<(u64, Message)> = outgoing.into_values().collect();
         for to in 0..peers {
             out.push((
@@ -279,6 +375,14 @@ pub fn run<M: Wire>(
         }
         let received = rounds.exchange(worker, out);
         mine.cut_off = false;
+        // Every worker has written this level's checkpoint: the previous one can go.
+        if let (Some(dir), Some(d)) = (&cp.dir, written) {
+            if let Some(p) = previous.replace(d) {
+                if p != d {
+                    checkpoint::remove(dir, p, me);
+                }
+            }
+        }
 
         // Every worker now holds every summary: the same decision everywhere.
         let mut summaries = vec![Summary::default(); peers as usize];
@@ -287,8 +391,21 @@ pub fn run<M: Wire>(
             match m {
                 Message::Summary { from, summary } => summaries[from as usize] = summary,
                 c @ Message::Candidate { .. } => candidates.push(c),
-                Message::Link { .. } => {}
+                _ => {}
             }
+        }
+        checkpoint_now = summaries.iter().any(|s| s.wants_checkpoint);
+        if let Some(e) = summaries.iter().find_map(|s| s.checkpoint_error.clone()) {
+            let outcome = Outcome::Stopped(e);
+            return finish(
+                outcome,
+                Vec::new(),
+                depth,
+                levels_completed,
+                sent_per_level,
+                resumed_at,
+                checkpoints,
+            );
         }
         sent_per_level.push(summaries.iter().map(|s| s.sent_now).sum::<u64>());
         let workers: Vec<WorkerStats> = summaries
@@ -320,7 +437,15 @@ pub fn run<M: Wire>(
                 Event::Deadlock => Outcome::Deadlock { path },
                 Event::Failed(message) => Outcome::Failed { message, path },
             };
-            return finish(outcome, workers, depth, levels_completed, sent_per_level);
+            return finish(
+                outcome,
+                workers,
+                depth,
+                levels_completed,
+                sent_per_level,
+                resumed_at,
+                checkpoints,
+            );
         }
         if total_frontier > 0 {
             levels_completed = Some(depth);
@@ -333,7 +458,15 @@ pub fn run<M: Wire>(
                 Outcome::Verified
             };
             let depth = depth.saturating_sub(1);
-            return finish(outcome, workers, depth, levels_completed, sent_per_level);
+            return finish(
+                outcome,
+                workers,
+                depth,
+                levels_completed,
+                sent_per_level,
+                resumed_at,
+                checkpoints,
+            );
         }
         let limit = if summaries.iter().any(|s| s.out_of_time) {
             options.time_limit.map(Limit::Time)
@@ -352,6 +485,8 @@ pub fn run<M: Wire>(
                 depth,
                 levels_completed,
                 sent_per_level,
+                resumed_at,
+                checkpoints,
             );
         }
         // Keep, per new state, the candidate with the smallest key.
@@ -391,6 +526,92 @@ pub fn run<M: Wire>(
             }
         }
         depth += 1;
+    }
+}
+
+/// Agrees with every worker on the deepest checkpoint level all of them have, and loads this
+/// worker's; every worker gets the same error if any cannot.
+fn resume<M: Wire>(
+    worker: &mut Worker,
+    rounds: &mut Rounds,
+    _model: &M,
+    dir: &std::path::Path,
+    cp: &Checkpointing,
+    me: u64,
+    peers: u64,
+) -> Result<Saved, String> {
+    let mine = checkpoint::levels(dir, me);
+    let out = (0..peers)
+        .map(|to| {
+            (
+                to,
+                Message::Levels {
+                    from: me,
+                    levels: mine.clone(),
+                },
+            )
+        })
+        .collect();
+    let mut all: Vec<Vec<u32>> = vec![Vec::new(); peers as usize];
+    for m in rounds.exchange(worker, out) {
+        if let Message::Levels { from, levels } = m {
+            all[from as usize] = levels;
+        }
+    }
+    let common = mine
+        .iter()
+        .rev()
+        .find(|d| all.iter().all(|l| l.contains(d)))
+        .copied();
+    let loaded = match common {
+        None => Err(format!(
+            "`{}` holds no checkpoint level that all {peers} workers wrote (a checkpoint of a search with as many workers is needed)",
+            dir.display()
+        )),
+        Some(d) => checkpoint::read(dir, d, me).and_then(|saved| {
+            if saved.identity != cp.identity {
+                Err(format!(
+                    "`{}` is a checkpoint of another search (model, parameters, universe or options differ)",
+                    dir.display()
+                ))
+            } else if saved.peers != peers {
+                Err(format!(
+                    "`{}` was written by {} workers, not {peers}",
+                    dir.display(),
+                    saved.peers
+                ))
+            } else {
+                Ok(saved)
+            }
+        }),
+    };
+    let error = loaded.as_ref().err().cloned();
+    let out = (0..peers)
+        .map(|to| {
+            (
+                to,
+                Message::Loaded {
+                    from: me,
+                    error: error.clone(),
+                },
+            )
+        })
+        .collect();
+    let mut first = None;
+    for m in rounds.exchange(worker, out) {
+        if let Message::Loaded {
+            from,
+            error: Some(e),
+        } = m
+        {
+            if first.as_ref().is_none_or(|(f, _)| from < *f) {
+                first = Some((from, e));
+            }
+        }
+    }
+    match first {
+        Some((_, e)) => Err(e),
+        None => loaded,
     }
 }
 

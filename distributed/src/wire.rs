@@ -117,6 +117,10 @@ pub struct Summary {
     pub sent_now: u64,
     /// Resident memory of its process.
     pub resident: u64,
+    /// Whether the time since its last checkpoint calls for another.
+    pub wants_checkpoint: bool,
+    /// Why writing its last checkpoint failed.
+    pub checkpoint_error: Option<String>,
 }
 
 /// One message of a round.
@@ -141,6 +145,20 @@ pub enum Message {
         from: u64,
         /// What it says.
         summary: Summary,
+    },
+    /// On resuming: the checkpoint levels a worker has.
+    Levels {
+        /// The sender.
+        from: u64,
+        /// Its levels.
+        levels: Vec<u32>,
+    },
+    /// On resuming: whether a worker loaded its checkpoint.
+    Loaded {
+        /// The sender.
+        from: u64,
+        /// Why it could not.
+        error: Option<String>,
     },
     /// While a path is rebuilt: the owner of a state tells all workers its parent and step.
     Link {

@@ -282,7 +282,8 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         deadlock_is_violation: args.deadlock,
         batch: 0,
     };
-    if args.dist.processes.is_some() {
+    if args.dist.processes.is_some() || args.dist.checkpoint.is_some() || args.dist.resume.is_some()
+    {
         return super::explore_dist::run(args, m, automaton, params, options);
     }
     let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {

@@ -12,6 +12,7 @@ use checker::compiled::CompiledModel;
 use checker::explore::{Options, Report, Stats, Verdict};
 use checker::model::MachineModel;
 use checker::symmetry::Symmetry;
+use distributed::checkpoint::Checkpointing;
 use distributed::search::{Outcome, SearchReport};
 use distributed::{hostfile, Cluster};
 use interpreter::machine::Machine;
@@ -47,6 +48,17 @@ pub struct DistArgs {
         requires = "processes"
     )]
     pub connect_timeout: u64,
+    /// Write a checkpoint (visited set and frontier, per worker) into this folder at level
+    /// boundaries; `--resume` continues from it. Without --processes: one process.
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<PathBuf>,
+    /// The least time between two checkpoints (`0` for every level, `90s`, `10m`).
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub checkpoint_every: String,
+    /// Continue a search from the deepest level checkpointed in this folder (same model,
+    /// options and number of workers).
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
     /// Timely worker threads per process.
     #[arg(long, value_name = "K", default_value_t = 1, requires = "processes")]
     pub workers: usize,
@@ -85,6 +97,16 @@ pub fn run(
             Err(e) => return usage(e.to_string()),
         },
         None => hostfile::local(processes, args.dist.port),
+    };
+    let every = match super::explore::parse_duration(&args.dist.checkpoint_every) {
+        Ok(d) => d,
+        Err(e) => return usage(format!("--checkpoint-every: {e}")),
+    };
+    let checkpointing = Checkpointing {
+        dir: args.dist.checkpoint.clone(),
+        every,
+        resume: args.dist.resume.clone(),
+        identity: identity(&args, &m, workers_total(&args)),
     };
     let m: &'static Model = Box::leak(Box::new(m));
     let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
@@ -130,7 +152,7 @@ pub fn run(
         addresses,
         timeout: std::time::Duration::from_secs(args.dist.connect_timeout),
     };
-    let workers_total = processes * args.dist.workers;
+    let workers_total = workers_total(&args);
     if !args.quiet && args.format == Format::Text {
         let symmetric = if args.symmetric.is_empty() {
             String::new()
@@ -146,7 +168,7 @@ pub fn run(
             count(workers_total as u64, "worker"),
         ));
     }
-    let report = match distributed::explore(compiled, &cluster, &options) {
+    let report = match distributed::explore(compiled, &cluster, &options, &checkpointing) {
         Ok(r) => r,
         Err(e) => {
             print_stderr(&format!("error: {e}\n"));
@@ -158,6 +180,10 @@ pub fn run(
         Outcome::Violated { property, path } => Verdict::Violated { property, path },
         Outcome::Deadlock { path } => Verdict::Deadlock { path },
         Outcome::LimitReached(l) => Verdict::LimitReached(l),
+        Outcome::Stopped(message) => {
+            print_stderr(&format!("error: {message}\n"));
+            return ExitCode::from(EXIT_ERROR);
+        }
         Outcome::Failed { message, .. } => {
             print_stderr(&format!(
                 "error: the compiled engine met {message}; a distributed search cannot fall back to the interpreter: explore without --processes\n"
@@ -183,7 +209,44 @@ pub fn run(
     if !args.quiet && args.format == Format::Text {
         print_stderr(&worker_lines(&report, &cluster));
     }
+    if args.format == Format::Text {
+        if let (Some(level), Some(dir)) = (report.resumed_at, &args.dist.resume) {
+            print_stderr(&format!(
+                "resumed at level {level} from {}\n",
+                dir.display()
+            ));
+        }
+        if let (Some(&last), Some(dir)) = (report.checkpoints.last(), &args.dist.checkpoint) {
+            print_stderr(&format!(
+                "{} written; the last, at level {last}, is in {}\n",
+                count(report.checkpoints.len() as u64, "checkpoint"),
+                dir.display()
+            ));
+        }
+    }
     code
+}
+
+/// Workers in all.
+fn workers_total(args: &ExploreArgs) -> usize {
+    args.dist.processes.unwrap_or(1) * args.dist.workers.max(1)
+}
+
+/// What a checkpoint must have been written by: the model, automaton, parameters, universe,
+/// the options that change the state space or its order, and the number of workers.
+fn identity(args: &ExploreArgs, m: &Model, workers: usize) -> String {
+    serde_json::json!({
+        "model": args.file.display().to_string(),
+        "automaton": args.automaton,
+        "params": args.params,
+        "universe": m.universe_text,
+        "symmetric": args.symmetric,
+        "invariants": args.invariants,
+        "deadlock": args.deadlock,
+        "max_depth": args.max_depth,
+        "workers": workers,
+    })
+    .to_string()
 }
 
 /// The totals over every worker, as the single-process explorer counts them.
