@@ -279,17 +279,29 @@ pub struct Report<M: Model> {
 }
 
 /// What expanding one frontier state produced.
-enum Expansion<M: Model> {
+pub enum Expansion<M: Model> {
+    /// The state violates this property.
     Violated(M::Property),
+    /// Checking or expanding the state failed.
     Failed(M::Error),
+    /// The state holds; its successors.
     Expanded {
+        /// Successors computed (duplicates included); 0 means the state is deadlocked.
         generated: u64,
+        /// The successors `keep` kept, with their fingerprints, in the model's order.
         fresh: Vec<(Fingerprint, M::Step, M::State)>,
     },
 }
 
-/// Checks a state and computes its successors not yet in the graph.
-fn expand<M: Model>(model: &M, graph: &StateGraph<M::Step>, state: &M::State) -> Expansion<M> {
+/// Checks a state and computes its successors, keeping those whose fingerprint `keep` accepts.
+/// This is the work of one state in every explorer: the loop below keeps successors not yet
+/// in its graph, the distributed explorer (crate `distributed`) those not known to be visited
+/// by this worker.
+pub fn expand_state<M: Model>(
+    model: &M,
+    state: &M::State,
+    keep: &dyn Fn(Fingerprint) -> bool,
+) -> Expansion<M> {
     match model.check(state) {
         Ok(None) => {}
         Ok(Some(p)) => return Expansion::Violated(p),
@@ -304,10 +316,15 @@ fn expand<M: Model>(model: &M, graph: &StateGraph<M::Step>, state: &M::State) ->
         .into_iter()
         .filter_map(|(step, next)| {
             let fp = model.fingerprint(&next);
-            (!graph.contains(fp)).then_some((fp, step, next))
+            keep(fp).then_some((fp, step, next))
         })
         .collect();
     Expansion::Expanded { generated, fresh }
+}
+
+/// Checks a state and computes its successors not yet in the graph.
+fn expand<M: Model>(model: &M, graph: &StateGraph<M::Step>, state: &M::State) -> Expansion<M> {
+    expand_state(model, state, &|fp| !graph.contains(fp))
 }
 
 /// The worker threads.

@@ -81,6 +81,9 @@ pub struct ExploreArgs {
     /// The exact liveness check and its options.
     #[command(flatten)]
     pub liveness: super::explore_liveness::LivenessArgs,
+    /// Distributed exploration over several processes (timely dataflow).
+    #[command(flatten)]
+    pub dist: super::explore_dist::DistArgs,
     /// Print a progress line every ten seconds even when standard error is not a terminal.
     #[arg(long)]
     pub progress: bool,
@@ -110,12 +113,12 @@ pub(super) const EXIT_VIOLATION: u8 = 1;
 pub(super) const EXIT_ERROR: u8 = 2;
 pub(super) const EXIT_LIMIT: u8 = 3;
 
-fn usage(message: String) -> ExitCode {
+pub(super) fn usage(message: String) -> ExitCode {
     print_stderr(&format!("error: {message}\n"));
     ExitCode::from(EXIT_ERROR)
 }
 
-fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
+pub(super) fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
     print_diagnostics(diags, &m.sources, Format::Text, color);
     ExitCode::from(EXIT_ERROR)
 }
@@ -187,7 +190,7 @@ pub(super) fn count(n: u64, noun: &str) -> String {
     }
 }
 
-fn mib(bytes: u64) -> String {
+pub(super) fn mib(bytes: u64) -> String {
     format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64)
 }
 
@@ -221,16 +224,11 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    // A liveness property names its automaton: it is the default one to explore.
-    let of_property = args.liveness.liveness.as_deref().and_then(|name| {
-        let mut owners = m.spec.liveness.iter().filter(|l| l.name == name);
-        match (owners.next(), owners.next()) {
-            (Some(l), None) => Some(m.spec.automata[l.automaton.0 as usize].name.clone()),
-            _ => None,
-        }
-    });
-    let chosen = args.automaton.as_deref().or(of_property.as_deref());
-    let automaton = match model::pick_automaton(&m.spec, chosen, None) {
+    let automaton = match model::pick_for_property(
+        &m.spec,
+        args.automaton.as_deref(),
+        args.liveness.liveness.as_deref(),
+    ) {
         Ok(a) => a,
         Err(e) => return usage(e),
     };
@@ -274,6 +272,20 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return usage(format!("--memory-limit: {e}")),
     };
+    // The same limits for every search: global, local (LMC), liveness and distributed.
+    let options = Options {
+        threads: args.threads,
+        max_states: args.max_states,
+        max_depth: args.max_depth,
+        time_limit,
+        memory_limit,
+        deadlock_is_violation: args.deadlock,
+        batch: 0,
+    };
+    if args.dist.processes.is_some() || args.dist.checkpoint.is_some() || args.dist.resume.is_some()
+    {
+        return super::explore_dist::run(args, m, automaton, params, options);
+    }
     let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
         Ok(mach) => mach,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
@@ -284,27 +296,9 @@ pub fn run(args: ExploreArgs) -> ExitCode {
                 "--liveness explores with the interpreter and without symmetry reduction (its paths and lassos follow concrete states); drop --symmetric and --engine compiled".to_string(),
             );
         }
-        let options = Options {
-            threads: args.threads,
-            max_states: args.max_states,
-            max_depth: args.max_depth,
-            time_limit,
-            memory_limit,
-            deadlock_is_violation: args.deadlock,
-            batch: 0,
-        };
         return super::explore_liveness::run(&args, &m, &machine, options);
     }
     if args.local.local {
-        let options = Options {
-            threads: args.threads,
-            max_states: args.max_states,
-            max_depth: args.max_depth,
-            time_limit,
-            memory_limit,
-            deadlock_is_violation: args.deadlock,
-            batch: 0,
-        };
         return super::explore_local::run(&args, &m, &machine, options);
     }
     let make_symmetry = || -> Result<Option<Symmetry>, ExitCode> {
@@ -350,15 +344,6 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     let mut explorer = match MachineModel::new(&machine, interpreted_symmetry) {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
-    let options = Options {
-        threads: args.threads,
-        max_states: args.max_states,
-        max_depth: args.max_depth,
-        time_limit,
-        memory_limit,
-        deadlock_is_violation: args.deadlock,
-        batch: 0,
     };
 
     let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
@@ -409,7 +394,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             print_stderr("\r\x1b[2K");
         }
         let (fault, stats) = match report {
-            Ok(report) => return finish(&args, &m, &explorer, &report, n_inv),
+            Ok(report) => return finish(&args, &m, &explorer, &report, n_inv, None),
             Err(stopped) => stopped,
         };
         if !args.quiet && args.format == Format::Text {
@@ -432,7 +417,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     if shown.get() {
         print_stderr("\r\x1b[2K");
     }
-    finish(&args, &m, &explorer, &report, n_inv)
+    finish(&args, &m, &explorer, &report, n_inv, None)
 }
 
 /// The compiled engine's report as the interpreter's model would have made it (same steps and
@@ -471,13 +456,15 @@ fn coverage(stats: &Stats) -> String {
     )
 }
 
-/// Prints the outcome, writes the trace, and returns the exit code.
-fn finish(
+/// Prints the outcome, writes the trace, and returns the exit code; `distributed` is the
+/// per-worker part of a distributed search's JSON report.
+pub(super) fn finish(
     args: &ExploreArgs,
     m: &Model,
     explorer: &MachineModel,
     report: &Report<MachineModel>,
     n_inv: usize,
+    distributed: Option<serde_json::Value>,
 ) -> ExitCode {
     let machine = explorer.machine();
     let stats = &report.stats;
@@ -591,6 +578,7 @@ fn finish(
             "bytes_per_state": stats.bytes_per_state(),
             "threads": stats.threads,
             "trace": written.map(|p| p.display().to_string()),
+            "distributed": distributed,
         });
         print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
         if let Some(r) = &run_report {

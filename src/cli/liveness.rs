@@ -10,6 +10,7 @@
 //! dead path with its critical transition (C1), 2 error, 3 a dead path whose critical
 //! transition could not be placed (C2: raise --depth-max).
 
+use super::campaign::{CampaignReport, FailureRecord, RunRecord, Shard};
 use super::explore::{count, parse_duration, thousands, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::liveness_common::{
     error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
@@ -18,7 +19,7 @@ use super::liveness_common::{
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use checker::liveness::macemc::{self, BrokenInvariant, Critical, SearchOptions};
+use checker::liveness::macemc::{self, BrokenInvariant, Critical, SearchOptions, WalkOutcome};
 use checker::liveness::Property;
 use checker::model::MachineModel;
 use interpreter::machine::Machine;
@@ -70,6 +71,13 @@ pub struct LivenessSearchArgs {
     /// Stop starting walks after this long (`90`, `5m`).
     #[arg(long)]
     pub time_limit: Option<String>,
+    /// Make only the walks w ≡ I (mod N) (`--shard I/N`); `ioa merge` combines the shards'
+    /// `--report` files into the whole search's report.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Write the search's report (every walk from the frontier, the first dead path) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Write `dead.itf.json` and `live.itf.json` (for `ioa replay`) into this folder.
     #[arg(long, value_name = "DIR")]
     pub traces: Option<PathBuf>,
@@ -104,18 +112,11 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         ExitCode::from(EXIT_ERROR)
     };
-    let of_property = {
-        let mut owners = m.spec.liveness.iter().filter(|l| l.name == args.property);
-        match (owners.next(), owners.next()) {
-            (Some(l), None) => Some(m.spec.automata[l.automaton.0 as usize].name.clone()),
-            _ => None,
-        }
-    };
-    let chosen = args.automaton.as_deref().or(of_property.as_deref());
-    let automaton = match model::pick_automaton(&m.spec, chosen, None) {
-        Ok(a) => a,
-        Err(e) => return usage(e),
-    };
+    let automaton =
+        match model::pick_for_property(&m.spec, args.automaton.as_deref(), Some(&args.property)) {
+            Ok(a) => a,
+            Err(e) => return usage(e),
+        };
     let params = match model::params(&m.spec, automaton, &args.params) {
         Ok(p) => p,
         Err(e) => return usage(e),
@@ -126,6 +127,10 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
     };
     let weights = match super::run::parse_weights(args.weights.as_deref()) {
         Ok(w) => w,
+        Err(e) => return usage(e),
+    };
+    let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
+        Ok(s) => s,
         Err(e) => return usage(e),
     };
     let time_limit = match args.time_limit.as_deref().map(parse_duration).transpose() {
@@ -142,8 +147,16 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
     };
     let name = &args.property;
     let aut = &m.spec.automata[automaton.0 as usize].name;
+    let of_shard = shard
+        .map(|s| {
+            format!(
+                " (shard {}/{}: walks ≡ {} mod {})",
+                s.index, s.count, s.index, s.count
+            )
+        })
+        .unwrap_or_default();
     print_stderr(&format!(
-        "searching {name} of {aut} ({}): seed {}, breadth first to depth {}, then up to {} of at most {} (k = {})\n",
+        "searching {name} of {aut} ({}): seed {}, breadth first to depth {}, then up to {} of at most {} (k = {}){of_shard}\n",
         shape(liveness),
         args.seed,
         args.bfs_depth,
@@ -160,6 +173,7 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         weights,
         max_states: args.max_states,
         time_limit,
+        shard: shard.map(|s| (s.index, s.count)),
     };
     let property = Property::new(liveness);
     let report = match macemc::search(&model, &property, &options) {
@@ -167,6 +181,98 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         Err(e) => return fail(error_diagnostic(e)),
     };
     let stats = &report.stats;
+    if let Some(path) = &args.report {
+        let campaign = serde_json::json!({
+            "model": args.file.display().to_string(),
+            "automaton": aut,
+            "property": name,
+            "params": args.params,
+            "universe": m.universe_text,
+            "seed": args.seed,
+            "bfs_depth": args.bfs_depth,
+            "depth_max": args.depth_max,
+            "recover_walks": args.recover_walks,
+            "weights": args.weights,
+            "max_states": args.max_states,
+            "bfs_states": stats.bfs_states,
+            "frontier": stats.frontier,
+        });
+        let records = report
+            .walk_log
+            .iter()
+            .map(|w| RunRecord {
+                run: w.walk,
+                seed: w.seed,
+                steps: w.steps,
+                outcome: match w.outcome {
+                    WalkOutcome::Live => "live",
+                    WalkOutcome::Dead => "dead",
+                    WalkOutcome::Broken => "invariant",
+                }
+                .to_string(),
+            })
+            .collect();
+        let failure = match (&report.broken, &report.dead) {
+            (Some(broken), _) => {
+                let run = match replay(&model, &broken.path) {
+                    Ok(r) => r,
+                    Err(d) => return fail(d),
+                };
+                let steps = run.trace.steps.len();
+                let seed = report
+                    .walk_log
+                    .iter()
+                    .find(|w| w.walk == broken.walk)
+                    .map_or(0, |w| w.seed);
+                Some(FailureRecord {
+                    run: broken.walk,
+                    seed,
+                    detail: serde_json::json!({
+                        "invariant": m.spec.invariants[broken.invariant].name,
+                        "log": log_lines(&machine, &run.trace, 1, steps).lines().collect::<Vec<_>>(),
+                    }),
+                })
+            }
+            (None, None) => None,
+            (None, Some(dead)) => {
+                let run = match replay(&model, &dead.path) {
+                    Ok(r) => r,
+                    Err(d) => return fail(d),
+                };
+                let steps = run.trace.steps.len();
+                let critical = match &dead.critical {
+                    Critical::Found { step, live } => serde_json::json!({
+                        "found": { "step": step, "live_path_steps": live.len() - 1 }
+                    }),
+                    Critical::TooShort { at } => serde_json::json!({ "too_short": at }),
+                    Critical::DeadAtStart { at } => serde_json::json!({ "dead_at_start": at }),
+                };
+                let seed = report
+                    .walk_log
+                    .iter()
+                    .find(|w| w.walk == dead.walk)
+                    .map_or(0, |w| w.seed);
+                Some(FailureRecord {
+                    run: dead.walk,
+                    seed,
+                    detail: serde_json::json!({
+                        "walk_start": dead.walk_start,
+                        "obligation_at": dead.obligation_at,
+                        "deadlocked": dead.deadlocked,
+                        "critical": critical,
+                        "recover_walks": stats.recover_walks,
+                        "log": log_lines(&machine, &run.trace, 1, steps).lines().collect::<Vec<_>>(),
+                    }),
+                })
+            }
+        };
+        // Without a frontier there is nothing to walk from, in any shard.
+        let planned = if stats.frontier == 0 { 0 } else { args.walks };
+        let doc = CampaignReport::new("liveness", campaign, planned, shard, records, failure);
+        if let Err(e) = doc.write(path) {
+            return usage(e);
+        }
+    }
     let walks_total = stats.walks + stats.recover_walks;
     let secs = stats.walk_time.as_secs_f64().max(1e-9);
     let throughput = format!(

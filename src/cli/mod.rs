@@ -1,7 +1,9 @@
 //! Command-line parsing (clap) and dispatch to the subcommands.
 
+mod campaign;
 mod check;
 mod explore;
+mod explore_dist;
 mod explore_liveness;
 mod explore_local;
 mod export_isabelle;
@@ -125,6 +127,10 @@ enum Command {
     /// from there; on a walk that never reaches the goal, find the critical transition (the
     /// step after which the goal is unreachable). Verdicts are "suspected", never proofs.
     Liveness(liveness::LivenessSearchArgs),
+    /// Merge the `--report` files of a campaign's shards (`ioa run --random`, `ioa pair
+    /// --random`, `ioa liveness` with `--shard I/N`) into the report the whole campaign would
+    /// have written, byte for byte.
+    Merge(campaign::MergeArgs),
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
@@ -361,6 +367,7 @@ pub fn run() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Liveness(args) => liveness::run(args),
+        Command::Merge(args) => campaign::run(args),
         Command::Verify {
             file,
             simulation,

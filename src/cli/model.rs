@@ -207,6 +207,24 @@ pub fn pick_automaton(
     }
 }
 
+/// The automaton to explore or search for a liveness property: the one named, else the one the
+/// property is declared of (when exactly one declares a property of that name), else the only
+/// automaton of the model. `ioa explore --liveness` and `ioa liveness` choose alike.
+pub fn pick_for_property(
+    spec: &Spec,
+    name: Option<&str>,
+    property: Option<&str>,
+) -> Result<AutomatonId, String> {
+    let of_property = property.and_then(|p| {
+        let mut owners = spec.liveness.iter().filter(|l| l.name == p);
+        match (owners.next(), owners.next()) {
+            (Some(l), None) => Some(spec.automata[l.automaton.0 as usize].name.as_str()),
+            _ => None,
+        }
+    });
+    pick_automaton(spec, name.or(of_property), None)
+}
+
 fn names(spec: &Spec) -> String {
     spec.automata
         .iter()

@@ -1,6 +1,7 @@
 //! `ioa pair`: paired execution of a forward simulation's implementation and specification
 //! through its proof block, under A's schedule or random runs of A.
 
+use super::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
@@ -38,6 +39,13 @@ pub struct PairArgs {
     /// Bias random runs: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
     #[arg(long)]
     pub weights: Option<String>,
+    /// Make only the runs k ≡ I (mod N) of the campaign (`--shard I/N`, with `--random`);
+    /// `ioa merge` combines the shards' `--report` files.
+    #[arg(long, value_name = "I/N", requires = "random")]
+    pub shard: Option<String>,
+    /// Write the campaign's report (every run, the first failure) as JSON, for `ioa merge`.
+    #[arg(long, value_name = "FILE", requires = "random")]
+    pub report: Option<PathBuf>,
     /// A value for a parameter, `NAME=VALUE` (repeatable): given to the implementation and
     /// to the specification alike, to whichever declares a parameter of that name.
     #[arg(long = "param")]
@@ -172,6 +180,10 @@ pub fn run(args: PairArgs) -> ExitCode {
         Ok(w) => w,
         Err(e) => return usage(e),
     };
+    let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
     let log = args.log && !args.quiet && args.format == Format::Text;
     let drive = |run: &mut RunWith, log: bool| -> Outcome {
         let mut pair: Option<Pair> = None;
@@ -246,18 +258,52 @@ pub fn run(args: PairArgs) -> ExitCode {
         )
     } else {
         if args.format == Format::Text {
+            let of_shard = shard
+                .map(|s| {
+                    format!(
+                        " (shard {}/{}: runs ≡ {} mod {})",
+                        s.index, s.count, s.index, s.count
+                    )
+                })
+                .unwrap_or_default();
             print_stderr(&format!(
-                "paired random runs of {a_name} and {b_name}: seed {}, {} step(s) per run, {} run(s)\n",
+                "paired random runs of {a_name} and {b_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
                 args.seed, args.steps, args.runs
             ));
         }
+        let campaign = serde_json::json!({
+            "model": args.file.display().to_string(),
+            "simulation": sim.name,
+            "params": args.params,
+            "universe": m.universe_text,
+            "seed": args.seed,
+            "steps": args.steps,
+            "weights": args.weights,
+        });
+        let write_report = |records: Vec<RunRecord>, failure: Option<FailureRecord>| {
+            let Some(path) = &args.report else {
+                return Ok(());
+            };
+            CampaignReport::new("pair", campaign.clone(), args.runs, shard, records, failure)
+                .write(path)
+        };
+        let mut records = Vec::new();
         let mut total = 0;
+        let mut made = 0u64;
         let mut fired = vec![0u64; a.actions.len()];
         let mut result = None;
-        for r in 0..args.runs {
+        for r in (0..args.runs).filter(|&r| campaign::mine(shard, r)) {
+            made += 1;
             let seed = args.seed.wrapping_add(r);
             let o = drive(&mut |cb| runner.random(seed, args.steps, &weights, cb), log);
             total += o.trace.steps.len();
+            let failed = o.failure.is_some() || o.other.is_some();
+            records.push(RunRecord {
+                run: r,
+                seed,
+                steps: o.trace.steps.len() as u64,
+                outcome: if failed { "failed" } else { "ok" }.to_string(),
+            });
             for st in &o.trace.steps {
                 fired[st.action] += 1;
             }
@@ -286,6 +332,28 @@ pub fn run(args: PairArgs) -> ExitCode {
                     .then(|| drive(&mut |cb| runner.actions(&short, cb), false))
                     .filter(|x| x.failure.is_some() || x.other.is_some());
                 let label = format!("run {} of {} (seed {seed})", r + 1, args.runs);
+                let shown = shrunk.as_ref().unwrap_or(&o);
+                let diag = shown
+                    .failure
+                    .as_ref()
+                    .map(|f| failure_diagnostic(sim, f))
+                    .or_else(|| shown.other.clone());
+                let detail = serde_json::json!({
+                    "diagnostic": diag.map(|d| d.message),
+                    "failure": shown.failure.as_ref().map(failure_json),
+                    "failed_after": found,
+                    "shrunk_to": shrunk.as_ref().map(|x| x.trace.steps.len()),
+                    "log": (1..=shown.trace.steps.len()).map(|k| shown.trace.log_line(&a, k)).collect::<Vec<_>>(),
+                    "specification_steps": shown.b_log,
+                });
+                let failure = FailureRecord {
+                    run: r,
+                    seed,
+                    detail,
+                };
+                if let Err(e) = write_report(std::mem::take(&mut records), Some(failure)) {
+                    return usage(e);
+                }
                 result = Some(match shrunk {
                     Some(x) => {
                         print_stderr(&format!(
@@ -302,7 +370,10 @@ pub fn run(args: PairArgs) -> ExitCode {
         match result {
             Some(r) => r,
             None => {
-                let msg = format!("paired execution of simulation {}: {} random run(s), {total} step(s) of {a_name}: every step matched, the relation held throughout", sim.name, args.runs);
+                if let Err(e) = write_report(records, None) {
+                    return usage(e);
+                }
+                let msg = format!("paired execution of simulation {}: {made} random run(s), {total} step(s) of {a_name}: every step matched, the relation held throughout", sim.name);
                 // How often each action of A ran: shows whether crashes, losses and decisions
                 // were exercised at all.
                 let counts: Vec<(String, u64)> = a
@@ -312,7 +383,7 @@ pub fn run(args: PairArgs) -> ExitCode {
                     .map(|(act, n)| (act.name.clone(), *n))
                     .collect();
                 if args.format == Format::Json {
-                    print_stdout(&serde_json::json!({ "simulation": sim.name, "ok": true, "runs": args.runs, "steps": total, "steps_per_action": counts.iter().map(|(n, k)| (n.clone(), serde_json::Value::from(*k))).collect::<serde_json::Map<String, serde_json::Value>>() }).to_string());
+                    print_stdout(&serde_json::json!({ "simulation": sim.name, "ok": true, "runs": made, "steps": total, "steps_per_action": counts.iter().map(|(n, k)| (n.clone(), serde_json::Value::from(*k))).collect::<serde_json::Map<String, serde_json::Value>>() }).to_string());
                 } else {
                     print_stderr(&format!("{msg}\n"));
                     if !args.quiet {

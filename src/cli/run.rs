@@ -1,6 +1,7 @@
 //! `ioa run`: execute an automaton under a schedule or at random, checking invariants, logging
 //! steps in the paper's format and writing traces.
 
+use super::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
 use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
@@ -48,6 +49,13 @@ pub struct RunArgs {
     /// A universe file (default: MODEL.universe beside the model, if it exists).
     #[arg(long)]
     pub universe_file: Option<PathBuf>,
+    /// Make only the runs k ≡ I (mod N) of the campaign (`--shard I/N`, with `--random`);
+    /// `ioa merge` combines the shards' `--report` files.
+    #[arg(long, value_name = "I/N", requires = "random")]
+    pub shard: Option<String>,
+    /// Write the campaign's report (every run, the first failure) as JSON, for `ioa merge`.
+    #[arg(long, value_name = "FILE", requires = "random")]
+    pub report: Option<PathBuf>,
     /// Execution steering.
     #[command(flatten)]
     pub steer: super::steer::SteerArgs,
@@ -100,7 +108,16 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(mach) => mach,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
+    let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
     if args.steer.steer {
+        if shard.is_some() || args.report.is_some() {
+            return usage(
+                "--shard and --report are not implemented for steering campaigns yet".into(),
+            );
+        }
         let weights = match parse_weights(args.weights.as_deref()) {
             Ok(w) => w,
             Err(e) => return usage(e),
@@ -157,13 +174,39 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(w) => w,
         Err(e) => return usage(e),
     };
+    let of_shard = shard
+        .map(|s| {
+            format!(
+                " (shard {}/{}: runs ≡ {} mod {})",
+                s.index, s.count, s.index, s.count
+            )
+        })
+        .unwrap_or_default();
     print_stderr(&format!(
-        "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s)\n",
+        "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
         args.seed, args.steps, args.runs
     ));
+    let campaign = serde_json::json!({
+        "model": args.file.display().to_string(),
+        "automaton": aut_name,
+        "params": args.params,
+        "universe": m.universe_text,
+        "seed": args.seed,
+        "steps": args.steps,
+        "weights": args.weights,
+    });
+    let mut records = Vec::new();
+    let write_report = |records: Vec<RunRecord>, failure: Option<FailureRecord>| {
+        let Some(path) = &args.report else {
+            return Ok(());
+        };
+        CampaignReport::new("run", campaign.clone(), args.runs, shard, records, failure).write(path)
+    };
     let mut total_steps = 0u64;
     let mut deadlocks = 0u64;
-    for r in 0..args.runs {
+    let mut made = 0u64;
+    for r in (0..args.runs).filter(|&r| campaign::mine(shard, r)) {
+        made += 1;
         let seed = args.seed.wrapping_add(r);
         let log = args.log && !args.quiet;
         let mut on_step = |t: &Trace| {
@@ -177,7 +220,19 @@ pub fn run(args: RunArgs) -> ExitCode {
         if matches!(report.stop, Stop::Deadlock) {
             deadlocks += 1;
         }
+        records.push(RunRecord {
+            run: r,
+            seed,
+            steps: report.trace.steps.len() as u64,
+            outcome: match (&report.stop, report.ok()) {
+                (_, false) => "failed",
+                (Stop::Deadlock, _) => "deadlock",
+                _ => "ok",
+            }
+            .to_string(),
+        });
         if !report.ok() || args.runs == 1 {
+            let found = report.trace.steps.len();
             let (report, meta, what) = match shrink_violation(&runner, &report) {
                 Some(short) => {
                     print_stderr(&format!(
@@ -199,6 +254,27 @@ pub fn run(args: RunArgs) -> ExitCode {
                     format!("seed {seed}"),
                 ),
             };
+            if !report.ok() {
+                let message = stop_diagnostic(&machine, &report).map(|d| d.message);
+                let shrunk = meta["shrunk"] == true;
+                let steps = report.trace.steps.len();
+                let detail = serde_json::json!({
+                    "diagnostic": message,
+                    "failed_after": found,
+                    "shrunk_to": shrunk.then_some(steps),
+                    "log": (1..=steps).map(|k| report.trace.log_line(&machine, k)).collect::<Vec<_>>(),
+                });
+                let failure = FailureRecord {
+                    run: r,
+                    seed,
+                    detail,
+                };
+                if let Err(e) = write_report(std::mem::take(&mut records), Some(failure)) {
+                    return usage(e);
+                }
+            } else if let Err(e) = write_report(records.clone(), None) {
+                return usage(e);
+            }
             let code = finish(&args, &m, &machine, &report, meta, &what);
             if !report.ok() {
                 print_stderr(&format!(
@@ -218,9 +294,11 @@ pub fn run(args: RunArgs) -> ExitCode {
         .iter()
         .filter(|i| i.automaton == automaton)
         .count();
+    if let Err(e) = write_report(records, None) {
+        return usage(e);
+    }
     print_stderr(&format!(
-        "{} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n",
-        args.runs
+        "{made} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n"
     ));
     ExitCode::SUCCESS
 }

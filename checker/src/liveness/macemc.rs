@@ -23,7 +23,12 @@
 //! that violation, a path from a start state the interpreter re-executes.
 //!
 //! Every random choice comes from the search's seed (ChaCha8): one generator hands each walk
-//! its own seed, so the same seed, model and options give the same report.
+//! its own seed, so the same seed, model and options give the same report. Walk `w` from the
+//! frontier takes the generator's `w`-th output (its stream position is set, not reached by
+//! drawing), and FindCriticalTransition draws on from there: so a *shard* that makes only the
+//! walks `w ≡ I (mod N)` ([`SearchOptions::shard`]) gives each of them, and the critical
+//! transition of the first dead one, exactly as the whole search would (`ioa liveness
+//! --shard`).
 
 use super::graph::{self, GraphOptions};
 use super::{LivenessError, Path, Property};
@@ -55,6 +60,32 @@ pub struct SearchOptions {
     pub max_states: Option<u64>,
     /// Stop starting walks after this long.
     pub time_limit: Option<Duration>,
+    /// Make only the walks `w` with `w mod count = index`, as `(index, count)`.
+    pub shard: Option<(u64, u64)>,
+}
+
+/// How one walk from the frontier ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkOutcome {
+    /// It reached the goal (`eventually`), or ran its length with no obligation left open.
+    Live,
+    /// It is a suspected dead path.
+    Dead,
+    /// It reached a state that breaks an invariant.
+    Broken,
+}
+
+/// One walk from the frontier.
+#[derive(Debug, Clone)]
+pub struct WalkRecord {
+    /// Its number (from 0; walks go round robin over the frontier).
+    pub walk: u64,
+    /// The seed it was drawn with.
+    pub seed: u64,
+    /// Its steps.
+    pub steps: u64,
+    /// How it ended.
+    pub outcome: WalkOutcome,
 }
 
 /// What FindCriticalTransition concluded.
@@ -87,6 +118,8 @@ pub enum Critical {
 pub struct DeadPath {
     /// Start step, breadth-first prefix, then the walk.
     pub path: Path,
+    /// The number of the walk that found it.
+    pub walk: u64,
     /// The state where the walk started.
     pub walk_start: usize,
     /// The state where the obligation that is never met started.
@@ -100,6 +133,8 @@ pub struct DeadPath {
 /// An invariant a walk found broken.
 #[derive(Debug, Clone)]
 pub struct BrokenInvariant {
+    /// The walk's number.
+    pub walk: u64,
     /// The invariant's position in the spec's invariants.
     pub invariant: usize,
     /// Start step, breadth-first prefix, then the walk up to the state that breaks it.
@@ -136,6 +171,8 @@ pub struct SearchReport {
     pub broken: Option<BrokenInvariant>,
     /// Whether the time limit stopped the walks.
     pub timed_out: bool,
+    /// Every walk from the frontier, in order.
+    pub walk_log: Vec<WalkRecord>,
     /// The counters.
     pub stats: SearchStats,
 }
@@ -175,6 +212,8 @@ struct Search<'a, 'm, 's> {
     steps: Steps,
     options: &'a SearchOptions,
     seeds: ChaCha8Rng,
+    /// The seed the last walk was drawn with.
+    last_seed: u64,
     stats: SearchStats,
 }
 
@@ -185,6 +224,7 @@ impl Search<'_, '_, '_> {
         goal: &mut dyn FnMut(&[interpreter::value::Value]) -> Result<bool, LivenessError>,
     ) -> Result<Walk, LivenessError> {
         let seed = self.seeds.next_u64();
+        self.last_seed = seed;
         let started = Instant::now();
         let mut failure = None;
         let mut test = |s: &[interpreter::value::Value]| match goal(s) {
@@ -353,19 +393,24 @@ pub fn search(
         steps: Steps::new(model),
         options,
         seeds: ChaCha8Rng::seed_from_u64(options.seed),
+        last_seed: 0,
         stats,
     };
     let mut dead = None;
     let mut broken = None;
     let mut timed_out = false;
+    let mut walk_log = Vec::new();
     if !frontier.is_empty() {
-        for w in 0..options.walks {
+        let mine = |w: u64| options.shard.is_none_or(|(i, n)| w % n == i);
+        for w in (0..options.walks).filter(|&w| mine(w)) {
             if options.time_limit.is_some_and(|t| started.elapsed() >= t) {
                 timed_out = true;
                 break;
             }
             let (id, state) = &frontier[(w % frontier.len() as u64) as usize];
             search.stats.walks += 1;
+            // Each `next_u64` takes two 32-bit words of the stream.
+            search.seeds.set_word_pos(2 * w as u128);
             // A walk stops at a state that breaks an invariant, or at the goal (for `P ↝ Q`
             // it runs its whole length: an obligation may open after the goal held).
             let mut broke = None;
@@ -380,24 +425,41 @@ pub fn search(
                     Ok(false)
                 }
             })?;
+            let mut record = WalkRecord {
+                walk: w,
+                seed: search.last_seed,
+                steps: walk.steps.len() as u64,
+                outcome: WalkOutcome::Live,
+            };
             let mut path = graph.tree.path_to(*id);
             let walk_start = path.len() - 1;
             path.extend(search.steps.of(&walk));
             if let Some(invariant) = broke {
-                broken = Some(BrokenInvariant { invariant, path });
+                record.outcome = WalkOutcome::Broken;
+                walk_log.push(record);
+                broken = Some(BrokenInvariant {
+                    walk: w,
+                    invariant,
+                    path,
+                });
                 break;
             }
             if walk.end == WalkEnd::Goal {
+                walk_log.push(record);
                 continue;
             }
             let (trace, _) = model.trace(&path).map_err(LivenessError::Machine)?;
             let Some(obligation_at) = open_obligation(property, model, &trace.states)? else {
+                walk_log.push(record);
                 continue;
             };
+            record.outcome = WalkOutcome::Dead;
+            walk_log.push(record);
             let deadlocked = walk.end == WalkEnd::Deadlock;
             let critical =
                 search.critical(&path, &trace.states, walk_start, obligation_at, deadlocked)?;
             dead = Some(DeadPath {
+                walk: w,
                 path,
                 walk_start,
                 obligation_at,
@@ -413,6 +475,7 @@ pub fn search(
         dead,
         broken,
         timed_out,
+        walk_log,
         stats,
     })
 }

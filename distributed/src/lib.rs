@@ -1,0 +1,215 @@
+//! Exhaustive breadth-first exploration over several processes (and threads), on timely
+//! dataflow. This crate is the scale-out edge of the checker: the single-machine explorer and
+//! its tests do not depend on it.
+//!
+//! - [`search`]: one worker's part: every state is owned by worker `fingerprint mod W`,
+//!   successors travel to their owner, a BFS level ends when timely's frontier passes its round,
+//!   and parents are chosen by the smallest *key* (the state's position in the single-process
+//!   explorer's breadth-first order), so the counts of a complete search and the shortest
+//!   counterexample are the single-process explorer's, whatever the number of workers.
+//! - [`wire`]: the [`wire::Wire`] trait (states, steps and properties as words) and the
+//!   messages of a round.
+//! - [`hostfile`]: the cluster's addresses, checked line by line.
+//!
+//! [`explore`] starts the workers of this process, connects to the others (timely's TCP
+//! allocator), and turns a lost connection (timely's communication threads panic when a peer
+//! goes away) into [`ClusterError::Lost`] naming the process that was lost.
+
+pub mod checkpoint;
+pub mod connect;
+pub mod hostfile;
+pub mod search;
+pub mod wire;
+
+use checker::explore::Options;
+use search::SearchReport;
+use std::sync::{Arc, Mutex};
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
+use wire::Wire;
+
+/// Where this process stands in the cluster.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    /// Processes in all.
+    pub processes: usize,
+    /// This process (0 ≤ process < processes).
+    pub process: usize,
+    /// Timely workers (threads) per process.
+    pub workers: usize,
+    /// Every process's `host:port`, in process order.
+    pub addresses: Vec<String>,
+    /// How long to wait for the other processes to connect.
+    pub timeout: std::time::Duration,
+}
+
+/// Why a distributed search could not finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClusterError {
+    /// The cluster could not be set up (addresses, ports).
+    Setup(String),
+    /// The connection to another process was lost: it was killed or its machine failed.
+    Lost {
+        /// The process whose connection was lost.
+        process: usize,
+        /// Its workers.
+        workers: std::ops::Range<usize>,
+        /// What the communication layer said.
+        message: String,
+    },
+    /// A worker stopped for another reason (a bug: the message says where).
+    Worker(String),
+}
+
+impl std::fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClusterError::Setup(m) => write!(f, "cannot set up the cluster: {m}"),
+            ClusterError::Lost {
+                process,
+                workers,
+                message,
+            } => {
+                let which = if workers.len() == 1 {
+                    format!("worker {}", workers.start)
+                } else {
+                    format!("workers {}–{}", workers.start, workers.end - 1)
+                };
+                write!(
+                    f,
+                    "lost process {process} ({which}): {message}; the search stopped on every process that is left"
+                )
+            }
+            ClusterError::Worker(m) => write!(f, "a worker stopped: {m}"),
+        }
+    }
+}
+
+/// Panics seen while the cluster ran: (thread name, message).
+type Panics = Arc<Mutex<Vec<(String, String)>>>;
+
+/// Runs the search with this process's workers; returns worker 0's report of this process.
+/// `model` lives for the whole process (the workers are threads that outlive any borrow).
+pub fn explore<M>(
+    model: &'static M,
+    cluster: &Cluster,
+    options: &Options,
+    checkpointing: &checkpoint::Checkpointing,
+) -> Result<SearchReport<M::Step, M::Property>, ClusterError>
+where
+    M: Wire + 'static,
+    M::Step: Send + 'static,
+    M::Property: Send + 'static,
+{
+    let threads = cluster.workers.max(1);
+    // The allocators of this process's workers, and what must live as long as they do.
+    let (builders, others): (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>) = if cluster
+        .processes
+        > 1
+    {
+        if cluster.addresses.len() != cluster.processes || cluster.process >= cluster.processes {
+            return Err(ClusterError::Setup(format!(
+                "process {} of {} with {} address(es)",
+                cluster.process,
+                cluster.processes,
+                cluster.addresses.len()
+            )));
+        }
+        let sockets = connect::connect(&cluster.addresses, cluster.process, cluster.timeout)?;
+        let hooks = timely::communication::Hooks::default();
+        let process_allocators =
+            ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
+        let (tcp, guard) = initialize_networking_from_sockets(
+            process_allocators,
+            sockets,
+            cluster.process,
+            threads,
+            hooks,
+        )
+        .map_err(|e| ClusterError::Setup(e.to_string()))?;
+        (
+            tcp.into_iter().map(AllocatorBuilder::Tcp).collect(),
+            Box::new(guard),
+        )
+    } else {
+        let config = if threads > 1 {
+            timely::CommunicationConfig::Process(threads)
+        } else {
+            timely::CommunicationConfig::Thread
+        };
+        config.try_build().map_err(ClusterError::Setup)?
+    };
+    let options = options.clone();
+    let checkpointing = checkpointing.clone();
+    let panics: Panics = Arc::default();
+    let seen = Arc::clone(&panics);
+    // Timely's communication threads panic when a peer goes away, and the panic cascades to
+    // the workers and to the guards' drop: record them all quietly, then say what happened.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let name = std::thread::current().name().unwrap_or("main").to_string();
+        let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
+            s.to_string()
+        } else if let Some(s) = info.payload().downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "panic".to_string()
+        };
+        if let Ok(mut p) = seen.lock() {
+            p.push((name, message));
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let guards = timely::execute::execute_from(
+            builders,
+            others,
+            timely::WorkerConfig::default(),
+            move |worker| search::run(worker, model, &options, &checkpointing),
+        )?;
+        Ok::<_, String>(guards.join())
+    }));
+    let _ = std::panic::take_hook();
+    std::panic::set_hook(previous);
+    let panics = panics.lock().map(|p| p.clone()).unwrap_or_default();
+    let lost = || {
+        panics.iter().find_map(|(thread, message)| {
+            let remote = thread
+                .strip_prefix("timely:recv-")
+                .or_else(|| thread.strip_prefix("timely:send-"))?;
+            let process: usize = remote.parse().ok()?;
+            let start = process * cluster.workers.max(1);
+            Some(ClusterError::Lost {
+                process,
+                workers: start..start + cluster.workers.max(1),
+                message: message
+                    .trim_start_matches("timely communication error: ")
+                    .to_string(),
+            })
+        })
+    };
+    match result {
+        Ok(Ok(results)) => {
+            let mut first = None;
+            for r in results {
+                match r {
+                    Ok(report) => {
+                        first.get_or_insert(report);
+                    }
+                    Err(message) => {
+                        return Err(lost().unwrap_or(ClusterError::Worker(message)));
+                    }
+                }
+            }
+            first.ok_or_else(|| ClusterError::Worker("no worker reported".into()))
+        }
+        Ok(Err(setup)) => Err(ClusterError::Setup(setup)),
+        Err(_) => Err(lost().unwrap_or_else(|| {
+            ClusterError::Worker(
+                panics
+                    .first()
+                    .map(|(t, m)| format!("{t}: {m}"))
+                    .unwrap_or_else(|| "panic".into()),
+            )
+        })),
+    }
+}

@@ -1,0 +1,362 @@
+//! End-to-end tests of distributed exploration (`ioa explore --processes 2 --process P
+//! --hostfile F`): two processes on loopback against the single-process explorer.
+//!
+//! - Every `tests/data/distributed/cases/*.args` file holds `%` comments, then the arguments of
+//!   `ioa explore` (one per line). The model is explored by one process and by two, each with
+//!   `--format json --trace FILE`: verdict, distinct states, generated states, depth and levels
+//!   completed must be equal when every state was explored or a depth limit stopped both, and
+//!   a counterexample must be the same trace, state for state. The two-process JSON (with the
+//!   per-worker counters) is an insta snapshot, which pins the counts.
+//! - A process killed mid-run makes the other stop with an error naming it (no hang).
+//! - A bad hostfile is an error naming the file and line.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The package root; the binary runs here.
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn ioa() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ioa"));
+    c.current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn scratch(case: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("distributed-tests")
+        .join(case);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// A hostfile of `n` free loopback ports.
+fn hostfile(dir: &Path, n: usize) -> PathBuf {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let text: String = listeners
+        .iter()
+        .map(|l| format!("{}\n", l.local_addr().expect("address")))
+        .collect();
+    let path = dir.join("hosts");
+    std::fs::write(&path, text).expect("hostfile written");
+    path
+}
+
+/// Waits for a process, killing it after `limit`.
+fn wait(mut child: Child, limit: Duration) -> Output {
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("a process hung for {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// Starts `processes` processes of `ioa explore ARGS… --processes N --process P --hostfile H`.
+fn cluster(args: &[&str], dir: &Path, processes: usize, extra: &[&[&str]]) -> Vec<Child> {
+    let hosts = hostfile(dir, processes);
+    (0..processes)
+        .map(|p| {
+            let mut c = ioa();
+            c.arg("explore")
+                .args(args)
+                .args(["--processes", &processes.to_string()])
+                .args(["--process", &p.to_string()])
+                .arg("--hostfile")
+                .arg(&hosts)
+                .args(extra.get(p).copied().unwrap_or(&[]))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            c.spawn().expect("ioa starts")
+        })
+        .collect()
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn two_processes_explore_as_one() {
+    insta::glob!("data/distributed/cases/*.args", |path: &Path| {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let args: Vec<&str> = text.lines().filter(|l| !l.starts_with('%')).collect();
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("name");
+        let dir = scratch(name);
+
+        let single_trace = dir.join("single.itf.json");
+        let single = ioa()
+            .arg("explore")
+            .args(&args)
+            .args(["--format", "json", "--trace"])
+            .arg(&single_trace)
+            .output()
+            .expect("ioa runs");
+        let single_json = json_of(&single);
+
+        let dist_trace = dir.join("dist.itf.json");
+        let trace_arg = dist_trace.to_str().expect("UTF-8").to_string();
+        let extra: [&[&str]; 2] = [&["--format", "json", "--trace", &trace_arg], &["--quiet"]];
+        let children = cluster(&args, &dir, 2, &extra);
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| wait(c, Duration::from_secs(120)))
+            .collect();
+        let dist_json = json_of(&outs[0]);
+        assert_eq!(
+            outs[0].status.code(),
+            single.status.code(),
+            "{name}: exit codes\n{}",
+            String::from_utf8_lossy(&outs[0].stderr)
+        );
+        assert_eq!(
+            outs[1].status.code(),
+            single.status.code(),
+            "{name}: process 1"
+        );
+
+        for field in ["verdict", "invariant", "counterexample_steps", "limit"] {
+            assert_eq!(dist_json[field], single_json[field], "{name}: {field}");
+        }
+        if single_json["verdict"] == "violation" {
+            // The same shortest counterexample, state for state.
+            let read = |p: &Path| -> serde_json::Value {
+                serde_json::from_slice(&std::fs::read(p).expect("trace written")).expect("JSON")
+            };
+            let (a, b) = (read(&single_trace), read(&dist_trace));
+            assert_eq!(a["states"], b["states"], "{name}: counterexamples differ");
+            let replay = ioa()
+                .arg("replay")
+                .arg(&dist_trace)
+                .output()
+                .expect("replay runs");
+            assert_eq!(
+                replay.status.code(),
+                Some(1),
+                "{name}: replay shows the violation"
+            );
+        } else {
+            for field in [
+                "states",
+                "generated",
+                "checked",
+                "depth",
+                "levels_completed",
+                "deadlocks",
+            ] {
+                assert_eq!(dist_json[field], single_json[field], "{name}: {field}");
+            }
+        }
+        let mut pinned = dist_json.clone();
+        for volatile in ["seconds", "states_per_second", "bytes_per_state", "trace"] {
+            pinned[volatile] = serde_json::Value::Null;
+        }
+        if let Some(workers) = pinned["distributed"]["workers"].as_array_mut() {
+            for w in workers {
+                w["resident_bytes"] = serde_json::Value::Null;
+            }
+        }
+        insta::assert_snapshot!(serde_json::to_string_pretty(&pinned).expect("JSON"));
+    });
+}
+
+#[test]
+fn a_killed_process_stops_the_others_with_its_name() {
+    let dir = scratch("killed");
+    // 3 proposers and 3 acceptors: 770,377 states, far more than a few seconds of work.
+    let args = [
+        "examples/groove_paxos/paxos.ioa",
+        "--param",
+        "maj=2",
+        "--universe",
+        "Prop = [1]..[3]",
+        "--universe",
+        "Acc = [0]..[2]",
+    ];
+    let mut children = cluster(&args, &dir, 2, &[]);
+    std::thread::sleep(Duration::from_secs(4));
+    let mut second = children.pop().expect("process 1");
+    let first = children.pop().expect("process 0");
+    assert!(
+        second.try_wait().expect("wait").is_none(),
+        "process 1 ended before it was killed"
+    );
+    second.kill().expect("process 1 killed");
+    let _ = second.wait();
+    let out = wait(first, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error: lost process 1 (worker 1): reading data: socket closed; the search stopped on every process that is left"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_bad_hostfile_names_its_line() {
+    let out = ioa()
+        .args([
+            "explore",
+            "examples/groove_paxos/paxos.ioa",
+            "--param",
+            "maj=2",
+            "--processes",
+            "2",
+            "--hostfile",
+            "tests/data/distributed/bad.hosts",
+        ])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: tests/data/distributed/bad.hosts:3: `node2` is not an address; each line of a hostfile is `host:port` (say `127.0.0.1:2101`), one per process in process order\n"
+    );
+    let out = ioa()
+        .args([
+            "explore",
+            "examples/groove_paxos/paxos.ioa",
+            "--param",
+            "maj=2",
+            "--processes",
+            "2",
+            "--process",
+            "2",
+        ])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --process must be below --processes (2 is not below 2)\n"
+    );
+}
+
+/// A search killed (SIGKILL) after a checkpoint and resumed from it reports the counts of an
+/// uninterrupted search; resuming a finished search's last checkpoint gives its counterexample.
+#[test]
+fn a_killed_search_resumes_from_its_checkpoint() {
+    let dir = scratch("resume");
+    let checkpoints = dir.join("checkpoints");
+    let cp = checkpoints.to_str().expect("UTF-8");
+    // 3 proposers, 3 acceptors, symmetric in Acc: 139,270 states (README table), depth 25.
+    let args = [
+        "explore",
+        "examples/groove_paxos/paxos.ioa",
+        "--param",
+        "maj=2",
+        "--universe",
+        "Prop = [1]..[3]",
+        "--universe",
+        "Acc = [0]..[2]",
+        "--symmetric",
+        "Acc",
+        "--format",
+        "json",
+    ];
+    let mut first = ioa()
+        .args(args)
+        .args(["--checkpoint", cp, "--checkpoint-every", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ioa starts");
+    // Kill it once a checkpoint past level 8 is complete.
+    let started = Instant::now();
+    let level = loop {
+        let done = std::fs::read_dir(&checkpoints).ok().and_then(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    let d: u32 = name.strip_prefix("level-")?.parse().ok()?;
+                    e.path().join("worker-0.bin").is_file().then_some(d)
+                })
+                .max()
+        });
+        if let Some(d) = done.filter(|&d| d >= 8) {
+            break d;
+        }
+        assert!(
+            first.try_wait().expect("wait").is_none(),
+            "the search ended before it could be killed"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    first.kill().expect("killed");
+    let _ = first.wait();
+    let resumed = ioa()
+        .args(args)
+        .args(["--resume", cp, "--checkpoint", cp])
+        .output()
+        .expect("ioa runs");
+    let resumed_json = json_of(&resumed);
+    let whole = ioa().args(args).output().expect("ioa runs");
+    let whole_json = json_of(&whole);
+    assert_eq!(resumed.status.code(), Some(0), "{level}");
+    for field in [
+        "verdict",
+        "states",
+        "generated",
+        "checked",
+        "depth",
+        "levels_completed",
+    ] {
+        assert_eq!(
+            resumed_json[field], whole_json[field],
+            "{field} (killed at level {level})"
+        );
+    }
+    assert_eq!(resumed_json["states"], 139_270);
+
+    // The counterexample of a low majority, through its last checkpoint.
+    let low = dir.join("low");
+    let low_cp = low.to_str().expect("UTF-8");
+    let low_args = [
+        "explore",
+        "examples/groove_paxos/paxos.ioa",
+        "--param",
+        "maj=1",
+        "--symmetric",
+        "Acc",
+    ];
+    let a = ioa()
+        .args(low_args)
+        .args(["--checkpoint", low_cp, "--checkpoint-every", "0"])
+        .output()
+        .expect("ioa runs");
+    let b = ioa()
+        .args(low_args)
+        .args(["--resume", low_cp])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(a.status.code(), Some(1));
+    assert_eq!(b.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&a.stdout),
+        String::from_utf8_lossy(&b.stdout)
+    );
+    assert_eq!(String::from_utf8_lossy(&a.stdout).lines().count(), 10);
+    assert!(String::from_utf8_lossy(&b.stderr).contains("resumed at level 10 from"));
+}
