@@ -238,7 +238,11 @@ mod tests {
             out.push((0, (1, 0)));
             Ok(())
         }
-        fn successors(&self, s: &(i64, i64), out: &mut Vec<(u32, (i64, i64))>) -> Result<(), String> {
+        fn successors(
+            &self,
+            s: &(i64, i64),
+            out: &mut Vec<(u32, (i64, i64))>,
+        ) -> Result<(), String> {
             let n = self.n;
             out.push((1, ((s.0 + 1) % n, s.1)));
             out.push((2, (s.0, (s.1 + 1) % n)));
@@ -249,10 +253,7 @@ mod tests {
             Ok((Some(*s) == self.bad).then_some(7))
         }
         fn fingerprint(&self, s: &(i64, i64)) -> Fingerprint {
-            let v = [
-                interpreter_value(s.0),
-                interpreter_value(s.1),
-            ];
+            let v = [interpreter_value(s.0), interpreter_value(s.1)];
             checker::fingerprint::fingerprint(&v)
         }
     }
