@@ -213,3 +213,129 @@ where
         })),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use checker::explore::{explore as explore_one, Model, Verdict};
+    use checker::fingerprint::Fingerprint;
+    use search::Outcome;
+
+    /// Pairs (a, b) modulo `n` with steps a+1, b+1, a+b; a property "never reaches `bad`".
+    struct Grid {
+        n: i64,
+        bad: Option<(i64, i64)>,
+    }
+
+    impl Model for Grid {
+        type State = (i64, i64);
+        type Step = u32;
+        type Property = u32;
+        type Error = String;
+
+        fn initial_states(&self, out: &mut Vec<(u32, (i64, i64))>) -> Result<(), String> {
+            out.push((0, (0, 0)));
+            out.push((0, (1, 0)));
+            Ok(())
+        }
+        fn successors(
+            &self,
+            s: &(i64, i64),
+            out: &mut Vec<(u32, (i64, i64))>,
+        ) -> Result<(), String> {
+            let n = self.n;
+            out.push((1, ((s.0 + 1) % n, s.1)));
+            out.push((2, (s.0, (s.1 + 1) % n)));
+            out.push((3, ((s.0 + s.1) % n, s.1)));
+            Ok(())
+        }
+        fn check(&self, s: &(i64, i64)) -> Result<Option<u32>, String> {
+            Ok((Some(*s) == self.bad).then_some(7))
+        }
+        fn fingerprint(&self, s: &(i64, i64)) -> Fingerprint {
+            let v = [interpreter_value(s.0), interpreter_value(s.1)];
+            checker::fingerprint::fingerprint(&v)
+        }
+    }
+
+    fn interpreter_value(i: i64) -> interpreter::value::Value {
+        interpreter::value::Value::Int(i)
+    }
+
+    impl Wire for Grid {
+        fn state_words(&self, s: &(i64, i64)) -> Vec<i64> {
+            vec![s.0, s.1]
+        }
+        fn state_from(&self, w: Vec<i64>) -> (i64, i64) {
+            (w[0], w[1])
+        }
+        fn step_words(&self, s: &u32) -> Vec<u32> {
+            vec![*s]
+        }
+        fn step_from(&self, w: &[u32]) -> u32 {
+            w[0]
+        }
+        fn property_word(&self, p: &u32) -> u64 {
+            *p as u64
+        }
+        fn property_from(&self, w: u64) -> u32 {
+            w as u32
+        }
+        fn error_text(&self, e: &String) -> String {
+            e.clone()
+        }
+    }
+
+    fn cluster(workers: usize) -> Cluster {
+        Cluster {
+            processes: 1,
+            process: 0,
+            workers,
+            addresses: Vec::new(),
+            timeout: std::time::Duration::from_secs(5),
+        }
+    }
+
+    fn no_checkpoints() -> checkpoint::Checkpointing {
+        checkpoint::Checkpointing {
+            dir: None,
+            every: std::time::Duration::ZERO,
+            resume: None,
+            identity: String::new(),
+        }
+    }
+
+    /// 1, 2 and 3 workers store what one process stores, and report its shortest path.
+    #[test]
+    fn any_number_of_workers_explores_as_one_process() {
+        let options = Options::default();
+        let whole: &'static Grid = Box::leak(Box::new(Grid { n: 23, bad: None }));
+        let one = explore_one(whole, &options, &mut |_| {});
+        assert!(matches!(one.verdict, Verdict::Verified));
+        let bad: &'static Grid = Box::leak(Box::new(Grid {
+            n: 23,
+            bad: Some((9, 13)),
+        }));
+        let one_bad = explore_one(bad, &options, &mut |_| {});
+        let Verdict::Violated { path: one_path, .. } = one_bad.verdict else {
+            panic!("(9, 13) is reachable");
+        };
+        for workers in 1..=3 {
+            let r = explore(whole, &cluster(workers), &options, &no_checkpoints()).expect("runs");
+            assert!(matches!(r.outcome, Outcome::Verified));
+            let distinct: u64 = r.workers.iter().map(|w| w.distinct).sum();
+            let generated: u64 = r.workers.iter().map(|w| w.generated).sum();
+            assert_eq!(distinct, one.stats.distinct, "{workers} workers");
+            assert_eq!(generated, one.stats.generated, "{workers} workers");
+            assert_eq!(r.depth, one.stats.depth, "{workers} workers");
+            let r = explore(bad, &cluster(workers), &options, &no_checkpoints()).expect("runs");
+            match r.outcome {
+                Outcome::Violated { property, path } => {
+                    assert_eq!(property, 7);
+                    assert_eq!(path, one_path, "{workers} workers");
+                }
+                other => panic!("{workers} workers: {other:?}"),
+            }
+        }
+    }
+}

@@ -191,7 +191,7 @@ pub fn run(
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    let stats = totals(&report, workers_total);
+    let stats = totals(&report, workers_total, args.dist.workers.max(1));
     // Only process 0 writes files: processes may share a disk.
     if args.dist.process != 0 {
         args.trace = None;
@@ -250,7 +250,11 @@ fn identity(args: &ExploreArgs, m: &Model, workers: usize) -> String {
 }
 
 /// The totals over every worker, as the single-process explorer counts them.
-fn totals(report: &SearchReport<checker::model::MachineStep, usize>, workers: usize) -> Stats {
+fn totals(
+    report: &SearchReport<checker::model::MachineStep, usize>,
+    workers: usize,
+    workers_per_process: usize,
+) -> Stats {
     let sum = |f: fn(&distributed::search::WorkerStats) -> u64| report.workers.iter().map(f).sum();
     Stats {
         generated: sum(|w| w.generated),
@@ -262,10 +266,25 @@ fn totals(report: &SearchReport<checker::model::MachineStep, usize>, workers: us
         frontier: 0,
         elapsed: report.elapsed,
         threads: workers,
-        resident_at_start: None,
-        peak_resident: None,
+        // Memory per state is the processes' resident memory at the end over the states (the
+        // workers of one process share it), baseline included.
+        resident_at_start: Some(0),
+        peak_resident: Some(resident_of_processes(report, workers_per_process)),
         graph_bytes: 0,
     }
+}
+
+/// The resident memory of all processes (each counted once).
+fn resident_of_processes(
+    report: &SearchReport<checker::model::MachineStep, usize>,
+    workers_per_process: usize,
+) -> u64 {
+    report
+        .workers
+        .iter()
+        .step_by(workers_per_process.max(1))
+        .map(|w| w.resident)
+        .sum()
 }
 
 /// One line per worker, and the states sent between workers per level.

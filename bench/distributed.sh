@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Scaling of distributed exploration on one machine: `ioa explore` on the GROOVE-vs-SPIN Paxos
+# model (examples/groove_paxos/paxos.ioa, high majority) with 1, 2 and 4 processes of one
+# timely worker each, started by scripts/explore-local-cluster over loopback, next to the
+# single-process explorer (rayon, 1 thread) on the same configuration.
+#
+#   bench/distributed.sh                   3P/3A, processes 1 2 4
+#   bench/distributed.sh 3/3:sym 2/4       P/A configurations (`:sym` adds --symmetric Acc)
+#   PROCESSES="1 2" bench/distributed.sh   other process counts
+#
+# Columns: states (distinct), depth, wall seconds and CPU seconds (user + system, every process
+# of the cluster), states per CPU second, and the states sent between workers (all levels; the
+# per-level list is in the log). Needs /usr/bin/time; builds the release binary first (or runs
+# $IOA).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PROCESSES=${PROCESSES:-"1 2 4"}
+CONFIGS=("$@")
+[ ${#CONFIGS[@]} -gt 0 ] || CONFIGS=(3/3)
+if [ -z "${IOA:-}" ]; then
+  cargo build --release --bin ioa -q
+  IOA=$PWD/target/release/ioa
+fi
+export IOA
+log=$(mktemp -d)
+printf '| P/A | engine | states | depth | wall s | CPU s | states/CPU s | sent between workers |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for config in "${CONFIGS[@]}"; do
+  sym=()
+  case $config in *:sym) sym=(--symmetric Acc); config=${config%:sym} ;; esac
+  p=${config%/*}
+  a=${config#*/}
+  maj=$((a / 2 + 1))
+  args=(examples/groove_paxos/paxos.ioa --param "maj=$maj" --universe "Prop = [1]..[$p]"
+        --universe "Acc = [0]..[$((a - 1))]" "${sym[@]}")
+  label="$p/$a${sym:+ sym}"
+  /usr/bin/time -f '%e %U %S' -o "$log/single.time" "$IOA" explore "${args[@]}" --threads 1 \
+    > /dev/null 2> "$log/single.err" || true
+  read -r wall user sys < "$log/single.time"
+  states=$(grep -o 'all [0-9,]* reachable' "$log/single.err" | tr -dc 0-9)
+  depth=$(grep -o 'depth [0-9]*' "$log/single.err" | head -1 | tr -dc 0-9)
+  cpu=$(echo "$user + $sys" | bc)
+  printf '| %s | one process, 1 thread | %s | %s | %s | %s | %.0f | – |\n' "$label" "$states" \
+    "$depth" "$wall" "$cpu" "$(echo "$states / $cpu" | bc -l)"
+  for n in $PROCESSES; do
+    IOA_CLUSTER_DIR="$log/c$n" /usr/bin/time -f '%e %U %S' -o "$log/c$n.time" \
+      scripts/explore-local-cluster "$n" "${args[@]}" > /dev/null 2> "$log/c$n.err" || true
+    read -r wall user sys < "$log/c$n.time"
+    states=$(grep -o 'all [0-9,]* reachable' "$log/c$n.err" | tr -dc 0-9)
+    depth=$(grep -o 'depth [0-9]*' "$log/c$n.err" | head -1 | tr -dc 0-9)
+    sent=$(grep 'states sent between workers per level' "$log/c$n.err" | cut -d: -f2 | tr -d , |
+      tr ' ' '\n' | awk '{s += $1} END {print s + 0}')
+    cpu=$(echo "$user + $sys" | bc)
+    printf '| %s | %s process(es) | %s | %s | %s | %s | %.0f | %s |\n' "$label" "$n" "$states" \
+      "$depth" "$wall" "$cpu" "$(echo "$states / $cpu" | bc -l)" "$sent"
+  done
+done
+echo "logs: $log" >&2
