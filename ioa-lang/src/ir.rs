@@ -170,6 +170,26 @@ pub struct Primitive {
     pub tasks: Vec<Task>,
 }
 
+impl Primitive {
+    /// The name a proof or a message gives transition `index` among its action's transitions:
+    /// its `case` label, or for an unlabelled one of an action with several transitions its
+    /// position among them (`#2`), or nothing for an action's only transition.
+    pub fn case_name(&self, index: usize) -> Option<String> {
+        let t = &self.transitions[index];
+        if let Some(c) = &t.case {
+            return Some(c.clone());
+        }
+        let same: Vec<usize> = (0..self.transitions.len())
+            .filter(|&k| self.transitions[k].action == t.action)
+            .collect();
+        if same.len() < 2 {
+            return None;
+        }
+        let pos = same.iter().position(|&k| k == index).unwrap_or(0);
+        Some(format!("#{}", pos + 1))
+    }
+}
+
 /// One transition definition.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transition {

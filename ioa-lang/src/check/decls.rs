@@ -768,10 +768,11 @@ impl Checker {
                 });
             }
             let case = t.case.as_ref().map(|c| c.name.clone());
-            if let Some((prev, prev_case)) = first_of.get(&action.0) {
-                if case.is_none()
-                    || prev_case.is_none()
-                    || transitions
+            // Several transitions of one action need no labels (the manual's style: their
+            // `where` clauses and preconditions tell them apart); two with the same label do.
+            if let Some((prev, _)) = first_of.get(&action.0) {
+                if case.is_some()
+                    && transitions
                         .iter()
                         .any(|x| x.action == action && x.case == case)
                 {

@@ -184,7 +184,7 @@ pub enum CheckError {
         /// Its signature entry.
         span: Span,
     },
-    /// E0406: two transitions for one action that no `case` label tells apart.
+    /// E0406: two transitions for one action with the same `case` label.
     DuplicateTransition {
         /// The action.
         action: String,
@@ -386,11 +386,11 @@ impl IntoDiagnostic for CheckError {
                 .with_hint("add a transition for it under `transitions` (an input that does nothing can have an empty `eff`)"),
             DuplicateTransition { action, span, previous } => Diagnostic::error(
                 "E0406",
-                format!("action `{action}` has two transitions that no `case` label tells apart"),
+                format!("action `{action}` has two transitions with the same `case` label"),
                 *span,
             )
-            .with_secondary(*previous, "the other transition")
-            .with_hint("give each transition of the action a distinct `case NAME`"),
+            .with_secondary(*previous, "the action's first transition")
+            .with_hint("give each labelled transition of the action a distinct `case NAME` (labels are optional)"),
             StatementNotAllowed { stmt, place, span } => {
                 Diagnostic::error("E0407", format!("`{stmt}` is not allowed in {place}"), *span).with_hint(match *stmt {
                     "fire" => "`fire` belongs in schedules and proof-block entries",
