@@ -546,6 +546,7 @@ impl Scope<'_> {
                     _ => Value::Bool(true),
                 }
             }
+            Builtin::Empty => Value::Map(Default::default()),
             Builtin::Update => {
                 let m = next();
                 let k = next();

@@ -645,6 +645,8 @@ pub enum Builtin {
     Defined,
     /// `update(m, k, v)`.
     Update,
+    /// `empty`: the map with no entries.
+    Empty,
 }
 
 /// The shapes of expressions.

@@ -93,11 +93,18 @@ impl Checker {
             });
             return;
         }
-        let previous = self
-            .enum_consts
-            .get(&name.name)
-            .or_else(|| self.union_tags.get(&name.name))
-            .map(|(_, _, s)| *s);
+        // Constants of different enumerations may share a name, and a constant may share one
+        // with a union tag (a bare name against `tag(e)`, `e.tag`, `e is tag`): the expected
+        // type or the syntax tells them apart. Only a repeat within one enumeration, or two
+        // union tags, is an error.
+        let previous = if is_enum {
+            self.enum_consts
+                .get(&name.name)
+                .and_then(|v| v.iter().find(|(t, _, _)| *t == ty))
+                .map(|(_, _, s)| *s)
+        } else {
+            self.union_tags.get(&name.name).map(|(_, _, s)| *s)
+        };
         if let Some(previous) = previous {
             let what = if is_enum {
                 "enumeration constant"
@@ -112,12 +119,14 @@ impl Checker {
             });
             return;
         }
-        let table = if is_enum {
-            &mut self.enum_consts
+        if is_enum {
+            self.enum_consts
+                .entry(name.name)
+                .or_default()
+                .push((ty, k, name.span));
         } else {
-            &mut self.union_tags
-        };
-        table.insert(name.name, (ty, k, name.span));
+            self.union_tags.insert(name.name, (ty, k, name.span));
+        }
     }
 
     fn fields(&mut self, fields: &[ast::Field], what: &'static str) -> Vec<(String, Type)> {

@@ -143,6 +143,16 @@ pub enum CheckError {
         /// The literal.
         span: Span,
     },
+    /// E0305: an enumeration constant several enumerations declare, where the types cannot
+    /// tell which is meant.
+    AmbiguousConstant {
+        /// The constant.
+        name: String,
+        /// The enumerations that declare it.
+        types: Vec<String>,
+        /// The use.
+        span: Span,
+    },
     /// E0304: indexing a value that is not an array, map or sequence.
     NotIndexable {
         /// Its type.
@@ -368,6 +378,15 @@ impl IntoDiagnostic for CheckError {
             .with_label_message(format!("`{op}` needs {needs}")),
             CannotInfer { what, span } => Diagnostic::error("E0303", format!("cannot tell the type of this {what}"), *span)
                 .with_hint("use it where its type is known, e.g. assign it to a typed variable or pass it as a typed parameter"),
+            AmbiguousConstant { name, types, span } => Diagnostic::error(
+                "E0305",
+                format!("`{name}` is a constant of {}: the types here do not tell which", types.join(" and ")),
+                *span,
+            )
+            .with_hint(format!(
+                "qualify it with its enumeration: {}",
+                types.iter().map(|t| format!("`{t}.{name}`")).collect::<Vec<_>>().join(" or ")
+            )),
             NotIndexable { ty, span } => Diagnostic::error("E0304", format!("`{ty}` cannot be indexed"), *span)
                 .with_label_message("not an array, map or sequence"),
             AssignToNonState { name, what, span } => Diagnostic::error("E0401", format!("cannot assign to `{name}`"), *span)

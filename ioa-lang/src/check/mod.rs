@@ -39,7 +39,9 @@ pub(crate) struct Checker {
     errors: Vec<CheckError>,
     unifier: Unifier,
     type_names: FxHashMap<String, (TypeEntry, Span)>,
-    enum_consts: FxHashMap<String, (TypeId, u32, Span)>,
+    /// Enumeration constants by name: several enumerations may share a constant, and the
+    /// expected type decides which is meant.
+    enum_consts: FxHashMap<String, Vec<(TypeId, u32, Span)>>,
     union_tags: FxHashMap<String, (TypeId, u32, Span)>,
     automaton_names: FxHashMap<String, AutomatonId>,
     /// For each automaton, its state variables by name (primitive automata only).

@@ -263,6 +263,7 @@ fn call(env: &Env, f: Builtin, args: &[Expr], e: &Expr) -> Result<String, Export
         Builtin::SetMax => format!("(Max {})", arg(0)),
         Builtin::Abs => format!("(abs {})", arg(0)),
         Builtin::Defined => format!("({} \\<in> dom {})", arg(1), arg(0)),
+        Builtin::Empty => "Map.empty".to_string(),
         Builtin::Update => format!("({}({} \\<mapsto> {}))", arg(0), arg(1), arg(2)),
     })
 }

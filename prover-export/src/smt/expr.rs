@@ -785,6 +785,14 @@ impl<'s> Encoder<'s> {
             Builtin::SetMin | Builtin::SetMax => {
                 return Err(unsupported("`min`/`max` of a set", e))
             }
+            Builtin::Empty => match &e.ty {
+                Type::Map(_, v) => {
+                    let sort = self.sort(&e.ty);
+                    self.sort(&Type::Null(v.clone()));
+                    format!("((as const {sort}) nil_{})", mangle(spec, v))
+                }
+                _ => return Err(unsupported("`empty` of this type", e)),
+            },
         })
     }
 }
