@@ -484,6 +484,9 @@ pub enum StmtKind {
     Ignore,
     /// A value for a `choose`.
     Yield(Expr),
+    /// An effect's `ensuring` predicate, checked when the effect has run (the checker saves the
+    /// pre-state values it reads into locals first); false is a run-time error.
+    Ensure(Expr),
 }
 
 /// An assignable place: a variable followed by fields and indices.
@@ -612,6 +615,8 @@ pub enum BinOp {
     Difference,
     /// Append an element to a sequence.
     Append,
+    /// Put an element in front of a sequence (`e ⊣ s`).
+    Prepend,
 }
 
 /// Built-in functions.
@@ -647,6 +652,12 @@ pub enum Builtin {
     Update,
     /// `empty`: the map with no entries.
     Empty,
+    /// `last(s)`: a sequence's last element.
+    Last,
+    /// `init(s)`: a sequence without its last element.
+    Init,
+    /// `count(x, M)`: how many times a multiset holds `x`.
+    Count,
 }
 
 /// The shapes of expressions.

@@ -143,6 +143,15 @@ pub enum CheckError {
         /// The literal.
         span: Span,
     },
+    /// E0430: a construct of the IOA manual that `ioa` does not support yet.
+    NotSupported {
+        /// What the construct is.
+        construct: &'static str,
+        /// Where it is used.
+        span: Span,
+        /// What to write instead.
+        hint: &'static str,
+    },
     /// E0305: an enumeration constant several enumerations declare, where the types cannot
     /// tell which is meant.
     AmbiguousConstant {
@@ -378,6 +387,11 @@ impl IntoDiagnostic for CheckError {
             .with_label_message(format!("`{op}` needs {needs}")),
             CannotInfer { what, span } => Diagnostic::error("E0303", format!("cannot tell the type of this {what}"), *span)
                 .with_hint("use it where its type is known, e.g. assign it to a typed variable or pass it as a typed parameter"),
+            NotSupported { construct, span, hint } => {
+                Diagnostic::error("E0430", format!("{construct} not supported yet"), *span)
+                    .with_label_message("a construct of the IOA manual that `ioa` does not support yet")
+                    .with_hint(*hint)
+            }
             AmbiguousConstant { name, types, span } => Diagnostic::error(
                 "E0305",
                 format!("`{name}` is a constant of {}: the types here do not tell which", types.join(" and ")),

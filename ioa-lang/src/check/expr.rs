@@ -11,7 +11,7 @@ use crate::span::Span;
 /// Built-in function names, for suggestions.
 pub(crate) const BUILTINS: &[&str] = &[
     "insert", "delete", "size", "constant", "embed", "head", "tail", "min", "max", "div", "mod",
-    "abs", "defined", "update",
+    "abs", "defined", "update", "len", "last", "init", "count",
 ];
 
 fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
@@ -322,6 +322,22 @@ impl Checker {
                 }
                 let ty = l.ty.clone();
                 bin(BinOp::Append, l, r, ty)
+            }
+            B::Prepend => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let want = Type::Seq(Box::new(l.ty.clone()));
+                if self.unifier.unify(&r.ty, &want, &self.spec.types).is_err() {
+                    let ty = self.show(&r.ty);
+                    self.error(CheckError::BadOperand {
+                        op: "⊣".into(),
+                        ty,
+                        needs: "a sequence of the prepended element's type",
+                        span: r.span,
+                    });
+                }
+                let ty = r.ty.clone();
+                bin(BinOp::Prepend, l, r, ty)
             }
             B::Sub => {
                 let l = self.expr(body, l);
@@ -831,8 +847,8 @@ impl Checker {
             return mk(ExprKind::UnionNew(k, Box::new(a)), Type::Named(ty), span);
         }
         let arity = match name {
-            "size" | "constant" | "embed" | "head" | "tail" | "abs" => 1,
-            "insert" | "delete" | "div" | "mod" | "defined" => 2,
+            "size" | "constant" | "embed" | "head" | "tail" | "abs" | "len" | "last" | "init" => 1,
+            "insert" | "delete" | "div" | "mod" | "defined" | "count" => 2,
             "update" => 3,
             "min" | "max" => {
                 if args.len() == 1 {
@@ -892,7 +908,26 @@ impl Checker {
                 let ty = Type::Null(Box::new(args[0].ty.clone()));
                 call(Builtin::Embed, args, ty)
             }
-            "head" | "tail" => {
+            "count" => {
+                let elem = self.unifier.fresh(VarKind::Any, span);
+                let want = Type::Mset(Box::new(elem.clone()));
+                if self
+                    .unifier
+                    .unify(&args[1].ty, &want, &self.spec.types)
+                    .is_err()
+                {
+                    let ty = self.show(&args[1].ty);
+                    self.error(CheckError::BadOperand {
+                        op: name.into(),
+                        ty,
+                        needs: "a multiset",
+                        span: args[1].span,
+                    });
+                }
+                self.expect(&args[0], &elem);
+                call(Builtin::Count, args, Type::Int)
+            }
+            "head" | "tail" | "len" | "last" | "init" => {
                 let elem = self.unifier.fresh(VarKind::Any, span);
                 let seq = Type::Seq(Box::new(elem.clone()));
                 if self
@@ -908,10 +943,12 @@ impl Checker {
                         span: args[0].span,
                     });
                 }
-                if name == "head" {
-                    call(Builtin::Head, args, elem)
-                } else {
-                    call(Builtin::Tail, args, seq)
+                match name {
+                    "head" => call(Builtin::Head, args, elem),
+                    "last" => call(Builtin::Last, args, elem),
+                    "tail" => call(Builtin::Tail, args, seq),
+                    "init" => call(Builtin::Init, args, seq),
+                    _ => call(Builtin::Size, args, Type::Int),
                 }
             }
             "min" | "max" if arity == 1 => {

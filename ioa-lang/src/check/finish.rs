@@ -184,7 +184,7 @@ fn stmts(list: &mut [Stmt], u: &Unifier) {
                 }
             }
             StmtKind::Ignore => {}
-            StmtKind::Yield(e) => expr(e, u),
+            StmtKind::Yield(e) | StmtKind::Ensure(e) => expr(e, u),
         }
     }
 }

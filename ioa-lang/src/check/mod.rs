@@ -166,6 +166,22 @@ impl Checker {
                     TypeEntry::Alias(t) => t,
                 }
             }
+            None if matches!(t.name.name.as_str(), "Real" | "Char") => {
+                self.error(CheckError::NotSupported {
+                    construct: if t.name.name == "Real" {
+                        "the type `Real`"
+                    } else {
+                        "the type `Char`"
+                    },
+                    span: t.name.span,
+                    hint: if t.name.name == "Real" {
+                        "use `Int` (scaled, if fractions are needed)"
+                    } else {
+                        "use `String` or an enumeration"
+                    },
+                });
+                self.unifier.fresh(types::VarKind::Any, t.span)
+            }
             None => {
                 let mut candidates: Vec<&str> =
                     self.type_names.keys().map(|s| s.as_str()).collect();

@@ -7,8 +7,8 @@
 //! settles them; what context never settles is defaulted (collections to `Set`) or reported.
 
 use crate::ir::{Type, TypeDef, TypeDefKind, TypeId};
-use rustc_hash::FxHashMap;
 use crate::span::Span;
+use rustc_hash::FxHashMap;
 
 /// What an inference variable is known to be.
 #[derive(Debug, Clone)]

@@ -43,7 +43,7 @@ fn exprs_of(stmt: &Stmt) -> Vec<&Expr> {
         StmtKind::ForIn { collection, .. } => vec![collection],
         StmtKind::ForWhere { cond, .. } | StmtKind::While { cond, .. } => vec![cond],
         StmtKind::Fire { args, .. } => args.iter().collect(),
-        StmtKind::Yield(e) => vec![e],
+        StmtKind::Yield(e) | StmtKind::Ensure(e) => vec![e],
         StmtKind::Ignore => vec![],
     }
 }
@@ -293,6 +293,10 @@ impl<'a> EffectWriter<'a> {
                     span: first.span,
                 })
             }
+            StmtKind::Ensure(_) => Err(ExportError::Unsupported {
+                construct: Construct::Ensuring,
+                span: first.span,
+            }),
         }
     }
 }

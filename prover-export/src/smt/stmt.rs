@@ -101,7 +101,8 @@ impl Encoder<'_> {
                 cond,
                 body,
             } => self.pointwise(*var, Range::Where(ty, cond), body, env, s),
-            StmtKind::Ignore => Ok(env),
+            // `ensuring` changes no state: the interpreter checks it; a proof need not.
+            StmtKind::Ignore | StmtKind::Ensure(_) => Ok(env),
             StmtKind::While { .. } => Err(EncodeError::Unsupported {
                 what: "a `while` loop in an effect",
                 span: s.span,
