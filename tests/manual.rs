@@ -78,7 +78,8 @@ fn manual_models_check_format_and_verify() {
         let mut cmd = vec!["explore", name.as_str(), "--quiet", "--threads", "1"];
         cmd.extend(args);
         let (code, out, err) = ioa(&cmd);
-        assert_eq!(code, 0, "{name}: not verified:\n{out}{err}");
+        let out = format!("{out}{err}");
+        assert_eq!(code, 0, "{name}: not verified:\n{out}");
         assert!(out.contains("verified"), "{name}: {out}");
         insta::assert_snapshot!(format!("$ ioa {}\n{out}", cmd.join(" ")));
     });
