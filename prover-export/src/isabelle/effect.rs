@@ -213,8 +213,13 @@ impl<'a> EffectWriter<'a> {
             match &stmt.kind {
                 StmtKind::Assign { target, .. } => {
                     let VarRef::State(root) = target.root else {
+                        // Only an `ensuring` clause saves pre-state values into locals.
+                        let construct = match target.root {
+                            VarRef::Local(_) => Construct::Ensuring,
+                            _ => Construct::AssignToNonState,
+                        };
                         return Err(ExportError::Unsupported {
-                            construct: Construct::AssignToNonState,
+                            construct,
                             span: stmt.span,
                         });
                     };

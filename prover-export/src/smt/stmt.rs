@@ -64,6 +64,15 @@ impl Encoder<'_> {
     fn stmt(&mut self, s: &Stmt, env: Env) -> Result<Env, EncodeError> {
         match &s.kind {
             StmtKind::Assign { target, value } => {
+                // A pre-state value an `ensuring` clause reads: a name for the term.
+                if let (ioa_lang::ir::VarRef::Local(l), true) =
+                    (&target.root, target.path.is_empty())
+                {
+                    let v = self.expr(value, &env)?;
+                    let mut env = env;
+                    env.bind(*l, v);
+                    return Ok(env);
+                }
                 if let [PlaceStep::Index(i)] = target.path.as_slice() {
                     let (root, ty, base) = self.root(target, &env, s)?;
                     if let Some((k, t)) = relation(&ty) {
