@@ -320,6 +320,15 @@ mod tests {
     }
 
     #[test]
+    fn sequence_operators_and_strings_with_escapes() {
+        assert_eq!(kinds("x ⊣ s ⊢ y ↝ z"), kinds("x -| s |- y ~> z"));
+        assert_eq!(
+            kinds(r#""a \"b\" \\ c" 'x'"#),
+            vec![Token::Str(r#"a \"b\" \\ c"#), Token::CharLit("'x'")]
+        );
+    }
+
+    #[test]
     fn comments_and_primes() {
         assert_eq!(
             kinds("b' % a comment\n := 3"),
