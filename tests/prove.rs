@@ -289,3 +289,18 @@ fn the_z3_binary_agrees_on_every_exported_file() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Models in the IOA manual's style: an `ensuring` clause (Map updates, pre-state values named
+/// for the clause) proves like any effect, and an action's unlabelled transitions are proved one
+/// by one, named by position (`check case #1`, `check case #2`).
+#[test]
+fn manual_style_models_prove_transition_by_transition() {
+    let (code, json) = prove_json(&["tests/data/manual/bank_transfer.ioa"]);
+    assert_eq!(code, 0, "{}", table(&json));
+    assert_eq!(json["proved"], 4);
+    let (_, json) = prove_json(&["tests/data/manual/peterson_map.ioa"]);
+    let t = table(&json);
+    assert!(t.contains("MutualExclusion step check case #1: "), "{t}");
+    assert!(t.contains("MutualExclusion step check case #2: "), "{t}");
+    insta::assert_snapshot!(t);
+}

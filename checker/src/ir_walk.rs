@@ -83,7 +83,7 @@ pub fn walk_stmt(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
                 walk_stmt(s, f);
             }
         }
-        StmtKind::Yield(e) => walk_expr(e, f),
+        StmtKind::Yield(e) | StmtKind::Ensure(e) => walk_expr(e, f),
         StmtKind::Ignore => {}
     }
 }

@@ -62,6 +62,11 @@ pub enum RunError {
         /// The limit.
         limit: u64,
     },
+    /// E0516: an effect that left its `ensuring` predicate false.
+    EnsuringFailed {
+        /// The predicate.
+        span: Span,
+    },
     /// E0514: a component family bounded only by its `where` clause with too many members.
     FamilyTooLarge {
         /// The component declaration.
@@ -89,6 +94,9 @@ impl IntoDiagnostic for RunError {
             RunError::NegativeNat { span, value } => {
                 Diagnostic::error("E0502", format!("a `Nat` cannot be negative (got {value})"), *span)
             }
+            RunError::EnsuringFailed { span } => Diagnostic::error("E0516", "the effect does not ensure its `ensuring` predicate", *span)
+                .with_label_message("false after the effect ran")
+                .with_hint("in `ensuring`, plain names are the pre-state and primed names (`x'`) the post-state"),
             RunError::DivisionByZero { span } => Diagnostic::error("E0503", "division by zero", *span),
             RunError::Undefined { span, what } => Diagnostic::error("E0504", format!("undefined value: {what}"), *span)
                 .with_hint("guard the expression, e.g. `x ≠ nil ⇒ x.val …` (∧, ∨ and ⇒ evaluate left to right and stop early)"),

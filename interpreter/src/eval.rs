@@ -441,6 +441,18 @@ impl Scope<'_> {
                     _ => return Err(undefined(span, "append to a non-sequence")),
                 }
             }
+            Prepend => {
+                let x = self.eval(l, locals, ch)?;
+                let s = self.eval(r, locals, ch)?;
+                match s {
+                    Value::Seq(v) => {
+                        let mut v = (*v).clone();
+                        v.push_front(x);
+                        Value::seq(v)
+                    }
+                    _ => return Err(undefined(span, "prepend to a non-sequence")),
+                }
+            }
         })
     }
 
@@ -544,6 +556,30 @@ impl Scope<'_> {
                 match m {
                     Value::Map(m) => Value::Bool(m.contains_key(&k)),
                     _ => Value::Bool(true),
+                }
+            }
+            Builtin::Empty => Value::Map(Default::default()),
+            Builtin::Last => match next() {
+                Value::Seq(s) => s
+                    .back()
+                    .cloned()
+                    .ok_or_else(|| undefined(span, "`last` of an empty sequence"))?,
+                _ => return Err(undefined(span, "last of a non-sequence")),
+            },
+            Builtin::Init => match next() {
+                Value::Seq(s) => {
+                    if s.is_empty() {
+                        return Err(undefined(span, "`init` of an empty sequence"));
+                    }
+                    Value::seq(s.take(s.len() - 1))
+                }
+                _ => return Err(undefined(span, "init of a non-sequence")),
+            },
+            Builtin::Count => {
+                let x = next();
+                match next() {
+                    Value::Mset(m) => Value::Int(m.get(&x).copied().unwrap_or(0) as i64),
+                    _ => return Err(undefined(span, "count in a non-multiset")),
                 }
             }
             Builtin::Update => {

@@ -106,6 +106,13 @@ impl Frame<'_> {
                 Ok(())
             }
             StmtKind::Ignore | StmtKind::Yield(_) => Ok(()),
+            StmtKind::Ensure(e) => {
+                if self.scope().truth(e, locals, ch)? {
+                    Ok(())
+                } else {
+                    Err(crate::error::RunError::EnsuringFailed { span: e.span })
+                }
+            }
             StmtKind::While { .. } | StmtKind::Fire { .. } => {
                 unreachable!(
                     "the checker allows `while` and `fire` only in schedules and proof entries"
@@ -126,6 +133,11 @@ impl Frame<'_> {
         let (root_ty, slot) = match &target.root {
             VarRef::State(s) => (self.state_types.get(*s as usize), *s as usize),
             VarRef::Aux(s) => (self.aux_types.get(*s as usize), *s as usize),
+            // The pre-state values an `ensuring` clause reads, saved before the effect.
+            VarRef::Local(s) if target.path.is_empty() => {
+                locals[*s as usize] = v;
+                return Ok(());
+            }
             _ => unreachable!("effects assign state or auxiliary variables only"),
         };
         if target.path.is_empty() && root_ty == Some(&Type::Nat) {

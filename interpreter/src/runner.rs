@@ -794,7 +794,7 @@ impl ScheduleRun<'_, '_, '_, '_> {
                 }
                 self.fire(action.0 as usize, vals, offered, s.span)
             }
-            StmtKind::Ignore | StmtKind::Yield(_) => Ok(()),
+            StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Ensure(_) => Ok(()),
         }
     }
 

@@ -217,6 +217,9 @@ pub struct Transition {
     pub pre: Option<Expr>,
     /// `eff …`.
     pub eff: Vec<Stmt>,
+    /// `ensuring P`: a predicate over the pre-state (plain names) and the post-state (primed
+    /// names, `x'`) that the effect must make true.
+    pub ensuring: Option<Expr>,
     /// The whole transition.
     pub span: Span,
 }
@@ -539,6 +542,8 @@ pub enum BinOp {
     Union,
     /// `⊢` (append to a sequence).
     Append,
+    /// `⊣` (put an element in front of a sequence).
+    Prepend,
     /// `*`.
     Mul,
     /// `∩`.

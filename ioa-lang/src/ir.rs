@@ -170,6 +170,26 @@ pub struct Primitive {
     pub tasks: Vec<Task>,
 }
 
+impl Primitive {
+    /// The name a proof or a message gives transition `index` among its action's transitions:
+    /// its `case` label, or for an unlabelled one of an action with several transitions its
+    /// position among them (`#2`), or nothing for an action's only transition.
+    pub fn case_name(&self, index: usize) -> Option<String> {
+        let t = &self.transitions[index];
+        if let Some(c) = &t.case {
+            return Some(c.clone());
+        }
+        let same: Vec<usize> = (0..self.transitions.len())
+            .filter(|&k| self.transitions[k].action == t.action)
+            .collect();
+        if same.len() < 2 {
+            return None;
+        }
+        let pos = same.iter().position(|&k| k == index).unwrap_or(0);
+        Some(format!("#{}", pos + 1))
+    }
+}
+
 /// One transition definition.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transition {
@@ -464,6 +484,9 @@ pub enum StmtKind {
     Ignore,
     /// A value for a `choose`.
     Yield(Expr),
+    /// An effect's `ensuring` predicate, checked when the effect has run (the checker saves the
+    /// pre-state values it reads into locals first); false is a run-time error.
+    Ensure(Expr),
 }
 
 /// An assignable place: a variable followed by fields and indices.
@@ -592,6 +615,8 @@ pub enum BinOp {
     Difference,
     /// Append an element to a sequence.
     Append,
+    /// Put an element in front of a sequence (`e ⊣ s`).
+    Prepend,
 }
 
 /// Built-in functions.
@@ -625,6 +650,14 @@ pub enum Builtin {
     Defined,
     /// `update(m, k, v)`.
     Update,
+    /// `empty`: the map with no entries.
+    Empty,
+    /// `last(s)`: a sequence's last element.
+    Last,
+    /// `init(s)`: a sequence without its last element.
+    Init,
+    /// `count(x, M)`: how many times a multiset holds `x`.
+    Count,
 }
 
 /// The shapes of expressions.

@@ -15,6 +15,7 @@ pub mod parse;
 pub mod pretty;
 pub mod source_map;
 pub mod span;
+mod unsupported;
 
 use std::path::PathBuf;
 

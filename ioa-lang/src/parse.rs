@@ -42,6 +42,22 @@ pub enum SyntaxError {
         /// The literal.
         span: Span,
     },
+    /// A string literal with an escape the language does not have.
+    BadEscape {
+        /// The literal.
+        span: Span,
+        /// The escape, backslash included.
+        escape: String,
+    },
+    /// A construct of the IOA manual that `ioa` does not read yet.
+    NotSupported {
+        /// What the construct is, for the message.
+        construct: &'static str,
+        /// Where it starts.
+        span: Span,
+        /// What to do instead.
+        hint: &'static str,
+    },
     /// A statement after the first `for` entry of a proof block, or statements with no `start`.
     ProofStatementOutOfPlace {
         /// The misplaced statement.
@@ -95,6 +111,46 @@ pub(crate) fn build_proof_block(
     })
 }
 
+/// Reads the escapes of a string literal's text: `\"`, `\\`, `\n`, `\t`.
+pub fn unescape(raw: &str, span: Span) -> Result<String, SyntaxError> {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            other => {
+                return Err(SyntaxError::BadEscape {
+                    span,
+                    escape: format!("\\{}", other.map(String::from).unwrap_or_default()),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Writes a string's text with the escapes [`unescape`] reads.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Parses the text of one file.
 pub fn parse_file(file: FileId, source: &str) -> Result<SourceFile, SyntaxError> {
     let lexer = Lexer::new(source).map(|item| {
@@ -142,11 +198,13 @@ fn convert_error(
         ParseError::UnrecognizedToken {
             token: (start, _, end),
             expected,
-        } => SyntaxError::UnexpectedToken {
-            span: Span::new(file, start, end),
-            found: source[start..end].to_string(),
-            expected: tidy_expected(expected),
-        },
+        } => crate::unsupported::recognise(file, source, start, end).unwrap_or_else(|| {
+            SyntaxError::UnexpectedToken {
+                span: Span::new(file, start, end),
+                found: source[start..end].to_string(),
+                expected: tidy_expected(expected),
+            }
+        }),
         ParseError::ExtraToken {
             token: (start, _, end),
         } => SyntaxError::UnexpectedToken {
@@ -221,6 +279,19 @@ impl crate::diagnostics::IntoDiagnostic for SyntaxError {
                 Diagnostic::error("E0004", "integer literal does not fit in 64 bits", *span)
                     .with_hint("integers range from -9223372036854775808 to 9223372036854775807")
             }
+            SyntaxError::BadEscape { span, escape } => Diagnostic::error(
+                "E0007",
+                format!("unknown escape `{escape}` in a string literal"),
+                *span,
+            )
+            .with_hint("the escapes are \\\" \\\\ \\n \\t"),
+            SyntaxError::NotSupported {
+                construct,
+                span,
+                hint,
+            } => Diagnostic::error("E0008", format!("{construct} not supported yet"), *span)
+                .with_label_message("a construct of the IOA manual that `ioa` does not read yet")
+                .with_hint(*hint),
             SyntaxError::ProofStatementOutOfPlace { span, has_start } => {
                 let d =
                     Diagnostic::error("E0005", "statement out of place in a proof block", *span);

@@ -10,9 +10,8 @@
 //! one state or signature entry per line, and one statement per line with `;` between the
 //! statements of a list. Parentheses are inserted only where precedence or associativity needs
 //! them, and always around a quantifier body. The grouping of signature entries and the spelling
-//! of operators are not preserved. String literals are written as stored: the language has no
-//! escapes, so a string holding `"` or a line break (which the parser never produces) cannot be
-//! printed faithfully.
+//! of operators are not preserved. String literals are written with the escapes the
+//! parser reads (`\"`, `\\`, `\n`, `\t`).
 //!
 //! Long lines are broken (see [`MAX_WIDTH`]): when a `pre`, `where`, `so that`, `if`/`elseif`/
 //! `while` condition, invariant body or simulation relation does not fit, its top-level chain of
@@ -464,6 +463,9 @@ impl Printer<'_> {
                 p.comments_before(start(first.span));
                 p.text(&["eff "]); // the statements line up after `eff `
                 p.indented(4, |p| p.stmt_list(&t.eff));
+            }
+            if let Some(e) = &t.ensuring {
+                p.clause_line("ensuring ", e);
             }
         });
     }

@@ -503,7 +503,7 @@ fn binop() -> impl Strategy<Value = BinOp> {
     use BinOp::*;
     prop::sample::select(vec![
         Iff, Implies, Or, And, Eq, Neq, Lt, Le, Gt, Ge, In, NotIn, SubsetEq, Subset, Add, Sub,
-        Union, Append, Mul, Intersect, Div, Mod,
+        Union, Append, Prepend, Mul, Intersect, Div, Mod,
     ])
 }
 
@@ -702,10 +702,10 @@ fn primitive() -> impl Strategy<Value = Primitive> {
         prop::option::of(ident()),
         prop::option::of(e.clone()),
         prop::option::of(e.clone()),
-        stmts(2),
+        (stmts(2), prop::option::of(e.clone())),
     )
         .prop_map(
-            |((kind, name, args), case, where_clause, pre, eff)| Transition {
+            |((kind, name, args), case, where_clause, pre, (eff, ensuring))| Transition {
                 kind,
                 name,
                 args,
@@ -713,6 +713,7 @@ fn primitive() -> impl Strategy<Value = Primitive> {
                 where_clause,
                 pre,
                 eff,
+                ensuring,
                 span: sp(),
             },
         );

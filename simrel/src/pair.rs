@@ -324,7 +324,7 @@ impl<'m, 's> Pair<'m, 's> {
                 }
                 Ok(())
             }
-            StmtKind::Ignore | StmtKind::Yield(_) => Ok(()),
+            StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Ensure(_) => Ok(()),
             StmtKind::While { .. } | StmtKind::Fire { .. } => Err(RunError::Undefined {
                 span: s.span,
                 what: "a `while` loop or a `fire` in a start block",
@@ -603,7 +603,7 @@ impl<'m, 's> Pair<'m, 's> {
                         }));
                     }
                 }
-                StmtKind::Ignore | StmtKind::Yield(_) => {}
+                StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Ensure(_) => {}
             }
         }
         Ok(())

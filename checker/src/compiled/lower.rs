@@ -403,9 +403,13 @@ impl Lower<'_, '_, '_> {
     /// A statement of an effect.
     pub fn stmt(&mut self, s: &IrStmt) -> Result<Stmt, Unsupported> {
         Ok(match &s.kind {
+            StmtKind::Ensure(_) => return unsupported("an `ensuring` clause"),
             StmtKind::Assign { target, value } => {
                 let VarRef::State(slot) = target.root else {
-                    return unsupported("an assignment to an auxiliary variable");
+                    return unsupported(match target.root {
+                        VarRef::Local(_) => "an `ensuring` clause",
+                        _ => "an assignment to an auxiliary variable",
+                    });
                 };
                 match (
                     self.layout.slots[slot as usize].clone(),

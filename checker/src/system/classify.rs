@@ -359,6 +359,6 @@ fn first_state_write(stmts: &[Stmt]) -> Option<Span> {
         StmtKind::ForIn { body, .. }
         | StmtKind::ForWhere { body, .. }
         | StmtKind::While { body, .. } => first_state_write(body),
-        StmtKind::Fire { .. } | StmtKind::Ignore | StmtKind::Yield(_) => None,
+        StmtKind::Fire { .. } | StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Ensure(_) => None,
     })
 }

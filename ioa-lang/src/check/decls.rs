@@ -6,12 +6,62 @@ use super::{suggest, CheckError, Checker, TypeEntry};
 use crate::ast::{self, ActionArg, Item};
 use crate::ir::{
     self, Action, ActionId, ActionParam, Automaton, AutomatonBody, AutomatonId, Component,
-    Composite, Hidden, Network, Primitive, Transition, Type, TypeDef, TypeDefKind, TypeId, VarDecl,
+    Composite, Expr, ExprKind, Hidden, Network, Place, Primitive, Stmt, StmtKind, Transition, Type,
+    TypeDef, TypeDefKind, TypeId, VarDecl, VarRef,
 };
 use crate::span::Span;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 impl Checker {
+    /// Lowers `eff S ensuring P`: every state variable's pre-state value is saved into a local
+    /// of its name before `S`, `P` is checked with plain names reading those locals and primed
+    /// names (`x'`) reading the post-state, and an `Ensure` statement checks it after `S`.
+    fn ensuring(
+        &mut self,
+        body: &mut Body,
+        a: ir::AutomatonId,
+        eff: Vec<Stmt>,
+        p: &ast::Expr,
+    ) -> Vec<Stmt> {
+        let mut names: Vec<(String, u32)> = self.state_names[a.0 as usize]
+            .iter()
+            .map(|(n, s)| (n.clone(), *s))
+            .collect();
+        names.sort_by_key(|(_, s)| *s);
+        let mark = body.mark();
+        let mut out = Vec::new();
+        for (name, slot) in &names {
+            let ty = self.state_type(a, *slot);
+            let local = body.bind(name, ty.clone(), "a pre-state value in `ensuring`");
+            out.push(Stmt {
+                kind: StmtKind::Assign {
+                    target: Place {
+                        root: VarRef::Local(local),
+                        path: vec![],
+                    },
+                    value: Expr {
+                        kind: ExprKind::Var(VarRef::State(*slot)),
+                        ty,
+                        span: p.span,
+                    },
+                },
+                span: p.span,
+            });
+            self.state_names[a.0 as usize].insert(format!("{name}'"), *slot);
+        }
+        let cond = self.bool_expr(body, p);
+        for (name, _) in &names {
+            self.state_names[a.0 as usize].remove(&format!("{name}'"));
+        }
+        body.pop_to(mark);
+        out.extend(eff);
+        out.push(Stmt {
+            kind: StmtKind::Ensure(cond),
+            span: p.span,
+        });
+        out
+    }
+
     /// Registers every declared type, resolves synonyms and fills in tuple, enumeration and union
     /// definitions.
     pub(crate) fn declare_types(&mut self, items: &[&Item]) {
@@ -93,11 +143,18 @@ impl Checker {
             });
             return;
         }
-        let previous = self
-            .enum_consts
-            .get(&name.name)
-            .or_else(|| self.union_tags.get(&name.name))
-            .map(|(_, _, s)| *s);
+        // Constants of different enumerations may share a name, and a constant may share one
+        // with a union tag (a bare name against `tag(e)`, `e.tag`, `e is tag`): the expected
+        // type or the syntax tells them apart. Only a repeat within one enumeration, or two
+        // union tags, is an error.
+        let previous = if is_enum {
+            self.enum_consts
+                .get(&name.name)
+                .and_then(|v| v.iter().find(|(t, _, _)| *t == ty))
+                .map(|(_, _, s)| *s)
+        } else {
+            self.union_tags.get(&name.name).map(|(_, _, s)| *s)
+        };
         if let Some(previous) = previous {
             let what = if is_enum {
                 "enumeration constant"
@@ -112,12 +169,14 @@ impl Checker {
             });
             return;
         }
-        let table = if is_enum {
-            &mut self.enum_consts
+        if is_enum {
+            self.enum_consts
+                .entry(name.name)
+                .or_default()
+                .push((ty, k, name.span));
         } else {
-            &mut self.union_tags
-        };
-        table.insert(name.name, (ty, k, name.span));
+            self.union_tags.insert(name.name, (ty, k, name.span));
+        }
     }
 
     fn fields(&mut self, fields: &[ast::Field], what: &'static str) -> Vec<(String, Type)> {
@@ -768,10 +827,11 @@ impl Checker {
                 });
             }
             let case = t.case.as_ref().map(|c| c.name.clone());
-            if let Some((prev, prev_case)) = first_of.get(&action.0) {
-                if case.is_none()
-                    || prev_case.is_none()
-                    || transitions
+            // Several transitions of one action need no labels (the manual's style: their
+            // `where` clauses and preconditions tell them apart); two with the same label do.
+            if let Some((prev, _)) = first_of.get(&action.0) {
+                if case.is_some()
+                    && transitions
                         .iter()
                         .any(|x| x.action == action && x.case == case)
                 {
@@ -804,7 +864,10 @@ impl Checker {
                 }
             }
             body.state_writable = true;
-            let eff = self.stmts(&mut body, &t.eff);
+            let mut eff = self.stmts(&mut body, &t.eff);
+            if let Some(p) = &t.ensuring {
+                eff = self.ensuring(&mut body, id, eff, p);
+            }
             transitions.push(Transition {
                 action,
                 case,

@@ -143,6 +143,25 @@ pub enum CheckError {
         /// The literal.
         span: Span,
     },
+    /// E0430: a construct of the IOA manual that `ioa` does not support yet.
+    NotSupported {
+        /// What the construct is.
+        construct: &'static str,
+        /// Where it is used.
+        span: Span,
+        /// What to write instead.
+        hint: &'static str,
+    },
+    /// E0305: an enumeration constant several enumerations declare, where the types cannot
+    /// tell which is meant.
+    AmbiguousConstant {
+        /// The constant.
+        name: String,
+        /// The enumerations that declare it.
+        types: Vec<String>,
+        /// The use.
+        span: Span,
+    },
     /// E0304: indexing a value that is not an array, map or sequence.
     NotIndexable {
         /// Its type.
@@ -184,7 +203,7 @@ pub enum CheckError {
         /// Its signature entry.
         span: Span,
     },
-    /// E0406: two transitions for one action that no `case` label tells apart.
+    /// E0406: two transitions for one action with the same `case` label.
     DuplicateTransition {
         /// The action.
         action: String,
@@ -368,6 +387,20 @@ impl IntoDiagnostic for CheckError {
             .with_label_message(format!("`{op}` needs {needs}")),
             CannotInfer { what, span } => Diagnostic::error("E0303", format!("cannot tell the type of this {what}"), *span)
                 .with_hint("use it where its type is known, e.g. assign it to a typed variable or pass it as a typed parameter"),
+            NotSupported { construct, span, hint } => {
+                Diagnostic::error("E0430", format!("{construct} not supported yet"), *span)
+                    .with_label_message("a construct of the IOA manual that `ioa` does not support yet")
+                    .with_hint(*hint)
+            }
+            AmbiguousConstant { name, types, span } => Diagnostic::error(
+                "E0305",
+                format!("`{name}` is a constant of {}: the types here do not tell which", types.join(" and ")),
+                *span,
+            )
+            .with_hint(format!(
+                "qualify it with its enumeration: {}",
+                types.iter().map(|t| format!("`{t}.{name}`")).collect::<Vec<_>>().join(" or ")
+            )),
             NotIndexable { ty, span } => Diagnostic::error("E0304", format!("`{ty}` cannot be indexed"), *span)
                 .with_label_message("not an array, map or sequence"),
             AssignToNonState { name, what, span } => Diagnostic::error("E0401", format!("cannot assign to `{name}`"), *span)
@@ -386,11 +419,11 @@ impl IntoDiagnostic for CheckError {
                 .with_hint("add a transition for it under `transitions` (an input that does nothing can have an empty `eff`)"),
             DuplicateTransition { action, span, previous } => Diagnostic::error(
                 "E0406",
-                format!("action `{action}` has two transitions that no `case` label tells apart"),
+                format!("action `{action}` has two transitions with the same `case` label"),
                 *span,
             )
-            .with_secondary(*previous, "the other transition")
-            .with_hint("give each transition of the action a distinct `case NAME`"),
+            .with_secondary(*previous, "the action's first transition")
+            .with_hint("give each labelled transition of the action a distinct `case NAME` (labels are optional)"),
             StatementNotAllowed { stmt, place, span } => {
                 Diagnostic::error("E0407", format!("`{stmt}` is not allowed in {place}"), *span).with_hint(match *stmt {
                     "fire" => "`fire` belongs in schedules and proof-block entries",

@@ -11,7 +11,7 @@ use crate::span::Span;
 /// Built-in function names, for suggestions.
 pub(crate) const BUILTINS: &[&str] = &[
     "insert", "delete", "size", "constant", "embed", "head", "tail", "min", "max", "div", "mod",
-    "abs", "defined", "update",
+    "abs", "defined", "update", "len", "last", "init", "count",
 ];
 
 fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
@@ -323,6 +323,22 @@ impl Checker {
                 let ty = l.ty.clone();
                 bin(BinOp::Append, l, r, ty)
             }
+            B::Prepend => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let want = Type::Seq(Box::new(l.ty.clone()));
+                if self.unifier.unify(&r.ty, &want, &self.spec.types).is_err() {
+                    let ty = self.show(&r.ty);
+                    self.error(CheckError::BadOperand {
+                        op: "⊣".into(),
+                        ty,
+                        needs: "a sequence of the prepended element's type",
+                        span: r.span,
+                    });
+                }
+                let ty = r.ty.clone();
+                bin(BinOp::Prepend, l, r, ty)
+            }
             B::Sub => {
                 let l = self.expr(body, l);
                 let r = self.expr(body, r);
@@ -384,8 +400,22 @@ impl Checker {
                 return mk(ExprKind::Var(VarRef::Param(k as u32)), ty, span);
             }
         }
-        if let Some(&(ty, k, _)) = self.enum_consts.get(name) {
-            return mk(ExprKind::EnumConst(k), Type::Named(ty), span);
+        if name == "empty" {
+            // The manual's empty map; `Map[K, V]` from context.
+            let k = self.unifier.fresh(VarKind::Any, span);
+            let v = self.unifier.fresh(VarKind::Any, span);
+            let ty = Type::Map(Box::new(k), Box::new(v));
+            return mk(ExprKind::Call(Builtin::Empty, vec![]), ty, span);
+        }
+        if let Some(defs) = self.enum_consts.get(name) {
+            if let [(ty, k, _)] = defs.as_slice() {
+                return mk(ExprKind::EnumConst(*k), Type::Named(*ty), span);
+            }
+            // Overloaded: the type is one of the enumerations, settled by context (the index is
+            // fixed in `finish` once the type is known).
+            let candidates: Vec<(ir::TypeId, u32)> = defs.iter().map(|d| (d.0, d.1)).collect();
+            let ty = self.unifier.fresh_enum(name, candidates, span);
+            return mk(ExprKind::EnumConst(0), ty, span);
         }
         // A state variable of an automaton in a simulation, written without its qualifier.
         for &q in &body.qualified {
@@ -425,6 +455,53 @@ impl Checker {
             suggestion,
         });
         self.poisoned(span)
+    }
+
+    /// `RMState.committed`: a constant qualified by its enumeration (when the name is not also
+    /// a variable in scope).
+    fn qualified_constant(
+        &mut self,
+        body: &Body,
+        base: &ast::Expr,
+        f: &ast::Ident,
+        span: Span,
+    ) -> Option<Expr> {
+        let A::Name(type_name) = &base.kind else {
+            return None;
+        };
+        let name = type_name.name.as_str();
+        let shadowed = body.local(name).is_some()
+            || body.aux.iter().any(|(n, _, _)| n == name)
+            || body.automaton.is_some_and(|a| {
+                self.state_names[a.0 as usize].contains_key(name)
+                    || self.spec.automata[a.0 as usize]
+                        .params
+                        .iter()
+                        .any(|p| p.name == name)
+            });
+        if shadowed {
+            return None;
+        }
+        let (super::TypeEntry::Named(id), _) = self.type_names.get(name)? else {
+            return None;
+        };
+        let id = *id;
+        let TypeDefKind::Enumeration(consts) = &self.spec.types[id.0 as usize].kind else {
+            return None;
+        };
+        match consts.iter().position(|c| *c == f.name) {
+            Some(k) => Some(mk(ExprKind::EnumConst(k as u32), Type::Named(id), span)),
+            None => {
+                let fields = consts.clone();
+                self.error(CheckError::NoSuchField {
+                    ty: type_name.name.clone(),
+                    field: f.name.clone(),
+                    span: f.span,
+                    fields,
+                });
+                Some(self.poisoned(span))
+            }
+        }
     }
 
     fn is_component(&self, body: &Body, name: &str) -> bool {
@@ -621,6 +698,9 @@ impl Checker {
     }
 
     fn field(&mut self, body: &mut Body, base: &ast::Expr, f: &ast::Ident, span: Span) -> Expr {
+        if let Some(e) = self.qualified_constant(body, base, f, span) {
+            return e;
+        }
         if let Some(e) = self.qualified(body, base, f, span) {
             return e;
         }
@@ -767,8 +847,8 @@ impl Checker {
             return mk(ExprKind::UnionNew(k, Box::new(a)), Type::Named(ty), span);
         }
         let arity = match name {
-            "size" | "constant" | "embed" | "head" | "tail" | "abs" => 1,
-            "insert" | "delete" | "div" | "mod" | "defined" => 2,
+            "size" | "constant" | "embed" | "head" | "tail" | "abs" | "len" | "last" | "init" => 1,
+            "insert" | "delete" | "div" | "mod" | "defined" | "count" => 2,
             "update" => 3,
             "min" | "max" => {
                 if args.len() == 1 {
@@ -828,7 +908,26 @@ impl Checker {
                 let ty = Type::Null(Box::new(args[0].ty.clone()));
                 call(Builtin::Embed, args, ty)
             }
-            "head" | "tail" => {
+            "count" => {
+                let elem = self.unifier.fresh(VarKind::Any, span);
+                let want = Type::Mset(Box::new(elem.clone()));
+                if self
+                    .unifier
+                    .unify(&args[1].ty, &want, &self.spec.types)
+                    .is_err()
+                {
+                    let ty = self.show(&args[1].ty);
+                    self.error(CheckError::BadOperand {
+                        op: name.into(),
+                        ty,
+                        needs: "a multiset",
+                        span: args[1].span,
+                    });
+                }
+                self.expect(&args[0], &elem);
+                call(Builtin::Count, args, Type::Int)
+            }
+            "head" | "tail" | "len" | "last" | "init" => {
                 let elem = self.unifier.fresh(VarKind::Any, span);
                 let seq = Type::Seq(Box::new(elem.clone()));
                 if self
@@ -844,10 +943,12 @@ impl Checker {
                         span: args[0].span,
                     });
                 }
-                if name == "head" {
-                    call(Builtin::Head, args, elem)
-                } else {
-                    call(Builtin::Tail, args, seq)
+                match name {
+                    "head" => call(Builtin::Head, args, elem),
+                    "last" => call(Builtin::Last, args, elem),
+                    "tail" => call(Builtin::Tail, args, seq),
+                    "init" => call(Builtin::Init, args, seq),
+                    _ => call(Builtin::Size, args, Type::Int),
                 }
             }
             "min" | "max" if arity == 1 => {

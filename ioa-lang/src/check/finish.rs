@@ -5,7 +5,8 @@
 use super::types::{Unifier, VarKindName};
 use super::{CheckError, Checker};
 use crate::ir::{
-    AutomatonBody, Expr, ExprKind, PlaceStep, Spec, Stmt, StmtKind, TypeDefKind, VarDecl, VarRef,
+    AutomatonBody, Expr, ExprKind, PlaceStep, Spec, Stmt, StmtKind, Type, TypeDefKind, VarDecl,
+    VarRef,
 };
 
 impl Checker {
@@ -17,12 +18,22 @@ impl Checker {
                 .any(|f| f.file == s.file && f.start <= s.start && s.end <= f.end)
         };
         let unsettled = self.unifier.settle(&self.spec.types, &lenient);
-        for (span, what) in unsettled {
+        for (span, what, var) in unsettled {
+            if what == VarKindName::Constant {
+                let (name, cands) = self.unifier.enum_site(var).cloned().unwrap_or_default();
+                let types = cands
+                    .iter()
+                    .map(|(id, _)| self.spec.types[id.0 as usize].name.clone())
+                    .collect();
+                self.error(CheckError::AmbiguousConstant { name, types, span });
+                continue;
+            }
             let what = match what {
                 VarKindName::Value => "expression",
                 VarKindName::Collection => "collection literal",
                 VarKindName::Tuple => "tuple literal",
                 VarKindName::Indexable => "`constant(…)`",
+                VarKindName::Constant => unreachable!("reported above"),
             };
             self.error(CheckError::CannotInfer { what, span });
         }
@@ -173,12 +184,17 @@ fn stmts(list: &mut [Stmt], u: &Unifier) {
                 }
             }
             StmtKind::Ignore => {}
-            StmtKind::Yield(e) => expr(e, u),
+            StmtKind::Yield(e) | StmtKind::Ensure(e) => expr(e, u),
         }
     }
 }
 
 fn expr(e: &mut Expr, u: &Unifier) {
+    if let (ExprKind::EnumConst(k), Type::Infer(v)) = (&mut e.kind, &e.ty) {
+        if let Some(index) = u.enum_index(*v) {
+            *k = index;
+        }
+    }
     e.ty = u.resolve(&e.ty);
     match &mut e.kind {
         ExprKind::Var(VarRef::Component { indices, .. }) => {

@@ -39,7 +39,9 @@ pub(crate) struct Checker {
     errors: Vec<CheckError>,
     unifier: Unifier,
     type_names: FxHashMap<String, (TypeEntry, Span)>,
-    enum_consts: FxHashMap<String, (TypeId, u32, Span)>,
+    /// Enumeration constants by name: several enumerations may share a constant, and the
+    /// expected type decides which is meant.
+    enum_consts: FxHashMap<String, Vec<(TypeId, u32, Span)>>,
     union_tags: FxHashMap<String, (TypeId, u32, Span)>,
     automaton_names: FxHashMap<String, AutomatonId>,
     /// For each automaton, its state variables by name (primitive automata only).
@@ -163,6 +165,22 @@ impl Checker {
                     TypeEntry::Named(id) => Type::Named(id),
                     TypeEntry::Alias(t) => t,
                 }
+            }
+            None if matches!(t.name.name.as_str(), "Real" | "Char") => {
+                self.error(CheckError::NotSupported {
+                    construct: if t.name.name == "Real" {
+                        "the type `Real`"
+                    } else {
+                        "the type `Char`"
+                    },
+                    span: t.name.span,
+                    hint: if t.name.name == "Real" {
+                        "use `Int` (scaled, if fractions are needed)"
+                    } else {
+                        "use `String` or an enumeration"
+                    },
+                });
+                self.unifier.fresh(types::VarKind::Any, t.span)
             }
             None => {
                 let mut candidates: Vec<&str> =

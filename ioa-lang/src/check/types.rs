@@ -6,8 +6,9 @@
 //! entries of `v`'s type. Context (an assignment, an action parameter, the other side of `=`)
 //! settles them; what context never settles is defaulted (collections to `Set`) or reported.
 
-use crate::ir::{Type, TypeDef, TypeDefKind};
+use crate::ir::{Type, TypeDef, TypeDefKind, TypeId};
 use crate::span::Span;
+use rustc_hash::FxHashMap;
 
 /// What an inference variable is known to be.
 #[derive(Debug, Clone)]
@@ -20,6 +21,8 @@ pub enum VarKind {
     Tuple(Vec<Type>),
     /// An array or map with these key and value types.
     Indexable(Type, Type),
+    /// One of these enumerations (a constant several enumerations declare).
+    Enum(Vec<TypeId>),
 }
 
 #[derive(Debug, Clone)]
@@ -37,6 +40,9 @@ pub struct Mismatch;
 #[derive(Default)]
 pub struct Unifier {
     vars: Vec<VarInfo>,
+    /// For the variable of each overloaded enumeration constant: its name and, per candidate
+    /// enumeration, its index there.
+    enum_sites: FxHashMap<u32, (String, Vec<(TypeId, u32)>)>,
 }
 
 impl Unifier {
@@ -48,6 +54,30 @@ impl Unifier {
             origin,
         });
         Type::Infer(self.vars.len() as u32 - 1)
+    }
+
+    /// A variable for an enumeration constant that several enumerations declare.
+    pub fn fresh_enum(&mut self, name: &str, candidates: Vec<(TypeId, u32)>, origin: Span) -> Type {
+        let kind = VarKind::Enum(candidates.iter().map(|c| c.0).collect());
+        let t = self.fresh(kind, origin);
+        if let Type::Infer(v) = t {
+            self.enum_sites.insert(v, (name.to_string(), candidates));
+        }
+        t
+    }
+
+    /// The name and candidates of an overloaded constant's variable.
+    pub fn enum_site(&self, var: u32) -> Option<&(String, Vec<(TypeId, u32)>)> {
+        self.enum_sites.get(&var)
+    }
+
+    /// The index of an overloaded constant in the enumeration its variable settled on.
+    pub fn enum_index(&self, var: u32) -> Option<u32> {
+        let (_, cands) = self.enum_sites.get(&var)?;
+        match self.resolve(&Type::Infer(var)) {
+            Type::Named(id) => cands.iter().find(|c| c.0 == id).map(|c| c.1),
+            _ => None,
+        }
     }
 
     /// Follows variable bindings at the top of `t`.
@@ -153,6 +183,13 @@ impl Unifier {
                 self.unify(&v1, &v2, types)?;
                 VarKind::Indexable(k1, v1)
             }
+            (VarKind::Enum(xs), VarKind::Enum(ys)) => {
+                let both: Vec<TypeId> = xs.into_iter().filter(|x| ys.contains(x)).collect();
+                if both.is_empty() {
+                    return Err(Mismatch);
+                }
+                VarKind::Enum(both)
+            }
             _ => return Err(Mismatch),
         })
     }
@@ -183,6 +220,10 @@ impl Unifier {
                 }
                 _ => Err(Mismatch),
             },
+            VarKind::Enum(ids) => match t {
+                Type::Named(id) if ids.contains(id) => Ok(()),
+                _ => Err(Mismatch),
+            },
         }
     }
 
@@ -195,7 +236,7 @@ impl Unifier {
         &mut self,
         types: &[TypeDef],
         lenient: &dyn Fn(Span) -> bool,
-    ) -> Vec<(Span, VarKindName)> {
+    ) -> Vec<(Span, VarKindName, u32)> {
         let mut unsettled = Vec::new();
         loop {
             let mut progress = false;
@@ -210,6 +251,7 @@ impl Unifier {
                     VarKind::Tuple(parts) if loose => first_tuple_type(parts.len(), types),
                     VarKind::Tuple(parts) => unique_tuple_type(parts.len(), types),
                     VarKind::Any if loose => Some(Type::Bool),
+                    VarKind::Enum(ids) if loose => ids.first().map(|id| Type::Named(*id)),
                     _ => None,
                 };
                 if let Some(t) = choice {
@@ -222,15 +264,16 @@ impl Unifier {
                 break;
             }
         }
-        for info in &self.vars {
+        for (v, info) in self.vars.iter().enumerate() {
             if info.binding.is_none() {
                 let what = match info.kind {
                     VarKind::Any => VarKindName::Value,
                     VarKind::Collection(_) => VarKindName::Collection,
                     VarKind::Tuple(_) => VarKindName::Tuple,
                     VarKind::Indexable(..) => VarKindName::Indexable,
+                    VarKind::Enum(_) => VarKindName::Constant,
                 };
-                unsettled.push((info.origin, what));
+                unsettled.push((info.origin, what, v as u32));
             }
         }
         unsettled
@@ -248,6 +291,8 @@ pub enum VarKindName {
     Tuple,
     /// `constant(…)`.
     Indexable,
+    /// An enumeration constant several enumerations declare.
+    Constant,
 }
 
 fn first_tuple_type(arity: usize, types: &[TypeDef]) -> Option<Type> {
@@ -321,6 +366,11 @@ pub fn type_name(t: &Type, types: &[TypeDef], u: &Unifier) -> String {
                 type_name(k, types, u),
                 type_name(v, types, u)
             ),
+            VarKind::Enum(ids) => ids
+                .iter()
+                .map(|id| types[id.0 as usize].name.clone())
+                .collect::<Vec<_>>()
+                .join(" or "),
         },
     }
 }

@@ -123,6 +123,7 @@ impl Rewrite<'_> {
                 cond: self.expr(cond),
                 body: self.stmts(body),
             },
+            StmtKind::Ensure(e) => StmtKind::Ensure(self.expr(e)),
             StmtKind::Fire {
                 automaton,
                 action,

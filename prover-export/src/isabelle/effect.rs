@@ -43,7 +43,7 @@ fn exprs_of(stmt: &Stmt) -> Vec<&Expr> {
         StmtKind::ForIn { collection, .. } => vec![collection],
         StmtKind::ForWhere { cond, .. } | StmtKind::While { cond, .. } => vec![cond],
         StmtKind::Fire { args, .. } => args.iter().collect(),
-        StmtKind::Yield(e) => vec![e],
+        StmtKind::Yield(e) | StmtKind::Ensure(e) => vec![e],
         StmtKind::Ignore => vec![],
     }
 }
@@ -213,8 +213,13 @@ impl<'a> EffectWriter<'a> {
             match &stmt.kind {
                 StmtKind::Assign { target, .. } => {
                     let VarRef::State(root) = target.root else {
+                        // Only an `ensuring` clause saves pre-state values into locals.
+                        let construct = match target.root {
+                            VarRef::Local(_) => Construct::Ensuring,
+                            _ => Construct::AssignToNonState,
+                        };
                         return Err(ExportError::Unsupported {
-                            construct: Construct::AssignToNonState,
+                            construct,
                             span: stmt.span,
                         });
                     };
@@ -293,6 +298,10 @@ impl<'a> EffectWriter<'a> {
                     span: first.span,
                 })
             }
+            StmtKind::Ensure(_) => Err(ExportError::Unsupported {
+                construct: Construct::Ensuring,
+                span: first.span,
+            }),
         }
     }
 }

@@ -35,12 +35,15 @@ pub enum Construct {
     StartStatement,
     /// An assignment to a place that is not rooted in a state variable.
     AssignToNonState,
+    /// An effect's `ensuring` clause (checked at run time only).
+    Ensuring,
 }
 
 impl Construct {
     fn describe(&self) -> &'static str {
         match self {
             Construct::While => "`while` loops",
+            Construct::Ensuring => "`ensuring` clauses on effects (checked at run time only)",
             Construct::ChooseOutsideEffect => "`choose` outside an effect statement",
             Construct::ChooseInLoop => "`choose` inside a loop",
             Construct::NestedChoose => "a `choose` inside the condition of another `choose`",
@@ -62,6 +65,7 @@ impl Construct {
     fn hint(&self) -> &'static str {
         match self {
             Construct::While => "rewrite the loop as `for x in S do … od` with independent iterations",
+            Construct::Ensuring => "state the property as an invariant, or drop the clause for the export",
             Construct::ChooseOutsideEffect
             | Construct::ChooseInLoop
             | Construct::NestedChoose => {

@@ -223,6 +223,7 @@ fn binary(env: &Env, op: BinOp, a: &Expr, b: &Expr) -> Result<String, ExportErro
         BinOp::Intersect => format!("({x} \\<inter> {y})"),
         BinOp::Difference => format!("({x} - {y})"),
         BinOp::Append => format!("({x} @ [{y}])"),
+        BinOp::Prepend => format!("({x} # {y})"),
     })
 }
 
@@ -263,6 +264,10 @@ fn call(env: &Env, f: Builtin, args: &[Expr], e: &Expr) -> Result<String, Export
         Builtin::SetMax => format!("(Max {})", arg(0)),
         Builtin::Abs => format!("(abs {})", arg(0)),
         Builtin::Defined => format!("({} \\<in> dom {})", arg(1), arg(0)),
+        Builtin::Empty => "Map.empty".to_string(),
+        Builtin::Last => format!("(last {})", arg(0)),
+        Builtin::Init => format!("(butlast {})", arg(0)),
+        Builtin::Count => format!("(int (count {} {}))", arg(1), arg(0)),
         Builtin::Update => format!("({}({} \\<mapsto> {}))", arg(0), arg(1), arg(2)),
     })
 }

@@ -79,6 +79,12 @@ fn flatten<'s>(
                     span: stmt.span,
                 })
             }
+            StmtKind::Ensure(_) => {
+                return Err(ExportError::Unsupported {
+                    construct: Construct::Ensuring,
+                    span: stmt.span,
+                })
+            }
         }
     }
     Ok(())

@@ -41,6 +41,14 @@ pub fn transitions(spec: &Spec, a: AutomatonId) -> Result<&[Transition], EncodeE
     }
 }
 
+/// The label of transition `index` of `a` among its action's transitions (`ir::Primitive::case_name`).
+pub fn case_name(spec: &Spec, a: AutomatonId, index: usize) -> Option<String> {
+    match &spec.automata[a.0 as usize].body {
+        AutomatonBody::Primitive(p) => p.case_name(index),
+        AutomatonBody::Composite(_) => None,
+    }
+}
+
 /// Encodes transition `index` of `a`.
 pub fn step_encoding(
     spec: &Spec,
@@ -79,7 +87,7 @@ pub fn transition_label(spec: &Spec, a: AutomatonId, index: usize) -> String {
     if let AutomatonBody::Primitive(p) = &aut.body {
         let t = &p.transitions[index];
         let name = &aut.actions[t.action.0 as usize].name;
-        match &t.case {
+        match p.case_name(index) {
             Some(c) => format!("{name} case {c}"),
             None => name.clone(),
         }
@@ -230,7 +238,7 @@ fn step(
         kind: Kind::InvariantStep,
         action: Some(action.name.clone()),
         action_kind: Some(action.kind.keyword()),
-        case: t.case.clone().map(|c| format!("case {c}")),
+        case: case_name(spec, a, t_index).map(|c| format!("case {c}")),
         assumed: assumed
             .iter()
             .map(|k| spec.invariants[*k].name.clone())

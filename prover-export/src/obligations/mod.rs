@@ -377,7 +377,7 @@ pub(crate) fn slots_used(
                 stack.extend(body.iter());
             }
             StmtKind::Fire { args, .. } => args.iter().for_each(&mut on_expr),
-            StmtKind::Yield(e) => on_expr(e),
+            StmtKind::Yield(e) | StmtKind::Ensure(e) => on_expr(e),
             StmtKind::Ignore => {}
         }
     }

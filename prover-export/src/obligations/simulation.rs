@@ -300,7 +300,7 @@ fn step(
         let case = if n_paths > 1 {
             Some(format!("case {}", case_no + 1))
         } else {
-            t.case.clone().map(|c| format!("case {c}"))
+            super::invariant::case_name(spec, a, t_index).map(|c| format!("case {c}"))
         };
         let mut case = case;
         if n_paths > 1 && !path.branches.is_empty() {

@@ -504,6 +504,7 @@ impl<'s> Encoder<'s> {
                 format!("(forall (({x} {sort})) (<= (select {a} {x}) (select {b} {x})))")
             }
             BinOp::Append => format!("(seq.++ {a} (seq.unit {b}))"),
+            BinOp::Prepend => format!("(seq.++ (seq.unit {a}) {b})"),
             _ => return Err(unsupported("this operator on this type", e)),
         })
     }
@@ -691,7 +692,11 @@ impl<'s> Encoder<'s> {
         let arg_ty = |k: usize| args.get(k).map(|a| &a.ty);
         // Elements and keys are objects when their type is boxed.
         match (b, arg_ty(0), arg_ty(1)) {
-            (Builtin::Insert | Builtin::Delete, _, Some(Type::Set(t) | Type::Mset(t))) => {
+            (
+                Builtin::Insert | Builtin::Delete | Builtin::Count,
+                _,
+                Some(Type::Set(t) | Type::Mset(t)),
+            ) => {
                 ts[0] = self.boxed(t, ts[0].clone());
             }
             (Builtin::Defined | Builtin::Update, Some(Type::Map(k, _) | Type::Array(k, _)), _) => {
@@ -785,6 +790,17 @@ impl<'s> Encoder<'s> {
             Builtin::SetMin | Builtin::SetMax => {
                 return Err(unsupported("`min`/`max` of a set", e))
             }
+            Builtin::Last => format!("(seq.nth {s} (- (seq.len {s}) 1))", s = ts[0]),
+            Builtin::Init => format!("(seq.extract {s} 0 (- (seq.len {s}) 1))", s = ts[0]),
+            Builtin::Count => format!("(select {} {})", ts[1], ts[0]),
+            Builtin::Empty => match &e.ty {
+                Type::Map(_, v) => {
+                    let sort = self.sort(&e.ty);
+                    self.sort(&Type::Null(v.clone()));
+                    format!("((as const {sort}) nil_{})", mangle(spec, v))
+                }
+                _ => return Err(unsupported("`empty` of this type", e)),
+            },
         })
     }
 }

@@ -64,6 +64,15 @@ impl Encoder<'_> {
     fn stmt(&mut self, s: &Stmt, env: Env) -> Result<Env, EncodeError> {
         match &s.kind {
             StmtKind::Assign { target, value } => {
+                // A pre-state value an `ensuring` clause reads: a name for the term.
+                if let (ioa_lang::ir::VarRef::Local(l), true) =
+                    (&target.root, target.path.is_empty())
+                {
+                    let v = self.expr(value, &env)?;
+                    let mut env = env;
+                    env.bind(*l, v);
+                    return Ok(env);
+                }
                 if let [PlaceStep::Index(i)] = target.path.as_slice() {
                     let (root, ty, base) = self.root(target, &env, s)?;
                     if let Some((k, t)) = relation(&ty) {
@@ -101,7 +110,8 @@ impl Encoder<'_> {
                 cond,
                 body,
             } => self.pointwise(*var, Range::Where(ty, cond), body, env, s),
-            StmtKind::Ignore => Ok(env),
+            // `ensuring` changes no state: the interpreter checks it; a proof need not.
+            StmtKind::Ignore | StmtKind::Ensure(_) => Ok(env),
             StmtKind::While { .. } => Err(EncodeError::Unsupported {
                 what: "a `while` loop in an effect",
                 span: s.span,

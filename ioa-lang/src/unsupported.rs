@@ -1,0 +1,151 @@
+//! Constructs of the IOA manual that `ioa` does not read yet, recognised where the parser
+//! stops on them, so that a user meets "`let` definitions not supported yet" pointing at the
+//! construct rather than a generic "unexpected token" (E0008).
+//!
+//! The grammar does not know these constructs; when the parser rejects a token, the tokens
+//! before it are matched against the shapes below. Anything else stays an ordinary syntax error.
+
+use crate::lexer::{Lexer, Token};
+use crate::parse::SyntaxError;
+use crate::span::{FileId, Span};
+
+/// A manual construct recognised at a rejected token, with what to write instead.
+struct Known {
+    construct: &'static str,
+    hint: &'static str,
+}
+
+/// Words that open a top-level declaration of the manual's LSL side.
+fn item_word(word: &str) -> Option<Known> {
+    Some(match word {
+        "uses" | "axioms" | "trait" | "assumes" | "introduces" | "asserts" => Known {
+            construct: "LSL traits (`uses`, `axioms`, `trait`, `assumes`)",
+            hint: "declare the data types with `type` and write the facts as invariants",
+        },
+        "backward" => Known {
+            construct: "backward simulations",
+            hint: "write a `forward simulation` (see docs/LANGUAGE.md)",
+        },
+        "timed" | "trajectories" | "hybrid" => Known {
+            construct: "timed and hybrid automata",
+            hint: "model time with an explicit clock variable",
+        },
+        _ => return None,
+    })
+}
+
+/// Looks at the tokens up to the rejected one (`start..end`) for a construct of the manual.
+pub(crate) fn recognise(
+    file: FileId,
+    source: &str,
+    start: usize,
+    end: usize,
+) -> Option<SyntaxError> {
+    let tokens: Vec<(usize, Token<'_>, usize)> = Lexer::new(source)
+        .take_while(|t| t.as_ref().is_ok_and(|(s, _, _)| *s <= start))
+        .filter_map(Result::ok)
+        .collect();
+    let (_, found, _) = *tokens.last()?;
+    let before =
+        |k: usize| -> Option<&Token<'_>> { tokens.len().checked_sub(k + 1).map(|i| &tokens[i].1) };
+    let at = |s: usize, e: usize, k: Known| SyntaxError::NotSupported {
+        construct: k.construct,
+        span: Span::new(file, s, e),
+        hint: k.hint,
+    };
+    // A character literal.
+    if let Token::CharLit(_) = found {
+        return Some(at(
+            start,
+            end,
+            Known {
+                construct: "character literals (the type `Char`)",
+                hint: "use a `String` literal (\"a\") or an enumeration",
+            },
+        ));
+    }
+    // `det do … od` as a block of its own (only `fire` and `choose` take one).
+    if let Token::Det = found {
+        return Some(at(
+            start,
+            end,
+            Known {
+                construct: "`det do … od` blocks of their own",
+                hint: "write the statements in the schedule's `do … od`, and resolve choices with `fire … det do yield v od`",
+            },
+        ));
+    }
+    // A word of the LSL side where a declaration may start.
+    if let Token::Ident(w) = found {
+        if let Some(k) = item_word(w) {
+            return Some(at(start, end, k));
+        }
+    }
+    // … or one the parser took for the start of a statement, stopping at the next token.
+    if let Some(Token::Ident(w)) = before(1) {
+        if let Some(k) = item_word(w) {
+            let (s, _, e) = tokens[tokens.len() - 2];
+            return Some(at(s, e, k));
+        }
+    }
+    // `let x = e in …` (the parser stops at `=`, or at the name after `let`).
+    for k in 1..=2 {
+        if let Some(Token::Ident("let")) = before(k) {
+            let (s, _, e) = tokens[tokens.len() - 1 - k];
+            return Some(at(
+                s,
+                e,
+                Known {
+                    construct: "`let` definitions",
+                    hint: "write the expression in place, or keep it in a state variable",
+                },
+            ));
+        }
+    }
+    // `{x: T | P}`: a set comprehension (the parser stops at `:`).
+    if matches!(found, Token::Colon)
+        && matches!(before(1), Some(Token::Ident(_)))
+        && matches!(before(2), Some(Token::LBrace))
+    {
+        let (s, _, _) = tokens[tokens.len() - 3];
+        return Some(at(
+            s,
+            end,
+            Known {
+                construct: "set comprehensions `{x: T | P}`",
+                hint: "build the set with a `for x: T where P do S := insert(x, S) od` loop",
+            },
+        ));
+    }
+    // `automaton A(n: Int) where P`: a constraint on an automaton's parameters.
+    if matches!(found, Token::Where) && matches!(before(1), Some(Token::RParen)) {
+        let opened = tokens
+            .iter()
+            .rev()
+            .skip(1)
+            .take_while(|(_, t, _)| !matches!(t, Token::Signature | Token::Components))
+            .any(|(_, t, _)| matches!(t, Token::Automaton));
+        if opened {
+            return Some(at(
+                start,
+                end,
+                Known {
+                    construct: "a `where` clause on an automaton's parameters",
+                    hint: "check the parameters' constraint in an invariant or a `so that` clause",
+                },
+            ));
+        }
+    }
+    // `transitions … internal a(x; local y: T)` or `local` variables of a transition.
+    if let Token::Ident("local") = found {
+        return Some(at(
+            start,
+            end,
+            Known {
+                construct: "transition-local variables (`local`)",
+                hint: "assign locals with `y: T := e` inside `eff`",
+            },
+        ));
+    }
+    None
+}

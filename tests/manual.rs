@@ -1,0 +1,87 @@
+//! The conformance suite of the IOA manual's style (issue 19): every model under
+//! `tests/data/manual/` is written the way the IOA manual and Lynch's book write automata, and
+//! must
+//!
+//! 1. check clean (`ioa check`),
+//! 2. survive the `ioa fmt` round trip: the formatted text checks clean and formats to itself,
+//! 3. verify at least one invariant by exhaustive exploration on a small universe
+//!    (`ioa explore`, exit 0, "verified"), with the state counts pinned by an insta snapshot.
+//!
+//! A model's first `% explore:` line gives the explorer's arguments (`--automaton A --param
+//! n=3`, split at spaces); its universe is `MODEL.universe` beside it when it needs one.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The package root; the binary runs here, so paths in its output are relative.
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Runs `ioa ARGS…` in the package root: exit code, stdout, stderr.
+fn ioa(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("start ioa");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The model's path relative to the package root.
+fn relative(path: &Path) -> String {
+    let root = Path::new(ROOT)
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(ROOT));
+    path.strip_prefix(&root)
+        .or_else(|_| path.strip_prefix(ROOT))
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+#[test]
+fn manual_models_check_format_and_verify() {
+    let mut count = 0;
+    insta::glob!("data/manual/*.ioa", |path: &Path| {
+        count += 1;
+        let name = relative(path);
+        let source = std::fs::read_to_string(path).expect("read model");
+
+        let (code, _, err) = ioa(&["check", &name]);
+        assert_eq!(code, 0, "{name} does not check clean:\n{err}");
+
+        // The fmt round trip: the canonical text checks and is a fixed point.
+        let (code, formatted, err) = ioa(&["fmt", &name]);
+        assert_eq!(code, 0, "{name}: ioa fmt failed:\n{err}");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("manual-fmt");
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let copy = dir.join(path.file_name().expect("file name"));
+        std::fs::write(&copy, &formatted).expect("write formatted copy");
+        let copy = copy.to_string_lossy().into_owned();
+        let (code, _, err) = ioa(&["check", &copy]);
+        assert_eq!(code, 0, "{name}: the formatted text does not check:\n{err}");
+        let (code, again, _) = ioa(&["fmt", &copy]);
+        assert_eq!(code, 0);
+        assert_eq!(formatted, again, "{name}: ioa fmt is not a fixed point");
+
+        // Exhaustive exploration of its invariants.
+        let args: Vec<&str> = source
+            .lines()
+            .find_map(|l| l.strip_prefix("% explore:"))
+            .map(|l| l.split_whitespace().collect())
+            .unwrap_or_default();
+        let mut cmd = vec!["explore", name.as_str(), "--quiet", "--threads", "1"];
+        cmd.extend(args);
+        let (code, out, err) = ioa(&cmd);
+        let out = format!("{out}{err}");
+        assert_eq!(code, 0, "{name}: not verified:\n{out}");
+        assert!(out.contains("verified"), "{name}: {out}");
+        insta::assert_snapshot!(format!("$ ioa {}\n{out}", cmd.join(" ")));
+    });
+    assert!(count >= 25, "the suite has {count} models, fewer than 25");
+}
