@@ -191,11 +191,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
                         "case": ob.case,
                         "assumed": ob.assumed,
                         "verdict": o.verdict.word(),
-                        "used": if matches!(o.verdict, Verdict::Proved) {
-                            serde_json::json!(o.core)
-                        } else {
-                            serde_json::Value::Null
-                        },
+                        "used": serde_json::json!(o.core),
                         "rlimit": o.rlimit,
                         "time_ms": o.time.as_secs_f64() * 1000.0,
                     });
@@ -271,10 +267,10 @@ fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, budget: 
     if !with_hypotheses.is_empty() {
         out.push_str("\nhypotheses each proof used (Z3's unsat core):\n");
         for (ob, o) in with_hypotheses {
-            let used = if o.core.is_empty() {
-                "none (the step alone implies the goal)".to_string()
-            } else {
-                o.core.join(", ")
+            let used = match &o.core {
+                None => "not named (the proof was too costly to repeat with tracked hypotheses)".to_string(),
+                Some(core) if core.is_empty() => "none (the step alone implies the goal)".to_string(),
+                Some(core) => core.join(", "),
             };
             out.push_str(&format!("  {:<width$}  {used}\n", ob.name()));
         }

@@ -9,7 +9,7 @@ pub mod model;
 
 use crate::obligations::Obligation;
 pub use budget::Budget;
-use budget::Deadline;
+pub use budget::Deadline;
 use ioa_lang::ir::Spec;
 use std::time::Duration;
 use z3::ast::Bool;
@@ -50,11 +50,13 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// Wall-clock time of the check (parsing included).
     pub time: Duration,
-    /// Z3 resource units spent by all attempts (deterministic).
+    /// Z3 resource units spent by all attempts (deterministic; the check naming the unsat
+    /// core is not counted).
     pub rlimit: u64,
     /// For a proof: the labels of the tracked hypotheses in Z3's unsat core (the assumed
-    /// invariants and relation the proof used), in the obligation's order.
-    pub core: Vec<String>,
+    /// invariants and relation the proof used), in the obligation's order; `None` when the
+    /// check that names them ran out of its budget (see [`unsat_core`]).
+    pub core: Option<Vec<String>>,
 }
 
 /// One attempt: Z3's configuration and what the script gets appended.
@@ -68,10 +70,11 @@ struct Attempt {
     bound: Option<usize>,
 }
 
-/// The unbounded checks, in the order they are tried: E-matching with three random seeds (the
-/// cost of a proof varies tenfold with the seed: Inv3 at `abstain` needs 2.6 M units with seed
-/// 0, 9.5 M with seed 1, over 12 M with seed 2), then model-based instantiation
-/// (counterexamples).
+/// The unbounded checks, in the order they are tried: E-matching alone (`mbqi` off: it proves
+/// what instantiating by patterns proves, and gives up at once when that saturates), then
+/// model-based instantiation with three random seeds. A proof's cost varies severalfold with the
+/// seed (Inv3 of Global1 at `abstain`: 2.6 M units with seed 0, 9.5 M with seed 1, over 12 M with
+/// seed 2), so a seed that stalls is given up for the next within the budget.
 const UNBOUNDED: [Attempt; 4] = [
     Attempt {
         seed: 0,
@@ -79,17 +82,17 @@ const UNBOUNDED: [Attempt; 4] = [
         bound: None,
     },
     Attempt {
+        seed: 0,
+        mbqi: true,
+        bound: None,
+    },
+    Attempt {
         seed: 1,
-        mbqi: false,
+        mbqi: true,
         bound: None,
     },
     Attempt {
         seed: 2,
-        mbqi: false,
-        bound: None,
-    },
-    Attempt {
-        seed: 0,
         mbqi: true,
         bound: None,
     },
@@ -109,20 +112,19 @@ const BOUNDED: [Attempt; 2] = [
     },
 ];
 
-/// The first round gives every attempt this fraction of the budget (most obligations need far
-/// less); the second round shares what is left among the unbounded checks.
-const FIRST_ROUND_SHARE: u64 = 200;
+/// The first round gives every attempt 1/1000 of the budget (most obligations need under
+/// 20 000 units); the second round shares what is left among the unbounded checks.
+const FIRST_ROUND_SHARE: u64 = 1000;
 
 /// What one attempt answered and spent.
 struct Tried {
     verdict: Verdict,
     spent: u64,
-    core: Vec<String>,
 }
 
 /// Checks one obligation within `budget`. Z3's heuristics are fragile on quantified formulas
 /// (a proof's cost varies tenfold with the random seed), so the resource budget is shared by a
-/// small portfolio: first every check with 1/200 of the budget (the unbounded checks of
+/// small portfolio: first every check with 1/1000 of the budget (the unbounded checks of
 /// [`UNBOUNDED`], then searches for counterexamples over universes of 2 and 3 elements per
 /// uninterpreted sort), then the unbounded checks again in order, each with an equal share of
 /// what is left. Only unbounded checks may prove; any check may refute. Every share is counted
@@ -155,16 +157,37 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
             last = Verdict::Timeout;
             break;
         }
-        let tried = attempt_check(spec, ob, share, &deadline, attempt);
+        // A fresh Z3 context per attempt: Z3's search (and its resource count) depends on the
+        // history of its context, and an obligation's verdict must depend only on its own text
+        // and budget, not on what was checked before it in the same run.
+        let tried = z3::with_z3_config(&z3::Config::new(), || {
+            attempt_check(spec, ob, share, &deadline, attempt)
+        });
         spent += tried.spent;
         match tried.verdict {
             Verdict::Proved if attempt.bound.is_some() => {}
-            Verdict::Proved | Verdict::Failed(_) => {
+            Verdict::Proved => {
+                // Naming the core costs about what the proof did (often more); a proof that took
+                // more than the core's cap is not repeated.
+                let core = if tried.spent <= CORE_MAX_UNITS {
+                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
+                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &deadline).0)
+                } else {
+                    None
+                };
                 return Outcome {
                     verdict: tried.verdict,
                     time: deadline.elapsed(),
                     rlimit: spent,
-                    core: tried.core,
+                    core,
+                };
+            }
+            Verdict::Failed(_) => {
+                return Outcome {
+                    verdict: tried.verdict,
+                    time: deadline.elapsed(),
+                    rlimit: spent,
+                    core: None,
                 }
             }
             Verdict::Timeout => {
@@ -179,8 +202,55 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
         verdict: last,
         time: deadline.elapsed(),
         rlimit: spent,
-        core: vec![],
+        core: None,
     }
+}
+
+/// The budget of the check that names the hypotheses a proof used: twice what the proof took,
+/// within these bounds (it is not part of the obligation's budget: the verdict never waits
+/// for it).
+const CORE_MIN_UNITS: u64 = 1_000_000;
+const CORE_MAX_UNITS: u64 = 2_000_000;
+
+/// The hypotheses of a proved obligation that Z3's unsat core names: the script checked with
+/// every hypothesis guard as an assumption (and core minimisation), within `units`. The proof
+/// itself is searched with the guards asserted, which Z3 decides several times faster on
+/// quantified obligations than with assumptions; this second check only names what was used,
+/// and `None` says it ran out of its budget. Returns the core and the units spent.
+pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<Vec<String>>, u64) {
+    if ob.hypotheses.is_empty() {
+        return (Some(vec![]), 0);
+    }
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("rlimit", budget::param(units));
+    params.set_u32("timeout", deadline.millis_left());
+    params.set_bool("core.minimize", true);
+    solver.set_params(&params);
+    solver.from_string(ob.script.as_str());
+    let guards: Vec<Bool> = ob
+        .hypotheses
+        .iter()
+        .map(|(_, g)| Bool::new_const(g.as_str()))
+        .collect();
+    let before = budget::count(&solver);
+    let result = solver.check_assumptions(&guards);
+    let spent = budget::count(&solver).saturating_sub(before);
+    if result != SatResult::Unsat {
+        return (None, spent);
+    }
+    let used: Vec<String> = solver
+        .get_unsat_core()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    let core = ob
+        .hypotheses
+        .iter()
+        .filter(|(_, g)| used.contains(g))
+        .map(|(label, _)| label.clone())
+        .collect();
+    (Some(core), spent)
 }
 
 /// `script` with every uninterpreted sort it declares limited to `k` elements: a search for
@@ -235,7 +305,6 @@ fn attempt_check(
     if attempt.seed != 0 {
         params.set_u32("random_seed", attempt.seed);
     }
-    params.set_bool("core.minimize", true);
     solver.set_params(&params);
     let script = match attempt.bound {
         Some(k) => bounded_script(&ob.script, k),
@@ -248,33 +317,16 @@ fn attempt_check(
                 "internal error: Z3 rejected the generated SMT-LIB2 (run `ioa export smt` and `z3` on the file to see why)".into(),
             ),
             spent: 0,
-            core: vec![],
         };
     }
-    let guards: Vec<Bool> = ob
-        .hypotheses
-        .iter()
-        .map(|(_, g)| Bool::new_const(g.as_str()))
-        .collect();
+    for (_, g) in &ob.hypotheses {
+        solver.assert(Bool::new_const(g.as_str()));
+    }
     let before = budget::count(&solver);
-    let result = solver.check_assumptions(&guards);
+    let result = solver.check();
     let spent = budget::count(&solver).saturating_sub(before);
-    let mut core = Vec::new();
     let verdict = match result {
-        SatResult::Unsat => {
-            let used: Vec<String> = solver
-                .get_unsat_core()
-                .iter()
-                .map(|c| c.to_string())
-                .collect();
-            core = ob
-                .hypotheses
-                .iter()
-                .filter(|(_, g)| used.contains(g))
-                .map(|(label, _)| label.clone())
-                .collect();
-            Verdict::Proved
-        }
+        SatResult::Unsat => Verdict::Proved,
         SatResult::Sat => match solver.get_model() {
             Some(m) => Verdict::Failed(model::counterexample(spec, ob, &m)),
             None => Verdict::Unknown("Z3 said sat but gave no model".into()),
@@ -286,11 +338,7 @@ fn attempt_check(
             unknown_verdict(reason, spent, units, deadline)
         }
     };
-    Tried {
-        verdict,
-        spent,
-        core,
-    }
+    Tried { verdict, spent }
 }
 
 /// Why Z3 stopped: the resource budget (deterministic), the wall clock, or its own reason.
