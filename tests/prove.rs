@@ -396,3 +396,46 @@ fn the_text_report_prints_the_budget_and_the_hypotheses_used() {
         o.stdout
     );
 }
+
+/// Three deliberately broken models under tests/data/mutation/ (a mutated invariant, a proof
+/// missing an assumption it needs, a mutated proof-block branch): Z3 refutes each at the
+/// pinned steps with a counterexample, and proves the rest.
+#[test]
+fn three_mutations_are_refuted_with_counterexamples() {
+    for (args, refuted) in [
+        (
+            &["tests/data/mutation/dead_means_voted.ioa"][..],
+            &["DeadVoted step abstain"][..],
+        ),
+        (
+            &["tests/data/mutation/inv3_without_quorums.ioa"][..],
+            &["Inv3 step abstain", "Inv3 step internalDecide"][..],
+        ),
+        (
+            &[
+                "tests/data/mutation/assignval_ignored.ioa",
+                "--simulation",
+                "AssignValIgnored",
+            ][..],
+            &["AssignValIgnored step assignVal case 1 (branch 1 of 3)"][..],
+        ),
+    ] {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--rlimit", "5000000"]);
+        let (code, json) = prove_json(&all);
+        assert_eq!(code, 1, "{}", table(&json));
+        let not_proved: Vec<&str> = json["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .filter(|r| r["verdict"] != "proved")
+            .map(|r| r["obligation"].as_str().unwrap_or("?"))
+            .collect();
+        assert_eq!(not_proved, refuted, "{}", table(&json));
+        for name in refuted {
+            let r = verdict(&json, name);
+            assert_eq!(r["verdict"], "failed", "{r}");
+            assert!(r["counterexample"].is_array(), "{r}");
+        }
+    }
+}

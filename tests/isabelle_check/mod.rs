@@ -17,6 +17,8 @@ const HOL_CONSTANTS: &[&str] = &[
     "None",
     "the",
     "card",
+    "finite",
+    "set_mset",
     "int",
     "nat",
     "insert",

@@ -213,7 +213,8 @@ const CORE_MIN_UNITS: u64 = 1_000_000;
 const CORE_MAX_UNITS: u64 = 2_000_000;
 
 /// The hypotheses of a proved obligation that Z3's unsat core names: the script checked with
-/// every hypothesis guard as an assumption (and core minimisation), within `units`. The proof
+/// every hypothesis guard as an assumption, within `units` (the core is not minimised: it may
+/// name a hypothesis the proof could do without). The proof
 /// itself is searched with the guards asserted, which Z3 decides several times faster on
 /// quantified obligations than with assumptions; this second check only names what was used,
 /// and `None` says it ran out of its budget. Returns the core and the units spent.
@@ -225,7 +226,8 @@ pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<V
     let mut params = Params::new();
     params.set_u32("rlimit", budget::param(units));
     params.set_u32("timeout", deadline.millis_left());
-    params.set_bool("core.minimize", true);
+    // No `core.minimize`: Z3 4.8.12 minimises outside its resource and time limits (a
+    // simulation step spent minutes there).
     solver.set_params(&params);
     solver.from_string(ob.script.as_str());
     let guards: Vec<Bool> = ob
