@@ -88,7 +88,13 @@ fn every_invariant_of_global1_and_cons_is_proved() {
         .expect("results")
         .iter()
         .filter(|r| !r["used"].is_null() && r["assumed"].as_array().is_some_and(|a| !a.is_empty()))
-        .map(|r| format!("{}: {}\n", r["obligation"].as_str().unwrap_or("?"), r["used"]))
+        .map(|r| {
+            format!(
+                "{}: {}\n",
+                r["obligation"].as_str().unwrap_or("?"),
+                r["used"]
+            )
+        })
         .collect();
     insta::assert_snapshot!("global1_unsat_cores", cores);
     // Inv3 is proved assuming exactly what its `using` clause names (and itself).
@@ -386,12 +392,14 @@ fn the_text_report_prints_the_budget_and_the_hypotheses_used() {
         "budget per obligation: 2000000 Z3 resource units (--rlimit); wall-clock safety limit 120 s (--timeout)"
     ), "{}", o.stdout);
     assert!(
-        o.stdout.contains("hypotheses each proof used (Z3's unsat core):"),
+        o.stdout
+            .contains("hypotheses each proof used (Z3's unsat core):"),
         "{}",
         o.stdout
     );
     assert!(
-        o.stdout.contains("Agreement step chooseVal         none (the step alone implies the goal)"),
+        o.stdout
+            .contains("Agreement step chooseVal         none (the step alone implies the goal)"),
         "{}",
         o.stdout
     );

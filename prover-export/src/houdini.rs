@@ -8,8 +8,8 @@
 
 use crate::error::EncodeError;
 use crate::obligations::invariant::{invariant_term, step_encoding, transitions, StepEncoding};
-use ioa_lang::ir::{AutomatonId, Expr, Spec};
 use crate::solve::budget::{self, Budget, Deadline};
+use ioa_lang::ir::{AutomatonId, Expr, Spec};
 use z3::ast::{Ast, Bool};
 use z3::{Params, SatResult, Solver};
 

@@ -99,7 +99,10 @@ fn differential() {
     universe.add(&spec, file, text, false).expect("universe");
     let machine = Machine::new(&spec, &universe, a, vec![]).expect("machine");
     let node_ty = Type::Named(ioa_lang::ir::TypeId(
-        spec.types.iter().position(|t| t.name == "Node").expect("Node") as u32,
+        spec.types
+            .iter()
+            .position(|t| t.name == "Node")
+            .expect("Node") as u32,
     ));
     assert!(matches!(
         spec.types[spec.types.iter().position(|t| t.name == "Node").unwrap()].kind,
@@ -123,7 +126,11 @@ fn differential() {
         let vars = step.pre.state(a).to_vec();
         let mut facts = Vec::new();
         for (slot, v) in state.iter().enumerate().take(3) {
-            facts.push(format!("(= {} {})", vars[slot], set_term(&mut enc, &node_ty, v)));
+            facts.push(format!(
+                "(= {} {})",
+                vars[slot],
+                set_term(&mut enc, &node_ty, v)
+            ));
         }
         facts.push(format!(
             "(= {} {})",

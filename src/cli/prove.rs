@@ -268,8 +268,11 @@ fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, budget: 
         out.push_str("\nhypotheses each proof used (Z3's unsat core):\n");
         for (ob, o) in with_hypotheses {
             let used = match &o.core {
-                None => "not named (the proof was too costly to repeat with tracked hypotheses)".to_string(),
-                Some(core) if core.is_empty() => "none (the step alone implies the goal)".to_string(),
+                None => "not named (the proof was too costly to repeat with tracked hypotheses)"
+                    .to_string(),
+                Some(core) if core.is_empty() => {
+                    "none (the step alone implies the goal)".to_string()
+                }
                 Some(core) => core.join(", "),
             };
             out.push_str(&format!("  {:<width$}  {used}\n", ob.name()));

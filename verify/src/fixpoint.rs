@@ -182,10 +182,7 @@ pub fn houdini(
             let mut all = true;
             for ob in &obligations[1..] {
                 queries += 1;
-                if !matches!(
-                    solve::check(spec, ob, &check).verdict,
-                    Verdict::Proved
-                ) {
+                if !matches!(solve::check(spec, ob, &check).verdict, Verdict::Proved) {
                     all = false;
                     break;
                 }

@@ -55,7 +55,9 @@ pub fn finite_term(names: &TypeNames, ty: &Type, x: &str) -> Option<String> {
         }),
         Type::Mset(t) => inner(t, "e").map(|f| format!("(\\<forall>e\\<in>set_mset {x}. {f})")),
         Type::Seq(t) => inner(t, "e").map(|f| format!("(\\<forall>e\\<in>set {x}. {f})")),
-        Type::Null(t) => inner(t, "e").map(|f| format!("(\\<forall>e. {x} = Some e \\<longrightarrow> {f})")),
+        Type::Null(t) => {
+            inner(t, "e").map(|f| format!("(\\<forall>e. {x} = Some e \\<longrightarrow> {f})"))
+        }
         Type::Array(_, v) => inner(v, &format!("({x} k)")).map(|f| format!("(\\<forall>k. {f})")),
         Type::Map(_, v) => Some(match inner(v, "e") {
             None => format!("finite (dom {x})"),
@@ -83,7 +85,10 @@ pub fn finite_term(names: &TypeNames, ty: &Type, x: &str) -> Option<String> {
                         .filter_map(|(k, (_, t))| {
                             let k = k as u32;
                             inner(t, &format!("({} {x})", names.selector(id.0, k))).map(|f| {
-                                format!("({} {x} \\<longrightarrow> {f})", names.discriminator(id.0, k))
+                                format!(
+                                    "({} {x} \\<longrightarrow> {f})",
+                                    names.discriminator(id.0, k)
+                                )
                             })
                         })
                         .collect();

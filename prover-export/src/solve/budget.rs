@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use z3::Solver;
 
 /// The budget of `ioa prove` per obligation, shared by its portfolio. The bundled examples'
-/// most expensive obligation (Global1's Inv3 at `abstain`) needs about 11 M units
-/// (`ioa prove --format json` prints `rlimit` per obligation; the README lists the
-/// measurements), so this is over four times that.
+/// most expensive obligation (Global1's Inv3 at `abstain`) needs 9.5 M units (`ioa prove
+/// --format json` prints `rlimit` per obligation; the README lists the measurements), so this is
+/// over five times that.
 pub const DEFAULT_PROVE_RLIMIT: u64 = 50_000_000;
 
 /// The budget of one query of `ioa verify`'s Houdini fixpoint (a shared solver checking one
