@@ -106,7 +106,7 @@ pub fn invariants_theory(
                 .collect::<Vec<_>>()
                 .join(" ");
             out.push_str(&format!(
-                "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs})\n",
+                "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs} Let_def)\n",
                 kind_word(aut.actions[k].kind),
                 act.name
             ));
