@@ -12,8 +12,8 @@ struct Output {
     stderr: String,
 }
 
-/// One `ioa prove` at a time: Z3's limits are wall-clock time, and two provers sharing the
-/// machine's two cores turned a 10 s counterexample search into a 120 s timeout in CI.
+/// One `ioa prove` at a time: verdicts depend only on Z3's resource budget, but two provers
+/// sharing the machine's two cores would make every test slower.
 static ONE_PROVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn ioa(args: &[&str]) -> Output {
@@ -81,6 +81,22 @@ fn every_invariant_of_global1_and_cons_is_proved() {
     assert_eq!(json["obligations"], 105);
     assert_eq!(json["proved"], 105);
     insta::assert_snapshot!(table(&json));
+    // Which hypotheses each step needed (Z3's unsat core), e.g. that Inv3 at `abstain` needs
+    // every invariant its `using` names.
+    let cores: String = json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| !r["used"].is_null() && r["assumed"].as_array().is_some_and(|a| !a.is_empty()))
+        .map(|r| {
+            format!(
+                "{}: {}\n",
+                r["obligation"].as_str().unwrap_or("?"),
+                r["used"]
+            )
+        })
+        .collect();
+    insta::assert_snapshot!("global1_unsat_cores", cores);
     // Inv3 is proved assuming exactly what its `using` clause names (and itself).
     assert_eq!(
         verdict(&json, "Inv3 step abstain")["assumed"],
@@ -229,9 +245,10 @@ fn z3_verdict(file: &Path) -> String {
     if run(&["-T:10", "smt.mbqi=false"], file) == "unsat" {
         return "unsat".into();
     }
-    let body = text.trim_end().trim_end_matches("(check-sat)");
+    // The last line is `(check-sat)` or `(check-sat-assuming (hyp.1 …))`.
+    let (body, check) = text.trim_end().rsplit_once('\n').expect("a script");
     for k in [2, 3] {
-        let bounded = prover_export::solve::bounded_script(body, k) + "(check-sat)\n";
+        let bounded = prover_export::solve::bounded_script(body, k) + check + "\n";
         let path = file.with_extension(format!("bounded{k}.smt2"));
         std::fs::write(&path, bounded).expect("temp file");
         if run(&["-T:10"], &path) == "sat" {
@@ -303,4 +320,155 @@ fn manual_style_models_prove_transition_by_transition() {
     assert!(t.contains("MutualExclusion step check case #1: "), "{t}");
     assert!(t.contains("MutualExclusion step check case #2: "), "{t}");
     insta::assert_snapshot!(t);
+}
+
+/// Two CPU-bound processes (`yes > /dev/null`) beside the prover while it lives; they are
+/// ended, by their own handles, when it is dropped.
+struct Load(Vec<std::process::Child>);
+
+impl Load {
+    fn start() -> Self {
+        Load(
+            (0..2)
+                .map(|_| {
+                    Command::new("yes")
+                        .stdout(std::process::Stdio::null())
+                        .spawn()
+                        .expect("`yes` runs")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// `name: verdict (rlimit units)` per obligation: what must not depend on the machine's load.
+fn verdicts_and_units(json: &serde_json::Value) -> String {
+    json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| format!("{}: {} ({})\n", r["obligation"], r["verdict"], r["rlimit"]))
+        .collect()
+}
+
+#[test]
+fn the_same_rlimit_gives_the_same_verdicts_at_any_load() {
+    // A budget at the edge of Inv3's hardest step, so that a wall-clock slice would flip it.
+    let args = [
+        INVARIANTS,
+        "--invariant",
+        "Inv3",
+        "--invariant",
+        "QuorumsIntersect",
+        "--rlimit",
+        "1500000",
+    ];
+    let (_, idle) = prove_json(&args);
+    let (_, again) = prove_json(&args);
+    let loaded = {
+        let _load = Load::start();
+        prove_json(&args).1
+    };
+    assert_eq!(idle["rlimit"], 1_500_000);
+    let expected = verdicts_and_units(&idle);
+    assert_eq!(verdicts_and_units(&again), expected, "two runs differ");
+    assert_eq!(
+        verdicts_and_units(&loaded),
+        expected,
+        "a run beside two CPU-bound processes differs"
+    );
+    // The budget is the deciding limit, not the clock: the hard step is exhausted, not
+    // timed out, and the rest is proved.
+    assert_eq!(verdict(&idle, "Inv3 step abstain")["verdict"], "exhausted");
+    assert_eq!(idle["proved"], idle["obligations"].as_u64().unwrap() - 1);
+}
+
+#[test]
+fn the_text_report_prints_the_budget_and_the_hypotheses_used() {
+    let o = ioa(&[
+        "prove",
+        "examples/consensus/cons.ioa",
+        "--rlimit",
+        "2000000",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.starts_with(
+        "budget per obligation: 2000000 Z3 resource units (--rlimit); wall-clock safety limit 120 s (--timeout)"
+    ), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("hypotheses each proof used (Z3's unsat core):"),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .contains("Agreement step chooseVal         none (the step alone implies the goal)"),
+        "{}",
+        o.stdout
+    );
+}
+
+/// Three deliberately broken models under tests/data/mutation/ (a mutated invariant, a proof
+/// missing an assumption it needs, a mutated proof-block branch): Z3 refutes each at the
+/// pinned steps with a counterexample, and proves the rest. (In the third, the `else` branch,
+/// which now fires `chooseVal` for a ballot that has not succeeded, is also wrong; Z3 spends its
+/// budget of 5 M units there without a model: `exhausted`, never `proved`.)
+#[test]
+fn three_mutations_are_refuted_with_counterexamples() {
+    for (args, refuted, also_not_proved) in [
+        (
+            &["tests/data/mutation/dead_means_voted.ioa"][..],
+            &["DeadVoted step abstain"][..],
+            &[][..],
+        ),
+        (
+            &["tests/data/mutation/inv3_without_quorums.ioa"][..],
+            &["Inv3 step abstain", "Inv3 step internalDecide"][..],
+            &[][..],
+        ),
+        (
+            &[
+                "tests/data/mutation/assignval_ignored.ioa",
+                "--simulation",
+                "AssignValIgnored",
+            ][..],
+            &["AssignValIgnored step assignVal case 1 (branch 1 of 3)"][..],
+            &["AssignValIgnored step assignVal case 3 (branch 3 of 3)"][..],
+        ),
+    ] {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&["--rlimit", "5000000"]);
+        let (code, json) = prove_json(&all);
+        assert_eq!(code, 1, "{}", table(&json));
+        let not_proved: Vec<&str> = json["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .filter(|r| r["verdict"] != "proved")
+            .map(|r| r["obligation"].as_str().unwrap_or("?"))
+            .collect();
+        let mut expected: Vec<&str> = refuted.iter().chain(also_not_proved).copied().collect();
+        expected.sort_by_key(|n| not_proved.iter().position(|x| x == n));
+        assert_eq!(not_proved, expected, "{}", table(&json));
+        for name in refuted {
+            let r = verdict(&json, name);
+            assert_eq!(r["verdict"], "failed", "{r}");
+            assert!(r["counterexample"].is_array(), "{r}");
+        }
+        for name in also_not_proved {
+            assert_eq!(verdict(&json, name)["verdict"], "exhausted");
+        }
+    }
 }

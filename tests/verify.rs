@@ -125,3 +125,67 @@ fn bad_requests_are_usage_errors() {
         o.stderr
     );
 }
+
+/// What `ioa verify` decided, without times: survivors, the fixpoint's stage lines (times
+/// removed) and each obligation's verdict and resource units.
+fn decisions(o: &Output) -> String {
+    let json: serde_json::Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stderr));
+    let mut out = String::new();
+    for s in json["survivors"].as_array().expect("survivors") {
+        out.push_str(&format!("survivor {}\n", s["text"]));
+    }
+    for line in json["stages"].as_array().expect("stages") {
+        let line = line.as_str().unwrap_or("");
+        if line.starts_with("Houdini") || line.trim_start().starts_with("dropped") {
+            // The fixpoint's time is the last figure of its line.
+            out.push_str(line.rsplit_once(", ").map_or(line, |(a, _)| a));
+            out.push('\n');
+        }
+    }
+    for ob in json["obligations"].as_array().expect("obligations") {
+        out.push_str(&format!(
+            "{}: {} ({})\n",
+            ob["obligation"], ob["verdict"], ob["rlimit"]
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_same_budgets_give_the_same_survivors_at_any_load() {
+    let args = [
+        "examples/consensus/cons.ioa",
+        "--invariant",
+        "Agreement",
+        "--runs",
+        "2",
+        "--steps",
+        "40",
+        "--no-explore",
+        "--rlimit",
+        "1000000",
+        "--proof-rlimit",
+        "2000000",
+        "--format",
+        "json",
+    ];
+    let idle = decisions(&verify(&args));
+    assert_eq!(decisions(&verify(&args)), idle, "two runs differ");
+    let mut load: Vec<std::process::Child> = (0..2)
+        .map(|_| {
+            Command::new("yes")
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("`yes` runs")
+        })
+        .collect();
+    let loaded = decisions(&verify(&args));
+    for child in &mut load {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert_eq!(loaded, idle, "a run beside two CPU-bound processes differs");
+    assert!(idle.contains("survivor"), "{idle}");
+    assert!(idle.contains("Houdini fixpoint"), "{idle}");
+}

@@ -8,8 +8,8 @@
 
 use crate::error::EncodeError;
 use crate::obligations::invariant::{invariant_term, step_encoding, transitions, StepEncoding};
+use crate::solve::budget::{self, Budget, Deadline};
 use ioa_lang::ir::{AutomatonId, Expr, Spec};
-use std::time::Duration;
 use z3::ast::{Ast, Bool};
 use z3::{Params, SatResult, Solver};
 
@@ -20,8 +20,10 @@ pub enum StepAnswer {
     Preserved,
     /// Not preserved: Z3 found a pre-state satisfying the assumptions where the step breaks it.
     Broken,
-    /// Z3 gave up or ran out of time.
+    /// Z3 gave up or spent its resource budget (deterministic).
     Unknown,
+    /// The wall-clock safety limit ran out (depends on the machine's load).
+    Timeout,
 }
 
 /// Per-transition solvers holding the candidates of one automaton.
@@ -30,6 +32,9 @@ pub struct CandidateChecker {
     /// Per transition, the `cand.pre.k` and `cand.post.k` constants as the solver parsed them.
     literals: Vec<Vec<(Bool, Bool)>>,
     n_candidates: usize,
+    budget: Budget,
+    /// The most resource units one answered query (preserved or broken) spent so far.
+    largest: std::cell::Cell<u64>,
 }
 
 /// Finds the Boolean constants named `cand.pre.k`/`cand.post.k` among the parsed assertions
@@ -78,7 +83,7 @@ impl CandidateChecker {
         spec: &Spec,
         a: AutomatonId,
         candidates: &[&Expr],
-        timeout: Duration,
+        budget: Budget,
     ) -> Result<Self, EncodeError> {
         let mut solvers = Vec::new();
         let mut literals = Vec::new();
@@ -99,10 +104,7 @@ impl CandidateChecker {
             }
             let solver = Solver::new();
             let mut params = Params::new();
-            params.set_u32(
-                "timeout",
-                timeout.as_millis().clamp(1, u32::MAX as u128) as u32,
-            );
+            params.set_u32("rlimit", budget::param(budget.rlimit));
             solver.set_params(&params);
             let script = enc.finish();
             solver.from_string(script.as_str());
@@ -119,7 +121,15 @@ impl CandidateChecker {
             solvers,
             literals,
             n_candidates: candidates.len(),
+            budget,
+            largest: std::cell::Cell::new(0),
         })
+    }
+
+    /// The most Z3 resource units one answered query has spent: how close the budget came to
+    /// deciding a verdict.
+    pub fn largest_query(&self) -> u64 {
+        self.largest.get()
     }
 
     /// Number of transitions (each a separate query).
@@ -128,15 +138,30 @@ impl CandidateChecker {
     }
 
     /// Whether transition `t` preserves candidate `c` assuming the candidates in `assumed` hold
-    /// in the pre-state.
+    /// in the pre-state, within the checker's budget: its resource units for this query, and
+    /// its wall-clock limit as a safety limit.
     pub fn preserved(&self, t: usize, c: usize, assumed: &[usize]) -> StepAnswer {
         assert!(c < self.n_candidates);
         let lits_t = &self.literals[t];
         let mut lits: Vec<Bool> = assumed.iter().map(|k| lits_t[*k].0.clone()).collect();
         lits.push(lits_t[c].1.not());
-        match self.solvers[t].check_assumptions(&lits) {
+        let solver = &self.solvers[t];
+        let deadline = Deadline::after(self.budget.wall);
+        let mut params = Params::new();
+        params.set_u32("timeout", deadline.millis_left());
+        solver.set_params(&params);
+        let before = budget::count(solver);
+        let result = solver.check_assumptions(&lits);
+        let spent = budget::count(solver).saturating_sub(before);
+        if result != SatResult::Unknown {
+            self.largest.set(self.largest.get().max(spent));
+        }
+        match result {
             SatResult::Unsat => StepAnswer::Preserved,
             SatResult::Sat => StepAnswer::Broken,
+            SatResult::Unknown if spent < self.budget.rlimit && deadline.expired() => {
+                StepAnswer::Timeout
+            }
             SatResult::Unknown => StepAnswer::Unknown,
         }
     }
@@ -147,7 +172,7 @@ impl CandidateChecker {
         for t in 0..self.solvers.len() {
             match self.preserved(t, c, assumed) {
                 StepAnswer::Broken => return StepAnswer::Broken,
-                StepAnswer::Unknown => answer = StepAnswer::Unknown,
+                StepAnswer::Unknown | StepAnswer::Timeout => answer = StepAnswer::Unknown,
                 StepAnswer::Preserved => {}
             }
         }

@@ -5,7 +5,7 @@
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::loader::FileSystem;
 use prover_export::obligations::{invariant, simulation};
-use prover_export::solve::{self, Verdict};
+use prover_export::solve::{self, budget, Budget, Verdict};
 use prover_export::Assumptions;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -41,7 +41,11 @@ fn report(path: &Path) -> String {
     let mut table = String::new();
     let mut details = String::new();
     for ob in &obligations {
-        let outcome = solve::check(&spec, ob, Duration::from_secs(20));
+        let outcome = solve::check(
+            &spec,
+            ob,
+            &Budget::new(budget::DEFAULT_PROVE_RLIMIT, Duration::from_secs(120)),
+        );
         table.push_str(&format!("{}: {}\n", ob.name(), outcome.verdict.word()));
         if let Verdict::Failed(cex) = &outcome.verdict {
             details.push_str(&format!("\n{}:\n{}", ob.name(), cex.render()));
@@ -87,7 +91,7 @@ fn houdini_fixpoint_drops_the_wrong_candidate() {
         &spec,
         global1,
         &bodies,
-        Duration::from_secs(3),
+        Budget::new(budget::DEFAULT_QUERY_RLIMIT, Duration::from_secs(60)),
     )
     .expect("Global1 encodes");
     assert_eq!(checker.n_transitions(), 9);

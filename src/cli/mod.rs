@@ -162,12 +162,20 @@ enum Command {
         /// A universe file (default: MODEL.universe or default.universe beside the model).
         #[arg(long)]
         universe_file: Option<PathBuf>,
-        /// Seconds Z3 may spend on one query of the fixpoint.
-        #[arg(long, default_value_t = 10.0)]
+        /// Z3 resource units (its deterministic `rlimit` count) one query of the fixpoint may
+        /// spend: the survivors are the same at any machine load.
+        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_QUERY_RLIMIT)]
+        rlimit: u64,
+        /// Z3 resource units for one obligation checked on its own (the final proof, and
+        /// candidates the fixpoint's shared solvers gave up on), shared by the portfolio.
+        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
+        proof_rlimit: u64,
+        /// Wall-clock safety limit in seconds for one query of the fixpoint (expiry is
+        /// reported as a timeout; the budget is `--rlimit`).
+        #[arg(long, default_value_t = 60.0)]
         timeout: f64,
-        /// Seconds Z3 may spend on one obligation checked on its own (the final proof, and
-        /// candidates the fixpoint's shared solvers gave up on).
-        #[arg(long, default_value_t = 30.0)]
+        /// Wall-clock safety limit in seconds for one obligation checked on its own.
+        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
         proof_timeout: f64,
         /// Write the invariants used to this IOA file (default: print them on stdout).
         #[arg(long, short)]
@@ -233,8 +241,14 @@ enum Command {
         /// invariant declared of the automaton).
         #[arg(long)]
         assume: Option<String>,
-        /// Time limit per obligation, in seconds.
-        #[arg(long, default_value_t = 30.0)]
+        /// Z3 resource units per obligation (its deterministic `rlimit` count, shared by the
+        /// portfolio of strategies): the same budget gives the same verdicts on any machine
+        /// and at any load.
+        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
+        rlimit: u64,
+        /// Wall-clock safety limit per obligation, in seconds; its expiry is reported as a
+        /// timeout, a verdict that depends on the machine's load.
+        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
         timeout: f64,
         /// A text table or one JSON document.
         #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -378,6 +392,8 @@ pub fn run() -> ExitCode {
             seed,
             universe,
             universe_file,
+            rlimit,
+            proof_rlimit,
             timeout,
             proof_timeout,
             output,
@@ -399,6 +415,8 @@ pub fn run() -> ExitCode {
             seed,
             universe,
             universe_file,
+            rlimit,
+            proof_rlimit,
             timeout,
             proof_timeout,
             output,
@@ -448,6 +466,7 @@ pub fn run() -> ExitCode {
             simulations,
             invariants,
             assume,
+            rlimit,
             timeout,
             format,
             color,
@@ -458,6 +477,7 @@ pub fn run() -> ExitCode {
                 invariants,
                 assume,
             },
+            rlimit,
             timeout,
             format,
             color,

@@ -8,7 +8,7 @@ use super::{ColorChoice, Format};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::Spec;
 use ioa_lang::source_map::SourceMap;
-use prover_export::solve::{self, Verdict};
+use prover_export::solve::{self, Budget, Verdict};
 use prover_export::{Assumptions, EncodeError, Obligation};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,7 +30,9 @@ pub struct Selection {
 pub struct ProveArgs {
     /// What to prove.
     pub selection: Selection,
-    /// Per-obligation time limit in seconds.
+    /// Z3 resource units per obligation (deterministic budget).
+    pub rlimit: u64,
+    /// Per-obligation wall-clock safety limit in seconds.
     pub timeout: f64,
     /// Text table or JSON.
     pub format: Format,
@@ -160,11 +162,15 @@ pub fn run(args: ProveArgs) -> ExitCode {
         print_stderr("error: --timeout must be a positive number of seconds\n");
         return ExitCode::from(2);
     }
-    let timeout = Duration::from_secs_f64(args.timeout);
+    if args.rlimit == 0 {
+        print_stderr("error: --rlimit must be a positive number of Z3 resource units\n");
+        return ExitCode::from(2);
+    }
+    let budget = Budget::new(args.rlimit, Duration::from_secs_f64(args.timeout));
     let started = Instant::now();
     let mut rows = Vec::new();
     for ob in &obs {
-        let outcome = solve::check(&spec, ob, timeout);
+        let outcome = solve::check(&spec, ob, &budget);
         rows.push((ob, outcome));
     }
     let total = started.elapsed();
@@ -173,7 +179,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
         .filter(|(_, o)| matches!(o.verdict, Verdict::Proved))
         .count();
     match args.format {
-        Format::Text => print_stdout(&text_report(&rows, total, args.timeout)),
+        Format::Text => print_stdout(&text_report(&rows, total, &budget)),
         Format::Json => {
             let list: Vec<serde_json::Value> = rows
                 .iter()
@@ -185,6 +191,8 @@ pub fn run(args: ProveArgs) -> ExitCode {
                         "case": ob.case,
                         "assumed": ob.assumed,
                         "verdict": o.verdict.word(),
+                        "used": serde_json::json!(o.core),
+                        "rlimit": o.rlimit,
                         "time_ms": o.time.as_secs_f64() * 1000.0,
                     });
                     match &o.verdict {
@@ -212,6 +220,8 @@ pub fn run(args: ProveArgs) -> ExitCode {
                 "ok": proved == rows.len(),
                 "obligations": rows.len(),
                 "proved": proved,
+                "rlimit": budget.rlimit,
+                "timeout_s": budget.wall.as_secs_f64(),
                 "total_ms": total.as_secs_f64() * 1000.0,
                 "results": list,
             });
@@ -225,7 +235,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
     }
 }
 
-fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, timeout: f64) -> String {
+fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, budget: &Budget) -> String {
     let width = rows
         .iter()
         .map(|(o, _)| o.name().chars().count())
@@ -233,16 +243,40 @@ fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, timeout:
         .unwrap_or(10)
         .max(10);
     let mut out = format!(
-        "{:<width$}  {:<8}  {:>8}\n",
-        "obligation", "verdict", "time"
+        "budget per obligation: {} Z3 resource units (--rlimit); wall-clock safety limit {} s (--timeout)\n\n",
+        budget.rlimit,
+        budget.wall.as_secs_f64()
     );
+    out.push_str(&format!(
+        "{:<width$}  {:<9}  {:>11}  {:>8}\n",
+        "obligation", "verdict", "rlimit", "time"
+    ));
     for (ob, o) in rows {
         out.push_str(&format!(
-            "{:<width$}  {:<8}  {:>5} ms\n",
+            "{:<width$}  {:<9}  {:>11}  {:>5} ms\n",
             ob.name(),
             o.verdict.word(),
+            o.rlimit,
             o.time.as_millis()
         ));
+    }
+    let with_hypotheses: Vec<_> = rows
+        .iter()
+        .filter(|(ob, o)| matches!(o.verdict, Verdict::Proved) && !ob.hypotheses.is_empty())
+        .collect();
+    if !with_hypotheses.is_empty() {
+        out.push_str("\nhypotheses each proof used (Z3's unsat core):\n");
+        for (ob, o) in with_hypotheses {
+            let used = match &o.core {
+                None => "not named (the proof was too costly to repeat with tracked hypotheses)"
+                    .to_string(),
+                Some(core) if core.is_empty() => {
+                    "none (the step alone implies the goal)".to_string()
+                }
+                Some(core) => core.join(", "),
+            };
+            out.push_str(&format!("  {:<width$}  {used}\n", ob.name()));
+        }
     }
     for (ob, o) in rows {
         match &o.verdict {
@@ -261,21 +295,30 @@ fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, timeout:
             Verdict::Unknown(reason) => {
                 out.push_str(&format!("\n{}: Z3 gave up: {reason}\n", ob.name()));
             }
+            Verdict::Exhausted => {
+                out.push_str(&format!(
+                    "\n{}: no answer within the budget of {} Z3 resource units (--rlimit)\n",
+                    ob.name(),
+                    budget.rlimit
+                ));
+            }
             Verdict::Timeout => {
                 out.push_str(&format!(
-                    "\n{}: no answer within the time limit of {timeout} s (--timeout)\n",
-                    ob.name()
+                    "\n{}: stopped by the wall-clock safety limit of {} s (--timeout) before its budget was spent; this depends on the machine's load\n",
+                    ob.name(),
+                    budget.wall.as_secs_f64()
                 ));
             }
         }
     }
     let count = |w: &str| rows.iter().filter(|(_, o)| o.verdict.word() == w).count();
     out.push_str(&format!(
-        "\n{} obligation(s): {} proved, {} failed, {} unknown, {} timeout; {:.2} s\n",
+        "\n{} obligation(s): {} proved, {} failed, {} unknown, {} exhausted, {} timeout; {:.2} s\n",
         rows.len(),
         count("proved"),
         count("failed"),
         count("unknown"),
+        count("exhausted"),
         count("timeout"),
         total.as_secs_f64()
     ));

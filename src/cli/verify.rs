@@ -17,7 +17,7 @@ use interpreter::value::Value;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::AutomatonId;
 use prover_export::obligations::{invariant, simulation, Assumptions};
-use prover_export::solve::{self, Verdict};
+use prover_export::solve::{self, Budget, Verdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -33,6 +33,8 @@ pub struct VerifyArgs {
     pub seed: u64,
     pub universe: Vec<String>,
     pub universe_file: Option<PathBuf>,
+    pub rlimit: u64,
+    pub proof_rlimit: u64,
     pub timeout: f64,
     pub proof_timeout: f64,
     pub output: Option<PathBuf>,
@@ -78,7 +80,14 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+    let query_budget = Budget::new(
+        args.rlimit.max(1),
+        Duration::from_secs_f64(args.timeout.max(0.001)),
+    );
+    let proof_budget = Budget::new(
+        args.proof_rlimit.max(1),
+        Duration::from_secs_f64(args.proof_timeout.max(0.001)),
+    );
     let mut log = Vec::<String>::new();
     let mut say = |line: String| {
         if args.format == Format::Text {
@@ -270,17 +279,24 @@ pub fn run(args: VerifyArgs) -> ExitCode {
 
     // 5. The Houdini fixpoint.
     let fp_started = Instant::now();
-    let proof_timeout = Duration::from_secs_f64(args.proof_timeout.max(0.001));
-    let fp = match houdini(&pspec, a, &held, timeout, proof_timeout) {
+    say(format!(
+        "budgets: {} Z3 resource units per fixpoint query (--rlimit), {} per obligation (--proof-rlimit); wall-clock safety limits {} s and {} s",
+        query_budget.rlimit,
+        proof_budget.rlimit,
+        query_budget.wall.as_secs_f64(),
+        proof_budget.wall.as_secs_f64()
+    ));
+    let fp = match houdini(&pspec, a, &held, query_budget, proof_budget) {
         Ok(f) => f,
         Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
     };
     say(format!(
-        "Houdini fixpoint: {} inductive together after {} round(s) ({} dropped, {} solver queries, {:.1} s)",
+        "Houdini fixpoint: {} inductive together after {} round(s) ({} dropped, {} solver queries, the largest {} units, {:.1} s)",
         fp.survivors.len(),
         fp.rounds,
         fp.dropped.len(),
         fp.queries,
+        fp.largest_query,
         fp_started.elapsed().as_secs_f64()
     ));
     for (k, why) in &fp.dropped {
@@ -291,10 +307,15 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 round,
                 transition,
                 counterexample,
+                wall_clock,
                 ..
             } => format!(
                 "round {round}: not preserved by {transition}{}",
-                if *counterexample { "" } else { " (Z3 gave up)" }
+                match (counterexample, wall_clock) {
+                    (true, _) => "",
+                    (false, false) => " (Z3 gave up within its budget)",
+                    (false, true) => " (wall-clock safety limit)",
+                }
             ),
         };
         let text = names
@@ -351,11 +372,12 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     let mut failures = Vec::new();
     let mut table = Vec::new();
     for ob in &obligations {
-        let outcome = solve::check(&pspec, ob, proof_timeout);
+        let outcome = solve::check(&pspec, ob, &proof_budget);
         let word = outcome.verdict.word();
         table.push(serde_json::json!({
             "obligation": ob.name(),
             "verdict": word,
+            "rlimit": outcome.rlimit,
             "ms": outcome.time.as_millis() as u64,
         }));
         match &outcome.verdict {

@@ -17,6 +17,8 @@ const HOL_CONSTANTS: &[&str] = &[
     "None",
     "the",
     "card",
+    "finite",
+    "set_mset",
     "int",
     "nat",
     "insert",
@@ -58,7 +60,7 @@ const HOL_TYPES: &[&str] = &[
 ];
 
 /// Facts from HOL the proofs may use.
-const HOL_FACTS: &[&str] = &["this", "assms", "True", "False"];
+const HOL_FACTS: &[&str] = &["this", "assms", "True", "False", "Let_def"];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
 const BASE_CONSTANTS: &[&str] = &[

@@ -8,9 +8,8 @@
 use ioa_lang::ir::{AutomatonId, Spec};
 use prover_export::houdini::{CandidateChecker, StepAnswer};
 use prover_export::obligations::{invariant, Assumptions};
-use prover_export::solve::{self, Verdict};
+use prover_export::solve::{self, Budget, Verdict};
 use prover_export::EncodeError;
-use std::time::Duration;
 
 /// Why a candidate was dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +27,9 @@ pub enum Dropped {
         transition: String,
         /// Whether Z3 found a counterexample (`false`: it gave up or timed out).
         counterexample: bool,
+        /// Without a counterexample: whether the wall-clock safety limit (rather than the
+        /// deterministic budget or Z3's own reasoning) stopped it.
+        wall_clock: bool,
         /// The counterexample to induction, as IOA values, when Z3 gave one.
         shown: Option<String>,
     },
@@ -44,17 +46,20 @@ pub struct Fixpoint {
     pub rounds: usize,
     /// Solver queries made.
     pub queries: usize,
+    /// The most Z3 resource units one answered query of the shared solvers spent.
+    pub largest_query: u64,
 }
 
-/// Runs the fixpoint over the invariants `candidates` of automaton `a`: `timeout` bounds each
-/// query of the shared solvers, `check_timeout` each obligation checked on its own (the
-/// prover's portfolio, which splits its time among strategies).
+/// Runs the fixpoint over the invariants `candidates` of automaton `a`: `query` budgets each
+/// query of the shared solvers, `check` each obligation checked on its own (the prover's
+/// portfolio, which shares its budget among strategies). Budgets are Z3 resource units, so the
+/// survivors are the same at any machine load; wall-clock limits only stop runaway queries.
 pub fn houdini(
     spec: &Spec,
     a: AutomatonId,
     candidates: &[usize],
-    timeout: Duration,
-    check_timeout: Duration,
+    query: Budget,
+    check: Budget,
 ) -> Result<Fixpoint, EncodeError> {
     let mut dropped = Vec::new();
     let mut alive = Vec::new();
@@ -62,13 +67,13 @@ pub fn houdini(
     for &k in candidates {
         let start = invariant::obligations(spec, k, &Assumptions::Named(vec![]))?;
         queries += 1;
-        match solve::check(spec, &start[0], timeout).verdict {
+        match solve::check(spec, &start[0], &query).verdict {
             Verdict::Proved => alive.push(k),
             v => dropped.push((k, Dropped::Start { verdict: v.word() })),
         }
     }
     let bodies: Vec<_> = alive.iter().map(|&k| &spec.invariants[k].body).collect();
-    let checker = CandidateChecker::new(spec, a, &bodies, timeout)?;
+    let checker = CandidateChecker::new(spec, a, &bodies, query)?;
     // Positions in `alive` (the checker's numbering).
     let mut live: Vec<usize> = (0..alive.len()).collect();
     let mut rounds = 0;
@@ -83,10 +88,10 @@ pub fn houdini(
                 match checker.preserved(t, c, &live) {
                     StepAnswer::Preserved => {}
                     StepAnswer::Broken => {
-                        verdict = Some((t, true));
+                        verdict = Some((t, true, false));
                         break;
                     }
-                    StepAnswer::Unknown => {
+                    StepAnswer::Unknown | StepAnswer::Timeout => {
                         // The shared solver gave up; try the obligation on its own, with the
                         // prover's portfolio of strategies, before dropping the candidate.
                         queries += 1;
@@ -96,15 +101,15 @@ pub fn houdini(
                             .collect();
                         let obligations =
                             invariant::obligations(spec, alive[c], &Assumptions::Named(names))?;
-                        let verdict_alone = solve::check(spec, &obligations[t + 1], check_timeout);
+                        let verdict_alone = solve::check(spec, &obligations[t + 1], &check);
                         match verdict_alone.verdict {
                             Verdict::Proved => {}
                             Verdict::Failed(_) => {
-                                verdict = Some((t, true));
+                                verdict = Some((t, true, false));
                                 break;
                             }
-                            _ => {
-                                verdict = Some((t, false));
+                            v => {
+                                verdict = Some((t, false, matches!(v, Verdict::Timeout)));
                                 break;
                             }
                         }
@@ -113,7 +118,7 @@ pub fn houdini(
             }
             match verdict {
                 None => keep.push(c),
-                Some((t, counterexample)) => {
+                Some((t, counterexample, wall_clock)) => {
                     // Show the counterexample to induction: the obligation on its own, under
                     // the same assumptions, gives it as IOA values.
                     let shown = if counterexample {
@@ -124,7 +129,7 @@ pub fn houdini(
                         let obligations =
                             invariant::obligations(spec, alive[c], &Assumptions::Named(names))?;
                         queries += 1;
-                        match solve::check(spec, &obligations[t + 1], check_timeout).verdict {
+                        match solve::check(spec, &obligations[t + 1], &check).verdict {
                             Verdict::Failed(cex) => Some(cex.render()),
                             _ => None,
                         }
@@ -137,6 +142,7 @@ pub fn houdini(
                             round: rounds,
                             transition: invariant::transition_label(spec, a, t),
                             counterexample,
+                            wall_clock,
                             shown,
                         },
                     ))
@@ -176,10 +182,7 @@ pub fn houdini(
             let mut all = true;
             for ob in &obligations[1..] {
                 queries += 1;
-                if !matches!(
-                    solve::check(spec, ob, check_timeout).verdict,
-                    Verdict::Proved
-                ) {
+                if !matches!(solve::check(spec, ob, &check).verdict, Verdict::Proved) {
                     all = false;
                     break;
                 }
@@ -203,5 +206,6 @@ pub fn houdini(
         dropped,
         rounds,
         queries,
+        largest_query: checker.largest_query(),
     })
 }

@@ -10,7 +10,7 @@ use super::effect::EffectWriter;
 use super::error::ExportError;
 use super::expr::{term, Env};
 use super::names::{ident, local_names, AutomatonNames, TypeNames};
-use super::types::{hol_type, hol_type_bare, ioa_type};
+use super::types::{finite_term, hol_type, hol_type_bare, ioa_type};
 use ioa_lang::ast::ActionKind;
 use ioa_lang::ir::{AutomatonId, Expr, Primitive, Spec, Transition, Type};
 use std::collections::HashSet;
@@ -92,6 +92,25 @@ pub fn automaton_theory(
         out.push_str(&format!("  {f} :: \"{}\"\n", hol_type_bare(types, &v.ty)));
     }
     out.push('\n');
+    // IOA's values are finite: start states are finite states and set-valued action parameters
+    // finite sets, so `card` is the number of elements; that every reachable state is finite is
+    // proved with the invariants (`…_finite_step`).
+    let finite = names.finite();
+    let finite_parts: Vec<String> = prim
+        .state
+        .iter()
+        .zip(&fields)
+        .filter_map(|(v, f)| finite_term(types, &v.ty, &format!("({f} \\<sigma>)")))
+        .collect();
+    out.push_str(&format!(
+        "text \\<open>IOA's sets and maps are finite: the states of `{}` are those whose sets and maps are.\\<close>\ndefinition {finite} :: \"{state_ty} \\<Rightarrow> bool\" where\n  \"{finite} \\<sigma> \\<longleftrightarrow> {}\"\n\n",
+        aut.name,
+        if finite_parts.is_empty() {
+            "True".to_string()
+        } else {
+            finite_parts.join("\n    \\<and> ")
+        }
+    ));
 
     // Actions.
     let mut actions = Vec::new();
@@ -130,9 +149,7 @@ pub fn automaton_theory(
     if let Some(so) = &prim.so_that {
         start.push(term(&base_env, so)?);
     }
-    if start.is_empty() {
-        start.push("True".into());
-    }
+    start.push(format!("{finite} \\<sigma>"));
     out.push_str(&format!(
         "definition {} :: \"{state_ty} \\<Rightarrow> bool\" where\n  \"{} \\<sigma> \\<longleftrightarrow>\n    {}\"\n\n",
         names.start(),
@@ -205,6 +222,12 @@ pub fn automaton_theory(
             let mut env = base_env.clone();
             env.locals = locals;
             let mut guards: Vec<String> = Vec::new();
+            // A set-valued parameter is a finite set, as every IOA value.
+            for (k, p) in a.params.iter().enumerate() {
+                if let Some(f) = finite_term(types, &p.ty, &pnames[k]) {
+                    guards.push(format!("({f})"));
+                }
+            }
             // A `const` parameter of the signature always has its fixed value.
             for (k, p) in a.params.iter().enumerate() {
                 if let Some(fixed) = &p.fixed {

@@ -3,8 +3,10 @@
 //! `invariant A I`.
 //!
 //! Every step case assumes all of the automaton's exported invariants in the pre-state (a joint
-//! induction), which is sound however the invariants depend on each other; the IOA model does
-//! not yet say which invariants each proof uses.
+//! induction), which is sound however the invariants depend on each other. The conjunction
+//! starts with the automaton's finiteness predicate (`…_finite`: every set and map of the state
+//! is finite, as IOA's values are), proved like an invariant, so that `card` in an invariant
+//! means the number of elements.
 
 use super::automaton::AutomatonInfo;
 use super::error::ExportError;
@@ -57,14 +59,19 @@ pub fn invariants_theory(
         defs.push(name);
     }
     let all = n.all_invariants();
+    // The finiteness of the state (IOA's values are finite) is proved with the invariants, as
+    // the first conjunct: the step proofs may use it in the pre-state.
+    let finite = n.finite();
     out.push_str(&format!(
-        "definition {all} :: \"{state_ty} \\<Rightarrow> bool\" where\n  \"{all} \\<sigma> \\<longleftrightarrow> {}\"\n\n",
-        defs.iter()
+        "text \\<open>The invariants, and that every set and map of the state is finite.\\<close>\ndefinition {all} :: \"{state_ty} \\<Rightarrow> bool\" where\n  \"{all} \\<sigma> \\<longleftrightarrow> {}\"\n\n",
+        std::iter::once(&finite)
+            .chain(defs.iter())
             .map(|d| format!("{d} \\<sigma>"))
             .collect::<Vec<_>>()
             .join(" \\<and> ")
     ));
     let inv_defs: String = std::iter::once(format!("{all}_def"))
+        .chain(std::iter::once(format!("{finite}_def")))
         .chain(defs.iter().map(|d| format!("{d}_def")))
         .collect::<Vec<_>>()
         .join(" ");
@@ -75,7 +82,10 @@ pub fn invariants_theory(
         n.start()
     ));
     let aut = &spec.automata[info.id.0 as usize];
-    for name in &defs {
+    let with_finite: Vec<String> = std::iter::once(finite.clone())
+        .chain(defs.iter().cloned())
+        .collect();
+    for name in &with_finite {
         out.push_str(&format!(
             "lemma {name}_step:\n  fixes \\<sigma> \\<sigma>' :: {state_ty} and \\<alpha> :: {}\n  assumes inv: \"{all} \\<sigma>\" and step: \"{} \\<sigma> \\<alpha> \\<sigma>'\"\n  shows \"{name} \\<sigma>'\"\n",
             n.action_type(),
@@ -96,7 +106,7 @@ pub fn invariants_theory(
                 .collect::<Vec<_>>()
                 .join(" ");
             out.push_str(&format!(
-                "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs})\n",
+                "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs} Let_def)\n",
                 kind_word(aut.actions[k].kind),
                 act.name
             ));
@@ -109,7 +119,7 @@ pub fn invariants_theory(
         n.ioa(),
         n.action_type(),
         n.ioa(),
-        defs.iter().map(|d| format!("{d}_step")).collect::<Vec<_>>().join(" ")
+        with_finite.iter().map(|d| format!("{d}_step")).collect::<Vec<_>>().join(" ")
     ));
     for (inv, name) in invs.iter().zip(&defs) {
         out.push_str(&format!(

@@ -366,6 +366,11 @@ impl AutomatonNames {
         format!("{}_start", self.prefix)
     }
 
+    /// The predicate "every set and map in the state is finite" (IOA's values are finite).
+    pub fn finite(&self) -> String {
+        format!("{}_finite", self.prefix)
+    }
+
     /// The whole transition relation.
     pub fn trans(&self) -> String {
         format!("{}_trans", self.prefix)

@@ -42,6 +42,65 @@ pub fn hol_type_bare(names: &TypeNames, ty: &Type) -> String {
     }
 }
 
+/// "`x` is a finite value of type `ty`": every set in it (and every map's domain) is finite,
+/// or `None` when values of `ty` are finite in HOL already (no `set` and no map inside). IOA's
+/// `Set`, `Mset`, `Seq` and `Map` values are finite; HOL's `'a set` and `'a ⇀ 'b` may be
+/// infinite (and `card` is 0 on an infinite set), so the export states it where it matters.
+pub fn finite_term(names: &TypeNames, ty: &Type, x: &str) -> Option<String> {
+    let inner = |t: &Type, v: &str| finite_term(names, t, v);
+    match ty {
+        Type::Set(t) => Some(match inner(t, "e") {
+            None => format!("finite {x}"),
+            Some(f) => format!("finite {x} \\<and> (\\<forall>e\\<in>{x}. {f})"),
+        }),
+        Type::Mset(t) => inner(t, "e").map(|f| format!("(\\<forall>e\\<in>set_mset {x}. {f})")),
+        Type::Seq(t) => inner(t, "e").map(|f| format!("(\\<forall>e\\<in>set {x}. {f})")),
+        Type::Null(t) => {
+            inner(t, "e").map(|f| format!("(\\<forall>e. {x} = Some e \\<longrightarrow> {f})"))
+        }
+        Type::Array(_, v) => inner(v, &format!("({x} k)")).map(|f| format!("(\\<forall>k. {f})")),
+        Type::Map(_, v) => Some(match inner(v, "e") {
+            None => format!("finite (dom {x})"),
+            Some(f) => format!(
+                "finite (dom {x}) \\<and> (\\<forall>k e. {x} k = Some e \\<longrightarrow> {f})"
+            ),
+        }),
+        Type::Named(id) => {
+            let spec = names.spec();
+            match &spec.types[id.0 as usize].kind {
+                TypeDefKind::Tuple(fields) => {
+                    let parts: Vec<String> = fields
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(k, (_, t))| {
+                            inner(t, &format!("({} {x})", names.field(id.0, k as u32)))
+                        })
+                        .collect();
+                    (!parts.is_empty()).then(|| format!("({})", parts.join(" \\<and> ")))
+                }
+                TypeDefKind::Union(tags) => {
+                    let parts: Vec<String> = tags
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(k, (_, t))| {
+                            let k = k as u32;
+                            inner(t, &format!("({} {x})", names.selector(id.0, k))).map(|f| {
+                                format!(
+                                    "({} {x} \\<longrightarrow> {f})",
+                                    names.discriminator(id.0, k)
+                                )
+                            })
+                        })
+                        .collect();
+                    (!parts.is_empty()).then(|| format!("({})", parts.join(" \\<and> ")))
+                }
+                TypeDefKind::Enumeration(_) => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Whether `ty` mentions a multiset (so the theories need HOL-Library's `Multiset`).
 pub fn uses_multiset(ty: &Type) -> bool {
     match ty {

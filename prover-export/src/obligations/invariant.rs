@@ -177,6 +177,7 @@ fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
         assumed: vec![],
         script: enc.finish(),
         goals,
+        hypotheses: vec![],
         shown,
         span: inv.span,
     })
@@ -200,8 +201,7 @@ fn step(
     enc.script.comment("assumed invariants, in the pre-state");
     for k in assumed {
         let t = invariant_term(&mut enc, &spec.invariants[*k].body, &pre)?;
-        enc.script.comment(&spec.invariants[*k].name);
-        enc.script.assert(&t);
+        enc.script.hypothesis(&spec.invariants[*k].name, &t);
     }
     let goal = invariant_term(&mut enc, &inv.body, &post)?;
     let goals = assert_goals(
@@ -245,6 +245,7 @@ fn step(
             .collect(),
         script: enc.finish(),
         goals,
+        hypotheses: enc.script.hypotheses().to_vec(),
         shown,
         span: t.span,
     })

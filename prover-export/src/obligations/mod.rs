@@ -77,6 +77,10 @@ pub struct Obligation {
     pub script: String,
     /// Named parts of the goal: label and the Boolean constant that holds it.
     pub goals: Vec<(String, String)>,
+    /// Tracked hypotheses (assumed invariants, the relation in the pre-states): label and the
+    /// Boolean constant guarding it. The check assumes every guard; the unsat core of a proof
+    /// names those it needed.
+    pub hypotheses: Vec<(String, String)>,
     /// What a counterexample shows.
     pub shown: Vec<Shown>,
     /// The invariant, transition or proof-block entry.
@@ -112,8 +116,18 @@ impl Obligation {
             out.push_str(&format!("; assuming {}\n", self.assumed.join(", ")));
         }
         out.push_str(&self.script);
-        out.push_str("(check-sat)\n");
+        out.push_str(&self.check_command());
         out
+    }
+
+    /// `(check-sat)`, or `(check-sat-assuming (hyp.1 …))` when hypotheses are tracked.
+    pub fn check_command(&self) -> String {
+        if self.hypotheses.is_empty() {
+            "(check-sat)\n".into()
+        } else {
+            let guards: Vec<&str> = self.hypotheses.iter().map(|(_, g)| g.as_str()).collect();
+            format!("(check-sat-assuming ({}))\n", guards.join(" "))
+        }
     }
 }
 

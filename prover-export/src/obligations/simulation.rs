@@ -136,6 +136,7 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
         assumed: vec![],
         script: enc.finish(),
         goals,
+        hypotheses: vec![],
         shown,
         span: sim.span,
     })
@@ -183,13 +184,12 @@ fn step(
     let mut a_env = env.clone();
     a_env.automaton = Some(a);
     for k in assumed {
-        enc.script.comment(&spec.invariants[*k].name);
         let term = invariant_term(&mut enc, &spec.invariants[*k].body, &a_env)?;
-        enc.script.assert(&term);
+        enc.script.hypothesis(&spec.invariants[*k].name, &term);
     }
     enc.script.comment("the relation, in the pre-states");
     let rel = relation(&mut enc, sim, &env)?;
-    enc.script.assert(&rel);
+    enc.script.hypothesis("the relation", &rel);
     enc.script
         .comment(&format!("the implementation's transition {}", action.name));
     let mut params = Vec::new();
@@ -322,6 +322,7 @@ fn step(
                 .collect(),
             script: path.enc.finish(),
             goals,
+            hypotheses: path.enc.script.hypotheses().to_vec(),
             shown,
             span: entry.map(|e| e.span).unwrap_or(t.span),
         });

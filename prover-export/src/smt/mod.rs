@@ -15,6 +15,8 @@ pub struct Script {
     lines: Vec<String>,
     /// Counter for fresh names.
     fresh: u32,
+    /// Tracked hypotheses: label and the Boolean constant that guards it.
+    hypotheses: Vec<(String, String)>,
 }
 
 impl Script {
@@ -22,6 +24,21 @@ impl Script {
     pub fn fresh(&mut self, base: &str) -> String {
         self.fresh += 1;
         format!("{}.{}", symbol(base), self.fresh)
+    }
+
+    /// A tracked hypothesis: `(=> hyp.N term)` with `hyp.N` a fresh Boolean constant that the
+    /// check assumes, so that Z3's unsat core names the hypotheses a proof used.
+    pub fn hypothesis(&mut self, label: &str, term: &str) {
+        let name = format!("hyp.{}", self.hypotheses.len() + 1);
+        self.comment(&format!("hypothesis {name}: {label}"));
+        self.declare(&name, "Bool");
+        self.assert(&format!("(=> {name} {term})"));
+        self.hypotheses.push((label.to_string(), name));
+    }
+
+    /// The tracked hypotheses so far: label and guard constant.
+    pub fn hypotheses(&self) -> &[(String, String)] {
+        &self.hypotheses
     }
 
     /// `(declare-const name sort)`.

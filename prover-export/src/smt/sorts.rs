@@ -105,16 +105,22 @@ impl SortTable {
     /// Declarations of everything registered: object sorts, datatypes, then the functions
     /// between objects and values.
     pub fn declarations(&self, spec: &Spec) -> String {
+        // Declarations in the order of their names, not of the model's type ids: the same
+        // obligation then has the same text whichever file declares it, and Z3's search (and
+        // resource count) depends on the order of declarations.
         let mut out = String::new();
-        for b in &self.boxed {
-            out.push_str(&format!("(declare-sort {} 0)\n", obj_sort(spec, b)));
+        let mut boxed: Vec<String> = self.boxed.iter().map(|b| obj_sort(spec, b)).collect();
+        boxed.sort();
+        for b in &boxed {
+            out.push_str(&format!("(declare-sort {b} 0)\n"));
         }
-        let tuples: Vec<TypeId> = self
+        let mut tuples: Vec<TypeId> = self
             .named
             .iter()
             .copied()
             .filter(|id| matches!(spec.types[id.0 as usize].kind, TypeDefKind::Tuple(_)))
             .collect();
+        tuples.sort_by_key(|id| named_sort(spec, *id));
         for id in &tuples {
             out.push_str(&format!("(declare-sort {} 0)\n", named_sort(spec, *id)));
         }

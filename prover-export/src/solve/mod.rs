@@ -1,13 +1,18 @@
 //! Running obligations through Z3 in process (the `z3` crate, linked against the system
 //! libz3). *Proved* is reported only when Z3 answers unsat for the negated goal; sat gives a
 //! counterexample read back as IOA values ([`model`]); anything else is *unknown* with Z3's
-//! reason, or *timeout*.
+//! reason, *exhausted* (the deterministic resource budget, [`budget`], ran out) or *timeout*
+//! (the wall-clock safety limit ran out: the one verdict that depends on the machine's load).
 
+pub mod budget;
 pub mod model;
 
 use crate::obligations::Obligation;
+pub use budget::Budget;
+pub use budget::Deadline;
 use ioa_lang::ir::Spec;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use z3::ast::Bool;
 use z3::{Params, SatResult, Solver};
 
 /// The outcome of one obligation.
@@ -19,29 +24,39 @@ pub enum Verdict {
     Failed(model::Counterexample),
     /// Z3 gave up, with its reason.
     Unknown(String),
-    /// The per-obligation time limit ran out.
+    /// Z3 spent the whole resource budget without an answer (deterministic).
+    Exhausted,
+    /// The wall-clock safety limit ran out (depends on the machine's load).
     Timeout,
 }
 
 impl Verdict {
-    /// `proved`, `failed`, `unknown` or `timeout`.
+    /// `proved`, `failed`, `unknown`, `exhausted` or `timeout`.
     pub fn word(&self) -> &'static str {
         match self {
             Verdict::Proved => "proved",
             Verdict::Failed(_) => "failed",
             Verdict::Unknown(_) => "unknown",
+            Verdict::Exhausted => "exhausted",
             Verdict::Timeout => "timeout",
         }
     }
 }
 
-/// A verdict and how long Z3 took.
+/// A verdict, how long Z3 took and how much of its budget it used.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// The verdict.
     pub verdict: Verdict,
     /// Wall-clock time of the check (parsing included).
     pub time: Duration,
+    /// Z3 resource units spent by all attempts (deterministic; the check naming the unsat
+    /// core is not counted).
+    pub rlimit: u64,
+    /// For a proof: the labels of the tracked hypotheses in Z3's unsat core (the assumed
+    /// invariants and relation the proof used), in the obligation's order; `None` when the
+    /// check that names them ran out of its budget (see [`unsat_core`]).
+    pub core: Option<Vec<String>>,
 }
 
 /// One attempt: Z3's configuration and what the script gets appended.
@@ -55,7 +70,12 @@ struct Attempt {
     bound: Option<usize>,
 }
 
-const ATTEMPTS: [Attempt; 4] = [
+/// The unbounded checks, in the order they are tried: E-matching alone (`mbqi` off: it proves
+/// what instantiating by patterns proves, and gives up at once when that saturates), then
+/// model-based instantiation with three random seeds. A proof's cost varies severalfold with the
+/// seed (Inv3 of Global1 at `abstain`: 2.6 M units with seed 0, 9.5 M with seed 1, over 12 M with
+/// seed 2), so a seed that stalls is given up for the next within the budget.
+const UNBOUNDED: [Attempt; 4] = [
     Attempt {
         seed: 0,
         mbqi: false,
@@ -66,6 +86,20 @@ const ATTEMPTS: [Attempt; 4] = [
         mbqi: true,
         bound: None,
     },
+    Attempt {
+        seed: 1,
+        mbqi: true,
+        bound: None,
+    },
+    Attempt {
+        seed: 2,
+        mbqi: true,
+        bound: None,
+    },
+];
+
+/// Searches for small counterexamples (2 and 3 elements per uninterpreted sort).
+const BOUNDED: [Attempt; 2] = [
     Attempt {
         seed: 0,
         mbqi: true,
@@ -78,78 +112,147 @@ const ATTEMPTS: [Attempt; 4] = [
     },
 ];
 
-/// The second round: the unbounded checks again, with other seeds, sharing the time left.
-const SECOND_ROUND: [Attempt; 3] = [
-    Attempt {
-        seed: 1,
-        mbqi: false,
-        bound: None,
-    },
-    Attempt {
-        seed: 2,
-        mbqi: false,
-        bound: None,
-    },
-    Attempt {
-        seed: 1,
-        mbqi: true,
-        bound: None,
-    },
-];
+/// The first round gives every attempt 1/1000 of the budget (most obligations need under
+/// 20 000 units); the second round shares what is left among the unbounded checks.
+const FIRST_ROUND_SHARE: u64 = 1000;
 
-/// The most one attempt of the first round may take.
-const ROUND_SLICE: Duration = Duration::from_secs(4);
+/// What one attempt answered and spent.
+struct Tried {
+    verdict: Verdict,
+    spent: u64,
+}
 
-/// Checks one obligation with a time limit. Z3's heuristics are fragile on quantified
-/// formulas, so the time is shared by a small portfolio: the plain check, a check with
-/// E-matching only (proofs), and searches for counterexamples over universes of 2 and 3
-/// elements per uninterpreted sort, each for a short slice; then the unbounded checks again with
-/// other random seeds for the rest of the time. Only unbounded checks may prove; any check may refute.
-pub fn check(spec: &Spec, ob: &Obligation, timeout: Duration) -> Outcome {
-    let started = Instant::now();
-    let slice = (timeout / 8).min(ROUND_SLICE).max(Duration::from_millis(1));
-    let mut last = Verdict::Timeout;
-    // Z3 does not always stop at its time limit (parsing and preprocessing run before it is
-    // checked): an answer that arrives after the obligation's limit is reported as a timeout.
-    let mut decide = |verdict: Verdict, attempt: &Attempt| -> Option<Verdict> {
-        if started.elapsed() > timeout {
-            return Some(Verdict::Timeout);
-        }
-        match verdict {
-            Verdict::Proved if attempt.bound.is_some() => None,
-            Verdict::Proved | Verdict::Failed(_) => Some(verdict),
-            Verdict::Unknown(_) if attempt.bound.is_none() => {
-                last = verdict;
-                None
-            }
-            _ => None,
-        }
-    };
-    for attempt in &ATTEMPTS {
-        if let Some(v) = decide(attempt_check(spec, ob, slice, attempt), attempt) {
-            return Outcome {
-                verdict: v,
-                time: started.elapsed(),
-            };
-        }
-    }
-    for (k, attempt) in SECOND_ROUND.iter().enumerate() {
-        let rest = timeout.saturating_sub(started.elapsed());
-        if rest.is_zero() {
+/// Checks one obligation within `budget`. Z3's heuristics are fragile on quantified formulas
+/// (a proof's cost varies tenfold with the random seed), so the resource budget is shared by a
+/// small portfolio: first every check with 1/1000 of the budget (the unbounded checks of
+/// [`UNBOUNDED`], then searches for counterexamples over universes of 2 and 3 elements per
+/// uninterpreted sort), then the unbounded checks again in order, each with an equal share of
+/// what is left. Only unbounded checks may prove; any check may refute. Every share is counted
+/// in Z3's resource units, so the verdict is the same at any machine load; the wall-clock limit
+/// only stops a runaway check, and its expiry is reported as [`Verdict::Timeout`].
+pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
+    let deadline = Deadline::after(budget.wall);
+    let mut spent = 0u64;
+    let mut last = Verdict::Exhausted;
+    let first_share = (budget.rlimit / FIRST_ROUND_SHARE).max(1);
+    let plan = UNBOUNDED
+        .iter()
+        .chain(BOUNDED.iter())
+        .map(|a| (a, None))
+        .chain(
+            UNBOUNDED
+                .iter()
+                .enumerate()
+                .map(|(k, a)| (a, Some(UNBOUNDED.len() - k))),
+        );
+    for (attempt, second_round_left) in plan {
+        let share = match second_round_left {
+            None => first_share,
+            Some(n) => budget.rlimit.saturating_sub(spent) / n as u64,
+        };
+        if share == 0 {
             break;
         }
-        let share = rest / (SECOND_ROUND.len() - k) as u32;
-        if let Some(v) = decide(attempt_check(spec, ob, share, attempt), attempt) {
-            return Outcome {
-                verdict: v,
-                time: started.elapsed(),
-            };
+        if deadline.expired() {
+            last = Verdict::Timeout;
+            break;
+        }
+        // A fresh Z3 context per attempt: Z3's search (and its resource count) depends on the
+        // history of its context, and an obligation's verdict must depend only on its own text
+        // and budget, not on what was checked before it in the same run.
+        let tried = z3::with_z3_config(&z3::Config::new(), || {
+            attempt_check(spec, ob, share, &deadline, attempt)
+        });
+        spent += tried.spent;
+        match tried.verdict {
+            Verdict::Proved if attempt.bound.is_some() => {}
+            Verdict::Proved => {
+                // Naming the core costs about what the proof did (often more); a proof that took
+                // more than the core's cap is not repeated.
+                let core = if tried.spent <= CORE_MAX_UNITS {
+                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
+                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &deadline).0)
+                } else {
+                    None
+                };
+                return Outcome {
+                    verdict: tried.verdict,
+                    time: deadline.elapsed(),
+                    rlimit: spent,
+                    core,
+                };
+            }
+            Verdict::Failed(_) => {
+                return Outcome {
+                    verdict: tried.verdict,
+                    time: deadline.elapsed(),
+                    rlimit: spent,
+                    core: None,
+                }
+            }
+            Verdict::Timeout => {
+                last = Verdict::Timeout;
+                break;
+            }
+            Verdict::Unknown(_) if attempt.bound.is_none() => last = tried.verdict,
+            _ => {}
         }
     }
     Outcome {
         verdict: last,
-        time: started.elapsed(),
+        time: deadline.elapsed(),
+        rlimit: spent,
+        core: None,
     }
+}
+
+/// The budget of the check that names the hypotheses a proof used: twice what the proof took,
+/// within these bounds (it is not part of the obligation's budget: the verdict never waits
+/// for it).
+const CORE_MIN_UNITS: u64 = 1_000_000;
+const CORE_MAX_UNITS: u64 = 2_000_000;
+
+/// The hypotheses of a proved obligation that Z3's unsat core names: the script checked with
+/// every hypothesis guard as an assumption, within `units` (the core is not minimised: it may
+/// name a hypothesis the proof could do without). The proof
+/// itself is searched with the guards asserted, which Z3 decides several times faster on
+/// quantified obligations than with assumptions; this second check only names what was used,
+/// and `None` says it ran out of its budget. Returns the core and the units spent.
+pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<Vec<String>>, u64) {
+    if ob.hypotheses.is_empty() {
+        return (Some(vec![]), 0);
+    }
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("rlimit", budget::param(units));
+    params.set_u32("timeout", deadline.millis_left());
+    // No `core.minimize`: Z3 4.8.12 minimises outside its resource and time limits (a
+    // simulation step spent minutes there).
+    solver.set_params(&params);
+    solver.from_string(ob.script.as_str());
+    let guards: Vec<Bool> = ob
+        .hypotheses
+        .iter()
+        .map(|(_, g)| Bool::new_const(g.as_str()))
+        .collect();
+    let before = budget::count(&solver);
+    let result = solver.check_assumptions(&guards);
+    let spent = budget::count(&solver).saturating_sub(before);
+    if result != SatResult::Unsat {
+        return (None, spent);
+    }
+    let used: Vec<String> = solver
+        .get_unsat_core()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    let core = ob
+        .hypotheses
+        .iter()
+        .filter(|(_, g)| used.contains(g))
+        .map(|(label, _)| label.clone())
+        .collect();
+    (Some(core), spent)
 }
 
 /// `script` with every uninterpreted sort it declares limited to `k` elements: a search for
@@ -187,11 +290,17 @@ fn declared_sorts(script: &str) -> Vec<&str> {
         .collect()
 }
 
-fn attempt_check(spec: &Spec, ob: &Obligation, timeout: Duration, attempt: &Attempt) -> Verdict {
+fn attempt_check(
+    spec: &Spec,
+    ob: &Obligation,
+    units: u64,
+    deadline: &Deadline,
+    attempt: &Attempt,
+) -> Tried {
     let solver = Solver::new();
     let mut params = Params::new();
-    let ms = timeout.as_millis().clamp(1, u32::MAX as u128) as u32;
-    params.set_u32("timeout", ms);
+    params.set_u32("rlimit", budget::param(units));
+    params.set_u32("timeout", deadline.millis_left());
     if !attempt.mbqi {
         params.set_bool("mbqi", false);
     }
@@ -205,11 +314,20 @@ fn attempt_check(spec: &Spec, ob: &Obligation, timeout: Duration, attempt: &Atte
     };
     solver.from_string(script.as_str());
     if !parsed_completely(&solver, &script) {
-        return Verdict::Unknown(
-            "internal error: Z3 rejected the generated SMT-LIB2 (run `ioa export smt` and `z3` on the file to see why)".into(),
-        );
+        return Tried {
+            verdict: Verdict::Unknown(
+                "internal error: Z3 rejected the generated SMT-LIB2 (run `ioa export smt` and `z3` on the file to see why)".into(),
+            ),
+            spent: 0,
+        };
     }
-    match solver.check() {
+    for (_, g) in &ob.hypotheses {
+        solver.assert(Bool::new_const(g.as_str()));
+    }
+    let before = budget::count(&solver);
+    let result = solver.check();
+    let spent = budget::count(&solver).saturating_sub(before);
+    let verdict = match result {
         SatResult::Unsat => Verdict::Proved,
         SatResult::Sat => match solver.get_model() {
             Some(m) => Verdict::Failed(model::counterexample(spec, ob, &m)),
@@ -219,11 +337,26 @@ fn attempt_check(spec: &Spec, ob: &Obligation, timeout: Duration, attempt: &Atte
             let reason = solver
                 .get_reason_unknown()
                 .unwrap_or_else(|| "no reason given".into());
-            if reason.contains("timeout") || reason.contains("canceled") {
-                Verdict::Timeout
-            } else {
-                Verdict::Unknown(reason)
-            }
+            unknown_verdict(reason, spent, units, deadline)
         }
+    };
+    Tried { verdict, spent }
+}
+
+/// Why Z3 stopped: the resource budget (deterministic), the wall clock, or its own reason.
+/// Z3 reports a spent budget as "max. resource limit exceeded" or, when it runs out during a
+/// tactic, as "canceled", like an expired timeout; the count and the clock tell them apart.
+fn unknown_verdict(reason: String, spent: u64, units: u64, deadline: &Deadline) -> Verdict {
+    let stopped = reason.contains("resource limit")
+        || reason.contains("canceled")
+        || reason.contains("timeout");
+    if !stopped {
+        Verdict::Unknown(reason)
+    } else if spent >= units {
+        Verdict::Exhausted
+    } else if deadline.expired() || reason.contains("timeout") || reason.contains("canceled") {
+        Verdict::Timeout
+    } else {
+        Verdict::Exhausted
     }
 }
