@@ -60,7 +60,15 @@ const HOL_TYPES: &[&str] = &[
 ];
 
 /// Facts from HOL the proofs may use.
-const HOL_FACTS: &[&str] = &["this", "assms", "True", "False", "Let_def"];
+const HOL_FACTS: &[&str] = &[
+    "this",
+    "assms",
+    "True",
+    "False",
+    "Let_def",
+    "if_split_asm",
+    "finite_subset",
+];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
 const BASE_CONSTANTS: &[&str] = &[
@@ -691,6 +699,8 @@ fn check_theory(
                     "rule",
                     "OF",
                     "intro:",
+                    "split:",
+                    "dest:",
                     "unfolding",
                     "with",
                     "from",

@@ -41,6 +41,12 @@ proof (intro allI impI)
     by (induction rule: reachable.induct) (auto intro: start step)
 qed
 
+text \<open>IOA's sets are finite: the subsets of a finite set that satisfy a condition are
+  finitely many (an effect that sets a variable to such a set keeps the state finite).\<close>
+
+lemma finite_subsets_with [simp]: "finite S \<Longrightarrow> finite {q. q \<subseteq> S \<and> P q}"
+  by (rule finite_subset[of _ "Pow S"]) auto
+
 text \<open>An execution fragment from a state: each step names its action and the state it
   reaches.\<close>
 

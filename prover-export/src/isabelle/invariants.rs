@@ -105,8 +105,11 @@ pub fn invariants_theory(
                 .chain(act.defs.iter().cloned())
                 .collect::<Vec<_>>()
                 .join(" ");
+            // `if_split_asm`: a transition with several cases is an `if` among the hypotheses,
+            // whose branches simp does not unfold until the condition is split;
+            // `finite_subset`: a subset of a finite set is finite (the finiteness conjunct).
             out.push_str(&format!(
-                "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs} Let_def)\n",
+                "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs} Let_def split: if_split_asm dest: finite_subset)\n",
                 kind_word(aut.actions[k].kind),
                 act.name
             ));
