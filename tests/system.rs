@@ -9,33 +9,16 @@
 //! action (E0703, pointing at the write), a `network` clause naming no component (E0420), a
 //! primitive automaton (E0701), a missing parameter and a universe that bounds no parameter.
 
-use std::process::Command;
+mod common;
 
-/// The package root; the binary runs here, so paths in its output are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use common::{ioa, labelled};
 
 /// Runs `ioa system ARGS… --color never` and describes what it did.
 fn system(args: &[String]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .arg("system")
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("start ioa");
-    let code = out.status.code().unwrap_or(-1);
-    let stdout = String::from_utf8_lossy(&out.stdout).replace(ROOT, "$ROOT");
-    let stderr = String::from_utf8_lossy(&out.stderr).replace(ROOT, "$ROOT");
-    assert!(
-        !stderr.contains("panicked") && code != 101,
-        "ioa panicked:\n{stderr}"
-    );
-    (
-        code,
-        format!("exit code: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}"),
-    )
+    let mut all = vec!["system"];
+    all.extend(args.iter().map(String::as_str));
+    let (code, stdout, stderr) = ioa(&all);
+    (code, labelled(code, &stdout, &stderr))
 }
 
 #[test]
@@ -63,15 +46,11 @@ fn lcr_json_pins_the_view() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let (code, _) = system(&args);
+    let mut all = vec!["system"];
+    all.extend(args.iter().map(String::as_str));
+    let (code, stdout, _) = ioa(&all);
     assert_eq!(code, 0);
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .arg("system")
-        .args(&args)
-        .current_dir(ROOT)
-        .output()
-        .expect("start ioa");
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
     let names = |key: &str| -> Vec<String> {
         json[key]
             .as_array()

@@ -25,6 +25,19 @@ pub struct Shard {
 }
 
 impl Shard {
+    /// What a campaign's first line adds for an optional shard: ` (shard I/N: runs ≡ I mod N)`,
+    /// or nothing.
+    pub fn note(shard: Option<Shard>) -> String {
+        shard
+            .map(|s| {
+                format!(
+                    " (shard {}/{}: runs ≡ {} mod {})",
+                    s.index, s.count, s.index, s.count
+                )
+            })
+            .unwrap_or_default()
+    }
+
     /// Parses `I/N` (0 ≤ I < N).
     pub fn parse(text: &str) -> Result<Shard, String> {
         let bad = || format!("--shard takes I/N with 0 ≤ I < N (say 0/3), not `{text}`");

@@ -258,14 +258,7 @@ pub fn run(args: PairArgs) -> ExitCode {
         )
     } else {
         if args.format == Format::Text {
-            let of_shard = shard
-                .map(|s| {
-                    format!(
-                        " (shard {}/{}: runs ≡ {} mod {})",
-                        s.index, s.count, s.index, s.count
-                    )
-                })
-                .unwrap_or_default();
+            let of_shard = Shard::note(shard);
             print_stderr(&format!(
                 "paired random runs of {a_name} and {b_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
                 args.seed, args.steps, args.runs

@@ -174,14 +174,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(w) => w,
         Err(e) => return usage(e),
     };
-    let of_shard = shard
-        .map(|s| {
-            format!(
-                " (shard {}/{}: runs ≡ {} mod {})",
-                s.index, s.count, s.index, s.count
-            )
-        })
-        .unwrap_or_default();
+    let of_shard = Shard::note(shard);
     print_stderr(&format!(
         "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
         args.seed, args.steps, args.runs
