@@ -198,6 +198,86 @@ fn the_engine_is_chosen_and_named() {
     assert_eq!(verdict(&c), verdict(&i));
 }
 
+/// A composite is compiled through its flattening: the header says so, the counts are the
+/// interpreter's, and the counterexample is the same trace (written by re-executing the path
+/// on the composite), which `ioa replay` re-executes.
+#[test]
+fn composites_compile_through_their_flattening() {
+    const TOKENS: &str = "tests/data/explore/composite_tokens.ioa";
+    let dir = scratch("composite_flattened");
+    let run = |engine: &str, extra: &[&str]| {
+        let trace = dir.join(format!("{engine}.itf.json"));
+        let mut args = vec![TOKENS, "--automaton", "Pair", "--engine", engine, "--quiet"];
+        args.extend_from_slice(extra);
+        let trace_arg = trace.to_str().expect("UTF-8 path").to_string();
+        let mut all: Vec<&str> = args.clone();
+        all.extend_from_slice(&["--trace", &trace_arg]);
+        (explore(&all), trace)
+    };
+    let (c, c_trace) = run("compiled", &[]);
+    let (i, i_trace) = run("interpreter", &[]);
+    assert_eq!((c.code, i.code), (1, 1), "{}{}", c.both(), i.both());
+    assert!(
+        c.stderr
+            .contains("shortest counterexample: 2 steps (8 states stored, 10 generated, depth 2)"),
+        "{}",
+        c.both()
+    );
+    assert_eq!(c.stdout, i.stdout);
+    let read = |p: &Path| std::fs::read_to_string(p).expect("trace written");
+    assert_eq!(read(&c_trace), read(&i_trace), "the same trace");
+    let replay = ioa(&["replay", c_trace.to_str().expect("UTF-8 path")]);
+    assert_eq!(replay.code, 1, "{}", replay.both());
+    assert!(
+        replay
+            .stderr
+            .contains("invariant `FewTokens` is violated after step 2"),
+        "{}",
+        replay.both()
+    );
+    let header = explore(&[TOKENS, "--automaton", "Pair", "--invariant", "TokensKept"]);
+    assert!(
+        header
+            .stderr
+            .contains("compiled (4 words per state, the composite flattened)")
+            && header
+                .stderr
+                .contains("all 10 reachable states (17 generated, depth 4"),
+        "{}",
+        header.both()
+    );
+    let header = explore(&[
+        "examples/crystalball/query_service.ioa",
+        "--automaton",
+        "QueryService",
+    ]);
+    assert!(
+        header.stderr.contains("the composite flattened")
+            && header
+                .stderr
+                .contains("all 36 reachable states (61 generated, depth 10"),
+        "{}",
+        header.both()
+    );
+    // Outside the compiled subset, the reason is said and the interpreter explores.
+    let lcr = explore(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+    ]);
+    assert!(
+        lcr.stderr
+            .contains("interpreted (type Seq[Int] is not compiled)")
+            && lcr
+                .stderr
+                .contains("all 7 invariants hold in all 40 reachable states"),
+        "{}",
+        lcr.both()
+    );
+}
+
 /// A state the compiled engine cannot represent (an `Int` beyond the universe stored in a
 /// set) hands the search back to the interpreter, which says so and explores every state.
 #[test]

@@ -286,7 +286,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     {
         return super::explore_dist::run(args, m, automaton, params, options);
     }
-    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
+    let machine = match Machine::new(&m.spec, &m.universe, automaton, params.clone()) {
         Ok(mach) => mach,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
@@ -318,11 +318,41 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     };
     // The compiled engine when asked for and the model allows it; the interpreter's model is
     // needed in any case, to turn a reported path into a trace.
+    // A composite compiles through its flattening (see explore_flat).
+    let flat = match args.engine {
+        Engine::Interpreter => None,
+        _ => super::explore_flat::flat_spec(&m.spec, automaton, !args.symmetric.is_empty()),
+    };
+    let flat_machine = match &flat {
+        Some(Ok(spec)) => Some(
+            Machine::new(spec, &m.universe, automaton, params)
+                .map_err(|e| format!("its flattening does not run: {}", e.to_diagnostic().message)),
+        ),
+        Some(Err(reason)) => Some(Err(reason.clone())),
+        None => None,
+    };
+    let to_compile = match &flat_machine {
+        Some(Ok(flat)) => Ok(flat),
+        Some(Err(reason)) => Err(reason.clone()),
+        None => Ok(&machine),
+    };
+    let compiled = to_compile.and_then(|mach| {
+        let c = CompiledModel::new(mach, symmetry).map_err(|r| r.to_string())?;
+        if flat_machine.is_some() {
+            super::explore_flat::same_steps(&machine, &c)?;
+        }
+        Ok(c)
+    });
     let (compiled, engine_note) = match args.engine {
         Engine::Interpreter => (None, "interpreted".to_string()),
-        Engine::Auto | Engine::Compiled => match CompiledModel::new(&machine, symmetry) {
+        Engine::Auto | Engine::Compiled => match compiled {
             Ok(c) => {
-                let note = format!("compiled ({} words per state)", c.words_per_state());
+                let flat = if flat_machine.is_some() {
+                    ", the composite flattened"
+                } else {
+                    ""
+                };
+                let note = format!("compiled ({} words per state{flat})", c.words_per_state());
                 (Some(c), note)
             }
             Err(reason) if args.engine == Engine::Compiled => {

@@ -4,6 +4,7 @@ mod campaign;
 mod check;
 mod explore;
 mod explore_dist;
+mod explore_flat;
 mod explore_liveness;
 mod explore_local;
 mod export_isabelle;

@@ -88,6 +88,16 @@ pub struct CompiledModel<'m, 's> {
 }
 
 impl<'m, 's> CompiledModel<'m, 's> {
+    /// The steps that build the start states, in order.
+    pub fn start_steps(&self) -> impl Iterator<Item = &MachineStep> {
+        self.starts.iter().map(|(step, _)| step)
+    }
+
+    /// How many action instances the search tries in each state.
+    pub fn instance_count(&self) -> usize {
+        self.instances.len()
+    }
+
     /// Compiles `machine`, or says why it cannot be.
     pub fn new(machine: &'m Machine<'s>, symmetry: Option<Symmetry>) -> Result<Self, Unsupported> {
         let spec = machine.spec;
