@@ -6,6 +6,14 @@
 //! the run: every invariant is followed to the end, and for each the states that violate it are
 //! counted. A state reached twice is evaluated once. Runs are shared out over the machine's
 //! cores; the result does not depend on how many there are.
+//!
+//! A plan may ask for *swarm* runs (Groce, Zhang, Eide, Chen and Regehr, "Swarm testing",
+//! ISSTA 2012): each run leaves out a random subset of the automaton's input actions, the
+//! environment's moves. Uniformly random inputs are always enabled, so in a long run every
+//! input happens early and often: a node that may crash crashes within a few dozen steps of
+//! every run, and what it would have done alive (lead a round, decide) is almost never seen.
+//! An environment that never plays some input is a legal environment, so a state a swarm run
+//! reaches is reachable, and a violation it shows is real.
 
 use crate::engine::fingerprint;
 use interpreter::eval::{NoChoice, Scope};
@@ -21,6 +29,9 @@ use rustc_hash::FxHashSet;
 pub struct Violation {
     /// The run's seed.
     pub seed: u64,
+    /// The input actions the run left out (a swarm run), by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<String>,
     /// The state's position in the run.
     pub state: usize,
     /// The step that led to it, in the paper's log format.
@@ -84,6 +95,27 @@ pub struct Plan {
     pub seed: u64,
     /// How actions are picked.
     pub weights: Weights,
+    /// Swarm runs: each run leaves out each input action with probability 1/2 (drawn from its
+    /// seed, [`swarm_omitted`]).
+    pub swarm: bool,
+}
+
+/// The input actions of `machine` that swarm run `seed` leaves out: input action `k` (in the
+/// machine's order) when bit `k mod 64` of a hash of the seed is set.
+pub fn swarm_omitted(machine: &Machine, seed: u64) -> Vec<String> {
+    // SplitMix64's finaliser: neighbouring seeds give unrelated bits.
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    machine
+        .actions
+        .iter()
+        .filter(|a| a.kind == ioa_lang::ast::ActionKind::Input)
+        .enumerate()
+        .filter(|(k, _)| z >> (k % 64) & 1 == 1)
+        .map(|(_, a)| a.name.clone())
+        .collect()
 }
 
 /// Checks the invariants of `spec` named in `names` (all of the automaton's, if `names` is
@@ -190,6 +222,16 @@ impl Part {
 
     fn run(&mut self, machine: &Machine, spec: &Spec, chosen: &[usize], plan: &Plan, seed: u64) {
         let mut violated_here = vec![false; chosen.len()];
+        let omitted = if plan.swarm {
+            swarm_omitted(machine, seed)
+        } else {
+            vec![]
+        };
+        let mut weights = plan.weights.clone();
+        // Given first, so they win over the plan's own weights (`Weights::of` takes the first).
+        weights
+            .by_name
+            .splice(0..0, omitted.iter().map(|n| (n.clone(), 0.0)));
         let runner = Runner::new(machine);
         let mut on_step = |trace: &interpreter::trace::Trace| {
             self.states += 1;
@@ -212,6 +254,7 @@ impl Part {
                     let at = trace.steps.len();
                     c.first = Some(Violation {
                         seed,
+                        omitted: omitted.clone(),
                         state: at,
                         action: (at > 0).then(|| trace.log_line(machine, at)),
                         error: outcome.err(),
@@ -220,7 +263,7 @@ impl Part {
             }
             true
         };
-        runner.random(seed, plan.steps, &plan.weights, &mut on_step);
+        runner.random(seed, plan.steps, &weights, &mut on_step);
     }
 }
 
