@@ -12,8 +12,11 @@
 //! environment's moves. Uniformly random inputs are always enabled, so in a long run every
 //! input happens early and often: a node that may crash crashes within a few dozen steps of
 //! every run, and what it would have done alive (lead a round, decide) is almost never seen.
-//! An environment that never plays some input is a legal environment, so a state a swarm run
-//! reaches is reachable, and a violation it shows is real.
+//! Each swarm run also scales every action's weight by its own random factor, so that orders
+//! uniform scheduling makes rare (every promise before the proposal) are common in some runs.
+//! An environment that never plays some input is a legal environment and weights change only
+//! the odds of a schedule, so a state a swarm run reaches is reachable, and a violation it
+//! shows is real.
 
 use crate::engine::fingerprint;
 use interpreter::eval::{NoChoice, Scope};
@@ -95,19 +98,24 @@ pub struct Plan {
     pub seed: u64,
     /// How actions are picked.
     pub weights: Weights,
-    /// Swarm runs: each run leaves out each input action with probability 1/2 (drawn from its
-    /// seed, [`swarm_omitted`]).
+    /// Swarm runs: each run leaves out each input action with probability 1/2 and scales the
+    /// weight of every other action by a random power of two (drawn from its seed,
+    /// [`swarm_weights`]).
     pub swarm: bool,
+}
+
+/// SplitMix64's finaliser: neighbouring inputs give unrelated bits.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// The input actions of `machine` that swarm run `seed` leaves out: input action `k` (in the
 /// machine's order) when bit `k mod 64` of a hash of the seed is set.
 pub fn swarm_omitted(machine: &Machine, seed: u64) -> Vec<String> {
-    // SplitMix64's finaliser: neighbouring seeds give unrelated bits.
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
+    let z = mix(seed);
     machine
         .actions
         .iter()
@@ -116,6 +124,31 @@ pub fn swarm_omitted(machine: &Machine, seed: u64) -> Vec<String> {
         .filter(|(k, _)| z >> (k % 64) & 1 == 1)
         .map(|(_, a)| a.name.clone())
         .collect()
+}
+
+/// The weights of swarm run `seed`: the inputs [`swarm_omitted`] leaves out get 0, and every
+/// other action its weight in `base` times a factor 2^e, e drawn uniformly from -3..=3 for each
+/// action (from a hash of the seed and the action's position). A rare factor on a leader's next
+/// round lets the round before it finish; one on a proposal lets every promise arrive first:
+/// the orders uniform scheduling makes unlikely. Weights change only how likely a schedule is,
+/// never whether it is one.
+pub fn swarm_weights(machine: &Machine, base: &Weights, seed: u64) -> (Weights, Vec<String>) {
+    let omitted = swarm_omitted(machine, seed);
+    let by_name = machine
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let w = if omitted.contains(&a.name) {
+                0.0
+            } else {
+                let e = (mix(seed ^ mix(k as u64 + 1)) % 7) as i32 - 3;
+                base.of(&a.name, a.kind) * 2f64.powi(e)
+            };
+            (a.name.clone(), w)
+        })
+        .collect();
+    (Weights { by_name }, omitted)
 }
 
 /// Checks the invariants of `spec` named in `names` (all of the automaton's, if `names` is
@@ -222,16 +255,11 @@ impl Part {
 
     fn run(&mut self, machine: &Machine, spec: &Spec, chosen: &[usize], plan: &Plan, seed: u64) {
         let mut violated_here = vec![false; chosen.len()];
-        let omitted = if plan.swarm {
-            swarm_omitted(machine, seed)
+        let (weights, omitted) = if plan.swarm {
+            swarm_weights(machine, &plan.weights, seed)
         } else {
-            vec![]
+            (plan.weights.clone(), vec![])
         };
-        let mut weights = plan.weights.clone();
-        // Given first, so they win over the plan's own weights (`Weights::of` takes the first).
-        weights
-            .by_name
-            .splice(0..0, omitted.iter().map(|n| (n.clone(), 0.0)));
         let runner = Runner::new(machine);
         let mut on_step = |trace: &interpreter::trace::Trace| {
             self.states += 1;
