@@ -85,8 +85,9 @@ pub struct InferArgs {
     pub explore_depth: Option<u32>,
     /// After the small instance's exploration, check the survivors on this many further random
     /// runs, each four times as long as the inference's (seeds far from the inference's and
-    /// the validation's), and as many swarm runs (each leaves out every input action with
-    /// probability 1/2), and drop the ones a run refutes; 0 skips the stage.
+    /// the validation's), and three times as many swarm runs (each leaves out every input
+    /// action with probability 1/2 and weighs the others at random), and drop the ones a run
+    /// refutes; 0 skips the stage.
     #[arg(long, value_name = "RUNS", default_value_t = 100)]
     pub refute_runs: u64,
     /// Also propose the candidates `ioa verify` reads off the program text (what a
@@ -492,7 +493,7 @@ fn filter_summary(f: &Filtered, seconds: f64) -> String {
             "; {} further run(s) of {} step(s) and {} swarm run(s) refuted {}",
             plan.runs,
             plan.steps,
-            plan.runs,
+            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
             refuted.len()
         ),
         None => String::new(),
@@ -546,10 +547,13 @@ fn filter_text(f: &Filtered) -> String {
             plan.steps,
             plan.seed,
             plan.seed.wrapping_add(plan.runs.saturating_sub(1)),
-            plan.runs,
+            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
             plan.seed.wrapping_add(plan.runs),
-            plan.seed
-                .wrapping_add(plan.runs.saturating_mul(2).saturating_sub(1)),
+            plan.seed.wrapping_add(
+                plan.runs
+                    .saturating_mul(infer_filter::SWARM_RUNS_PER_RUN + 1)
+                    .saturating_sub(1)
+            ),
             refuted.len()
         ));
     }

@@ -24,6 +24,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use verify::small_instance::{refute_all, Bounds, Pass};
 
+/// Swarm runs per plain further run.
+pub const SWARM_RUNS_PER_RUN: u64 = 3;
+
 /// Where a candidate came from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Origin {
@@ -157,10 +160,13 @@ pub fn filter(
 ) -> Result<Filtered, String> {
     let (mut filtered, spec) = explore_stage(file, m, a, params, candidates, states, exploring)?;
     if let Some(plan) = further.filter(|p| p.runs > 0) {
-        // The plain runs, then as many swarm runs (seeds after theirs), which leave out random
-        // subsets of the inputs and so reach what a busy environment hides.
+        // The plain runs, then three times as many swarm runs (seeds after theirs), which leave
+        // out random subsets of the inputs and weigh the actions at random, and so reach what
+        // a busy environment and uniform scheduling hide. A swarm run that leaves out the
+        // input everything waits for stops at once, so they cost less than plain ones.
         let swarm = validate::Plan {
             seed: plan.seed.wrapping_add(plan.runs),
+            runs: plan.runs.saturating_mul(SWARM_RUNS_PER_RUN),
             swarm: true,
             ..plan.clone()
         };
