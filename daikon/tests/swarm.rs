@@ -15,7 +15,8 @@ const FALSE_CLAIM: &str = "invariant NodeTwoNeverProposes of Paxos: N[[2]].cval 
 
 fn paxos() -> (ioa_lang::ir::Spec, Universe) {
     let folder = consensus().join("../paxos");
-    let spec = check(&folder.join("paxos.ioa"), Some(FALSE_CLAIM)).unwrap_or_else(|e| panic!("{e}"));
+    let spec =
+        check(&folder.join("paxos.ioa"), Some(FALSE_CLAIM)).unwrap_or_else(|e| panic!("{e}"));
     let text = std::fs::read_to_string(folder.join("default.universe")).unwrap();
     let mut universe = Universe::default();
     universe
@@ -49,7 +50,11 @@ fn swarm_runs_show_what_an_early_crash_hides() {
         .unwrap_or_else(|| panic!("no swarm run broke it: {:?}", swarm.invariants));
     assert!(first.omitted.contains(&"fail".to_string()), "{first:?}");
     assert!(
-        first.action.as_deref().unwrap_or("").contains("propose([2]"),
+        first
+            .action
+            .as_deref()
+            .unwrap_or("")
+            .contains("propose([2]"),
         "{first:?}"
     );
 }
