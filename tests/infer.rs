@@ -494,7 +494,7 @@ fn a_complete_exploration_verifies_the_survivors() {
     assert!(
         o.stderr.contains(
             "precision filter: explored 888 state(s) of the small instance (every reachable \
-             state), refuted 1; 100 further run(s) of 400 step(s) refuted 0; 3 kept (3 verified \
+             state), refuted 1; 100 further run(s) of 400 step(s) and 300 swarm run(s) refuted 0; 3 kept (3 verified \
              on the small instance)"
         ),
         "{}",
@@ -514,8 +514,8 @@ fn a_bounded_exploration_refutes_and_marks_the_rest_statistical() {
     assert!(
         o.stderr.contains(
             "precision filter: explored 1344 state(s) of the small instance (stopped at depth \
-             4), refuted 1; 100 further run(s) of 400 step(s) refuted 1; 6 kept (0 verified on \
-             the small instance)"
+             4), refuted 1; 100 further run(s) of 400 step(s) and 300 swarm run(s) refuted 1; 6 \
+             kept (0 verified on the small instance)"
         ),
         "{}",
         o.both()

@@ -6,6 +6,17 @@
 //! the run: every invariant is followed to the end, and for each the states that violate it are
 //! counted. A state reached twice is evaluated once. Runs are shared out over the machine's
 //! cores; the result does not depend on how many there are.
+//!
+//! A plan may ask for *swarm* runs (Groce, Zhang, Eide, Chen and Regehr, "Swarm testing",
+//! ISSTA 2012): each run leaves out a random subset of the automaton's input actions, the
+//! environment's moves. Uniformly random inputs are always enabled, so in a long run every
+//! input happens early and often: a node that may crash crashes within a few dozen steps of
+//! every run, and what it would have done alive (lead a round, decide) is almost never seen.
+//! Each swarm run also scales every action's weight by its own random factor, so that orders
+//! uniform scheduling makes rare (every promise before the proposal) are common in some runs.
+//! An environment that never plays some input is a legal environment and weights change only
+//! the odds of a schedule, so a state a swarm run reaches is reachable, and a violation it
+//! shows is real.
 
 use crate::engine::fingerprint;
 use interpreter::eval::{NoChoice, Scope};
@@ -21,6 +32,9 @@ use rustc_hash::FxHashSet;
 pub struct Violation {
     /// The run's seed.
     pub seed: u64,
+    /// The input actions the run left out (a swarm run), by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<String>,
     /// The state's position in the run.
     pub state: usize,
     /// The step that led to it, in the paper's log format.
@@ -84,6 +98,57 @@ pub struct Plan {
     pub seed: u64,
     /// How actions are picked.
     pub weights: Weights,
+    /// Swarm runs: each run leaves out each input action with probability 1/2 and scales the
+    /// weight of every other action by a random power of two (drawn from its seed,
+    /// [`swarm_weights`]).
+    pub swarm: bool,
+}
+
+/// SplitMix64's finaliser: neighbouring inputs give unrelated bits.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The input actions of `machine` that swarm run `seed` leaves out: input action `k` (in the
+/// machine's order) when bit `k mod 64` of a hash of the seed is set.
+pub fn swarm_omitted(machine: &Machine, seed: u64) -> Vec<String> {
+    let z = mix(seed);
+    machine
+        .actions
+        .iter()
+        .filter(|a| a.kind == ioa_lang::ast::ActionKind::Input)
+        .enumerate()
+        .filter(|(k, _)| z >> (k % 64) & 1 == 1)
+        .map(|(_, a)| a.name.clone())
+        .collect()
+}
+
+/// The weights of swarm run `seed`: the inputs [`swarm_omitted`] leaves out get 0, and every
+/// other action its weight in `base` times a factor 2^e, e drawn uniformly from -3..=3 for each
+/// action (from a hash of the seed and the action's position). A rare factor on a leader's next
+/// round lets the round before it finish; one on a proposal lets every promise arrive first:
+/// the orders uniform scheduling makes unlikely. Weights change only how likely a schedule is,
+/// never whether it is one.
+pub fn swarm_weights(machine: &Machine, base: &Weights, seed: u64) -> (Weights, Vec<String>) {
+    let omitted = swarm_omitted(machine, seed);
+    let by_name = machine
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let w = if omitted.contains(&a.name) {
+                0.0
+            } else {
+                let e = (mix(seed ^ mix(k as u64 + 1)) % 7) as i32 - 3;
+                base.of(&a.name, a.kind) * 2f64.powi(e)
+            };
+            (a.name.clone(), w)
+        })
+        .collect();
+    (Weights { by_name }, omitted)
 }
 
 /// Checks the invariants of `spec` named in `names` (all of the automaton's, if `names` is
@@ -190,6 +255,11 @@ impl Part {
 
     fn run(&mut self, machine: &Machine, spec: &Spec, chosen: &[usize], plan: &Plan, seed: u64) {
         let mut violated_here = vec![false; chosen.len()];
+        let (weights, omitted) = if plan.swarm {
+            swarm_weights(machine, &plan.weights, seed)
+        } else {
+            (plan.weights.clone(), vec![])
+        };
         let runner = Runner::new(machine);
         let mut on_step = |trace: &interpreter::trace::Trace| {
             self.states += 1;
@@ -212,6 +282,7 @@ impl Part {
                     let at = trace.steps.len();
                     c.first = Some(Violation {
                         seed,
+                        omitted: omitted.clone(),
                         state: at,
                         action: (at > 0).then(|| trace.log_line(machine, at)),
                         error: outcome.err(),
@@ -220,7 +291,7 @@ impl Part {
             }
             true
         };
-        runner.random(seed, plan.steps, &plan.weights, &mut on_step);
+        runner.random(seed, plan.steps, &weights, &mut on_step);
     }
 }
 

@@ -55,6 +55,7 @@ fn validate(runs: u64) -> daikon::validate::Validation {
         steps: 200,
         seed: 1_000_000,
         weights: Default::default(),
+        swarm: false,
     };
     let v = daikon::validate::validate(&spec, &loaded.universe, &plan, &names).unwrap();
     assert_eq!(v.invariants.len(), names.len());
@@ -125,6 +126,7 @@ fn global1_action_splits_round_trip_and_hold() {
         steps: 200,
         seed: 1_000_000,
         weights: Default::default(),
+        swarm: false,
     };
     let v = daikon::validate::validate(&with, &loaded.universe, &plan, &names).unwrap();
     assert_eq!(v.violated(), 0, "{:?}", v.invariants);

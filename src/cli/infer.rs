@@ -85,7 +85,9 @@ pub struct InferArgs {
     pub explore_depth: Option<u32>,
     /// After the small instance's exploration, check the survivors on this many further random
     /// runs, each four times as long as the inference's (seeds far from the inference's and
-    /// the validation's), and drop the ones a run refutes; 0 skips the stage.
+    /// the validation's), and three times as many swarm runs (each leaves out every input
+    /// action with probability 1/2 and weighs the others at random), and drop the ones a run
+    /// refutes; 0 skips the stage.
     #[arg(long, value_name = "RUNS", default_value_t = 100)]
     pub refute_runs: u64,
     /// Also propose the candidates `ioa verify` reads off the program text (what a
@@ -281,6 +283,7 @@ pub fn run(args: InferArgs) -> ExitCode {
             steps: choice.steps.saturating_mul(4),
             seed: choice.seed.wrapping_add(1_000_000_000),
             weights: weights.clone(),
+            swarm: false,
         };
         let f = match infer_filter::filter(
             &args.file,
@@ -364,6 +367,7 @@ pub fn run(args: InferArgs) -> ExitCode {
                     .validate_seed
                     .unwrap_or_else(|| choice.seed.wrapping_add(choice.runs)),
                 weights,
+                swarm: false,
             };
             let names: Vec<String> = printed.iter().map(|(n, _, _)| n.clone()).collect();
             match check_on_runs(
@@ -486,9 +490,10 @@ fn filter_summary(f: &Filtered, seconds: f64) -> String {
     };
     let further = match &f.further {
         Some((plan, refuted)) => format!(
-            "; {} further run(s) of {} step(s) refuted {}",
+            "; {} further run(s) of {} step(s) and {} swarm run(s) refuted {}",
             plan.runs,
             plan.steps,
+            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
             refuted.len()
         ),
         None => String::new(),
@@ -535,12 +540,20 @@ fn filter_text(f: &Filtered) -> String {
     }
     if let Some((plan, refuted)) = &f.further {
         out.push_str(&format!(
-            "% further random runs: {} of at most {} step(s), seeds {}..{}; {} candidate(s) \
+            "% further random runs: {} of at most {} step(s), seeds {}..{}, and {} swarm run(s) \
+             (each without a random half of the inputs), seeds {}..{}; {} candidate(s) \
              refuted\n",
             plan.runs,
             plan.steps,
             plan.seed,
             plan.seed.wrapping_add(plan.runs.saturating_sub(1)),
+            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
+            plan.seed.wrapping_add(plan.runs),
+            plan.seed.wrapping_add(
+                plan.runs
+                    .saturating_mul(infer_filter::SWARM_RUNS_PER_RUN + 1)
+                    .saturating_sub(1)
+            ),
             refuted.len()
         ));
     }

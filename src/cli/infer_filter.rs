@@ -6,7 +6,10 @@
 //! covered every reachable state, and *statistical only* otherwise. Last, the survivors are
 //! checked on further random runs, longer than the inference's and with seeds of their own
 //! (`--refute-runs`): a small instance cannot show what needs more values (a second ballot's
-//! round), and longer runs reach what the inference's did not.
+//! round), and longer runs reach what the inference's did not. As many *swarm* runs follow
+//! (`daikon::validate`), each leaving out a random subset of the input actions: a node that
+//! may crash crashes early in nearly every uniformly random run, and only runs whose
+//! environment never crashes it show what it does alive.
 
 use super::fs::{Appended, OsFileSystem};
 use super::model::{self, Model};
@@ -20,6 +23,9 @@ use ioa_lang::span::FileId;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use verify::small_instance::{refute_all, Bounds, Pass};
+
+/// Swarm runs per plain further run.
+pub const SWARM_RUNS_PER_RUN: u64 = 3;
 
 /// Where a candidate came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,32 +160,58 @@ pub fn filter(
 ) -> Result<Filtered, String> {
     let (mut filtered, spec) = explore_stage(file, m, a, params, candidates, states, exploring)?;
     if let Some(plan) = further.filter(|p| p.runs > 0) {
-        let names: Vec<String> = filtered.kept.iter().map(|(c, _)| c.name.clone()).collect();
-        let checked = validate::validate(&spec, &m.universe, &plan, &names)
-            .map_err(|e| ioa_lang::diagnostics::IntoDiagnostic::to_diagnostic(&e).message)?;
+        // The plain runs, then three times as many swarm runs (seeds after theirs), which leave
+        // out random subsets of the inputs and weigh the actions at random, and so reach what
+        // a busy environment and uniform scheduling hide. A swarm run that leaves out the
+        // input everything waits for stops at once, so they cost less than plain ones.
+        let swarm = validate::Plan {
+            seed: plan.seed.wrapping_add(plan.runs),
+            runs: plan.runs.saturating_mul(SWARM_RUNS_PER_RUN),
+            swarm: true,
+            ..plan.clone()
+        };
         let mut refuted = Vec::new();
-        filtered.kept.retain(|(c, _)| {
-            let failed = checked
-                .invariants
-                .iter()
-                .find(|k| k.name == c.name)
-                .and_then(|k| k.first.as_ref());
-            match failed {
-                Some(v) => {
-                    let at = match (&v.action, &v.error) {
-                        (_, Some(e)) => format!("state {}, evaluation failed: {e}", v.state),
-                        (Some(a), None) => format!("after step {a}"),
-                        (None, None) => "in the start state".to_string(),
-                    };
-                    refuted.push((c.clone(), format!("seed {}, {at}", v.seed)));
-                    false
-                }
-                None => true,
+        for p in [&plan, &swarm] {
+            let names: Vec<String> = filtered.kept.iter().map(|(c, _)| c.name.clone()).collect();
+            if names.is_empty() {
+                break;
             }
-        });
+            let checked = validate::validate(&spec, &m.universe, p, &names)
+                .map_err(|e| ioa_lang::diagnostics::IntoDiagnostic::to_diagnostic(&e).message)?;
+            filtered.kept.retain(|(c, _)| {
+                let failed = checked
+                    .invariants
+                    .iter()
+                    .find(|k| k.name == c.name)
+                    .and_then(|k| k.first.as_ref());
+                match failed {
+                    Some(v) => {
+                        refuted.push((c.clone(), violation_text(v)));
+                        false
+                    }
+                    None => true,
+                }
+            });
+        }
         filtered.further = Some((plan, refuted));
     }
     Ok(filtered)
+}
+
+/// Where a further run broke a candidate: its seed (and the inputs a swarm run left out) and the
+/// step.
+fn violation_text(v: &validate::Violation) -> String {
+    let at = match (&v.action, &v.error) {
+        (_, Some(e)) => format!("state {}, evaluation failed: {e}", v.state),
+        (Some(a), None) => format!("after step {a}"),
+        (None, None) => "in the start state".to_string(),
+    };
+    let swarm = if v.omitted.is_empty() {
+        String::new()
+    } else {
+        format!(" (swarm run without {})", v.omitted.join(", "))
+    };
+    format!("seed {}{swarm}, {at}", v.seed)
 }
 
 /// The templates' sampling and the small instance's exploration; also the spec with the
