@@ -30,23 +30,12 @@ use std::process::ExitCode;
 /// The options of `ioa liveness`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LivenessSearchArgs {
-    /// The .ioa model.
-    pub file: PathBuf,
-    /// The automaton (default: the one the property is about).
-    #[arg(long)]
-    pub automaton: Option<String>,
+    /// The model, its automaton (default: the one the property is about) and universe.
+    #[command(flatten)]
+    pub model: model::ModelArgs,
     /// The liveness property to search for violations of.
     #[arg(long)]
     pub property: String,
-    /// A value for an automaton parameter, `NAME=VALUE` (repeatable).
-    #[arg(long = "param")]
-    pub params: Vec<String>,
-    /// A universe line (repeatable); see `ioa run --help`.
-    #[arg(long)]
-    pub universe: Vec<String>,
-    /// A universe file (default: MODEL.universe or default.universe beside the model).
-    #[arg(long)]
-    pub universe_file: Option<PathBuf>,
     /// The seed of every random choice (printed; the same seed gives the same report).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -97,9 +86,9 @@ fn usage(message: String) -> ExitCode {
 /// Runs `ioa liveness`.
 pub fn run(args: LivenessSearchArgs) -> ExitCode {
     let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
+        &args.model.file,
+        args.model.universe_file.as_deref(),
+        &args.model.universe,
         None,
     ) {
         Ok(m) => m,
@@ -112,12 +101,15 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         ExitCode::from(EXIT_ERROR)
     };
-    let automaton =
-        match model::pick_for_property(&m.spec, args.automaton.as_deref(), Some(&args.property)) {
-            Ok(a) => a,
-            Err(e) => return usage(e),
-        };
-    let params = match model::params(&m.spec, automaton, &args.params) {
+    let automaton = match model::pick_for_property(
+        &m.spec,
+        args.model.automaton.as_deref(),
+        Some(&args.property),
+    ) {
+        Ok(a) => a,
+        Err(e) => return usage(e),
+    };
+    let params = match model::params(&m.spec, automaton, &args.model.params) {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
@@ -183,10 +175,10 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
     let stats = &report.stats;
     if let Some(path) = &args.report {
         let campaign = serde_json::json!({
-            "model": args.file.display().to_string(),
+            "model": args.model.file.display().to_string(),
             "automaton": aut,
             "property": name,
-            "params": args.params,
+            "params": args.model.params,
             "universe": m.universe_text,
             "seed": args.seed,
             "bfs_depth": args.bfs_depth,
@@ -440,7 +432,15 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
                 "property": name, "kind": kind, "critical": critical, "seed": args.seed,
                 "walk_start": dead.walk_start, "obligation": dead.obligation_at,
             });
-            if let Err(e) = write_itf(&path, &m, &machine, &args.file, &args.params, run, meta) {
+            if let Err(e) = write_itf(
+                &path,
+                &m,
+                &machine,
+                &args.model.file,
+                &args.model.params,
+                run,
+                meta,
+            ) {
                 return usage(format!("cannot write `{}`: {e}", path.display()));
             }
             written.push(path.display().to_string());
@@ -492,7 +492,15 @@ fn report_broken(
             "property": args.property, "kind": "invariant", "invariant": invariant,
             "seed": args.seed,
         });
-        if let Err(e) = write_itf(&path, m, machine, &args.file, &args.params, &run, meta) {
+        if let Err(e) = write_itf(
+            &path,
+            m,
+            machine,
+            &args.model.file,
+            &args.model.params,
+            &run,
+            meta,
+        ) {
             return usage(format!("cannot write `{}`: {e}", path.display()));
         }
         print_stderr(&format!(
