@@ -85,3 +85,18 @@ fn manual_models_check_format_and_verify() {
     });
     assert!(count >= 25, "the suite has {count} models, fewer than 25");
 }
+
+/// The manual's schedule language: `det do … od` blocks of their own queue values for the
+/// `choose`s of the steps fired after them (after a fired step's own `det` values). The draws
+/// of `Draws` are 2, 2 and 0 exactly when the announcements `2, 2, 0` are enabled, so the
+/// run completing proves the order; `OutOfRange` yields a value its `choose` rejects.
+#[test]
+fn det_blocks_resolve_the_choices_of_later_steps() {
+    let model = "tests/data/manual/lottery_schedule.ioa";
+    let (code, out, err) = ioa(&["run", model, "--schedule", "Draws"]);
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("det_blocks_draws", out);
+    let (code, out, err) = ioa(&["run", model, "--schedule", "OutOfRange"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("det_blocks_out_of_range", format!("{out}--- stderr\n{err}"));
+}

@@ -483,6 +483,9 @@ pub enum StmtKind {
     Ignore,
     /// `yield e` inside a `det` block.
     Yield(Expr),
+    /// `det do … od` as a statement of its own (schedules): its `yield`s resolve the `choose`s
+    /// of the steps fired after it, in order.
+    Det(Vec<Stmt>),
 }
 
 /// An expression with its span.

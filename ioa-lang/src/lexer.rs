@@ -99,6 +99,10 @@ pub enum Token<'input> {
     Choose,
     #[token("det")]
     Det,
+    /// `det` opening a block of its own (a schedule's statement), rather than the block of the
+    /// `fire` or `choose` just before it. The lexer never matches this spelling; [`Lexer`] turns
+    /// a `det` into it where a statement starts (after `;`, `do`, `then`, `else`, `od`, `fi`).
+    DetBlock,
     #[token("yield")]
     Yield,
     #[token("tasks")]
@@ -259,6 +263,8 @@ pub enum Token<'input> {
 /// Adapts the logos lexer to the `(start, token, end)` triples lalrpop expects.
 pub struct Lexer<'input> {
     inner: logos::SpannedIter<'input, Token<'input>>,
+    /// The token before the next one, to tell a `det` that opens a block of its own.
+    previous: Option<Token<'input>>,
 }
 
 impl<'input> Lexer<'input> {
@@ -266,6 +272,7 @@ impl<'input> Lexer<'input> {
     pub fn new(source: &'input str) -> Self {
         Lexer {
             inner: Token::lexer(source).spanned(),
+            previous: None,
         }
     }
 }
@@ -279,7 +286,26 @@ impl<'input> Iterator for Lexer<'input> {
     fn next(&mut self) -> Option<Self::Item> {
         let (token, range) = self.inner.next()?;
         Some(match token {
-            Ok(token) => Ok((range.start, token, range.end)),
+            Ok(token) => {
+                // A `det` right after a `fire …` or a `choose …` belongs to it; where a statement
+                // starts, it opens a block of its own (`fire internal a; det do yield 1 od`).
+                let token = match (token, self.previous) {
+                    (
+                        Token::Det,
+                        Some(
+                            Token::Semi
+                            | Token::Do
+                            | Token::Then
+                            | Token::Else
+                            | Token::Od
+                            | Token::Fi,
+                        ),
+                    ) => Token::DetBlock,
+                    (t, _) => t,
+                };
+                self.previous = Some(token);
+                Ok((range.start, token, range.end))
+            }
             Err(()) => Err(LexicalError {
                 start: range.start,
                 end: range.end,

@@ -194,7 +194,7 @@ impl Templates<'_> {
                 self.stmts(body, &inner);
             }
             StmtKind::While { body, .. } => self.stmts(body, site),
-            StmtKind::Fire { .. } | StmtKind::Ignore | StmtKind::Yield(_) => {}
+            StmtKind::Fire { .. } | StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Det(_) => {}
         }
     }
 

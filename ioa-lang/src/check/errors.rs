@@ -429,6 +429,7 @@ impl IntoDiagnostic for CheckError {
                     "fire" => "`fire` belongs in schedules and proof-block entries",
                     "while" => "`while` belongs in schedules",
                     "yield" => "`yield` belongs in a `det do … od` block",
+                    "det do … od" => "a `det do … od` block of its own belongs in a schedule (inside a transition, give the `choose` its own `det`)",
                     _ => "see docs/LANGUAGE.md for which statements each block takes",
                 })
             }
