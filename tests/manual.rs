@@ -100,3 +100,29 @@ fn det_blocks_resolve_the_choices_of_later_steps() {
     assert_eq!(code, 1);
     insta::assert_snapshot!("det_blocks_out_of_range", format!("{out}--- stderr\n{err}"));
 }
+
+/// One action an input for some parameter values and an output for others (the manual's
+/// signature entries told apart by `where` clauses): the explorer checks, over the parameters'
+/// universe and before exploring, that no instance is accepted by two entries (E0517).
+#[test]
+fn overlapping_signature_entries_are_found_before_exploring() {
+    let model = "tests/data/manual/errors/kinds_overlap.ioa";
+    let (code, out, err) = ioa(&["explore", model, "--param", "me=1", "--universe", "Int=0..2"]);
+    assert_ne!(code, 0, "{out}");
+    insta::assert_snapshot!("kinds_overlap", err);
+}
+
+/// Mixed-kind actions reach the prover: a primitive's input and output entries of `msg` are
+/// proved as two obligations named by their kind, and a composite whose nodes pass a token by
+/// one action that is one node's output and the next node's input is proved on its flattening.
+#[test]
+fn mixed_kind_actions_are_proved() {
+    let (code, out, err) = ioa(&["prove", "tests/data/manual/relay_node.ioa"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("ForwardedBounded step msg (input)"), "{out}");
+    assert!(out.contains("ForwardedBounded step msg (output)"), "{out}");
+    assert!(out.contains("3 obligation(s): 3 proved"), "{out}");
+    let (code, out, err) = ioa(&["prove", "tests/data/manual/direct_ring.ioa"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("4 obligation(s): 4 proved"), "{out}");
+}

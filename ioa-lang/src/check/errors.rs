@@ -143,6 +143,20 @@ pub enum CheckError {
         /// The literal.
         span: Span,
     },
+    /// E0110: two signature entries of one action with different kinds that nothing
+    /// tells apart (no `where` clause, no `const` parameter), or with different parameters.
+    KindsOverlap {
+        /// The action.
+        action: String,
+        /// The later entry.
+        span: Span,
+        /// The earlier entry.
+        previous: Span,
+        /// Its kind and the earlier entry's.
+        kinds: (&'static str, &'static str),
+        /// Whether the parameters differ (rather than the entries overlapping).
+        params_differ: bool,
+    },
     /// E0430: a construct of the IOA manual that `ioa` does not support yet.
     NotSupported {
         /// What the construct is.
@@ -387,6 +401,21 @@ impl IntoDiagnostic for CheckError {
             .with_label_message(format!("`{op}` needs {needs}")),
             CannotInfer { what, span } => Diagnostic::error("E0303", format!("cannot tell the type of this {what}"), *span)
                 .with_hint("use it where its type is known, e.g. assign it to a typed variable or pass it as a typed parameter"),
+            KindsOverlap { action, span, previous, kinds, params_differ: true } => Diagnostic::error(
+                "E0110",
+                format!("the {} and {} entries of `{action}` take different parameters", kinds.0, kinds.1),
+                *span,
+            )
+            .with_secondary(*previous, "the other entry")
+            .with_hint("entries of one action name are one action: give them the same parameter types, or different names"),
+            KindsOverlap { action, span, previous, kinds, params_differ: false } => Diagnostic::error(
+                "E0110",
+                format!("`{action}` is declared both {} and {} for the same parameters", kinds.0, kinds.1),
+                *span,
+            )
+            .with_secondary(*previous, "the other entry")
+            .with_note("the IOA manual requires an automaton's input, output and internal actions to be disjoint sets")
+            .with_hint("an action may be an input for some parameter values and an output for others: give the entries `where` clauses (or `const` parameters) that tell them apart"),
             NotSupported { construct, span, hint } => {
                 Diagnostic::error("E0430", format!("{construct} not supported yet"), *span)
                     .with_label_message("a construct of the IOA manual that `ioa` does not support yet")

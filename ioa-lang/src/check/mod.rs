@@ -216,6 +216,25 @@ impl Checker {
         }
     }
 
+    /// Finds the entry of kind `kind` of an action, or (when the automaton declares none of that
+    /// kind) any entry of that name, for the caller to report the kind mismatch.
+    fn action_of_kind(
+        &mut self,
+        automaton: AutomatonId,
+        name: &ast::Ident,
+        kind: ast::ActionKind,
+    ) -> Option<ir::ActionId> {
+        let aut = &self.spec.automata[automaton.0 as usize];
+        match aut
+            .actions
+            .iter()
+            .position(|a| a.name == name.name && a.kind == kind)
+        {
+            Some(i) => Some(ir::ActionId(i as u32)),
+            None => self.action(automaton, name),
+        }
+    }
+
     /// Finds an action of an automaton by name, reporting it if missing.
     fn action(&mut self, automaton: AutomatonId, name: &ast::Ident) -> Option<ir::ActionId> {
         let aut = &self.spec.automata[automaton.0 as usize];

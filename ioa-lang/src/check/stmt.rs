@@ -215,7 +215,7 @@ impl Checker {
             self.not_allowed(body, "fire", span);
             return None;
         };
-        let action = self.action(target, name)?;
+        let action = self.action_of_kind(target, name, kind)?;
         let decl = self.spec.automata[target.0 as usize].actions[action.0 as usize].clone();
         if decl.kind != kind {
             self.error(CheckError::KindMismatch {
