@@ -107,7 +107,14 @@ fn det_blocks_resolve_the_choices_of_later_steps() {
 #[test]
 fn overlapping_signature_entries_are_found_before_exploring() {
     let model = "tests/data/manual/errors/kinds_overlap.ioa";
-    let (code, out, err) = ioa(&["explore", model, "--param", "me=1", "--universe", "Int=0..2"]);
+    let (code, out, err) = ioa(&[
+        "explore",
+        model,
+        "--param",
+        "me=1",
+        "--universe",
+        "Int=0..2",
+    ]);
     assert_ne!(code, 0, "{out}");
     insta::assert_snapshot!("kinds_overlap", err);
 }
@@ -125,4 +132,22 @@ fn mixed_kind_actions_are_proved() {
     let (code, out, err) = ioa(&["prove", "tests/data/manual/direct_ring.ioa"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("4 obligation(s): 4 proved"), "{out}");
+}
+
+/// `Char`: characters are proved as code points (the counterexamples show them as literals),
+/// and the Isabelle export names `Char` and mixed-kind actions as unsupported (E1201) rather
+/// than writing theories that do not build.
+#[test]
+fn chars_prove_and_the_isabelle_export_names_what_it_cannot_state() {
+    let (code, out, err) = ioa(&["prove", "tests/data/manual/char_scanner.ioa"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("6 obligation(s): 6 proved"), "{out}");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("manual-isabelle");
+    let dir = dir.to_string_lossy().into_owned();
+    for model in ["char_scanner", "direct_ring"] {
+        let file = format!("tests/data/manual/{model}.ioa");
+        let (code, _, err) = ioa(&["export", "isabelle", &dir, &file]);
+        assert_eq!(code, 1, "{err}");
+        insta::assert_snapshot!(format!("isabelle_{model}"), err);
+    }
 }

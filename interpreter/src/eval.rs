@@ -126,6 +126,13 @@ impl Scope<'_> {
         let span = e.span;
         Ok(match &e.kind {
             ExprKind::Var(r) => self.var(r, locals, ch, span)?,
+            // A character literal is its code point, typed `Char`.
+            ExprKind::Int(i) if e.ty == Type::Char => Value::Char(
+                u32::try_from(*i)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| undefined(e.span, "a code point that is no character"))?,
+            ),
             ExprKind::Int(i) => Value::Int(*i),
             ExprKind::Bool(b) => Value::Bool(*b),
             ExprKind::Str(s) => Value::Str(s.as_str().into()),
@@ -339,6 +346,16 @@ impl Scope<'_> {
                     }
                 };
                 Value::Bool(equal == (op == Eq))
+            }
+            Lt | Le | Gt | Ge if l.ty == Type::Char => {
+                let a = self.eval(l, locals, ch)?;
+                let b = self.eval(r, locals, ch)?;
+                Value::Bool(match op {
+                    Lt => a < b,
+                    Le => a <= b,
+                    Gt => a > b,
+                    _ => a >= b,
+                })
             }
             Lt | Le | Gt | Ge | Add | Sub | Mul | Div | Mod => {
                 let a = self.int(l, locals, ch)?;

@@ -140,6 +140,14 @@ pub fn from_itf(spec: &Spec, j: &Json, ty: &Type) -> Result<Value, String> {
             _ => return Err(bad()),
         },
         Type::String => Value::Str(j.as_str().ok_or_else(bad)?.into()),
+        Type::Char => {
+            let s = j.as_str().ok_or_else(bad)?;
+            let mut cs = s.chars();
+            match (cs.next(), cs.next()) {
+                (Some(c), None) => Value::Char(c),
+                _ => return Err(bad()),
+            }
+        }
         Type::Named(id) => match &spec.types[id.0 as usize].kind {
             TypeDefKind::Enumeration(names) => {
                 let s = j.as_str().ok_or_else(bad)?;
@@ -222,6 +230,6 @@ pub fn from_itf(spec: &Spec, j: &Json, ty: &Type) -> Result<Value, String> {
                 Value::Map(m)
             }
         }
-        Type::Infer(_) => return Err(bad()),
+        Type::Infer(_) | Type::Real => return Err(bad()),
     })
 }

@@ -48,6 +48,9 @@ pub enum Value {
     Array(Arc<ArrayValue>),
     /// A finite map.
     Map(OrdMap<Value, Value>),
+    /// A character (the manual's `Char`). Last, so that the variants before it keep their
+    /// discriminants (and hashes).
+    Char(char),
 }
 
 impl Value {
@@ -147,6 +150,7 @@ impl<'a> Printer<'a> {
             Value::Str(s) => {
                 let _ = write!(out, "\"{s}\"");
             }
+            Value::Char(c) => out.push_str(&ioa_lang::parse::escape_char(*c)),
             Value::Enum(t, k) => match &self.spec.types[t.0 as usize].kind {
                 TypeDefKind::Enumeration(names) => out.push_str(&names[*k as usize]),
                 _ => {
@@ -223,6 +227,7 @@ impl<'a> Printer<'a> {
                 }
             }
             (Value::Str(s), _) => json!(s.as_ref()),
+            (Value::Char(c), _) => json!(c.to_string()),
             (Value::Enum(..), _) => json!(self.show(v)),
             (Value::Tuple(fields), Type::Named(id)) => match &self.spec.types[id.0 as usize].kind {
                 TypeDefKind::Tuple(decls) => {

@@ -577,6 +577,8 @@ pub enum ExprKind {
     Bool(bool),
     /// A string literal.
     Str(String),
+    /// A character literal (`'a'`, `'\n'`): the manual's `Char`.
+    Char(char),
     /// `nil`.
     Nil,
     /// `[a, b]`.

@@ -136,6 +136,33 @@ pub fn unescape(raw: &str, span: Span) -> Result<String, SyntaxError> {
     Ok(out)
 }
 
+/// Reads a character literal's text (quotes included, as the lexer gives it): one character or
+/// one of the escapes [`unescape`] reads, with `\'` for the quote.
+pub fn unescape_char(raw: &str, span: Span) -> Result<char, SyntaxError> {
+    let inner = &raw[1..raw.len() - 1];
+    if inner == "\\'" {
+        return Ok('\'');
+    }
+    let text = unescape(inner, span)?;
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Ok(c),
+        _ => Err(SyntaxError::BadEscape {
+            span,
+            escape: inner.to_string(),
+        }),
+    }
+}
+
+/// Writes a character literal, quotes included, with the escapes [`unescape_char`] reads.
+pub fn escape_char(c: char) -> String {
+    match c {
+        '\'' => "'\\''".to_string(),
+        '"' => "'\"'".to_string(),
+        c => format!("'{}'", escape(&c.to_string())),
+    }
+}
+
 /// Writes a string's text with the escapes [`unescape`] reads.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -234,7 +261,7 @@ fn tidy_expected(expected: Vec<String>) -> Vec<String> {
         .map(|e| {
             let t = e.trim_matches('"').replace("\\\"", "\"");
             match t.as_str() {
-                "identifier" | "integer" | "string" => t,
+                "identifier" | "integer" | "string" | "character" => t,
                 _ => format!("`{t}`"),
             }
         })

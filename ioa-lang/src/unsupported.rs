@@ -53,17 +53,6 @@ pub(crate) fn recognise(
         span: Span::new(file, s, e),
         hint: k.hint,
     };
-    // A character literal.
-    if let Token::CharLit(_) = found {
-        return Some(at(
-            start,
-            end,
-            Known {
-                construct: "character literals (the type `Char`)",
-                hint: "use a `String` literal (\"a\") or an enumeration",
-            },
-        ));
-    }
     // `det do … od` where no block is read: after a `so that`/`initially` predicate (the
     // manual's start-state det blocks), or anywhere else a statement cannot start.
     if let Token::Det = found {

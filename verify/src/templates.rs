@@ -393,7 +393,11 @@ fn visit_free(e: &Expr, name: &str, f: &mut dyn FnMut(&Expr)) {
                 f(e)
             }
         }
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Nil => {}
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Char(_)
+        | ExprKind::Nil => {}
         ExprKind::Tuple(xs) | ExprKind::SetLit(xs) | ExprKind::Call(_, xs) => {
             for x in xs {
                 visit_free(x, name, f);

@@ -344,12 +344,19 @@ impl Checker {
                 });
                 continue;
             }
-            let other = actions
-                .iter()
-                .find(|a| a.name == entry.name.name)
-                .map(|a| (a.span, a.kind, a.where_clause.is_some(), a.params.iter().any(|p| p.fixed.is_some())));
+            let other = actions.iter().find(|a| a.name == entry.name.name).map(|a| {
+                (
+                    a.span,
+                    a.kind,
+                    a.where_clause.is_some(),
+                    a.params.iter().any(|p| p.fixed.is_some()),
+                )
+            });
             if let Some((previous, kind, has_where, has_const)) = other {
-                let mine_const = entry.params.iter().any(|p| matches!(p, ast::SigParam::Const(_)));
+                let mine_const = entry
+                    .params
+                    .iter()
+                    .any(|p| matches!(p, ast::SigParam::Const(_)));
                 if !has_where && !has_const && entry.where_clause.is_none() && !mine_const {
                     self.error(CheckError::KindsOverlap {
                         action: entry.name.name.clone(),
@@ -416,10 +423,11 @@ impl Checker {
                 .as_ref()
                 .map(|w| self.bool_expr(&mut body, w));
             if let Some(prev) = actions.iter().find(|a| a.name == entry.name.name) {
-                let same = prev.params.len() == params.len()
-                    && prev.params.iter().zip(&params).all(|(x, y)| {
-                        self.unifier.unify(&x.ty, &y.ty, &self.spec.types).is_ok()
-                    });
+                let same =
+                    prev.params.len() == params.len()
+                        && prev.params.iter().zip(&params).all(|(x, y)| {
+                            self.unifier.unify(&x.ty, &y.ty, &self.spec.types).is_ok()
+                        });
                 if !same {
                     let (previous, kind) = (prev.span, prev.kind);
                     self.error(CheckError::KindsOverlap {
@@ -995,7 +1003,17 @@ fn conjuncts(e: &ast::Expr) -> Vec<&ast::Expr> {
 fn is_builtin_type(name: &str) -> bool {
     matches!(
         name,
-        "Bool" | "Int" | "Nat" | "String" | "Set" | "Mset" | "Seq" | "Array" | "Map" | "Null"
+        "Bool"
+            | "Int"
+            | "Nat"
+            | "String"
+            | "Char"
+            | "Set"
+            | "Mset"
+            | "Seq"
+            | "Array"
+            | "Map"
+            | "Null"
     )
 }
 

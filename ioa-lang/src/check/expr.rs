@@ -48,6 +48,9 @@ impl Checker {
             A::Int(v) => mk(ExprKind::Int(*v), Type::Int, span),
             A::Bool(b) => mk(ExprKind::Bool(*b), Type::Bool, span),
             A::Str(s) => mk(ExprKind::Str(s.clone()), Type::String, span),
+            // A character is its code point in the IR, typed `Char`: the interpreter makes a
+            // `Char` value of it, and the SMT encoding orders characters as integers.
+            A::Char(c) => mk(ExprKind::Int(i64::from(u32::from(*c))), Type::Char, span),
             A::Nil => {
                 let inner = self.unifier.fresh(VarKind::Any, span);
                 mk(ExprKind::Nil, Type::Null(Box::new(inner)), span)
@@ -241,8 +244,20 @@ impl Checker {
                     B::Gt => ">",
                     _ => "≥",
                 };
-                self.numeric(&l, sym);
-                self.numeric(&r, sym);
+                // Characters are ordered too (by code point).
+                if matches!(self.unifier.shallow(&l.ty), Type::Char)
+                    || matches!(self.unifier.shallow(&r.ty), Type::Char)
+                {
+                    self.expect_because(&l, &Type::Char, None);
+                    self.expect_because(
+                        &r,
+                        &Type::Char,
+                        Some((l.span, "compared with this".to_string())),
+                    );
+                } else {
+                    self.numeric(&l, sym);
+                    self.numeric(&r, sym);
+                }
                 let op = match op {
                     B::Lt => BinOp::Lt,
                     B::Le => BinOp::Le,

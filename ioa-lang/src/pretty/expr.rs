@@ -89,6 +89,7 @@ impl Printer<'_> {
             ExprKind::Int(v) => self.text(&[&v.to_string()]),
             ExprKind::Bool(b) => self.text(&[if *b { "true" } else { "false" }]),
             ExprKind::Str(s) => self.text(&["\"", &crate::parse::escape(s), "\""]),
+            ExprKind::Char(c) => self.text(&[&crate::parse::escape_char(*c)]),
             ExprKind::Nil => self.text(&["nil"]),
             ExprKind::Tuple(es) => self.list("[", es, "]", Self::expr),
             ExprKind::SetLit(es) => self.list("{", es, "}", Self::expr),
