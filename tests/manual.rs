@@ -151,3 +151,23 @@ fn chars_prove_and_the_isabelle_export_names_what_it_cannot_state() {
         insta::assert_snapshot!(format!("isabelle_{model}"), err);
     }
 }
+
+/// `Real`: exact rationals. The averaging agents are proved (linear real arithmetic in Z3) and
+/// a false invariant's counterexample prints the value as the decimal it is (`y = 0.75`).
+#[test]
+fn reals_are_exact_in_the_explorer_and_the_prover() {
+    let (code, out, err) = ioa(&["prove", "tests/data/manual/averaging.ioa"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("8 obligation(s): 8 proved"), "{out}");
+    let (code, out, err) = ioa(&[
+        "explore",
+        "tests/data/manual/errors/averaging_bad.ioa",
+        "--quiet",
+        "--threads",
+        "1",
+        "--universe",
+        "Int=0..2",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    insta::assert_snapshot!("averaging_bad", format!("{out}--- stderr\n{err}"));
+}

@@ -230,6 +230,16 @@ pub fn from_itf(spec: &Spec, j: &Json, ty: &Type) -> Result<Value, String> {
                 Value::Map(m)
             }
         }
-        Type::Infer(_) | Type::Real => return Err(bad()),
+        Type::Real => {
+            let text = match j {
+                Json::String(s) => s.clone(),
+                Json::Number(n) => n.to_string(),
+                _ => return Err(bad()),
+            };
+            let e =
+                ioa_lang::parse::parse_expr(ioa_lang::span::FileId(0), &text).map_err(|_| bad())?;
+            crate::universe::const_value(spec, &e, ty).map_err(|_| bad())?
+        }
+        Type::Infer(_) => return Err(bad()),
     })
 }

@@ -352,6 +352,7 @@ fn named_type(spec: &Spec, name: &str) -> Option<Type> {
         "Nat" => Some(Type::Nat),
         "Bool" => Some(Type::Bool),
         "Char" => Some(Type::Char),
+        "Real" => Some(Type::Real),
         "String" => Some(Type::String),
         _ => spec
             .types
@@ -439,6 +440,21 @@ pub fn const_value(spec: &Spec, e: &ast::Expr, ty: &Type) -> Result<Value, (Span
         (A::Bool(b), Type::Bool) => Ok(Value::Bool(*b)),
         (A::Str(s), Type::String) => Ok(Value::Str(s.as_str().into())),
         (A::Char(c), Type::Char) => Ok(Value::Char(*c)),
+        (A::Int(i), Type::Real) => Ok(Value::Real(num_rational::Rational64::from_integer(*i))),
+        (A::Real(digits, scale), Type::Real) => Ok(Value::Real(num_rational::Rational64::new(
+            *digits,
+            10i64.pow(*scale),
+        ))),
+        (A::Binary(ast::BinOp::Slash, n, d), Type::Real) => match (&n.kind, &d.kind) {
+            (A::Int(n), A::Int(d)) if *d != 0 => {
+                Ok(Value::Real(num_rational::Rational64::new(*n, *d)))
+            }
+            _ => Err(mismatch()),
+        },
+        (A::Unary(ast::UnOp::Neg, inner), Type::Real) => match const_value(spec, inner, ty)? {
+            Value::Real(q) => Ok(Value::Real(-q)),
+            _ => Err(mismatch()),
+        },
         (A::Nil, Type::Null(_)) => Ok(Value::Nil),
         (A::Call(f, args), Type::Null(inner)) if f.name == "embed" && args.len() == 1 => {
             Ok(Value::Embed(Arc::new(const_value(spec, &args[0], inner)?)))

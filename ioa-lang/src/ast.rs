@@ -555,6 +555,8 @@ pub enum BinOp {
     Div,
     /// `mod`.
     Mod,
+    /// `/` (division of `Real`s).
+    Slash,
 }
 
 /// Quantifiers.
@@ -577,6 +579,8 @@ pub enum ExprKind {
     Bool(bool),
     /// A string literal.
     Str(String),
+    /// A decimal literal (`2.50`): its digits (`250`) and how many follow the point (`2`).
+    Real(i64, u32),
     /// A character literal (`'a'`, `'\n'`): the manual's `Char`.
     Char(char),
     /// `nil`.

@@ -23,6 +23,9 @@ pub enum Token<'input> {
     Ident(&'input str),
     #[regex(r"[0-9]+", |lex| lex.slice())]
     Int(&'input str),
+    /// A decimal literal (`2.5`): a `Real`.
+    #[regex(r"[0-9]+\.[0-9]+", |lex| lex.slice())]
+    Decimal(&'input str),
     /// A string literal's text between the quotes, escapes (`\"`, `\\`, `\n`, `\t`) still
     /// written out (`parse::unescape` reads them).
     #[regex(r#""([^"\\\n]|\\[^\n])*""#, |lex| { let s = lex.slice(); &s[1..s.len() - 1] })]
@@ -258,6 +261,9 @@ pub enum Token<'input> {
     Minus,
     #[token("*")]
     Star,
+    /// `/`: division of `Real`s.
+    #[token("/")]
+    Slash,
 }
 
 /// Adapts the logos lexer to the `(start, token, end)` triples lalrpop expects.
@@ -322,7 +328,7 @@ pub fn hint_for_bad_text(text: &str) -> Option<&'static str> {
         t if t.starts_with('!') => "write `¬` or `~` for negation, `≠` or `~=` for inequality",
         t if t.starts_with('"') => "a string literal must end on the line it starts",
         t if t.starts_with('\\') => "backslash operators are \\A \\E \\in \\notin \\union \\U \\intersect \\I \\subseteq \\subset \\/",
-        t if t.starts_with('/') => "write `/\\` for conjunction, or `div(a, b)` for division",
+        t if t.starts_with('/') => "write `/\\` for conjunction",
         t if t.starts_with('#') || t.starts_with("//") => "comments start with `%`",
         _ => return None,
     };

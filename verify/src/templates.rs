@@ -397,6 +397,7 @@ fn visit_free(e: &Expr, name: &str, f: &mut dyn FnMut(&Expr)) {
         | ExprKind::Bool(_)
         | ExprKind::Str(_)
         | ExprKind::Char(_)
+        | ExprKind::Real(..)
         | ExprKind::Nil => {}
         ExprKind::Tuple(xs) | ExprKind::SetLit(xs) | ExprKind::Call(_, xs) => {
             for x in xs {

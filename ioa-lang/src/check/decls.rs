@@ -1008,6 +1008,7 @@ fn is_builtin_type(name: &str) -> bool {
             | "Nat"
             | "String"
             | "Char"
+            | "Real"
             | "Set"
             | "Mset"
             | "Seq"

@@ -157,15 +157,6 @@ pub enum CheckError {
         /// Whether the parameters differ (rather than the entries overlapping).
         params_differ: bool,
     },
-    /// E0430: a construct of the IOA manual that `ioa` does not support yet.
-    NotSupported {
-        /// What the construct is.
-        construct: &'static str,
-        /// Where it is used.
-        span: Span,
-        /// What to write instead.
-        hint: &'static str,
-    },
     /// E0305: an enumeration constant several enumerations declare, where the types cannot
     /// tell which is meant.
     AmbiguousConstant {
@@ -416,11 +407,6 @@ impl IntoDiagnostic for CheckError {
             .with_secondary(*previous, "the other entry")
             .with_note("the IOA manual requires an automaton's input, output and internal actions to be disjoint sets")
             .with_hint("an action may be an input for some parameter values and an output for others: give the entries `where` clauses (or `const` parameters) that tell them apart"),
-            NotSupported { construct, span, hint } => {
-                Diagnostic::error("E0430", format!("{construct} not supported yet"), *span)
-                    .with_label_message("a construct of the IOA manual that `ioa` does not support yet")
-                    .with_hint(*hint)
-            }
             AmbiguousConstant { name, types, span } => Diagnostic::error(
                 "E0305",
                 format!("`{name}` is a constant of {}: the types here do not tell which", types.join(" and ")),

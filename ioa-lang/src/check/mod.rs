@@ -121,7 +121,7 @@ impl Checker {
     /// Resolves a written type.
     fn resolve_type(&mut self, t: &ast::TypeExpr) -> Type {
         let builtin_arity = match t.name.name.as_str() {
-            "Bool" | "Int" | "Nat" | "String" | "Char" => Some(0),
+            "Bool" | "Int" | "Nat" | "String" | "Char" | "Real" => Some(0),
             "Set" | "Mset" | "Seq" | "Null" => Some(1),
             "Array" | "Map" => Some(2),
             _ => None,
@@ -144,6 +144,7 @@ impl Checker {
                 "Nat" => Type::Nat,
                 "String" => Type::String,
                 "Char" => Type::Char,
+                "Real" => Type::Real,
                 "Set" => Type::Set(b(0)),
                 "Mset" => Type::Mset(b(0)),
                 "Seq" => Type::Seq(b(0)),
@@ -167,20 +168,12 @@ impl Checker {
                     TypeEntry::Alias(t) => t,
                 }
             }
-            None if t.name.name == "Real" => {
-                self.error(CheckError::NotSupported {
-                    construct: "the type `Real`",
-                    span: t.name.span,
-                    hint: "use `Int` (scaled, if fractions are needed)",
-                });
-                self.unifier.fresh(types::VarKind::Any, t.span)
-            }
             None => {
                 let mut candidates: Vec<&str> =
                     self.type_names.keys().map(|s| s.as_str()).collect();
                 candidates.extend([
-                    "Bool", "Int", "Nat", "String", "Char", "Set", "Mset", "Seq", "Array", "Map",
-                    "Null",
+                    "Bool", "Int", "Nat", "String", "Char", "Real", "Set", "Mset", "Seq", "Array",
+                    "Map", "Null",
                 ]);
                 let suggestion = suggest(&t.name.name, candidates);
                 self.error(CheckError::UndefinedType {

@@ -74,6 +74,7 @@ impl Checker {
                     }
                 }
                 let value = self.expr(body, rhs);
+                let value = self.real_if(value, &place_ty);
                 self.expect_because(
                     &value,
                     &place_ty,
@@ -239,6 +240,7 @@ impl Checker {
             .zip(&decl.params)
             .map(|(a, p)| {
                 let e = self.expr(body, a);
+                let e = self.real_if(e, &p.ty);
                 self.expect_because(
                     &e,
                     &p.ty,
