@@ -68,11 +68,11 @@ impl Checker {
         matches!(self.unifier.shallow(t), Type::Real)
     }
 
-    /// Both operands as `Real`s when either is one (integer literals read as `Real`s), or
-    /// `None` when neither is.
-    fn real_operands(&mut self, l: Expr, r: Expr) -> Result<(Expr, Expr), (Expr, Expr)> {
+    /// Both operands as `Real`s when either is one (integer literals read as `Real`s), and
+    /// whether that was the case; otherwise the operands unchanged.
+    fn real_operands(&mut self, l: Expr, r: Expr) -> (Expr, Expr, bool) {
         if !self.is_real(&l.ty) && !self.is_real(&r.ty) {
-            return Err((l, r));
+            return (l, r, false);
         }
         let (l, r) = (as_real(l), as_real(r));
         self.expect(&l, &Type::Real);
@@ -81,7 +81,7 @@ impl Checker {
             &Type::Real,
             Some((l.span, "with this `Real`".to_string())),
         );
-        Ok((l, r))
+        (l, r, true)
     }
 
     /// A placeholder for an expression that could not be checked; its type unifies with anything
@@ -312,18 +312,16 @@ impl Checker {
                     _ => "≥",
                 };
                 // Characters are ordered too (by code point), and so are `Real`s.
-                let (l, r) = match self.real_operands(l, r) {
-                    Ok((l, r)) => {
-                        let op = match op {
-                            B::Lt => BinOp::Lt,
-                            B::Le => BinOp::Le,
-                            B::Gt => BinOp::Gt,
-                            _ => BinOp::Ge,
-                        };
-                        return bin(op, l, r, Type::Bool);
-                    }
-                    Err(lr) => lr,
-                };
+                let (l, r, real) = self.real_operands(l, r);
+                if real {
+                    let op = match op {
+                        B::Lt => BinOp::Lt,
+                        B::Le => BinOp::Le,
+                        B::Gt => BinOp::Gt,
+                        _ => BinOp::Ge,
+                    };
+                    return bin(op, l, r, Type::Bool);
+                }
                 if matches!(self.unifier.shallow(&l.ty), Type::Char)
                     || matches!(self.unifier.shallow(&r.ty), Type::Char)
                 {
@@ -444,10 +442,10 @@ impl Checker {
                     let ty = l.ty.clone();
                     bin(BinOp::Difference, l, r, ty)
                 } else {
-                    let (l, r) = match self.real_operands(l, r) {
-                        Ok((l, r)) => return bin(BinOp::Sub, l, r, Type::Real),
-                        Err(lr) => lr,
-                    };
+                    let (l, r, real) = self.real_operands(l, r);
+                    if real {
+                        return bin(BinOp::Sub, l, r, Type::Real);
+                    }
                     self.numeric(&l, "-");
                     self.numeric(&r, "-");
                     bin(BinOp::Sub, l, r, Type::Int)
@@ -462,12 +460,10 @@ impl Checker {
                     B::Div => ("div", BinOp::Div),
                     _ => ("mod", BinOp::Mod),
                 };
-                let (l, r) = match self.real_operands(l, r) {
-                    Ok((l, r)) if matches!(op, BinOp::Add | BinOp::Mul) => {
-                        return bin(op, l, r, Type::Real)
-                    }
-                    Ok(lr) | Err(lr) => lr,
-                };
+                let (l, r, real) = self.real_operands(l, r);
+                if real && matches!(op, BinOp::Add | BinOp::Mul) {
+                    return bin(op, l, r, Type::Real);
+                }
                 self.numeric(&l, sym);
                 self.numeric(&r, sym);
                 bin(op, l, r, Type::Int)
