@@ -137,6 +137,8 @@ pub struct Machine<'s> {
     /// For each automaton and action, its other signature entries of the same name (of other
     /// kinds): the manual's actions that are inputs for some parameters and outputs for others.
     siblings: Vec<Vec<Vec<ActionId>>>,
+    /// For each root action, whether some member has entries of several kinds.
+    mixed: Vec<bool>,
 }
 
 /// A view of the machine's state for expressions that read components.
@@ -199,6 +201,7 @@ impl<'s> Machine<'s> {
             action_reads: Vec::new(),
             invariant_reads: Vec::new(),
             siblings: Vec::new(),
+            mixed: Vec::new(),
         };
         let name = spec.automata[root.0 as usize].name.clone();
         m.expand(root, params, name, None)?;
@@ -261,6 +264,13 @@ impl<'s> Machine<'s> {
                 } else {
                     SlotSet::everything()
                 }
+            })
+            .collect();
+        m.mixed = (0..m.actions.len())
+            .map(|a| {
+                m.actions[a].members.iter().any(|&(inst, aid)| {
+                    !m.siblings[m.instances[inst].automaton.0 as usize][aid.0 as usize].is_empty()
+                })
             })
             .collect();
         m.check_disjoint_entries()?;
@@ -526,7 +536,7 @@ impl<'s> Machine<'s> {
         }
         // A composite's action with members of several kinds at one instance: its kind is the
         // kind of the entry that controls this instance (an input when none does).
-        if !self.root_is_primitive() && self.is_mixed(action) {
+        if self.mixed[action] && !self.root_is_primitive() {
             let parts = self.participants(action, args)?;
             return Ok(parts
                 .iter()
@@ -535,13 +545,6 @@ impl<'s> Machine<'s> {
                 .unwrap_or(ActionKind::Input));
         }
         Ok(a.kind)
-    }
-
-    /// Whether some member of `action` has signature entries of several kinds.
-    fn is_mixed(&self, action: usize) -> bool {
-        self.actions[action].members.iter().any(|&(inst, aid)| {
-            !self.siblings[self.instances[inst].automaton.0 as usize][aid.0 as usize].is_empty()
-        })
     }
 
     /// Fails when another signature entry (of another kind) of instance `inst` accepts the
