@@ -251,6 +251,8 @@ pub fn type_expr(spec: &Spec, ty: &Type) -> TypeExpr {
         Type::Int => plain("Int", vec![]),
         Type::Nat => plain("Nat", vec![]),
         Type::String => plain("String", vec![]),
+        Type::Char => plain("Char", vec![]),
+        Type::Real => plain("Real", vec![]),
         Type::Set(e) => plain("Set", vec![t(e)]),
         Type::Mset(e) => plain("Mset", vec![t(e)]),
         Type::Seq(e) => plain("Seq", vec![t(e)]),

@@ -83,6 +83,18 @@ pub enum RunError {
         /// The member, as written with its index values (`P[5]`).
         member: String,
     },
+    /// E0517: an action instance that two signature entries of different kinds accept (the
+    /// manual requires the input, output and internal actions to be disjoint).
+    KindsOverlap {
+        /// The instance, as a log line would show it (`send(1, 1)`).
+        instance: String,
+        /// The instance of the automaton (`Node[1]`, or the automaton's name).
+        automaton: String,
+        /// The entry that accepted it first.
+        first: Span,
+        /// The other entry.
+        second: Span,
+    },
 }
 
 impl IntoDiagnostic for RunError {
@@ -112,6 +124,14 @@ impl IntoDiagnostic for RunError {
             RunError::NoSuchMember { span, member } => Diagnostic::error("E0515", format!("there is no component `{member}`"), *span)
                 .with_label_message("this reads a member outside the family")
                 .with_hint("the family's `where` clause (or the index type's universe) decides which members exist; guard the read, e.g. `0 ≤ i ∧ i < n ⇒ P[i].x …`"),
+            RunError::KindsOverlap { instance, automaton, first, second } => Diagnostic::error(
+                "E0517",
+                format!("`{instance}` of {automaton} is accepted by two signature entries of different kinds"),
+                *second,
+            )
+            .with_secondary(*first, "this entry accepts it too")
+            .with_note("the IOA manual requires an automaton's input, output and internal actions to be disjoint sets")
+            .with_hint("make the entries' `where` clauses exclude each other"),
             RunError::LoopLimit { span, limit } => Diagnostic::error("E0509", format!("the schedule used up its limit of {limit} steps and loop iterations"), *span)
                 .with_label_message("the limit was reached here")
                 .with_hint("raise the limit with --steps, or check the loop condition"),

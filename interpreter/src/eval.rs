@@ -126,6 +126,16 @@ impl Scope<'_> {
         let span = e.span;
         Ok(match &e.kind {
             ExprKind::Var(r) => self.var(r, locals, ch, span)?,
+            // A character literal is its code point, typed `Char`.
+            ExprKind::Int(i) if e.ty == Type::Char => Value::Char(
+                u32::try_from(*i)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| undefined(e.span, "a code point that is no character"))?,
+            ),
+            ExprKind::Int(i) if e.ty == Type::Real => {
+                Value::Real(num_rational::Rational64::from_integer(*i))
+            }
             ExprKind::Int(i) => Value::Int(*i),
             ExprKind::Bool(b) => Value::Bool(*b),
             ExprKind::Str(s) => Value::Str(s.as_str().into()),
@@ -156,6 +166,15 @@ impl Scope<'_> {
                 }
             }
             ExprKind::Unary(UnOp::Not, x) => Value::Bool(!self.truth(x, locals, ch)?),
+            ExprKind::Unary(UnOp::Neg, x) if e.ty == Type::Real => {
+                use num_traits::CheckedSub;
+                let q = self.real(x, locals, ch)?;
+                Value::Real(
+                    num_rational::Rational64::from_integer(0)
+                        .checked_sub(&q)
+                        .ok_or_else(|| ovf(span))?,
+                )
+            }
             ExprKind::Unary(UnOp::Neg, x) => {
                 let v = self.int(x, locals, ch)?;
                 Value::Int(v.checked_neg().ok_or_else(|| ovf(span))?)
@@ -286,6 +305,18 @@ impl Scope<'_> {
         RunError::NoSuchMember { span, member }
     }
 
+    fn real(
+        &self,
+        e: &Expr,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<num_rational::Rational64> {
+        match self.eval(e, locals, ch)? {
+            Value::Real(q) => Ok(q),
+            _ => Err(undefined(e.span, "a non-`Real` in `Real` arithmetic")),
+        }
+    }
+
     fn int(&self, e: &Expr, locals: &mut [Value], ch: &mut dyn Chooser) -> EvalResult<i64> {
         match self.eval(e, locals, ch)? {
             Value::Int(i) => Ok(i),
@@ -339,6 +370,36 @@ impl Scope<'_> {
                     }
                 };
                 Value::Bool(equal == (op == Eq))
+            }
+            Lt | Le | Gt | Ge | Add | Sub | Mul | Div if l.ty == Type::Real => {
+                use num_traits::{CheckedAdd, CheckedDiv, CheckedMul, CheckedSub};
+                let a = self.real(l, locals, ch)?;
+                let b = self.real(r, locals, ch)?;
+                match op {
+                    Lt => Value::Bool(a < b),
+                    Le => Value::Bool(a <= b),
+                    Gt => Value::Bool(a > b),
+                    Ge => Value::Bool(a >= b),
+                    Add => Value::Real(a.checked_add(&b).ok_or_else(|| ovf(span))?),
+                    Sub => Value::Real(a.checked_sub(&b).ok_or_else(|| ovf(span))?),
+                    Mul => Value::Real(a.checked_mul(&b).ok_or_else(|| ovf(span))?),
+                    _ => {
+                        if b == num_rational::Rational64::from_integer(0) {
+                            return Err(RunError::DivisionByZero { span });
+                        }
+                        Value::Real(a.checked_div(&b).ok_or_else(|| ovf(span))?)
+                    }
+                }
+            }
+            Lt | Le | Gt | Ge if l.ty == Type::Char => {
+                let a = self.eval(l, locals, ch)?;
+                let b = self.eval(r, locals, ch)?;
+                Value::Bool(match op {
+                    Lt => a < b,
+                    Le => a <= b,
+                    Gt => a > b,
+                    _ => a >= b,
+                })
             }
             Lt | Le | Gt | Ge | Add | Sub | Mul | Div | Mod => {
                 let a = self.int(l, locals, ch)?;

@@ -134,6 +134,11 @@ pub struct Machine<'s> {
     action_reads: Vec<SlotSet>,
     /// For each invariant of the spec, the state slots it reads.
     invariant_reads: Vec<SlotSet>,
+    /// For each automaton and action, its other signature entries of the same name (of other
+    /// kinds): the manual's actions that are inputs for some parameters and outputs for others.
+    siblings: Vec<Vec<Vec<ActionId>>>,
+    /// For each root action, whether some member has entries of several kinds.
+    mixed: Vec<bool>,
 }
 
 /// A view of the machine's state for expressions that read components.
@@ -195,24 +200,48 @@ impl<'s> Machine<'s> {
                 .collect(),
             action_reads: Vec::new(),
             invariant_reads: Vec::new(),
+            siblings: Vec::new(),
+            mixed: Vec::new(),
         };
         let name = spec.automata[root.0 as usize].name.clone();
         m.expand(root, params, name, None)?;
+        m.siblings = spec
+            .automata
+            .iter()
+            .map(|a| {
+                (0..a.actions.len())
+                    .map(|k| {
+                        (0..a.actions.len())
+                            .filter(|&j| j != k && a.actions[j].name == a.actions[k].name)
+                            .map(|j| ActionId(j as u32))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
         let aut = &spec.automata[root.0 as usize];
-        for a in &aut.actions {
-            let members = m
-                .instances
-                .iter()
-                .enumerate()
-                .filter_map(|(k, inst)| {
-                    let inner = &spec.automata[inst.automaton.0 as usize];
-                    inner
-                        .actions
-                        .iter()
-                        .position(|x| x.name == a.name)
-                        .map(|p| (k, ActionId(p as u32)))
-                })
-                .collect();
+        let primitive_root = m.root_is_primitive();
+        for (ak, a) in aut.actions.iter().enumerate() {
+            // A primitive root's action is its own signature entry (an action name may have an
+            // input entry and an output entry, each its own machine action); a composite's is
+            // every entry of that name of every instance.
+            let members = if primitive_root {
+                vec![(0, ActionId(ak as u32))]
+            } else {
+                m.instances
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(k, inst)| {
+                        let inner = &spec.automata[inst.automaton.0 as usize];
+                        inner
+                            .actions
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, x)| x.name == a.name)
+                            .map(move |(p, _)| (k, ActionId(p as u32)))
+                    })
+                    .collect()
+            };
             m.actions.push(MachineAction {
                 name: a.name.clone(),
                 kind: a.kind,
@@ -237,6 +266,14 @@ impl<'s> Machine<'s> {
                 }
             })
             .collect();
+        m.mixed = (0..m.actions.len())
+            .map(|a| {
+                m.actions[a].members.iter().any(|&(inst, aid)| {
+                    !m.siblings[m.instances[inst].automaton.0 as usize][aid.0 as usize].is_empty()
+                })
+            })
+            .collect();
+        m.check_disjoint_entries()?;
         Ok(m)
     }
 
@@ -497,7 +534,114 @@ impl<'s> Machine<'s> {
                 }
             }
         }
+        // A composite's action with members of several kinds at one instance: its kind is the
+        // kind of the entry that controls this instance (an input when none does).
+        if self.mixed[action] && !self.root_is_primitive() {
+            let parts = self.participants(action, args)?;
+            return Ok(parts
+                .iter()
+                .map(|&(_, k)| k)
+                .find(|k| *k != ActionKind::Input)
+                .unwrap_or(ActionKind::Input));
+        }
         Ok(a.kind)
+    }
+
+    /// Fails when another signature entry (of another kind) of instance `inst` accepts the
+    /// arguments that entry `aid` accepts.
+    fn check_siblings(
+        &self,
+        scope: &Scope,
+        inst: usize,
+        aid: ActionId,
+        args: &[Value],
+    ) -> EvalResult<()> {
+        let i = &self.instances[inst];
+        let aut = &self.spec.automata[i.automaton.0 as usize];
+        for &other in &self.siblings[i.automaton.0 as usize][aid.0 as usize] {
+            let sig = &aut.actions[other.0 as usize];
+            if takes_part(scope, sig, args)? {
+                let printer = Printer::new(self.spec);
+                let shown: Vec<String> = args.iter().map(|v| printer.show(v)).collect();
+                let (first, second) = if other.0 < aid.0 {
+                    (sig.span, aut.actions[aid.0 as usize].span)
+                } else {
+                    (aut.actions[aid.0 as usize].span, sig.span)
+                };
+                return Err(RunError::KindsOverlap {
+                    instance: format!("{}({})", sig.name, shown.join(", ")),
+                    automaton: i.name.clone(),
+                    first,
+                    second,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks over the parameters' finite universes that no two signature entries of one
+    /// action (of different kinds) accept the same instance; entries read only parameters, so
+    /// this holds in every state or in none. Types without a finite universe are skipped (the
+    /// check is then made on every instance a run meets).
+    pub fn check_disjoint_entries(&self) -> EvalResult<()> {
+        for (inst, i) in self.instances.iter().enumerate() {
+            let aut = &self.spec.automata[i.automaton.0 as usize];
+            for (k, sig) in aut.actions.iter().enumerate() {
+                let sibs = &self.siblings[i.automaton.0 as usize][k];
+                if sibs.iter().all(|s| (s.0 as usize) < k) {
+                    continue; // no sibling, or the pair was checked from the earlier entry
+                }
+                let mut carriers = Vec::new();
+                for p in &sig.params {
+                    match self.universe.param_candidates(&sig.name, &p.name) {
+                        Some(c) => carriers.push(c),
+                        None => match self.carrier(&p.ty, sig.span) {
+                            Ok(c) => carriers.push(c),
+                            Err(_) => return Ok(()),
+                        },
+                    }
+                }
+                let total: f64 = carriers.iter().map(|c| c.len() as f64).product();
+                if total > 1e6 {
+                    continue;
+                }
+                let scope = Scope {
+                    spec: self.spec,
+                    universe: self.universe,
+                    state: &[],
+                    params: &i.params,
+                    aux: &[],
+                    view: &crate::eval::NoView,
+                };
+                let mut index = vec![0usize; carriers.len()];
+                if carriers.iter().any(|c| c.is_empty()) {
+                    continue;
+                }
+                loop {
+                    let args: Vec<Value> = index
+                        .iter()
+                        .zip(&carriers)
+                        .map(|(&j, c)| c[j].clone())
+                        .collect();
+                    if takes_part(&scope, sig, &args)? {
+                        self.check_siblings(&scope, inst, ActionId(k as u32), &args)?;
+                    }
+                    let mut d = 0;
+                    while d < index.len() {
+                        index[d] += 1;
+                        if index[d] < carriers[d].len() {
+                            break;
+                        }
+                        index[d] = 0;
+                        d += 1;
+                    }
+                    if d == index.len() {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether action instance `(action, args)` is enabled in `state`; if so, how to take it.
@@ -542,6 +686,7 @@ impl<'s> Machine<'s> {
             if !takes_part(&scope, sig, args)? {
                 continue;
             }
+            self.check_siblings(&scope, inst, aid, args)?;
             participants += 1;
             if sig.kind != ActionKind::Input {
                 if controller.is_none() {
@@ -638,6 +783,7 @@ impl<'s> Machine<'s> {
                 view: &crate::eval::NoView,
             };
             if takes_part(&scope, sig, args)? {
+                self.check_siblings(&scope, inst, aid, args)?;
                 out.push((inst, sig.kind));
             }
         }

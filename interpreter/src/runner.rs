@@ -238,6 +238,7 @@ impl<'m, 's> Runner<'m, 's> {
             max_steps,
             choices,
             on_step,
+            pending: VecDeque::new(),
         };
         if let Some(stop) = self.check_state(&run.trace) {
             return RunReport {
@@ -644,6 +645,9 @@ struct ScheduleRun<'r, 'm, 's, 'c> {
     max_steps: u64,
     choices: Vec<Vec<usize>>,
     on_step: OnStep<'c>,
+    /// Values yielded by the schedule's `det do … od` blocks of their own, not yet taken: the
+    /// `choose`s of later steps take them in order, after their own `fire … det` values.
+    pending: VecDeque<Value>,
 }
 
 impl ScheduleRun<'_, '_, '_, '_> {
@@ -794,7 +798,14 @@ impl ScheduleRun<'_, '_, '_, '_> {
                 }
                 self.fire(action.0 as usize, vals, offered, s.span)
             }
-            StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Ensure(_) => Ok(()),
+            // Only a `det do … od` block of its own puts a `yield` among a schedule's
+            // statements (the checker lowers the block in place).
+            StmtKind::Yield(e) => {
+                let v = self.scope_eval(e, locals).map_err(Stop::Error)?;
+                self.pending.push_back(v);
+                Ok(())
+            }
+            StmtKind::Ignore | StmtKind::Ensure(_) => Ok(()),
         }
     }
 
@@ -857,6 +868,9 @@ impl ScheduleRun<'_, '_, '_, '_> {
         };
         let kind = m.kind_of(action, &args).map_err(Stop::StepError)?;
         let mut refuse = |_n: usize| usize::MAX;
+        let mut offered = offered;
+        let queued = self.pending.len();
+        offered.extend(self.pending.drain(..));
         let mut ch = Recording {
             offered,
             ..Recording::new(&mut refuse)
@@ -864,6 +878,9 @@ impl ScheduleRun<'_, '_, '_, '_> {
         let next = m
             .execute(&current, plan, &mut ch)
             .map_err(Stop::StepError)?;
+        // The schedule's queued values this step did not take wait for the next steps.
+        let left = ch.offered.len().min(queued);
+        self.pending = ch.offered.split_off(ch.offered.len() - left);
         self.choices.push(ch.picks);
         self.trace.steps.push(TraceStep { action, kind, args });
         self.trace.states.push(next);

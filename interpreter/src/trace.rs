@@ -140,6 +140,14 @@ pub fn from_itf(spec: &Spec, j: &Json, ty: &Type) -> Result<Value, String> {
             _ => return Err(bad()),
         },
         Type::String => Value::Str(j.as_str().ok_or_else(bad)?.into()),
+        Type::Char => {
+            let s = j.as_str().ok_or_else(bad)?;
+            let mut cs = s.chars();
+            match (cs.next(), cs.next()) {
+                (Some(c), None) => Value::Char(c),
+                _ => return Err(bad()),
+            }
+        }
         Type::Named(id) => match &spec.types[id.0 as usize].kind {
             TypeDefKind::Enumeration(names) => {
                 let s = j.as_str().ok_or_else(bad)?;
@@ -221,6 +229,16 @@ pub fn from_itf(spec: &Spec, j: &Json, ty: &Type) -> Result<Value, String> {
             } else {
                 Value::Map(m)
             }
+        }
+        Type::Real => {
+            let text = match j {
+                Json::String(s) => s.clone(),
+                Json::Number(n) => n.to_string(),
+                _ => return Err(bad()),
+            };
+            let e =
+                ioa_lang::parse::parse_expr(ioa_lang::span::FileId(0), &text).map_err(|_| bad())?;
+            crate::universe::const_value(spec, &e, ty).map_err(|_| bad())?
         }
         Type::Infer(_) => return Err(bad()),
     })

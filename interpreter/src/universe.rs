@@ -252,6 +252,8 @@ impl Universe {
                 .cloned()
                 .collect(),
             Type::Int
+            | Type::Real
+            | Type::Char
             | Type::String
             | Type::Seq(_)
             | Type::Mset(_)
@@ -349,6 +351,9 @@ fn named_type(spec: &Spec, name: &str) -> Option<Type> {
         "Int" => Some(Type::Int),
         "Nat" => Some(Type::Nat),
         "Bool" => Some(Type::Bool),
+        "Char" => Some(Type::Char),
+        "Real" => Some(Type::Real),
+        "String" => Some(Type::String),
         _ => spec
             .types
             .iter()
@@ -375,6 +380,8 @@ pub fn type_text(spec: &Spec, ty: &Type) -> String {
         Type::Int => "Int".into(),
         Type::Nat => "Nat".into(),
         Type::String => "String".into(),
+        Type::Char => "Char".into(),
+        Type::Real => "Real".into(),
         Type::Set(e) => format!("Set[{}]", inner(e)),
         Type::Mset(e) => format!("Mset[{}]", inner(e)),
         Type::Seq(e) => format!("Seq[{}]", inner(e)),
@@ -392,6 +399,9 @@ fn range(lo: &Value, hi: &Value) -> Option<Vec<Value>> {
             if a <= b && b.checked_sub(*a).is_some_and(|w| w <= 1_000_000) =>
         {
             Some((*a..=*b).map(Value::Int).collect())
+        }
+        (Value::Char(a), Value::Char(b)) if a <= b && (*b as u32 - *a as u32) <= 1_000_000 => {
+            Some((*a..=*b).map(Value::Char).collect())
         }
         (Value::Tuple(x), Value::Tuple(y)) if x.len() == 1 && y.len() == 1 => {
             let inner = range(&x[0], &y[0])?;
@@ -429,6 +439,22 @@ pub fn const_value(spec: &Spec, e: &ast::Expr, ty: &Type) -> Result<Value, (Span
         },
         (A::Bool(b), Type::Bool) => Ok(Value::Bool(*b)),
         (A::Str(s), Type::String) => Ok(Value::Str(s.as_str().into())),
+        (A::Char(c), Type::Char) => Ok(Value::Char(*c)),
+        (A::Int(i), Type::Real) => Ok(Value::Real(num_rational::Rational64::from_integer(*i))),
+        (A::Real(digits, scale), Type::Real) => Ok(Value::Real(num_rational::Rational64::new(
+            *digits,
+            10i64.pow(*scale),
+        ))),
+        (A::Binary(ast::BinOp::Slash, n, d), Type::Real) => match (&n.kind, &d.kind) {
+            (A::Int(n), A::Int(d)) if *d != 0 => {
+                Ok(Value::Real(num_rational::Rational64::new(*n, *d)))
+            }
+            _ => Err(mismatch()),
+        },
+        (A::Unary(ast::UnOp::Neg, inner), Type::Real) => match const_value(spec, inner, ty)? {
+            Value::Real(q) => Ok(Value::Real(-q)),
+            _ => Err(mismatch()),
+        },
         (A::Nil, Type::Null(_)) => Ok(Value::Nil),
         (A::Call(f, args), Type::Null(inner)) if f.name == "embed" && args.len() == 1 => {
             Ok(Value::Embed(Arc::new(const_value(spec, &args[0], inner)?)))

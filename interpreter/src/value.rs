@@ -48,6 +48,12 @@ pub enum Value {
     Array(Arc<ArrayValue>),
     /// A finite map.
     Map(OrdMap<Value, Value>),
+    /// A character (the manual's `Char`). Last, so that the variants before it keep their
+    /// discriminants (and hashes).
+    Char(char),
+    /// An exact rational (the manual's `Real`); arithmetic that leaves 64-bit numerators and
+    /// denominators is an overflow error.
+    Real(num_rational::Rational64),
 }
 
 impl Value {
@@ -147,6 +153,8 @@ impl<'a> Printer<'a> {
             Value::Str(s) => {
                 let _ = write!(out, "\"{s}\"");
             }
+            Value::Char(c) => out.push_str(&ioa_lang::parse::escape_char(*c)),
+            Value::Real(q) => out.push_str(&show_real(q)),
             Value::Enum(t, k) => match &self.spec.types[t.0 as usize].kind {
                 TypeDefKind::Enumeration(names) => out.push_str(&names[*k as usize]),
                 _ => {
@@ -223,6 +231,8 @@ impl<'a> Printer<'a> {
                 }
             }
             (Value::Str(s), _) => json!(s.as_ref()),
+            (Value::Char(c), _) => json!(c.to_string()),
+            (Value::Real(q), _) => json!(show_real(q)),
             (Value::Enum(..), _) => json!(self.show(v)),
             (Value::Tuple(fields), Type::Named(id)) => match &self.spec.types[id.0 as usize].kind {
                 TypeDefKind::Tuple(decls) => {
@@ -293,4 +303,36 @@ fn key_value(t: &Type) -> (Type, Type) {
         Type::Array(k, v) | Type::Map(k, v) => ((**k).clone(), (**v).clone()),
         _ => (Type::Bool, Type::Bool),
     }
+}
+
+/// A rational as IOA text: an integer (`3`), a decimal when it has a short one (`2.5`,
+/// `-0.125`), else a quotient (`1/3`).
+pub fn show_real(q: &num_rational::Rational64) -> String {
+    if q.is_integer() {
+        return q.numer().to_string();
+    }
+    // A denominator of the form 2^a·5^b gives a terminating decimal.
+    let (mut d, mut twos, mut fives) = (*q.denom(), 0u32, 0u32);
+    while d % 2 == 0 {
+        d /= 2;
+        twos += 1;
+    }
+    while d % 5 == 0 {
+        d /= 5;
+        fives += 1;
+    }
+    let scale = twos.max(fives);
+    if d == 1 && scale <= 12 {
+        let factor = 10i128.pow(scale) / i128::from(*q.denom());
+        let digits = i128::from(*q.numer()) * factor;
+        let sign = if digits < 0 { "-" } else { "" };
+        let text = format!(
+            "{:0>width$}",
+            digits.unsigned_abs(),
+            width = scale as usize + 1
+        );
+        let (whole, frac) = text.split_at(text.len() - scale as usize);
+        return format!("{sign}{whole}.{frac}");
+    }
+    format!("{}/{}", q.numer(), q.denom())
 }

@@ -483,6 +483,9 @@ pub enum StmtKind {
     Ignore,
     /// `yield e` inside a `det` block.
     Yield(Expr),
+    /// `det do … od` as a statement of its own (schedules): its `yield`s resolve the `choose`s
+    /// of the steps fired after it, in order.
+    Det(Vec<Stmt>),
 }
 
 /// An expression with its span.
@@ -552,6 +555,8 @@ pub enum BinOp {
     Div,
     /// `mod`.
     Mod,
+    /// `/` (division of `Real`s).
+    Slash,
 }
 
 /// Quantifiers.
@@ -574,6 +579,10 @@ pub enum ExprKind {
     Bool(bool),
     /// A string literal.
     Str(String),
+    /// A decimal literal (`2.50`): its digits (`250`) and how many follow the point (`2`).
+    Real(i64, u32),
+    /// A character literal (`'a'`, `'\n'`): the manual's `Char`.
+    Char(char),
     /// `nil`.
     Nil,
     /// `[a, b]`.

@@ -49,6 +49,11 @@ pub enum Type {
     /// by [`crate::check_files`] contains one.
     #[doc(hidden)]
     Infer(u32),
+    /// Characters (the manual's `Char`), ordered by code point. (The variants added last
+    /// keep the others' discriminants, so orders and hashes of existing types are unchanged.)
+    Char,
+    /// Exact rational numbers (the manual's `Real`, where arithmetic stays finite).
+    Real,
 }
 
 /// A user-declared type.

@@ -23,6 +23,9 @@ pub enum Token<'input> {
     Ident(&'input str),
     #[regex(r"[0-9]+", |lex| lex.slice())]
     Int(&'input str),
+    /// A decimal literal (`2.5`): a `Real`.
+    #[regex(r"[0-9]+\.[0-9]+", |lex| lex.slice())]
+    Decimal(&'input str),
     /// A string literal's text between the quotes, escapes (`\"`, `\\`, `\n`, `\t`) still
     /// written out (`parse::unescape` reads them).
     #[regex(r#""([^"\\\n]|\\[^\n])*""#, |lex| { let s = lex.slice(); &s[1..s.len() - 1] })]
@@ -99,6 +102,10 @@ pub enum Token<'input> {
     Choose,
     #[token("det")]
     Det,
+    /// `det` opening a block of its own (a schedule's statement), rather than the block of the
+    /// `fire` or `choose` just before it. The lexer never matches this spelling; [`Lexer`] turns
+    /// a `det` into it where a statement starts (after `;`, `do`, `then`, `else`, `od`, `fi`).
+    DetBlock,
     #[token("yield")]
     Yield,
     #[token("tasks")]
@@ -254,11 +261,16 @@ pub enum Token<'input> {
     Minus,
     #[token("*")]
     Star,
+    /// `/`: division of `Real`s.
+    #[token("/")]
+    Slash,
 }
 
 /// Adapts the logos lexer to the `(start, token, end)` triples lalrpop expects.
 pub struct Lexer<'input> {
     inner: logos::SpannedIter<'input, Token<'input>>,
+    /// The token before the next one, to tell a `det` that opens a block of its own.
+    previous: Option<Token<'input>>,
 }
 
 impl<'input> Lexer<'input> {
@@ -266,6 +278,7 @@ impl<'input> Lexer<'input> {
     pub fn new(source: &'input str) -> Self {
         Lexer {
             inner: Token::lexer(source).spanned(),
+            previous: None,
         }
     }
 }
@@ -279,7 +292,26 @@ impl<'input> Iterator for Lexer<'input> {
     fn next(&mut self) -> Option<Self::Item> {
         let (token, range) = self.inner.next()?;
         Some(match token {
-            Ok(token) => Ok((range.start, token, range.end)),
+            Ok(token) => {
+                // A `det` right after a `fire …` or a `choose …` belongs to it; where a statement
+                // starts, it opens a block of its own (`fire internal a; det do yield 1 od`).
+                let token = match (token, self.previous) {
+                    (
+                        Token::Det,
+                        Some(
+                            Token::Semi
+                            | Token::Do
+                            | Token::Then
+                            | Token::Else
+                            | Token::Od
+                            | Token::Fi,
+                        ),
+                    ) => Token::DetBlock,
+                    (t, _) => t,
+                };
+                self.previous = Some(token);
+                Ok((range.start, token, range.end))
+            }
             Err(()) => Err(LexicalError {
                 start: range.start,
                 end: range.end,
@@ -296,7 +328,7 @@ pub fn hint_for_bad_text(text: &str) -> Option<&'static str> {
         t if t.starts_with('!') => "write `¬` or `~` for negation, `≠` or `~=` for inequality",
         t if t.starts_with('"') => "a string literal must end on the line it starts",
         t if t.starts_with('\\') => "backslash operators are \\A \\E \\in \\notin \\union \\U \\intersect \\I \\subseteq \\subset \\/",
-        t if t.starts_with('/') => "write `/\\` for conjunction, or `div(a, b)` for division",
+        t if t.starts_with('/') => "write `/\\` for conjunction",
         t if t.starts_with('#') || t.starts_with("//") => "comments start with `%`",
         _ => return None,
     };

@@ -136,6 +136,54 @@ pub fn unescape(raw: &str, span: Span) -> Result<String, SyntaxError> {
     Ok(out)
 }
 
+/// Reads a decimal literal (`12.50`): its digits as one integer (`1250`) and how many of them
+/// follow the point (`2`), so that the printer writes it back as it was.
+pub fn decimal(text: &str, span: Span) -> Result<(i64, u32), SyntaxError> {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let digits: i64 = format!("{whole}{frac}")
+        .parse()
+        .map_err(|_| SyntaxError::IntegerTooLarge { span })?;
+    let scale = u32::try_from(frac.len()).map_err(|_| SyntaxError::IntegerTooLarge { span })?;
+    10i64
+        .checked_pow(scale)
+        .ok_or(SyntaxError::IntegerTooLarge { span })?;
+    Ok((digits, scale))
+}
+
+/// Writes a decimal literal read by [`decimal`].
+pub fn write_decimal(digits: i64, scale: u32) -> String {
+    let text = format!("{:0>width$}", digits, width = scale as usize + 1);
+    let (whole, frac) = text.split_at(text.len() - scale as usize);
+    format!("{whole}.{frac}")
+}
+
+/// Reads a character literal's text (quotes included, as the lexer gives it): one character or
+/// one of the escapes [`unescape`] reads, with `\'` for the quote.
+pub fn unescape_char(raw: &str, span: Span) -> Result<char, SyntaxError> {
+    let inner = &raw[1..raw.len() - 1];
+    if inner == "\\'" {
+        return Ok('\'');
+    }
+    let text = unescape(inner, span)?;
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Ok(c),
+        _ => Err(SyntaxError::BadEscape {
+            span,
+            escape: inner.to_string(),
+        }),
+    }
+}
+
+/// Writes a character literal, quotes included, with the escapes [`unescape_char`] reads.
+pub fn escape_char(c: char) -> String {
+    match c {
+        '\'' => "'\\''".to_string(),
+        '"' => "'\"'".to_string(),
+        c => format!("'{}'", escape(&c.to_string())),
+    }
+}
+
 /// Writes a string's text with the escapes [`unescape`] reads.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -229,14 +277,20 @@ fn next_char_boundary(source: &str, at: usize) -> usize {
 fn tidy_expected(expected: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = expected
         .into_iter()
+        // A block-opening `det` is a `det` to the user; where it may stand, so may statements.
+        .filter(|e| e != "\"det-block\"")
         .map(|e| {
             let t = e.trim_matches('"').replace("\\\"", "\"");
             match t.as_str() {
-                "identifier" | "integer" | "string" => t,
+                "identifier" | "integer" | "string" | "character" | "decimal" => t,
                 _ => format!("`{t}`"),
             }
         })
         .collect();
+    // Where a name may stand, `from`, `to` and `using` are names too: say "identifier" only.
+    if out.iter().any(|t| t == "identifier") {
+        out.retain(|t| !matches!(t.as_str(), "`from`" | "`to`" | "`using`"));
+    }
     out.sort();
     out.dedup();
     out

@@ -699,6 +699,10 @@ impl Printer<'_> {
             }
             StmtKind::Ignore => self.text(&["ignore"]),
             StmtKind::Yield(e) => self.clause("yield ", Some(e)),
+            StmtKind::Det(body) => {
+                self.text(&["det"]);
+                self.do_block(body, last);
+            }
         }
     }
 }

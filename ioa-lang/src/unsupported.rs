@@ -53,27 +53,26 @@ pub(crate) fn recognise(
         span: Span::new(file, s, e),
         hint: k.hint,
     };
-    // A character literal.
-    if let Token::CharLit(_) = found {
-        return Some(at(
-            start,
-            end,
-            Known {
-                construct: "character literals (the type `Char`)",
-                hint: "use a `String` literal (\"a\") or an enumeration",
-            },
-        ));
-    }
-    // `det do … od` as a block of its own (only `fire` and `choose` take one).
+    // `det do … od` where no block is read: after a `so that`/`initially` predicate (the
+    // manual's start-state det blocks), or anywhere else a statement cannot start.
     if let Token::Det = found {
-        return Some(at(
-            start,
-            end,
+        let start_state = tokens
+            .iter()
+            .rev()
+            .take_while(|(_, t, _)| !matches!(t, Token::States | Token::Transitions))
+            .any(|(_, t, _)| matches!(t, Token::So | Token::Initially));
+        let known = if start_state {
             Known {
-                construct: "`det do … od` blocks of their own",
-                hint: "write the statements in the schedule's `do … od`, and resolve choices with `fire … det do yield v od`",
-            },
-        ));
+                construct: "`det do … od` blocks for start states",
+                hint: "`ioa run` starts from the first value of each `choose`; give variables initial values, or steer the run from a schedule",
+            }
+        } else {
+            Known {
+                construct: "a `det do … od` block in this place",
+                hint: "`det` blocks stand in schedules (of their own, or after `fire …`) and after a `choose`",
+            }
+        };
+        return Some(at(start, end, known));
     }
     // A word of the LSL side where a declaration may start.
     if let Token::Ident(w) = found {

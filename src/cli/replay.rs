@@ -158,10 +158,13 @@ pub(super) fn read_trace(machine: &Machine, json: &serde_json::Value) -> Result<
             let name = a["name"]
                 .as_str()
                 .ok_or_else(|| format!("state {i} does not say which action led to it"))?;
+            // An action name may have an input and an output entry: the kind tells them apart.
+            let kind = a["kind"].as_str();
             let action = machine
                 .actions
                 .iter()
-                .position(|x| x.name == name)
+                .position(|x| x.name == name && kind.is_none_or(|k| x.kind.keyword() == k))
+                .or_else(|| machine.actions.iter().position(|x| x.name == name))
                 .ok_or_else(|| format!("step {i}: the model has no action `{name}`"))?;
             let arg_json = a["args"].as_array().cloned().unwrap_or_default();
             let types = &machine.actions[action].param_types;

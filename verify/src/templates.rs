@@ -194,7 +194,7 @@ impl Templates<'_> {
                 self.stmts(body, &inner);
             }
             StmtKind::While { body, .. } => self.stmts(body, site),
-            StmtKind::Fire { .. } | StmtKind::Ignore | StmtKind::Yield(_) => {}
+            StmtKind::Fire { .. } | StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Det(_) => {}
         }
     }
 
@@ -393,7 +393,12 @@ fn visit_free(e: &Expr, name: &str, f: &mut dyn FnMut(&Expr)) {
                 f(e)
             }
         }
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Nil => {}
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Char(_)
+        | ExprKind::Real(..)
+        | ExprKind::Nil => {}
         ExprKind::Tuple(xs) | ExprKind::SetLit(xs) | ExprKind::Call(_, xs) => {
             for x in xs {
                 visit_free(x, name, f);

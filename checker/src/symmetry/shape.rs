@@ -106,7 +106,13 @@ pub(super) fn shape_of(
         }
     };
     Ok(match ty {
-        Type::Bool | Type::Int | Type::Nat | Type::String | Type::Infer(_) => Shape::Plain,
+        Type::Bool
+        | Type::Int
+        | Type::Nat
+        | Type::String
+        | Type::Char
+        | Type::Real
+        | Type::Infer(_) => Shape::Plain,
         Type::Set(t) => wrap(shape_of(spec, ids, t, visiting)?, Shape::Set),
         Type::Mset(t) => wrap(shape_of(spec, ids, t, visiting)?, Shape::Mset),
         Type::Seq(t) => wrap(shape_of(spec, ids, t, visiting)?, Shape::Seq),

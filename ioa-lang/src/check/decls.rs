@@ -328,7 +328,13 @@ impl Checker {
     fn declare_primitive(&mut self, id: AutomatonId, p: &ast::Primitive) {
         let mut actions: Vec<Action> = Vec::new();
         for entry in &p.signature {
-            if let Some(prev) = actions.iter().find(|a| a.name == entry.name.name) {
+            // The manual lets one action be an input for some parameter values and an output
+            // (or internal) for others: entries of different kinds whose `where` clauses tell
+            // them apart. Two entries of one kind stay an error.
+            if let Some(prev) = actions
+                .iter()
+                .find(|a| a.name == entry.name.name && a.kind == entry.kind)
+            {
                 let previous = prev.span;
                 self.error(CheckError::Duplicate {
                     what: "action",
@@ -337,6 +343,29 @@ impl Checker {
                     previous,
                 });
                 continue;
+            }
+            let other = actions.iter().find(|a| a.name == entry.name.name).map(|a| {
+                (
+                    a.span,
+                    a.kind,
+                    a.where_clause.is_some(),
+                    a.params.iter().any(|p| p.fixed.is_some()),
+                )
+            });
+            if let Some((previous, kind, has_where, has_const)) = other {
+                let mine_const = entry
+                    .params
+                    .iter()
+                    .any(|p| matches!(p, ast::SigParam::Const(_)));
+                if !has_where && !has_const && entry.where_clause.is_none() && !mine_const {
+                    self.error(CheckError::KindsOverlap {
+                        action: entry.name.name.clone(),
+                        span: entry.span,
+                        previous,
+                        kinds: (entry.kind.keyword(), kind.keyword()),
+                        params_differ: false,
+                    });
+                }
             }
             let mut body = Body::of_automaton(Mode::Initializer, id);
             let mut params = Vec::new();
@@ -393,6 +422,23 @@ impl Checker {
                 .where_clause
                 .as_ref()
                 .map(|w| self.bool_expr(&mut body, w));
+            if let Some(prev) = actions.iter().find(|a| a.name == entry.name.name) {
+                let same =
+                    prev.params.len() == params.len()
+                        && prev.params.iter().zip(&params).all(|(x, y)| {
+                            self.unifier.unify(&x.ty, &y.ty, &self.spec.types).is_ok()
+                        });
+                if !same {
+                    let (previous, kind) = (prev.span, prev.kind);
+                    self.error(CheckError::KindsOverlap {
+                        action: entry.name.name.clone(),
+                        span: entry.span,
+                        previous,
+                        kinds: (entry.kind.keyword(), kind.keyword()),
+                        params_differ: true,
+                    });
+                }
+            }
             actions.push(Action {
                 name: entry.name.name.clone(),
                 kind: entry.kind,
@@ -814,7 +860,7 @@ impl Checker {
         let mut transitions: Vec<Transition> = Vec::new();
         let mut first_of: FxHashMap<u32, (Span, Option<String>)> = FxHashMap::default();
         for t in &p.transitions {
-            let Some(action) = self.action(id, &t.name) else {
+            let Some(action) = self.action_of_kind(id, &t.name, t.kind) else {
                 continue;
             };
             let decl = &actions[action.0 as usize];
@@ -902,6 +948,12 @@ impl Checker {
                     continue;
                 };
                 let decl = actions[action.0 as usize].clone();
+                // A task names an action: every entry of that name (input and output ones).
+                members.extend(
+                    (0..actions.len())
+                        .filter(|&k| k != action.0 as usize && actions[k].name == decl.name)
+                        .map(|k| ActionId(k as u32)),
+                );
                 if !ta.args.is_empty() && ta.args.len() != decl.params.len() {
                     self.error(CheckError::WrongArity {
                         what: format!("action `{}`", decl.name),
@@ -951,7 +1003,18 @@ fn conjuncts(e: &ast::Expr) -> Vec<&ast::Expr> {
 fn is_builtin_type(name: &str) -> bool {
     matches!(
         name,
-        "Bool" | "Int" | "Nat" | "String" | "Set" | "Mset" | "Seq" | "Array" | "Map" | "Null"
+        "Bool"
+            | "Int"
+            | "Nat"
+            | "String"
+            | "Char"
+            | "Real"
+            | "Set"
+            | "Mset"
+            | "Seq"
+            | "Array"
+            | "Map"
+            | "Null"
     )
 }
 

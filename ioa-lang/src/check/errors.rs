@@ -143,14 +143,19 @@ pub enum CheckError {
         /// The literal.
         span: Span,
     },
-    /// E0430: a construct of the IOA manual that `ioa` does not support yet.
-    NotSupported {
-        /// What the construct is.
-        construct: &'static str,
-        /// Where it is used.
+    /// E0110: two signature entries of one action with different kinds that nothing
+    /// tells apart (no `where` clause, no `const` parameter), or with different parameters.
+    KindsOverlap {
+        /// The action.
+        action: String,
+        /// The later entry.
         span: Span,
-        /// What to write instead.
-        hint: &'static str,
+        /// The earlier entry.
+        previous: Span,
+        /// Its kind and the earlier entry's.
+        kinds: (&'static str, &'static str),
+        /// Whether the parameters differ (rather than the entries overlapping).
+        params_differ: bool,
     },
     /// E0305: an enumeration constant several enumerations declare, where the types cannot
     /// tell which is meant.
@@ -387,11 +392,21 @@ impl IntoDiagnostic for CheckError {
             .with_label_message(format!("`{op}` needs {needs}")),
             CannotInfer { what, span } => Diagnostic::error("E0303", format!("cannot tell the type of this {what}"), *span)
                 .with_hint("use it where its type is known, e.g. assign it to a typed variable or pass it as a typed parameter"),
-            NotSupported { construct, span, hint } => {
-                Diagnostic::error("E0430", format!("{construct} not supported yet"), *span)
-                    .with_label_message("a construct of the IOA manual that `ioa` does not support yet")
-                    .with_hint(*hint)
-            }
+            KindsOverlap { action, span, previous, kinds, params_differ: true } => Diagnostic::error(
+                "E0110",
+                format!("the {} and {} entries of `{action}` take different parameters", kinds.0, kinds.1),
+                *span,
+            )
+            .with_secondary(*previous, "the other entry")
+            .with_hint("entries of one action name are one action: give them the same parameter types, or different names"),
+            KindsOverlap { action, span, previous, kinds, params_differ: false } => Diagnostic::error(
+                "E0110",
+                format!("`{action}` is declared both {} and {} for the same parameters", kinds.0, kinds.1),
+                *span,
+            )
+            .with_secondary(*previous, "the other entry")
+            .with_note("the IOA manual requires an automaton's input, output and internal actions to be disjoint sets")
+            .with_hint("an action may be an input for some parameter values and an output for others: give the entries `where` clauses (or `const` parameters) that tell them apart"),
             AmbiguousConstant { name, types, span } => Diagnostic::error(
                 "E0305",
                 format!("`{name}` is a constant of {}: the types here do not tell which", types.join(" and ")),
@@ -429,6 +444,7 @@ impl IntoDiagnostic for CheckError {
                     "fire" => "`fire` belongs in schedules and proof-block entries",
                     "while" => "`while` belongs in schedules",
                     "yield" => "`yield` belongs in a `det do … od` block",
+                    "det do … od" => "a `det do … od` block of its own belongs in a schedule (inside a transition, give the `choose` its own `det`)",
                     _ => "see docs/LANGUAGE.md for which statements each block takes",
                 })
             }

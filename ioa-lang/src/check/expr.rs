@@ -18,6 +18,26 @@ fn mk(kind: ExprKind, ty: Type, span: Span) -> Expr {
     Expr { kind, ty, span }
 }
 
+/// An integer literal, or the negation of one, retyped `Real`; anything else unchanged.
+fn as_real(e: Expr) -> Expr {
+    match e.kind {
+        ExprKind::Int(_) if e.ty == Type::Int => Expr {
+            ty: Type::Real,
+            ..e
+        },
+        ExprKind::Unary(UnOp::Neg, inner)
+            if e.ty == Type::Int && matches!(inner.kind, ExprKind::Int(_)) =>
+        {
+            mk(
+                ExprKind::Unary(UnOp::Neg, Box::new(as_real(*inner))),
+                Type::Real,
+                e.span,
+            )
+        }
+        kind => Expr { kind, ..e },
+    }
+}
+
 impl Checker {
     /// Checks an expression that must be Boolean.
     pub(crate) fn bool_expr(&mut self, body: &mut Body, e: &ast::Expr) -> Expr {
@@ -29,8 +49,39 @@ impl Checker {
     /// Checks an expression that must have type `ty`.
     pub(crate) fn typed_expr(&mut self, body: &mut Body, e: &ast::Expr, ty: &Type) -> Expr {
         let out = self.expr(body, e);
+        let out = self.real_if(out, ty);
         self.expect(&out, ty);
         out
+    }
+
+    /// An integer literal (or its negation) read as a `Real` where `want` is `Real`: the
+    /// manual's numerals denote numbers of each numeric type.
+    pub(crate) fn real_if(&self, e: Expr, want: &Type) -> Expr {
+        if self.is_real(want) {
+            as_real(e)
+        } else {
+            e
+        }
+    }
+
+    fn is_real(&self, t: &Type) -> bool {
+        matches!(self.unifier.shallow(t), Type::Real)
+    }
+
+    /// Both operands as `Real`s when either is one (integer literals read as `Real`s), and
+    /// whether that was the case; otherwise the operands unchanged.
+    fn real_operands(&mut self, l: Expr, r: Expr) -> (Expr, Expr, bool) {
+        if !self.is_real(&l.ty) && !self.is_real(&r.ty) {
+            return (l, r, false);
+        }
+        let (l, r) = (as_real(l), as_real(r));
+        self.expect(&l, &Type::Real);
+        self.expect_because(
+            &r,
+            &Type::Real,
+            Some((l.span, "with this `Real`".to_string())),
+        );
+        (l, r, true)
     }
 
     /// A placeholder for an expression that could not be checked; its type unifies with anything
@@ -48,6 +99,20 @@ impl Checker {
             A::Int(v) => mk(ExprKind::Int(*v), Type::Int, span),
             A::Bool(b) => mk(ExprKind::Bool(*b), Type::Bool, span),
             A::Str(s) => mk(ExprKind::Str(s.clone()), Type::String, span),
+            // A character is its code point in the IR, typed `Char`: the interpreter makes a
+            // `Char` value of it, and the SMT encoding orders characters as integers.
+            A::Char(c) => mk(ExprKind::Int(i64::from(u32::from(*c))), Type::Char, span),
+            // A decimal is its digits over a power of ten, both typed `Real`.
+            A::Real(digits, 0) => mk(ExprKind::Int(*digits), Type::Real, span),
+            A::Real(digits, scale) => mk(
+                ExprKind::Binary(
+                    BinOp::Div,
+                    Box::new(mk(ExprKind::Int(*digits), Type::Real, span)),
+                    Box::new(mk(ExprKind::Int(10i64.pow(*scale)), Type::Real, span)),
+                ),
+                Type::Real,
+                span,
+            ),
             A::Nil => {
                 let inner = self.unifier.fresh(VarKind::Any, span);
                 mk(ExprKind::Nil, Type::Null(Box::new(inner)), span)
@@ -79,6 +144,9 @@ impl Checker {
             }
             A::Unary(ast::UnOp::Neg, x) => {
                 let x = self.expr(body, x);
+                if self.is_real(&x.ty) {
+                    return mk(ExprKind::Unary(UnOp::Neg, Box::new(x)), Type::Real, span);
+                }
                 self.numeric(&x, "-");
                 mk(ExprKind::Unary(UnOp::Neg, Box::new(x)), Type::Int, span)
             }
@@ -224,6 +292,8 @@ impl Checker {
             B::Eq | B::Neq => {
                 let l = self.expr(body, l);
                 let r = self.expr(body, r);
+                let r = self.real_if(r, &l.ty);
+                let l = self.real_if(l, &r.ty);
                 self.expect_because(&r, &l.ty, Some((l.span, "compared with this".to_string())));
                 bin(
                     if op == B::Eq { BinOp::Eq } else { BinOp::Neq },
@@ -241,8 +311,30 @@ impl Checker {
                     B::Gt => ">",
                     _ => "≥",
                 };
-                self.numeric(&l, sym);
-                self.numeric(&r, sym);
+                // Characters are ordered too (by code point), and so are `Real`s.
+                let (l, r, real) = self.real_operands(l, r);
+                if real {
+                    let op = match op {
+                        B::Lt => BinOp::Lt,
+                        B::Le => BinOp::Le,
+                        B::Gt => BinOp::Gt,
+                        _ => BinOp::Ge,
+                    };
+                    return bin(op, l, r, Type::Bool);
+                }
+                if matches!(self.unifier.shallow(&l.ty), Type::Char)
+                    || matches!(self.unifier.shallow(&r.ty), Type::Char)
+                {
+                    self.expect_because(&l, &Type::Char, None);
+                    self.expect_because(
+                        &r,
+                        &Type::Char,
+                        Some((l.span, "compared with this".to_string())),
+                    );
+                } else {
+                    self.numeric(&l, sym);
+                    self.numeric(&r, sym);
+                }
                 let op = match op {
                     B::Lt => BinOp::Lt,
                     B::Le => BinOp::Le,
@@ -350,6 +442,10 @@ impl Checker {
                     let ty = l.ty.clone();
                     bin(BinOp::Difference, l, r, ty)
                 } else {
+                    let (l, r, real) = self.real_operands(l, r);
+                    if real {
+                        return bin(BinOp::Sub, l, r, Type::Real);
+                    }
                     self.numeric(&l, "-");
                     self.numeric(&r, "-");
                     bin(BinOp::Sub, l, r, Type::Int)
@@ -364,9 +460,35 @@ impl Checker {
                     B::Div => ("div", BinOp::Div),
                     _ => ("mod", BinOp::Mod),
                 };
+                let (l, r, real) = self.real_operands(l, r);
+                if real && matches!(op, BinOp::Add | BinOp::Mul) {
+                    return bin(op, l, r, Type::Real);
+                }
                 self.numeric(&l, sym);
                 self.numeric(&r, sym);
                 bin(op, l, r, Type::Int)
+            }
+            B::Slash => {
+                // `/` divides `Real`s: its integer literals are read as `Real`s (`1/3`).
+                let l = as_real(self.expr(body, l));
+                let r = as_real(self.expr(body, r));
+                for x in [&l, &r] {
+                    if !self.is_real(&x.ty)
+                        && self
+                            .unifier
+                            .unify(&x.ty, &Type::Real, &self.spec.types)
+                            .is_err()
+                    {
+                        let ty = self.show(&x.ty);
+                        self.error(CheckError::BadOperand {
+                            op: "/".into(),
+                            ty,
+                            needs: "`Real`s (integers divide with `div`)",
+                            span: x.span,
+                        });
+                    }
+                }
+                bin(BinOp::Div, l, r, Type::Real)
             }
         }
     }

@@ -121,7 +121,7 @@ impl Checker {
     /// Resolves a written type.
     fn resolve_type(&mut self, t: &ast::TypeExpr) -> Type {
         let builtin_arity = match t.name.name.as_str() {
-            "Bool" | "Int" | "Nat" | "String" => Some(0),
+            "Bool" | "Int" | "Nat" | "String" | "Char" | "Real" => Some(0),
             "Set" | "Mset" | "Seq" | "Null" => Some(1),
             "Array" | "Map" => Some(2),
             _ => None,
@@ -143,6 +143,8 @@ impl Checker {
                 "Int" => Type::Int,
                 "Nat" => Type::Nat,
                 "String" => Type::String,
+                "Char" => Type::Char,
+                "Real" => Type::Real,
                 "Set" => Type::Set(b(0)),
                 "Mset" => Type::Mset(b(0)),
                 "Seq" => Type::Seq(b(0)),
@@ -166,27 +168,12 @@ impl Checker {
                     TypeEntry::Alias(t) => t,
                 }
             }
-            None if matches!(t.name.name.as_str(), "Real" | "Char") => {
-                self.error(CheckError::NotSupported {
-                    construct: if t.name.name == "Real" {
-                        "the type `Real`"
-                    } else {
-                        "the type `Char`"
-                    },
-                    span: t.name.span,
-                    hint: if t.name.name == "Real" {
-                        "use `Int` (scaled, if fractions are needed)"
-                    } else {
-                        "use `String` or an enumeration"
-                    },
-                });
-                self.unifier.fresh(types::VarKind::Any, t.span)
-            }
             None => {
                 let mut candidates: Vec<&str> =
                     self.type_names.keys().map(|s| s.as_str()).collect();
                 candidates.extend([
-                    "Bool", "Int", "Nat", "String", "Set", "Mset", "Seq", "Array", "Map", "Null",
+                    "Bool", "Int", "Nat", "String", "Char", "Real", "Set", "Mset", "Seq", "Array",
+                    "Map", "Null",
                 ]);
                 let suggestion = suggest(&t.name.name, candidates);
                 self.error(CheckError::UndefinedType {
@@ -213,6 +200,25 @@ impl Checker {
                 });
                 None
             }
+        }
+    }
+
+    /// Finds the entry of kind `kind` of an action, or (when the automaton declares none of that
+    /// kind) any entry of that name, for the caller to report the kind mismatch.
+    fn action_of_kind(
+        &mut self,
+        automaton: AutomatonId,
+        name: &ast::Ident,
+        kind: ast::ActionKind,
+    ) -> Option<ir::ActionId> {
+        let aut = &self.spec.automata[automaton.0 as usize];
+        match aut
+            .actions
+            .iter()
+            .position(|a| a.name == name.name && a.kind == kind)
+        {
+            Some(i) => Some(ir::ActionId(i as u32)),
+            None => self.action(automaton, name),
         }
     }
 

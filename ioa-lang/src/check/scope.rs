@@ -72,6 +72,8 @@ pub(crate) struct Body {
     pub yield_type: Option<Type>,
     /// Inside a `fire … det` block, where each `yield` answers a different `choose`.
     pub yield_any: bool,
+    /// Inside a `det do … od` block of its own (blocks do not nest).
+    pub in_det: bool,
 }
 
 impl Body {
@@ -91,6 +93,7 @@ impl Body {
             fire_target: None,
             yield_type: None,
             yield_any: false,
+            in_det: false,
         }
     }
 

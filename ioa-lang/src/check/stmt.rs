@@ -9,7 +9,38 @@ use crate::ir::{self, Place, PlaceStep, Stmt, StmtKind, Type, TypeDefKind, VarRe
 impl Checker {
     /// Checks a statement list.
     pub(crate) fn stmts(&mut self, body: &mut Body, stmts: &[ast::Stmt]) -> Vec<Stmt> {
-        stmts.iter().filter_map(|s| self.stmt(body, s)).collect()
+        let mut out = Vec::new();
+        for s in stmts {
+            match &s.kind {
+                S::Det(inner) => out.extend(self.det_block(body, inner, s.span)),
+                _ => out.extend(self.stmt(body, s)),
+            }
+        }
+        out
+    }
+
+    /// A schedule's `det do … od` block of its own: a deterministic program of the manual's
+    /// NDR language. Its statements (`fire`s included) run in the schedule where they stand,
+    /// and its `yield`s queue values for the `choose`s of the steps fired after them (each may
+    /// answer a different `choose`, so each has its own type). It is lowered in place: a
+    /// `yield` reaches the IR of a schedule only from such a block.
+    fn det_block(
+        &mut self,
+        body: &mut Body,
+        inner: &[ast::Stmt],
+        span: crate::span::Span,
+    ) -> Vec<Stmt> {
+        if body.mode != Mode::Schedule || body.in_det || body.yield_type.is_some() {
+            self.not_allowed(body, "det do … od", span);
+        }
+        let saved = body.yield_type.replace(Type::Bool);
+        let saved_any = std::mem::replace(&mut body.yield_any, true);
+        let saved_det = std::mem::replace(&mut body.in_det, true);
+        let out = self.stmts(body, inner);
+        body.yield_type = saved;
+        body.yield_any = saved_any;
+        body.in_det = saved_det;
+        out
     }
 
     fn not_allowed(&mut self, body: &Body, stmt: &'static str, span: crate::span::Span) {
@@ -43,6 +74,7 @@ impl Checker {
                     }
                 }
                 let value = self.expr(body, rhs);
+                let value = self.real_if(value, &place_ty);
                 self.expect_because(
                     &value,
                     &place_ty,
@@ -145,13 +177,16 @@ impl Checker {
                 name,
                 args,
                 det,
-            } => return self.fire(body, *kind, name, args, det.as_deref(), span),
+            } => {
+                return self.fire(body, *kind, name, args, det.as_deref(), span);
+            }
             S::Ignore => {
                 if !matches!(body.mode, Mode::Schedule | Mode::ProofEntry | Mode::Effect) {
                     self.not_allowed(body, "ignore", span);
                 }
                 StmtKind::Ignore
             }
+            S::Det(_) => unreachable!("`stmts` lowers `det` blocks in place"),
             S::Yield(e) => {
                 let e = self.expr(body, e);
                 match body.yield_type.clone() {
@@ -181,7 +216,7 @@ impl Checker {
             self.not_allowed(body, "fire", span);
             return None;
         };
-        let action = self.action(target, name)?;
+        let action = self.action_of_kind(target, name, kind)?;
         let decl = self.spec.automata[target.0 as usize].actions[action.0 as usize].clone();
         if decl.kind != kind {
             self.error(CheckError::KindMismatch {
@@ -205,6 +240,7 @@ impl Checker {
             .zip(&decl.params)
             .map(|(a, p)| {
                 let e = self.expr(body, a);
+                let e = self.real_if(e, &p.ty);
                 self.expect_because(
                     &e,
                     &p.ty,

@@ -251,7 +251,7 @@ impl Checker {
         let mut entries: Vec<Option<ProofEntry>> = vec![None; n_actions];
         let mut seen: FxHashMap<u32, Span> = FxHashMap::default();
         for e in &p.entries {
-            let Some(action) = self.action(from, &e.name) else {
+            let Some(action) = self.action_of_kind(from, &e.name, e.kind) else {
                 continue;
             };
             let decl = self.spec.automata[from.0 as usize].actions[action.0 as usize].clone();

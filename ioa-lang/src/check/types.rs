@@ -333,6 +333,8 @@ pub fn type_name(t: &Type, types: &[TypeDef], u: &Unifier) -> String {
         Type::Int => "Int".into(),
         Type::Nat => "Nat".into(),
         Type::String => "String".into(),
+        Type::Char => "Char".into(),
+        Type::Real => "Real".into(),
         Type::Set(e) => format!("Set[{}]", type_name(&e, types, u)),
         Type::Mset(e) => format!("Mset[{}]", type_name(&e, types, u)),
         Type::Seq(e) => format!("Seq[{}]", type_name(&e, types, u)),

@@ -59,6 +59,7 @@ pub(super) fn binop_info(op: BinOp) -> (&'static str, u8, u8, u8) {
         BinOp::Intersect => ("∩", MUL),
         BinOp::Div => ("div", MUL),
         BinOp::Mod => ("mod", MUL),
+        BinOp::Slash => ("/", MUL),
     };
     let (left, right) = match lvl {
         IFF => (IFF, IMPLIES),    // left-associative
@@ -89,6 +90,10 @@ impl Printer<'_> {
             ExprKind::Int(v) => self.text(&[&v.to_string()]),
             ExprKind::Bool(b) => self.text(&[if *b { "true" } else { "false" }]),
             ExprKind::Str(s) => self.text(&["\"", &crate::parse::escape(s), "\""]),
+            ExprKind::Real(digits, scale) => {
+                self.text(&[&crate::parse::write_decimal(*digits, *scale)])
+            }
+            ExprKind::Char(c) => self.text(&[&crate::parse::escape_char(*c)]),
             ExprKind::Nil => self.text(&["nil"]),
             ExprKind::Tuple(es) => self.list("[", es, "]", Self::expr),
             ExprKind::SetLit(es) => self.list("{", es, "}", Self::expr),

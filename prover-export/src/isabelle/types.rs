@@ -214,6 +214,8 @@ pub fn ioa_type(spec: &Spec, ty: &Type) -> String {
         Type::Int => "Int".into(),
         Type::Nat => "Nat".into(),
         Type::String => "String".into(),
+        Type::Char => "Char".into(),
+        Type::Real => "Real".into(),
         Type::Set(t) => format!("Set[{}]", ioa_type(spec, t)),
         Type::Mset(t) => format!("Mset[{}]", ioa_type(spec, t)),
         Type::Seq(t) => format!("Seq[{}]", ioa_type(spec, t)),

@@ -41,6 +41,17 @@ pub fn transitions(spec: &Spec, a: AutomatonId) -> Result<&[Transition], EncodeE
     }
 }
 
+/// For an action with signature entries of several kinds (an input for some parameters, an
+/// output for others), the kind of this entry, which tells its obligations apart by name.
+pub fn entry_kind(spec: &Spec, a: AutomatonId, action: ioa_lang::ir::ActionId) -> Option<String> {
+    let actions = &spec.automata[a.0 as usize].actions;
+    let me = &actions[action.0 as usize];
+    actions
+        .iter()
+        .any(|x| x.name == me.name && x.kind != me.kind)
+        .then(|| format!("({})", me.kind.keyword()))
+}
+
 /// The label of transition `index` of `a` among its action's transitions (`ir::Primitive::case_name`).
 pub fn case_name(spec: &Spec, a: AutomatonId, index: usize) -> Option<String> {
     match &spec.automata[a.0 as usize].body {
@@ -238,7 +249,9 @@ fn step(
         kind: Kind::InvariantStep,
         action: Some(action.name.clone()),
         action_kind: Some(action.kind.keyword()),
-        case: case_name(spec, a, t_index).map(|c| format!("case {c}")),
+        case: case_name(spec, a, t_index)
+            .map(|c| format!("case {c}"))
+            .or_else(|| entry_kind(spec, a, t.action)),
         assumed: assumed
             .iter()
             .map(|k| spec.invariants[*k].name.clone())

@@ -234,6 +234,8 @@ impl<'s> Encoder<'s> {
         let spec = self.spec;
         Ok(match &e.kind {
             ExprKind::Var(r) => self.var(r, env, e)?,
+            // An integer literal read as a `Real` (a numeral of the Real sort).
+            ExprKind::Int(i) if e.ty == Type::Real => real(*i),
             ExprKind::Int(i) => int(*i),
             ExprKind::Bool(b) => b.to_string(),
             ExprKind::Str(s) => format!("\"{}\"", s.replace('"', "\"\"")),
@@ -496,6 +498,7 @@ impl<'s> Encoder<'s> {
             BinOp::Sub if set => format!("(setminus {a} {b})"),
             BinOp::Sub => format!("(- {a} {b})"),
             BinOp::Mul => format!("(* {a} {b})"),
+            BinOp::Div if e.ty == Type::Real => format!("(/ {a} {b})"),
             BinOp::Div => format!("(div {a} {b})"),
             BinOp::Mod => format!("(mod {a} {b})"),
             BinOp::In | BinOp::NotIn => {
@@ -839,6 +842,16 @@ pub fn size_fn(spec: &Spec, elem: &Type) -> String {
 }
 
 /// An integer literal (negative ones as `(- n)`).
+/// A numeral of the Real sort.
+pub fn real(i: i64) -> String {
+    if i < 0 {
+        format!("(- {}.0)", i.unsigned_abs())
+    } else {
+        format!("{i}.0")
+    }
+}
+
+/// An integer numeral.
 pub fn int(i: i64) -> String {
     if i < 0 {
         format!("(- {})", i.unsigned_abs())

@@ -39,7 +39,9 @@ impl SortTable {
     pub fn sort(&mut self, spec: &Spec, ty: &Type) -> String {
         match ty {
             Type::Bool => "Bool".into(),
-            Type::Int | Type::Nat | Type::Infer(_) => "Int".into(),
+            // A character is its code point.
+            Type::Int | Type::Nat | Type::Char | Type::Infer(_) => "Int".into(),
+            Type::Real => "Real".into(),
             Type::String => "String".into(),
             Type::Set(t) => format!("(Array {} Bool)", self.elem_sort(spec, t)),
             Type::Mset(t) => format!("(Array {} Int)", self.elem_sort(spec, t)),
@@ -245,6 +247,8 @@ pub fn mangle(spec: &Spec, ty: &Type) -> String {
     match ty {
         Type::Bool => "Bool".into(),
         Type::Int | Type::Nat | Type::Infer(_) => "Int".into(),
+        Type::Char => "Char".into(),
+        Type::Real => "Real".into(),
         Type::String => "String".into(),
         Type::Set(t) => format!("Set_{}", mangle(spec, t)),
         Type::Mset(t) => format!("Mset_{}", mangle(spec, t)),

@@ -704,6 +704,11 @@ impl Printer<'_> {
         match (v, ty) {
             (Val::Unknown, _) => "?".into(),
             (Val::Bool(b), _) => b.to_string(),
+            // A character is encoded as its code point.
+            (Val::Int(i), Type::Char) => u32::try_from(*i)
+                .ok()
+                .and_then(char::from_u32)
+                .map_or_else(|| i.to_string(), ioa_lang::parse::escape_char),
             (Val::Int(i), _) => i.to_string(),
             (Val::Str(s), _) => format!("\"{s}\""),
             (Val::Ctor(c, _), Type::Named(id))
