@@ -271,6 +271,7 @@ fn totals(
         resident_at_start: Some(0),
         peak_resident: Some(resident_of_processes(report, workers_per_process)),
         graph_bytes: 0,
+        spill: None,
     }
 }
 

@@ -119,10 +119,13 @@ impl<S> SpillGraph<S> {
     /// temporary directory), with `limit` bytes of memory for its tables.
     pub fn new(dir: Option<&Path>, limit: u64) -> Result<SpillGraph<S>, String> {
         let parent = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        std::fs::create_dir_all(&parent)
+            .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
         let dir = tempfile::Builder::new()
             .prefix("ioa-spill-")
             .tempdir_in(&parent)
-            .map_err(|e| io_text("cannot create a spill directory", &parent, e))?;
+            // The error's own text names the random directory; its kind is what matters.
+            .map_err(|e| io_text("cannot create a spill directory", &parent, e.kind().into()))?;
         let links_path = dir.path().join("links");
         let links = File::create(&links_path)
             .map(|f| BufWriter::with_capacity(1 << 16, f))
