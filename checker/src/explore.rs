@@ -951,7 +951,10 @@ mod tests {
             memory_limit: Some(1),
             ..Options::default()
         };
-        let missing = Path::new("/nonexistent/ioa-spill-test");
+        // A directory inside a file cannot be made.
+        let file = tempfile::NamedTempFile::new().expect("a temporary file");
+        let missing = file.path().join("spill");
+        let missing = missing.as_path();
         let report = explore_spilling_to(
             &Counter { n: 50, bad: None },
             &options,
@@ -963,6 +966,6 @@ mod tests {
             Verdict::LimitReached(Limit::Memory(1))
         ));
         let error = report.stats.spill.and_then(|s| s.error).expect("a reason");
-        assert!(error.contains("/nonexistent"), "{error}");
+        assert!(error.contains("cannot create"), "{error}");
     }
 }

@@ -18,6 +18,7 @@
 pub mod checkpoint;
 pub mod connect;
 pub mod hostfile;
+pub mod links;
 pub mod search;
 pub mod wire;
 
@@ -302,6 +303,7 @@ mod tests {
             every: std::time::Duration::ZERO,
             resume: None,
             identity: String::new(),
+            spill_dir: None,
         }
     }
 

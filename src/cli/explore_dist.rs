@@ -9,6 +9,7 @@ use super::model::Model;
 use super::output::print_stderr;
 use super::Format;
 use checker::compiled::CompiledModel;
+use checker::explore::spill::SpillStats;
 use checker::explore::{Options, Report, Stats, Verdict};
 use checker::model::MachineModel;
 use checker::symmetry::Symmetry;
@@ -107,6 +108,7 @@ pub fn run(
         every,
         resume: args.dist.resume.clone(),
         identity: identity(&args, &m, workers_total(&args)),
+        spill_dir: args.spill_dir.clone(),
     };
     let m: &'static Model = Box::leak(Box::new(m));
     let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
@@ -271,8 +273,31 @@ fn totals(
         resident_at_start: Some(0),
         peak_resident: Some(resident_of_processes(report, workers_per_process)),
         graph_bytes: 0,
-        spill: None,
+        spill: spill_totals(report),
     }
+}
+
+/// What spilling did on all workers together (the limit is each worker's).
+fn spill_totals(report: &SearchReport<checker::model::MachineStep, usize>) -> Option<SpillStats> {
+    let spills: Vec<_> = report
+        .workers
+        .iter()
+        .filter_map(|w| w.spill.as_ref())
+        .collect();
+    let first = spills.first()?;
+    let sum = |f: fn(&distributed::wire::SpillSummary) -> u64| spills.iter().map(|s| f(s)).sum();
+    Some(SpillStats {
+        limit: first.limit,
+        spills: sum(|s| s.spills),
+        states_on_disk: sum(|s| s.states_on_disk),
+        runs: sum(|s| s.runs) as usize,
+        merges: sum(|s| s.merges),
+        bytes_on_disk: sum(|s| s.bytes_on_disk),
+        bytes_written: sum(|s| s.bytes_written),
+        bytes_read: sum(|s| s.bytes_read),
+        disk_time: std::time::Duration::from_secs_f64(spills.iter().map(|s| s.disk_seconds).sum()),
+        error: None,
+    })
 }
 
 /// The resident memory of all processes (each counted once).
@@ -292,11 +317,17 @@ fn resident_of_processes(
 fn worker_lines(report: &SearchReport<checker::model::MachineStep, usize>, c: &Cluster) -> String {
     let mut out = String::new();
     for w in &report.workers {
-        let memory = if w.resident > 0 {
+        let mut memory = if w.resident > 0 {
             format!(", process resident {}", mib(w.resident))
         } else {
             String::new()
         };
+        if let Some(s) = w.spill.as_ref().filter(|s| s.spills > 0) {
+            memory.push_str(&format!(
+                ", {} spilled to disk",
+                thousands(s.states_on_disk)
+            ));
+        }
         out.push_str(&format!(
             "worker {} (process {}): {} stored, {} checked, {} generated, {} sent to other workers{memory}\n",
             w.worker,
@@ -336,6 +367,7 @@ fn worker_json(
             "deadlocks": w.deadlocks,
             "sent": w.sent,
             "resident_bytes": w.resident,
+            "spilled": w.spill.as_ref().map(|s| s.states_on_disk),
         })).collect::<Vec<_>>(),
         "sent_per_level": report.sent_per_level,
     })

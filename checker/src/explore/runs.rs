@@ -2,7 +2,8 @@
 //! explorer's memory budget (`--memory-limit`), after TLC's `DiskFPSet`.
 //!
 //! A *run* is a file of strictly increasing 128-bit fingerprints (16 bytes each, little
-//! endian). Runs of one set are disjoint: a run is only ever written from fingerprints that
+//! endian), each followed by a value of a fixed width (none for a plain set; the parent's
+//! fingerprint for the distributed explorer's links). Runs of one set are disjoint: a run is only ever written from fingerprints that
 //! were checked absent from the runs already there. Each run keeps in memory the first
 //! fingerprint of every block of [`BLOCK`] fingerprints (16 bytes per 1,024 states), so a sorted
 //! batch of candidates is looked up by reading, in file order, only the blocks that can hold
@@ -31,6 +32,13 @@ pub const BLOCK: usize = 1024;
 /// Bytes of one fingerprint on disk.
 const WIDTH: usize = std::mem::size_of::<Fingerprint>();
 
+/// A fingerprint from its bytes on disk.
+fn fp_at(bytes: &[u8]) -> Fingerprint {
+    let mut fp = [0u8; WIDTH];
+    fp.copy_from_slice(&bytes[..WIDTH]);
+    Fingerprint::from_le_bytes(fp)
+}
+
 /// One sorted file of fingerprints and its sparse index.
 struct Run {
     path: PathBuf,
@@ -42,6 +50,8 @@ struct Run {
 /// A set of fingerprints kept on disk as disjoint sorted runs, with counters of the work done.
 pub struct SortedRuns {
     dir: PathBuf,
+    /// Bytes of a record: the fingerprint and its value.
+    record: usize,
     /// Oldest (largest) first.
     runs: Vec<Run>,
     next_name: u64,
@@ -55,52 +65,68 @@ pub struct SortedRuns {
     pub busy: Duration,
 }
 
-/// Writes sorted fingerprints to a new file and returns its run.
-fn write_run(path: PathBuf, sorted: impl Iterator<Item = Fingerprint>) -> io::Result<Run> {
+/// Writes records (fingerprint then value), sorted by fingerprint, to a new file and returns
+/// its run; `next` fills the buffer with the next record or returns `false`.
+fn write_run(
+    path: PathBuf,
+    record: usize,
+    next: &mut dyn FnMut(&mut [u8]) -> io::Result<bool>,
+) -> io::Result<Run> {
     let mut out = BufWriter::with_capacity(1 << 16, File::create(&path)?);
     let mut len = 0u64;
     let mut index = Vec::new();
-    for fp in sorted {
+    let mut buffer = vec![0u8; record];
+    while next(&mut buffer)? {
         if len % BLOCK as u64 == 0 {
-            index.push(fp);
+            index.push(fp_at(&buffer));
         }
-        out.write_all(&fp.to_le_bytes())?;
+        out.write_all(&buffer)?;
         len += 1;
     }
     out.flush()?;
     Ok(Run { path, len, index })
 }
 
-/// Reads a run's fingerprints in order.
+/// Reads a run's records in order.
 struct RunReader {
     input: BufReader<File>,
     left: u64,
+    /// The current record (valid while `current` is some).
+    buffer: Vec<u8>,
+    current: Option<Fingerprint>,
 }
 
 impl RunReader {
-    fn open(run: &Run) -> io::Result<RunReader> {
-        Ok(RunReader {
+    fn open(run: &Run, record: usize) -> io::Result<RunReader> {
+        let mut reader = RunReader {
             input: BufReader::with_capacity(1 << 16, File::open(&run.path)?),
             left: run.len,
-        })
+            buffer: vec![0u8; record],
+            current: None,
+        };
+        reader.advance()?;
+        Ok(reader)
     }
 
-    fn next(&mut self) -> io::Result<Option<Fingerprint>> {
+    fn advance(&mut self) -> io::Result<()> {
         if self.left == 0 {
-            return Ok(None);
+            self.current = None;
+            return Ok(());
         }
-        let mut bytes = [0u8; WIDTH];
-        self.input.read_exact(&mut bytes)?;
+        self.input.read_exact(&mut self.buffer)?;
         self.left -= 1;
-        Ok(Some(Fingerprint::from_le_bytes(bytes)))
+        self.current = Some(fp_at(&self.buffer));
+        Ok(())
     }
 }
 
 impl SortedRuns {
-    /// An empty set whose runs will be files in `dir` (which must exist).
-    pub fn new(dir: &Path) -> SortedRuns {
+    /// An empty set whose runs will be files in `dir` (which must exist), with values of
+    /// `value_bytes` bytes beside the fingerprints.
+    pub fn new(dir: &Path, value_bytes: usize) -> SortedRuns {
         SortedRuns {
             dir: dir.to_path_buf(),
+            record: WIDTH + value_bytes,
             runs: Vec::new(),
             next_name: 0,
             bytes_written: 0,
@@ -127,7 +153,7 @@ impl SortedRuns {
 
     /// Bytes the runs take on disk.
     pub fn disk_bytes(&self) -> u64 {
-        self.len() * WIDTH as u64
+        self.len() * self.record as u64
     }
 
     /// Bytes the sparse indexes take in memory.
@@ -141,16 +167,28 @@ impl SortedRuns {
         self.dir.join(format!("run-{:06}.fp", self.next_name))
     }
 
-    /// Adds fingerprints that are strictly increasing and absent from every run.
-    pub fn add(&mut self, sorted: &[Fingerprint]) -> io::Result<()> {
+    /// Adds fingerprints that are strictly increasing and absent from every run, with their
+    /// values one after the other in `values`.
+    pub fn add(&mut self, sorted: &[Fingerprint], values: &[u8]) -> io::Result<()> {
         if sorted.is_empty() {
             return Ok(());
         }
+        let value = self.record - WIDTH;
         debug_assert!(sorted.windows(2).all(|w| w[0] < w[1]));
+        debug_assert_eq!(values.len(), sorted.len() * value);
         let started = Instant::now();
         let path = self.fresh_path();
-        let run = write_run(path, sorted.iter().copied())?;
-        self.bytes_written += run.len * WIDTH as u64;
+        let mut k = 0;
+        let run = write_run(path, self.record, &mut |buffer| {
+            let Some(fp) = sorted.get(k) else {
+                return Ok(false);
+            };
+            buffer[..WIDTH].copy_from_slice(&fp.to_le_bytes());
+            buffer[WIDTH..].copy_from_slice(&values[k * value..(k + 1) * value]);
+            k += 1;
+            Ok(true)
+        })?;
+        self.bytes_written += run.len * self.record as u64;
         self.runs.push(run);
         // Keep every run more than twice the size of the next one.
         while self.runs.len() >= 2 {
@@ -172,37 +210,22 @@ impl SortedRuns {
     /// Merges two disjoint runs into a new one.
     fn merge(&mut self, a: &Run, b: &Run) -> io::Result<Run> {
         self.merges += 1;
-        let mut ra = RunReader::open(a)?;
-        let mut rb = RunReader::open(b)?;
-        let mut x = ra.next()?;
-        let mut y = rb.next()?;
-        let mut error = None;
-        let mut merged = std::iter::from_fn(|| {
-            let take_a = match (x, y) {
-                (None, None) => return None,
-                (Some(p), Some(q)) => p <= q,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-            };
-            let out = if take_a { x } else { y };
-            let step = if take_a { ra.next() } else { rb.next() };
-            match step {
-                Ok(v) if take_a => x = v,
-                Ok(v) => y = v,
-                Err(e) => {
-                    error = Some(e);
-                    return None;
-                }
-            }
-            out
-        });
+        let mut ra = RunReader::open(a, self.record)?;
+        let mut rb = RunReader::open(b, self.record)?;
         let path = self.fresh_path();
-        let run = write_run(path, &mut merged)?;
-        if let Some(e) = error {
-            return Err(e);
-        }
-        self.bytes_read += (a.len + b.len) * WIDTH as u64;
-        self.bytes_written += run.len * WIDTH as u64;
+        let run = write_run(path, self.record, &mut |buffer| {
+            let from = match (ra.current, rb.current) {
+                (None, None) => return Ok(false),
+                (Some(p), Some(q)) if p <= q => &mut ra,
+                (Some(_), None) => &mut ra,
+                _ => &mut rb,
+            };
+            buffer.copy_from_slice(&from.buffer);
+            from.advance()?;
+            Ok(true)
+        })?;
+        self.bytes_read += (a.len + b.len) * self.record as u64;
+        self.bytes_written += run.len * self.record as u64;
         Ok(run)
     }
 
@@ -213,7 +236,8 @@ impl SortedRuns {
             return Ok(());
         }
         let started = Instant::now();
-        let mut block = vec![0u8; BLOCK * WIDTH];
+        let record = self.record;
+        let mut block = vec![0u8; BLOCK * record];
         for run in &self.runs {
             let mut file = File::open(&run.path)?;
             let mut loaded: Option<(usize, usize)> = None;
@@ -232,18 +256,14 @@ impl SortedRuns {
                     _ => {
                         let first = b as u64 * BLOCK as u64;
                         let count = (run.len - first).min(BLOCK as u64) as usize;
-                        file.seek(SeekFrom::Start(first * WIDTH as u64))?;
-                        file.read_exact(&mut block[..count * WIDTH])?;
-                        self.bytes_read += (count * WIDTH) as u64;
+                        file.seek(SeekFrom::Start(first * record as u64))?;
+                        file.read_exact(&mut block[..count * record])?;
+                        self.bytes_read += (count * record) as u64;
                         loaded = Some((b, count));
                         count
                     }
                 };
-                let at = |i: usize| {
-                    let mut bytes = [0u8; WIDTH];
-                    bytes.copy_from_slice(&block[i * WIDTH..(i + 1) * WIDTH]);
-                    Fingerprint::from_le_bytes(bytes)
-                };
+                let at = |i: usize| fp_at(&block[i * record..]);
                 // Binary search in the block.
                 let (mut lo, mut hi) = (0usize, count);
                 while lo < hi {
@@ -261,12 +281,39 @@ impl SortedRuns {
         Ok(())
     }
 
-    /// Every fingerprint on disk, in no particular order (for a checkpoint).
-    pub fn for_each(&self, f: &mut dyn FnMut(Fingerprint)) -> io::Result<()> {
+    /// The value of `fp`, if it is on disk.
+    pub fn get(&mut self, fp: Fingerprint) -> io::Result<Option<Vec<u8>>> {
+        let record = self.record;
         for run in &self.runs {
-            let mut reader = RunReader::open(run)?;
-            while let Some(fp) = reader.next()? {
-                f(fp);
+            let b = run.index.partition_point(|&first| first <= fp);
+            if b == 0 {
+                continue;
+            }
+            let first = (b - 1) as u64 * BLOCK as u64;
+            let count = (run.len - first).min(BLOCK as u64) as usize;
+            let mut block = vec![0u8; count * record];
+            let mut file = File::open(&run.path)?;
+            file.seek(SeekFrom::Start(first * record as u64))?;
+            file.read_exact(&mut block)?;
+            self.bytes_read += block.len() as u64;
+            let found = block
+                .chunks_exact(record)
+                .find(|r| fp_at(r) == fp)
+                .map(|r| r[WIDTH..].to_vec());
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every fingerprint on disk with its value, in no particular order (for a checkpoint).
+    pub fn for_each(&self, f: &mut dyn FnMut(Fingerprint, &[u8])) -> io::Result<()> {
+        for run in &self.runs {
+            let mut reader = RunReader::open(run, self.record)?;
+            while let Some(fp) = reader.current {
+                f(fp, &reader.buffer[WIDTH..]);
+                reader.advance()?;
             }
         }
         Ok(())
@@ -287,14 +334,18 @@ mod tests {
     #[test]
     fn runs_answer_membership_like_a_set_through_merges() {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let mut runs = SortedRuns::new(dir.path());
+        let mut runs = SortedRuns::new(dir.path(), 4);
         let mut all = std::collections::BTreeSet::new();
         // Additions of uneven sizes, some crossing block boundaries, force merges.
         for (k, size) in [3000u128, 10, 1500, 1, 700, 2048, 5].iter().enumerate() {
             let base = 100_000 * k as u128;
             let mut batch = fps(base..base + size);
             batch.sort_unstable();
-            runs.add(&batch).expect("written");
+            let values: Vec<u8> = batch
+                .iter()
+                .flat_map(|fp| (*fp as u32).to_le_bytes())
+                .collect();
+            runs.add(&batch, &values).expect("written");
             all.extend(batch);
         }
         assert_eq!(runs.len(), all.len() as u64);
@@ -311,11 +362,20 @@ mod tests {
             assert_eq!(*p, all.contains(fp), "{fp:x}");
         }
         let mut seen = 0;
-        runs.for_each(&mut |fp| {
+        runs.for_each(&mut |fp, value| {
             assert!(all.contains(&fp));
+            assert_eq!(value, (fp as u32).to_le_bytes());
             seen += 1;
         })
         .expect("read");
         assert_eq!(seen, all.len());
+        for fp in probe {
+            let value = runs.get(fp).expect("read");
+            assert_eq!(
+                value,
+                all.contains(&fp)
+                    .then(|| (fp as u32).to_le_bytes().to_vec())
+            );
+        }
     }
 }

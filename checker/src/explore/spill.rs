@@ -130,7 +130,7 @@ impl<S> SpillGraph<S> {
         let links = File::create(&links_path)
             .map(|f| BufWriter::with_capacity(1 << 16, f))
             .map_err(|e| io_text("cannot create the links file", dir.path(), e))?;
-        let runs = SortedRuns::new(dir.path());
+        let runs = SortedRuns::new(dir.path(), 0);
         Ok(SpillGraph {
             dir,
             limit,
@@ -260,7 +260,7 @@ impl<S> SpillGraph<S> {
         sorted.sort_unstable();
         let dir = self.dir.path().to_path_buf();
         self.runs
-            .add(&sorted)
+            .add(&sorted, &[])
             .map_err(|e| io_text("writing spilled states", &dir, e))?;
         // The runs time themselves; this is the links' share.
         let started = Instant::now();
@@ -321,30 +321,7 @@ impl<S> SpillGraph<S> {
             at = parent;
         }
         chain.reverse();
-        let mut candidates = Vec::new();
-        model
-            .initial_states(&mut candidates)
-            .map_err(PathError::Model)?;
-        let mut path = Vec::with_capacity(chain.len());
-        for (k, fp) in chain.iter().enumerate() {
-            let at = candidates
-                .iter()
-                .position(|(_, s)| model.fingerprint(s) == *fp)
-                .ok_or_else(|| {
-                    PathError::Spill(format!(
-                        "state {k} of the path to state {id} was not reached again (a bug in ioa)"
-                    ))
-                })?;
-            let (step, state) = candidates.swap_remove(at);
-            path.push(step);
-            if k + 1 < chain.len() {
-                candidates.clear();
-                model
-                    .successors(&state, &mut candidates)
-                    .map_err(PathError::Model)?;
-            }
-        }
-        Ok(path)
+        replay(model, &chain, id)
     }
 
     /// What spilling did so far.
@@ -362,4 +339,39 @@ impl<S> SpillGraph<S> {
             error: None,
         }
     }
+}
+
+/// The steps that lead through `chain` (fingerprints from a start state to state `id`): the first
+/// start state with the chain's first fingerprint, then each time the first successor, in the
+/// model's order, with the next one. These are the steps the explorers record (the first
+/// candidate of a fingerprint from the first parent in breadth-first order wins).
+pub fn replay<M: Model>(
+    model: &M,
+    chain: &[Fingerprint],
+    id: impl std::fmt::Display,
+) -> Result<Vec<M::Step>, PathError<M::Error>> {
+    let mut candidates = Vec::new();
+    model
+        .initial_states(&mut candidates)
+        .map_err(PathError::Model)?;
+    let mut path = Vec::with_capacity(chain.len());
+    for (k, fp) in chain.iter().enumerate() {
+        let at = candidates
+            .iter()
+            .position(|(_, s)| model.fingerprint(s) == *fp)
+            .ok_or_else(|| {
+                PathError::Spill(format!(
+                    "state {k} of the path to state {id} was not reached again (a bug in ioa)"
+                ))
+            })?;
+        let (step, state) = candidates.swap_remove(at);
+        path.push(step);
+        if k + 1 < chain.len() {
+            candidates.clear();
+            model
+                .successors(&state, &mut candidates)
+                .map_err(PathError::Model)?;
+        }
+    }
+    Ok(path)
 }
