@@ -23,7 +23,7 @@ pub mod search;
 pub mod wire;
 
 use checker::explore::Options;
-use search::SearchReport;
+use search::{LevelProgress, SearchReport};
 use std::sync::{Arc, Mutex};
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
@@ -89,13 +89,18 @@ impl std::fmt::Display for ClusterError {
 /// Panics seen while the cluster ran: (thread name, message).
 type Panics = Arc<Mutex<Vec<(String, String)>>>;
 
+/// What is told of each level as the search goes (on the first worker of each process).
+pub type Progress = Arc<dyn Fn(&LevelProgress) + Send + Sync>;
+
 /// Runs the search with this process's workers; returns worker 0's report of this process.
 /// `model` lives for the whole process (the workers are threads that outlive any borrow).
+/// `progress`, if any, is called once per level by this process's first worker.
 pub fn explore<M>(
     model: &'static M,
     cluster: &Cluster,
     options: &Options,
     checkpointing: &checkpoint::Checkpointing,
+    progress: Option<Progress>,
 ) -> Result<SearchReport<M::Step, M::Property>, ClusterError>
 where
     M: Wire + 'static,
@@ -165,7 +170,12 @@ where
             builders,
             others,
             timely::WorkerConfig::default(),
-            move |worker| search::run(worker, model, &options, &checkpointing),
+            move |worker| {
+                let progress = progress
+                    .as_deref()
+                    .filter(|_| worker.index() % threads == 0);
+                search::run(worker, model, &options, &checkpointing, progress)
+            },
         )?;
         Ok::<_, String>(guards.join())
     }));
@@ -323,14 +333,16 @@ mod tests {
             panic!("(9, 13) is reachable");
         };
         for workers in 1..=3 {
-            let r = explore(whole, &cluster(workers), &options, &no_checkpoints()).expect("runs");
+            let r =
+                explore(whole, &cluster(workers), &options, &no_checkpoints(), None).expect("runs");
             assert!(matches!(r.outcome, Outcome::Verified));
             let distinct: u64 = r.workers.iter().map(|w| w.distinct).sum();
             let generated: u64 = r.workers.iter().map(|w| w.generated).sum();
             assert_eq!(distinct, one.stats.distinct, "{workers} workers");
             assert_eq!(generated, one.stats.generated, "{workers} workers");
             assert_eq!(r.depth, one.stats.depth, "{workers} workers");
-            let r = explore(bad, &cluster(workers), &options, &no_checkpoints()).expect("runs");
+            let r =
+                explore(bad, &cluster(workers), &options, &no_checkpoints(), None).expect("runs");
             match r.outcome {
                 Outcome::Violated { property, path } => {
                     assert_eq!(property, 7);

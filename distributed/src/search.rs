@@ -104,6 +104,21 @@ pub struct SearchReport<Step, Property> {
     pub checkpoints: Vec<u32>,
 }
 
+/// Where the search stands after a level's round (the same on every worker).
+#[derive(Debug, Clone)]
+pub struct LevelProgress {
+    /// The level just expanded.
+    pub depth: u32,
+    /// Distinct states stored by all workers before this level's new states.
+    pub states: u64,
+    /// States expanded in this level, by all workers.
+    pub frontier: u64,
+    /// Candidates sent between workers in this level.
+    pub sent: u64,
+    /// Time since the search started (or resumed) on this worker.
+    pub elapsed: Duration,
+}
+
 /// The channel of rounds.
 struct Rounds {
     input: InputHandle<u64, CapacityContainerBuilder<Vec<Envelope>>>,
@@ -167,6 +182,7 @@ pub fn run<M: Wire>(
     model: &M,
     options: &Options,
     cp: &Checkpointing,
+    progress: Option<&(dyn Fn(&LevelProgress) + Send + Sync)>,
 ) -> SearchReport<M::Step, M::Property> {
     let started = Instant::now();
     let me = worker.index() as u64;
@@ -518,6 +534,15 @@ pub fn run<M: Wire>(
                 resumed_at,
                 checkpoints,
             );
+        }
+        if let Some(progress) = progress {
+            progress(&LevelProgress {
+                depth,
+                states: distinct,
+                frontier: total_frontier,
+                sent: sent_per_level.last().copied().unwrap_or(0),
+                elapsed: started.elapsed(),
+            });
         }
         // Keep, per new state, the candidate with the smallest key.
         let mut best: FpMap<(Key, Fp, Vec<u32>, Vec<i64>)> = FpMap::default();

@@ -14,12 +14,13 @@ use checker::explore::{Options, Report, Stats, Verdict};
 use checker::model::MachineModel;
 use checker::symmetry::Symmetry;
 use distributed::checkpoint::Checkpointing;
-use distributed::search::{Outcome, SearchReport};
+use distributed::search::{LevelProgress, Outcome, SearchReport};
 use distributed::{hostfile, Cluster};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::AutomatonId;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -170,7 +171,25 @@ pub fn run(
             count(workers_total as u64, "worker"),
         ));
     }
-    let report = match distributed::explore(compiled, &cluster, &options, &checkpointing) {
+    // One line per level with --progress (or on a terminal).
+    let show_progress = !args.quiet
+        && args.format == Format::Text
+        && (args.progress || std::io::stderr().is_terminal());
+    let progress: Option<distributed::Progress> = show_progress.then(|| {
+        std::sync::Arc::new(|p: &LevelProgress| {
+            let rate = p.states as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            print_stderr(&format!(
+                "depth {}: {}, {} in this level, {} sent between workers, {} states/s\n",
+                p.depth,
+                count(p.states, "state"),
+                thousands(p.frontier),
+                thousands(p.sent),
+                thousands(rate as u64)
+            ));
+        }) as distributed::Progress
+    });
+    let report = match distributed::explore(compiled, &cluster, &options, &checkpointing, progress)
+    {
         Ok(r) => r,
         Err(e) => {
             print_stderr(&format!("error: {e}\n"));
