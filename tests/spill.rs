@@ -13,7 +13,6 @@
 mod common;
 
 use common::{ioa, labelled};
-use std::path::Path;
 
 /// The memory budget of the spilled runs.
 const TINY: &str = "1KiB";
@@ -44,7 +43,7 @@ fn outcome(report: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn a_spilled_search_reports_what_the_in_memory_one_does() {
-    insta::glob!("data/spill/cases/*.args", |path: &Path| {
+    insta::glob!("data/spill/cases/*.args", |path: &std::path::Path| {
         let text = std::fs::read_to_string(path).expect("readable");
         let args: Vec<&str> = text.lines().filter(|l| !l.starts_with('%')).collect();
         let name = path.file_stem().and_then(|s| s.to_str()).expect("name");

@@ -343,7 +343,7 @@ enum Visited<M: Model> {
         /// At the depth limit: whether a successor not yet visited was found.
         cut_off: bool,
     },
-    Spilled(SpillGraph<M::State>),
+    Spilled(Box<SpillGraph<M::State>>),
 }
 
 /// Why the loop must stop while merging successors.
@@ -385,10 +385,8 @@ impl<M: Model> Visited<M> {
     /// the search.
     fn offer(
         &mut self,
-        fp: Fingerprint,
+        (fp, step, state): (Fingerprint, M::Step, M::State),
         parent: Option<StateId>,
-        step: M::Step,
-        state: M::State,
         insert: bool,
         max_states: u64,
         next: &mut Vec<(StateId, M::State)>,
@@ -560,7 +558,7 @@ pub fn explore_spilling_to<M: Model>(
             cut_off: false,
         },
         Some(limit) => match SpillGraph::new(spill_dir, limit) {
-            Ok(g) => Visited::Spilled(g),
+            Ok(g) => Visited::Spilled(Box::new(g)),
             Err(error) => {
                 stats.elapsed = started.elapsed();
                 stats.spill = Some(SpillStats {
@@ -637,7 +635,8 @@ pub fn explore_spilling_to<M: Model>(
         stats.generated += 1;
         let fp = model.fingerprint(&state);
         let next = &mut frontier.states;
-        offered = offered.and_then(|()| visited.offer(fp, None, step, state, true, u64::MAX, next));
+        offered =
+            offered.and_then(|()| visited.offer((fp, step, state), None, true, u64::MAX, next));
     }
     let settled = offered.and_then(|()| visited.settle(true, u64::MAX, &mut frontier.states));
     if let Err(stop) = settled {
@@ -701,12 +700,10 @@ pub fn explore_spilling_to<M: Model>(
                         return finish(verdict, stats, &mut visited);
                     }
                 }
-                for (fp, step, state) in fresh {
+                for candidate in fresh {
                     let offered = visited.offer(
-                        fp,
+                        candidate,
                         Some(*id),
-                        step,
-                        state,
                         !at_depth_limit,
                         max_states,
                         &mut next.states,
