@@ -857,56 +857,26 @@ mod tests {
 
     #[test]
     fn a_spilled_search_reports_what_the_in_memory_one_does() {
+        let bad = Some(19_999);
+        // The depth at which the violation is found: a depth limit there cuts the search in
+        // the level where the violation is.
+        let found_at = explore(
+            &Counter { n: 20_000, bad },
+            &Options::default(),
+            &mut |_| {},
+        )
+        .stats
+        .depth;
         let cases = [
-            (
-                Counter {
-                    n: 20_000,
-                    bad: None,
-                },
-                None,
-                None,
-            ),
-            (
-                Counter {
-                    n: 20_000,
-                    bad: Some(19_999),
-                },
-                None,
-                None,
-            ),
-            (
-                Counter {
-                    n: 20_000,
-                    bad: None,
-                },
-                Some(5_000),
-                None,
-            ),
-            (
-                Counter {
-                    n: 20_000,
-                    bad: None,
-                },
-                Some(1),
-                None,
-            ),
-            (
-                Counter {
-                    n: 20_000,
-                    bad: None,
-                },
-                None,
-                Some(4),
-            ),
-            (
-                Counter {
-                    n: 20_000,
-                    bad: Some(19_999),
-                },
-                Some(12_345),
-                None,
-            ),
-        ];
+            (None, None, None),
+            (bad, None, None),
+            (None, Some(5_000), None),
+            (None, Some(1), None),
+            (None, None, Some(4)),
+            (bad, Some(12_345), None),
+            (bad, None, Some(found_at)),
+        ]
+        .map(|(bad, max_states, max_depth)| (Counter { n: 20_000, bad }, max_states, max_depth));
         for (model, max_states, max_depth) in &cases {
             for (threads, batch) in [(1, 0), (2, 7)] {
                 let options = Options {

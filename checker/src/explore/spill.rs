@@ -183,8 +183,8 @@ impl<S> SpillGraph<S> {
         });
     }
 
-    /// Looks the pending states up on disk; with `insert`, numbers the new ones in offer order
-    /// and appends them with their states to `next`, stopping with [`Settle::States`] at the
+    /// Looks the pending states up on disk; with `insert`, numbers the new ones offered with
+    /// their state in offer order and appends them with their states to `next`, stopping with [`Settle::States`] at the
     /// first new state beyond `max_states`. Returns whether any pending state was new.
     pub fn settle(
         &mut self,
@@ -219,9 +219,10 @@ impl<S> SpillGraph<S> {
                 continue;
             }
             any = true;
-            if !insert {
+            // A state offered without its state (at the depth limit) is never stored.
+            let Some(state) = p.state.filter(|_| insert) else {
                 continue;
-            }
+            };
             if self.len() >= max_states {
                 return Err(Settle::States(max_states));
             }
@@ -229,9 +230,7 @@ impl<S> SpillGraph<S> {
             self.seen.insert(p.fp);
             self.fps.push(p.fp);
             self.parents.push(p.parent);
-            if let Some(state) = p.state {
-                next.push((id, state));
-            }
+            next.push((id, state));
         }
         Ok(any)
     }
