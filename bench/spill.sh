@@ -36,7 +36,7 @@ for config in "${CONFIGS[@]}"; do
     load=$(cut -d' ' -f1 /proc/loadavg)
     /usr/bin/time -f '%e %U %S %M' -o "$log/time" "$IOA" explore "${args[@]}" "${extra[@]}" \
       > "$log/out.json" 2> "$log/err" || true
-    read -r wall user sys rss < "$log/time"
+    read -r wall user sys rss < <(tail -1 "$log/time")
     python3 - "$log/out.json" "$config" "$limit" "$wall" "$user" "$sys" "$rss" "$load" <<'PY'
 import json, sys
 path, config, limit, wall, user, sys_, rss, load = sys.argv[1:]
