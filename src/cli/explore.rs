@@ -667,7 +667,12 @@ pub(super) fn finish(
             ));
         }
     }
-    if let Some(line) = stats.spill.as_ref().and_then(|s| spill_line(s, args.quiet)) {
+    let per_worker = distributed.is_some();
+    if let Some(line) = stats
+        .spill
+        .as_ref()
+        .and_then(|s| spill_line(s, args.quiet, per_worker))
+    {
         print_stderr(&line);
     }
     if let Some(file) = written {
@@ -689,7 +694,7 @@ pub(super) fn finish(
 
 /// What spilling did and cost, if it happened: the counts are the same on every run of the same
 /// search; the time (left out with `--quiet`) is the time spent in disk work.
-pub(super) fn spill_line(spill: &SpillStats, quiet: bool) -> Option<String> {
+pub(super) fn spill_line(spill: &SpillStats, quiet: bool, per_worker: bool) -> Option<String> {
     if spill.spills == 0 {
         return None;
     }
@@ -699,9 +704,10 @@ pub(super) fn spill_line(spill: &SpillStats, quiet: bool) -> Option<String> {
         format!(", {:.2} s of disk work", spill.disk_time.as_secs_f64())
     };
     Some(format!(
-        "spilled the visited set to disk {} (memory limit {}): {} in {} ({}) and their links, {} on disk; {} written, {} read{time}\n",
+        "spilled the visited set to disk {} (memory limit {}{}): {} in {} ({}) and their links, {} on disk; {} written, {} read{time}\n",
         count(spill.spills, "time"),
         bytes(spill.limit),
+        if per_worker { " per worker" } else { "" },
         count(spill.states_on_disk, "state"),
         count(spill.runs as u64, "sorted run"),
         count(spill.merges, "merge"),
