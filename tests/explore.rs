@@ -384,10 +384,16 @@ fn limits_stop_cleanly() {
         "{}",
         o.both()
     );
-    let o = with(&["--memory-limit", "1K"]);
+    // A memory limit does not stop the search: the visited set spills to disk (tests/spill.rs).
+    let o = with(&["--memory-limit", "1K", "--max-depth", "5"]);
     assert_eq!(o.code, 3, "{}", o.both());
     assert!(
-        o.stderr.contains("stopped at the memory limit"),
+        o.stderr.contains("stopped at the depth limit"),
+        "{}",
+        o.both()
+    );
+    assert!(
+        o.stderr.contains("spilled the visited set to disk"),
         "{}",
         o.both()
     );

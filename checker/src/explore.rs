@@ -19,17 +19,25 @@
 //!   and the same counterexample, whatever the number of threads.
 //! - Every state is checked when its level is expanded, and the first failing state in
 //!   frontier order is reported. Breadth-first order makes its path a shortest one.
-//! - Limits (states, depth, time, memory) are checked between batches, so a search stops
-//!   cleanly and can say which levels it completed.
+//! - Limits (states, depth, time) are checked between batches, so a search stops cleanly and
+//!   can say which levels it completed.
+//! - A memory limit does not stop the search: when the visited set reaches it, the set moves
+//!   to disk ([`spill`]) and the search goes on, with the same counts, numbering and
+//!   counterexample as in memory.
 //!
 //! Two states with the same fingerprint are taken to be the same state (128-bit fingerprints,
 //! see [`crate::fingerprint`]). Only fingerprints and parent links are kept for visited states;
 //! concrete states are kept for the current and the next level only. A path is rebuilt from the
 //! parent links as a list of steps, which the model can re-execute into a concrete trace.
 
+pub mod runs;
+pub mod spill;
+
 use crate::fingerprint::{Fingerprint, FingerprintSet};
 use crate::memory;
 use rayon::prelude::*;
+use spill::{PathError, Settle, SpillGraph, SpillStats};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// What an explorer needs from a system under exploration.
@@ -169,7 +177,8 @@ pub struct Options {
     pub max_depth: Option<u32>,
     /// Stop after this much time.
     pub time_limit: Option<Duration>,
-    /// Stop once the process's resident memory exceeds this many bytes (Linux only).
+    /// The memory budget of the visited set (bytes): when its tables reach it they move to
+    /// disk and the search goes on ([`spill`]). The frontier's states are not counted.
     pub memory_limit: Option<u64>,
     /// Report a state without successors as a violation (otherwise deadlocks are counted).
     pub deadlock_is_violation: bool,
@@ -186,7 +195,8 @@ pub enum Limit {
     Depth(u32),
     /// The time limit passed.
     Time(Duration),
-    /// Resident memory passed the limit (bytes).
+    /// The visited set reached its memory budget (bytes) and could not be spilled to disk
+    /// ([`Stats::spill`] says why).
     Memory(u64),
 }
 
@@ -215,8 +225,10 @@ pub struct Stats {
     pub resident_at_start: Option<u64>,
     /// The most resident memory seen between batches, if known.
     pub peak_resident: Option<u64>,
-    /// Bytes held by the visited-state graph.
+    /// Bytes held by the visited-state graph (its in-memory part when it spills).
     pub graph_bytes: u64,
+    /// What spilling the visited set to disk did, when there is a memory limit.
+    pub spill: Option<SpillStats>,
 }
 
 impl Stats {
@@ -322,9 +334,139 @@ pub fn expand_state<M: Model>(
     Expansion::Expanded { generated, fresh }
 }
 
-/// Checks a state and computes its successors not yet in the graph.
-fn expand<M: Model>(model: &M, graph: &StateGraph<M::Step>, state: &M::State) -> Expansion<M> {
-    expand_state(model, state, &|fp| !graph.contains(fp))
+/// The visited set as the loop uses it: all in memory, or under a memory budget with the
+/// overflow on disk. Both number states in discovery order and keep the first parent in
+/// frontier order, so both give the same counts, ids and paths.
+enum Visited<M: Model> {
+    Memory {
+        graph: StateGraph<M::Step>,
+        /// At the depth limit: whether a successor not yet visited was found.
+        cut_off: bool,
+    },
+    Spilled(Box<SpillGraph<M::State>>),
+}
+
+/// Why the loop must stop while merging successors.
+enum Stop {
+    /// The state limit.
+    States(u64),
+    /// Spilling failed (the message).
+    Spill(String),
+}
+
+impl From<Settle> for Stop {
+    fn from(s: Settle) -> Stop {
+        match s {
+            Settle::States(n) => Stop::States(n),
+            Settle::Io(e) => Stop::Spill(e),
+        }
+    }
+}
+
+impl<M: Model> Visited<M> {
+    fn len(&self) -> u64 {
+        match self {
+            Visited::Memory { graph, .. } => graph.len() as u64,
+            Visited::Spilled(g) => g.len(),
+        }
+    }
+
+    /// Whether the state is known to be visited (a spilled set may still find it on disk).
+    fn contains(&self, fp: Fingerprint) -> bool {
+        match self {
+            Visited::Memory { graph, .. } => graph.contains(fp),
+            Visited::Spilled(g) => g.contains(fp),
+        }
+    }
+
+    /// Takes a successor of `parent` (`None`: a start state). With `insert`, a new state is
+    /// stored and appended to `next` (now, or when the spilled set settles it); without, only
+    /// whether it is new is noted (at the depth limit). A new state beyond `max_states` stops
+    /// the search.
+    fn offer(
+        &mut self,
+        (fp, step, state): (Fingerprint, M::Step, M::State),
+        parent: Option<StateId>,
+        insert: bool,
+        max_states: u64,
+        next: &mut Vec<(StateId, M::State)>,
+    ) -> Result<(), Stop> {
+        match self {
+            Visited::Memory { graph, cut_off } => {
+                if !insert {
+                    *cut_off |= !graph.contains(fp);
+                    return Ok(());
+                }
+                if graph.len() as u64 >= max_states && !graph.contains(fp) {
+                    return Err(Stop::States(max_states));
+                }
+                if let Some(id) = graph.insert(fp, parent, step) {
+                    next.push((id, state));
+                }
+                Ok(())
+            }
+            Visited::Spilled(g) => {
+                g.offer(fp, parent, insert.then_some(state));
+                // Settle as soon as the pending states might pass the state limit, so that it
+                // stops the search at the state where the in-memory set would.
+                if insert && g.len() + g.pending() as u64 > max_states {
+                    g.settle(true, max_states, next)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Settles pending states (a spilled set); returns whether any offered state was new
+    /// (with `insert` false: at the depth limit).
+    fn settle(
+        &mut self,
+        insert: bool,
+        max_states: u64,
+        next: &mut Vec<(StateId, M::State)>,
+    ) -> Result<bool, Stop> {
+        match self {
+            Visited::Memory { cut_off, .. } => Ok(std::mem::take(cut_off)),
+            Visited::Spilled(g) => Ok(g.settle(insert, max_states, next)?),
+        }
+    }
+
+    /// Spills the set to disk if it reached its budget, settling the pending states first
+    /// (as [`Visited::settle`] does, whose answer it returns).
+    fn keep_within_budget(
+        &mut self,
+        insert: bool,
+        max_states: u64,
+        next: &mut Vec<(StateId, M::State)>,
+    ) -> Result<bool, Stop> {
+        if let Visited::Spilled(g) = self {
+            if g.over_budget() {
+                let any = g.settle(insert, max_states, next)?;
+                g.spill().map_err(Stop::Spill)?;
+                return Ok(any);
+            }
+        }
+        Ok(false)
+    }
+
+    fn approx_bytes(&self) -> u64 {
+        match self {
+            Visited::Memory { graph, .. } => graph.approx_bytes(),
+            Visited::Spilled(g) => g.approx_bytes(),
+        }
+    }
+
+    fn path_to(&mut self, model: &M, id: StateId) -> Result<Vec<M::Step>, PathError<M::Error>> {
+        match self {
+            Visited::Memory { graph, .. } => Ok(graph.path_to(id)),
+            Visited::Spilled(g) => g.path_to(model, id),
+        }
+    }
+}
+
+/// Checks a state and computes its successors not yet visited.
+fn expand<M: Model>(model: &M, visited: &Visited<M>, state: &M::State) -> Expansion<M> {
+    expand_state(model, state, &|fp| !visited.contains(fp))
 }
 
 /// The worker threads.
@@ -359,7 +501,7 @@ impl Workers {
     fn expand_all<M: Model>(
         &self,
         model: &M,
-        graph: &StateGraph<M::Step>,
+        visited: &Visited<M>,
         batch: &[(StateId, M::State)],
     ) -> Vec<Expansion<M>> {
         match self {
@@ -367,19 +509,34 @@ impl Workers {
                 batch
                     .par_iter()
                     .with_max_len(16)
-                    .map(|(_, s)| expand(model, graph, s))
+                    .map(|(_, s)| expand(model, visited, s))
                     .collect()
             }),
-            Workers::Inline => batch.iter().map(|(_, s)| expand(model, graph, s)).collect(),
+            Workers::Inline => batch
+                .iter()
+                .map(|(_, s)| expand(model, visited, s))
+                .collect(),
         }
     }
 }
 
 /// Explores every state reachable in `model`, breadth first, within `options`' limits.
 /// `progress` is called between batches (on the calling thread) with the counters so far.
+/// With a memory limit, the visited set spills to the system's temporary directory.
 pub fn explore<M: Model>(
     model: &M,
     options: &Options,
+    progress: &mut dyn FnMut(&Stats),
+) -> Report<M> {
+    explore_spilling_to(model, options, None, progress)
+}
+
+/// [`explore`], spilling the visited set (when `options.memory_limit` is set) to a fresh
+/// directory inside `spill_dir` (default: the system's temporary directory), removed at the end.
+pub fn explore_spilling_to<M: Model>(
+    model: &M,
+    options: &Options,
+    spill_dir: Option<&Path>,
     progress: &mut dyn FnMut(&Stats),
 ) -> Report<M> {
     let started = Instant::now();
@@ -395,12 +552,70 @@ pub fn explore<M: Model>(
         ..Stats::default()
     };
     stats.peak_resident = stats.resident_at_start;
-    let mut graph: StateGraph<M::Step> = StateGraph::default();
-    let finish = |verdict: Verdict<M>, mut stats: Stats, graph: &StateGraph<M::Step>| {
+    let mut visited: Visited<M> = match options.memory_limit {
+        None => Visited::Memory {
+            graph: StateGraph::default(),
+            cut_off: false,
+        },
+        Some(limit) => match SpillGraph::new(spill_dir, limit) {
+            Ok(g) => Visited::Spilled(Box::new(g)),
+            Err(error) => {
+                stats.elapsed = started.elapsed();
+                stats.spill = Some(SpillStats {
+                    limit,
+                    error: Some(error),
+                    ..SpillStats::default()
+                });
+                return Report {
+                    verdict: Verdict::LimitReached(Limit::Memory(limit)),
+                    stats,
+                };
+            }
+        },
+    };
+    // Ends the search: states still pending are settled first, so that the counts are the
+    // in-memory set's at the same point.
+    let finish = |mut verdict: Verdict<M>, mut stats: Stats, visited: &mut Visited<M>| {
+        let mut error = None;
+        if let Visited::Spilled(g) = visited {
+            if let Err(Settle::Io(e)) = g.settle(true, u64::MAX, &mut Vec::new()) {
+                error = Some(e);
+            }
+        }
         stats.elapsed = started.elapsed();
-        stats.distinct = graph.len() as u64;
-        stats.graph_bytes = graph.approx_bytes();
+        stats.distinct = visited.len();
+        stats.graph_bytes = visited.approx_bytes();
+        if let Visited::Spilled(g) = visited {
+            let mut spill = g.stats();
+            spill.error = error.or_else(|| stats.spill.take().and_then(|s| s.error));
+            if spill.error.is_some() {
+                verdict = Verdict::LimitReached(Limit::Memory(spill.limit));
+            }
+            stats.spill = Some(spill);
+        }
         Report { verdict, stats }
+    };
+    // A stop while merging, as a verdict.
+    let stopped = |stop: Stop, stats: &mut Stats| match stop {
+        Stop::States(n) => Verdict::LimitReached(Limit::States(n)),
+        Stop::Spill(error) => {
+            stats.spill = Some(SpillStats {
+                error: Some(error),
+                ..SpillStats::default()
+            });
+            Verdict::LimitReached(Limit::Memory(options.memory_limit.unwrap_or(0)))
+        }
+    };
+    // The path to a reported state, or the verdict that replaces the report if it cannot be
+    // rebuilt (only possible for a spilled set).
+    let path_or = |visited: &mut Visited<M>, id: StateId, stats: &mut Stats| {
+        visited.path_to(model, id).map_err(|e| match e {
+            PathError::Model(error) => Verdict::Error {
+                error,
+                path: Vec::new(),
+            },
+            PathError::Spill(error) => stopped(Stop::Spill(error), stats),
+        })
     };
 
     let mut start = Vec::new();
@@ -409,17 +624,24 @@ pub fn explore<M: Model>(
             error,
             path: Vec::new(),
         };
-        return finish(verdict, stats, &graph);
+        return finish(verdict, stats, &mut visited);
     }
     let mut frontier = Frontier {
         depth: 0,
         states: Vec::new(),
     };
+    let mut offered = Ok(());
     for (step, state) in start {
         stats.generated += 1;
-        if let Some(id) = graph.insert(model.fingerprint(&state), None, step) {
-            frontier.states.push((id, state));
-        }
+        let fp = model.fingerprint(&state);
+        let next = &mut frontier.states;
+        offered =
+            offered.and_then(|()| visited.offer((fp, step, state), None, true, u64::MAX, next));
+    }
+    let settled = offered.and_then(|()| visited.settle(true, u64::MAX, &mut frontier.states));
+    if let Err(stop) = settled {
+        let verdict = stopped(stop, &mut stats);
+        return finish(verdict, stats, &mut visited);
     }
     let max_states = options
         .max_states
@@ -444,25 +666,26 @@ pub fn explore<M: Model>(
             if let (Some(r), Some(p)) = (resident, stats.peak_resident) {
                 stats.peak_resident = Some(r.max(p));
             }
-            let limit = match (options.time_limit, options.memory_limit, resident) {
-                (Some(t), _, _) if stats.elapsed >= t => Some(Limit::Time(t)),
-                (_, Some(m), Some(r)) if r >= m => Some(Limit::Memory(m)),
-                _ => None,
-            };
-            if let Some(limit) = limit {
-                return finish(Verdict::LimitReached(limit), stats, &graph);
+            if let Some(t) = options.time_limit.filter(|&t| stats.elapsed >= t) {
+                return finish(Verdict::LimitReached(Limit::Time(t)), stats, &mut visited);
             }
-            let expansions = workers.expand_all(model, &graph, batch);
+            let expansions = workers.expand_all(model, &visited, batch);
             for ((id, _), expansion) in batch.iter().zip(expansions) {
                 stats.checked += 1;
                 let (generated, fresh) = match expansion {
                     Expansion::Violated(property) => {
-                        let path = graph.path_to(*id);
-                        return finish(Verdict::Violated { property, path }, stats, &graph);
+                        let verdict = match path_or(&mut visited, *id, &mut stats) {
+                            Ok(path) => Verdict::Violated { property, path },
+                            Err(v) => v,
+                        };
+                        return finish(verdict, stats, &mut visited);
                     }
                     Expansion::Failed(error) => {
-                        let path = graph.path_to(*id);
-                        return finish(Verdict::Error { error, path }, stats, &graph);
+                        let verdict = match path_or(&mut visited, *id, &mut stats) {
+                            Ok(path) => Verdict::Error { error, path },
+                            Err(v) => v,
+                        };
+                        return finish(verdict, stats, &mut visited);
                     }
                     Expansion::Expanded { generated, fresh } => (generated, fresh),
                 };
@@ -470,28 +693,45 @@ pub fn explore<M: Model>(
                 if generated == 0 {
                     stats.deadlocks += 1;
                     if options.deadlock_is_violation {
-                        let path = graph.path_to(*id);
-                        return finish(Verdict::Deadlock { path }, stats, &graph);
+                        let verdict = match path_or(&mut visited, *id, &mut stats) {
+                            Ok(path) => Verdict::Deadlock { path },
+                            Err(v) => v,
+                        };
+                        return finish(verdict, stats, &mut visited);
                     }
                 }
-                if at_depth_limit {
-                    cut_off |= !fresh.is_empty();
-                    continue;
-                }
-                for (fp, step, state) in fresh {
-                    if graph.len() as u64 >= max_states && !graph.contains(fp) {
-                        let limit = Limit::States(max_states);
-                        return finish(Verdict::LimitReached(limit), stats, &graph);
-                    }
-                    if let Some(new_id) = graph.insert(fp, Some(*id), step) {
-                        next.states.push((new_id, state));
+                for candidate in fresh {
+                    let offered = visited.offer(
+                        candidate,
+                        Some(*id),
+                        !at_depth_limit,
+                        max_states,
+                        &mut next.states,
+                    );
+                    if let Err(stop) = offered {
+                        let verdict = stopped(stop, &mut stats);
+                        return finish(verdict, stats, &mut visited);
                     }
                 }
             }
-            stats.distinct = graph.len() as u64;
+            match visited.keep_within_budget(!at_depth_limit, max_states, &mut next.states) {
+                Ok(any) => cut_off |= any,
+                Err(stop) => {
+                    let verdict = stopped(stop, &mut stats);
+                    return finish(verdict, stats, &mut visited);
+                }
+            }
+            stats.distinct = visited.len();
             stats.elapsed = started.elapsed();
-            stats.graph_bytes = graph.approx_bytes();
+            stats.graph_bytes = visited.approx_bytes();
             progress(&stats);
+        }
+        match visited.settle(!at_depth_limit, max_states, &mut next.states) {
+            Ok(any) => cut_off |= any,
+            Err(stop) => {
+                let verdict = stopped(stop, &mut stats);
+                return finish(verdict, stats, &mut visited);
+            }
         }
         stats.levels_completed = Some(depth);
         if at_depth_limit {
@@ -500,12 +740,12 @@ pub fn explore<M: Model>(
             } else {
                 Verdict::Verified
             };
-            return finish(verdict, stats, &graph);
+            return finish(verdict, stats, &mut visited);
         }
         frontier = next;
     }
     stats.frontier = 0;
-    finish(Verdict::Verified, stats, &graph)
+    finish(Verdict::Verified, stats, &mut visited)
 }
 
 #[cfg(test)]
@@ -531,6 +771,11 @@ mod tests {
         fn successors(&self, s: &u64, out: &mut Vec<(u64, u64)>) -> Result<(), ()> {
             out.push((1, (s + 1) % self.n));
             out.push((2, (s + 2) % self.n));
+            if self.n > 100 {
+                // Jumps back to earlier levels, so that a spilled search meets old states.
+                out.push((3, (s * 7) % self.n));
+                out.push((4, s / 3));
+            }
             Ok(())
         }
         fn check(&self, s: &u64) -> Result<Option<&'static str>, ()> {
@@ -592,5 +837,102 @@ mod tests {
             Verdict::LimitReached(Limit::States(10))
         ));
         assert_eq!(report.stats.distinct, 10);
+    }
+
+    /// What a report says, for comparing two searches.
+    fn outcome(report: &Report<Counter>) -> String {
+        let verdict = match &report.verdict {
+            Verdict::Verified => "verified".to_string(),
+            Verdict::Violated { path, .. } => format!("violated {path:?}"),
+            Verdict::Deadlock { path } => format!("deadlock {path:?}"),
+            Verdict::LimitReached(l) => format!("limit {l:?}"),
+            Verdict::Error { path, .. } => format!("error {path:?}"),
+        };
+        let s = &report.stats;
+        format!(
+            "{verdict}; distinct {} generated {} checked {} depth {} levels {:?} deadlocks {}",
+            s.distinct, s.generated, s.checked, s.depth, s.levels_completed, s.deadlocks
+        )
+    }
+
+    #[test]
+    fn a_spilled_search_reports_what_the_in_memory_one_does() {
+        let bad = Some(19_999);
+        // The depth at which the violation is found: a depth limit there cuts the search in
+        // the level where the violation is.
+        let found_at = explore(
+            &Counter { n: 20_000, bad },
+            &Options::default(),
+            &mut |_| {},
+        )
+        .stats
+        .depth;
+        let cases = [
+            (None, None, None),
+            (bad, None, None),
+            (None, Some(5_000), None),
+            (None, Some(1), None),
+            (None, None, Some(4)),
+            (bad, Some(12_345), None),
+            (bad, None, Some(found_at)),
+        ]
+        .map(|(bad, max_states, max_depth)| (Counter { n: 20_000, bad }, max_states, max_depth));
+        for (model, max_states, max_depth) in &cases {
+            for (threads, batch) in [(1, 0), (2, 7)] {
+                let options = Options {
+                    threads,
+                    batch,
+                    max_states: *max_states,
+                    max_depth: *max_depth,
+                    ..Options::default()
+                };
+                let memory = explore(model, &options, &mut |_| {});
+                assert!(memory.stats.spill.is_none());
+                for limit in [1u64, 3_000, 40_000, 1 << 30] {
+                    let spilled = explore(
+                        model,
+                        &Options {
+                            memory_limit: Some(limit),
+                            ..options.clone()
+                        },
+                        &mut |_| {},
+                    );
+                    assert_eq!(outcome(&spilled), outcome(&memory), "limit {limit}");
+                    let spill = spilled.stats.spill.as_ref().expect("spill statistics");
+                    assert!(spill.error.is_none(), "{:?}", spill.error);
+                    if limit == 1 && memory.stats.distinct > 100 {
+                        assert!(spill.spills >= 3 && spill.runs >= 1, "{spill:?}");
+                        assert!(spill.states_on_disk > 0 && spill.merges > 0, "{spill:?}");
+                    }
+                    if limit == 1 << 30 {
+                        assert_eq!(spill.spills, 0);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_spill_directory_that_cannot_be_made_stops_the_search_with_the_reason() {
+        let options = Options {
+            memory_limit: Some(1),
+            ..Options::default()
+        };
+        // A directory inside a file cannot be made.
+        let file = tempfile::NamedTempFile::new().expect("a temporary file");
+        let missing = file.path().join("spill");
+        let missing = missing.as_path();
+        let report = explore_spilling_to(
+            &Counter { n: 50, bad: None },
+            &options,
+            Some(missing),
+            &mut |_| {},
+        );
+        assert!(matches!(
+            report.verdict,
+            Verdict::LimitReached(Limit::Memory(1))
+        ));
+        let error = report.stats.spill.and_then(|s| s.error).expect("a reason");
+        assert!(error.contains("cannot create"), "{error}");
     }
 }

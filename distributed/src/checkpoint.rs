@@ -22,6 +22,9 @@ pub struct Checkpointing {
     /// What the search is (model, parameters, universe, options): a checkpoint of another
     /// search is refused.
     pub identity: String,
+    /// Where each worker's visited set spills under a memory limit (a fresh directory inside
+    /// this one; default: the system's temporary directory).
+    pub spill_dir: Option<PathBuf>,
 }
 
 /// What one worker saves.

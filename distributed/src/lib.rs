@@ -18,11 +18,12 @@
 pub mod checkpoint;
 pub mod connect;
 pub mod hostfile;
+pub mod links;
 pub mod search;
 pub mod wire;
 
 use checker::explore::Options;
-use search::SearchReport;
+use search::{LevelProgress, SearchReport};
 use std::sync::{Arc, Mutex};
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
@@ -88,13 +89,18 @@ impl std::fmt::Display for ClusterError {
 /// Panics seen while the cluster ran: (thread name, message).
 type Panics = Arc<Mutex<Vec<(String, String)>>>;
 
+/// What is told of each level as the search goes (on the first worker of each process).
+pub type Progress = Arc<dyn Fn(&LevelProgress) + Send + Sync>;
+
 /// Runs the search with this process's workers; returns worker 0's report of this process.
 /// `model` lives for the whole process (the workers are threads that outlive any borrow).
+/// `progress`, if any, is called once per level by this process's first worker.
 pub fn explore<M>(
     model: &'static M,
     cluster: &Cluster,
     options: &Options,
     checkpointing: &checkpoint::Checkpointing,
+    progress: Option<Progress>,
 ) -> Result<SearchReport<M::Step, M::Property>, ClusterError>
 where
     M: Wire + 'static,
@@ -164,7 +170,12 @@ where
             builders,
             others,
             timely::WorkerConfig::default(),
-            move |worker| search::run(worker, model, &options, &checkpointing),
+            move |worker| {
+                let progress = progress
+                    .as_deref()
+                    .filter(|_| worker.index() % threads == 0);
+                search::run(worker, model, &options, &checkpointing, progress)
+            },
         )?;
         Ok::<_, String>(guards.join())
     }));
@@ -302,10 +313,12 @@ mod tests {
             every: std::time::Duration::ZERO,
             resume: None,
             identity: String::new(),
+            spill_dir: None,
         }
     }
 
-    /// 1, 2 and 3 workers store what one process stores, and report its shortest path.
+    /// 1, 2 and 3 workers store what one process stores, and report its shortest path, in
+    /// memory or spilling.
     #[test]
     fn any_number_of_workers_explores_as_one_process() {
         let options = Options::default();
@@ -320,22 +333,75 @@ mod tests {
         let Verdict::Violated { path: one_path, .. } = one_bad.verdict else {
             panic!("(9, 13) is reachable");
         };
-        for workers in 1..=3 {
-            let r = explore(whole, &cluster(workers), &options, &no_checkpoints()).expect("runs");
+        for (workers, memory_limit) in [(1, None), (2, None), (3, None), (1, Some(1)), (3, Some(1))]
+        {
+            // A budget of one byte: every worker spills its visited set after every level.
+            let options = Options {
+                memory_limit,
+                ..Options::default()
+            };
+            let workers_label = format!("{workers} workers, memory limit {memory_limit:?}");
+            let r =
+                explore(whole, &cluster(workers), &options, &no_checkpoints(), None).expect("runs");
+            if memory_limit.is_some() {
+                let spilled: u64 = r
+                    .workers
+                    .iter()
+                    .filter_map(|w| w.spill.as_ref())
+                    .map(|s| s.states_on_disk)
+                    .sum();
+                assert!(spilled > 0, "{workers_label}");
+            }
             assert!(matches!(r.outcome, Outcome::Verified));
             let distinct: u64 = r.workers.iter().map(|w| w.distinct).sum();
             let generated: u64 = r.workers.iter().map(|w| w.generated).sum();
-            assert_eq!(distinct, one.stats.distinct, "{workers} workers");
-            assert_eq!(generated, one.stats.generated, "{workers} workers");
-            assert_eq!(r.depth, one.stats.depth, "{workers} workers");
-            let r = explore(bad, &cluster(workers), &options, &no_checkpoints()).expect("runs");
+            assert_eq!(distinct, one.stats.distinct, "{workers_label}");
+            assert_eq!(generated, one.stats.generated, "{workers_label}");
+            assert_eq!(r.depth, one.stats.depth, "{workers_label}");
+            let r =
+                explore(bad, &cluster(workers), &options, &no_checkpoints(), None).expect("runs");
             match r.outcome {
                 Outcome::Violated { property, path } => {
                     assert_eq!(property, 7);
-                    assert_eq!(path, one_path, "{workers} workers");
+                    assert_eq!(path, one_path, "{workers_label}");
                 }
-                other => panic!("{workers} workers: {other:?}"),
+                other => panic!("{workers_label}: {other:?}"),
             }
+        }
+    }
+
+    /// A spilled search's checkpoint holds its spilled states (without steps); resumed, it
+    /// finds the same violation and replays the same shortest path.
+    #[test]
+    fn a_spilled_search_resumes_from_its_checkpoint() {
+        let bad: &'static Grid = Box::leak(Box::new(Grid {
+            n: 23,
+            bad: Some((9, 13)),
+        }));
+        let one = explore_one(bad, &Options::default(), &mut |_| {});
+        let Verdict::Violated { path: one_path, .. } = one.verdict else {
+            panic!("(9, 13) is reachable");
+        };
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let options = Options {
+            memory_limit: Some(1),
+            ..Options::default()
+        };
+        let writing = checkpoint::Checkpointing {
+            dir: Some(dir.path().to_path_buf()),
+            ..no_checkpoints()
+        };
+        let first = explore(bad, &cluster(2), &options, &writing, None).expect("runs");
+        assert!(first.checkpoints.len() > 3, "{:?}", first.checkpoints);
+        let resuming = checkpoint::Checkpointing {
+            resume: Some(dir.path().to_path_buf()),
+            ..no_checkpoints()
+        };
+        let resumed = explore(bad, &cluster(2), &options, &resuming, None).expect("runs");
+        assert!(resumed.resumed_at.is_some());
+        match resumed.outcome {
+            Outcome::Violated { path, .. } => assert_eq!(path, one_path),
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -13,7 +13,10 @@
 //! the owner of the current state tells everyone its parent and step.
 
 use crate::checkpoint::{self, Checkpointing, Saved};
-use crate::wire::{fp_of, fp_words, Envelope, Event, Fp, Key, Message, Summary, Wire};
+use crate::links::Links;
+use crate::wire::{
+    fp_of, fp_words, Envelope, Event, Fp, Key, Message, SpillSummary, Summary, Wire,
+};
 use checker::explore::{expand_state, Expansion, Limit, Options};
 use checker::fingerprint::{Fingerprint, PassThrough};
 use checker::memory;
@@ -76,6 +79,8 @@ pub struct WorkerStats {
     pub sent: u64,
     /// Resident memory of its process at the end (bytes; 0 if unknown).
     pub resident: u64,
+    /// What spilling its visited set did, with a memory limit.
+    pub spill: Option<SpillSummary>,
 }
 
 /// What a distributed search reports (every worker has the same).
@@ -97,6 +102,21 @@ pub struct SearchReport<Step, Property> {
     pub resumed_at: Option<u32>,
     /// The levels checkpointed, in order.
     pub checkpoints: Vec<u32>,
+}
+
+/// Where the search stands after a level's round (the same on every worker).
+#[derive(Debug, Clone)]
+pub struct LevelProgress {
+    /// The level just expanded.
+    pub depth: u32,
+    /// Distinct states stored by all workers before this level's new states.
+    pub states: u64,
+    /// States expanded in this level, by all workers.
+    pub frontier: u64,
+    /// Candidates sent between workers in this level.
+    pub sent: u64,
+    /// Time since the search started (or resumed) on this worker.
+    pub elapsed: Duration,
 }
 
 /// The channel of rounds.
@@ -162,6 +182,7 @@ pub fn run<M: Wire>(
     model: &M,
     options: &Options,
     cp: &Checkpointing,
+    progress: Option<&(dyn Fn(&LevelProgress) + Send + Sync)>,
 ) -> SearchReport<M::Step, M::Property> {
     let started = Instant::now();
     let me = worker.index() as u64;
@@ -169,8 +190,12 @@ pub fn run<M: Wire>(
     let owner = |fp: Fingerprint| (fp % peers as u128) as u64;
     let mut rounds = Rounds::new(worker);
     // Parent and step of every state this worker owns (none for start states).
-    let mut links: FpMap<(Option<Fingerprint>, Vec<u32>)> = FpMap::default();
     let mut mine = Summary::default();
+    // A worker that cannot spill says so in its first summary, and every worker stops then.
+    let mut links = Links::new(options.memory_limit, cp.spill_dir.as_deref()).unwrap_or_else(|e| {
+        mine.spill_error = Some(e);
+        Links::new(None, None).expect("no spill directory to make")
+    });
     let mut frontier: Vec<Owned<M::State>> = Vec::new();
     let mut sent_per_level = Vec::new();
 
@@ -182,7 +207,7 @@ pub fn run<M: Wire>(
             mine.generated += 1;
         }
         let fp = model.fingerprint(&state);
-        if owner(fp) == me && !links.contains_key(&fp) {
+        if owner(fp) == me && !links.in_memory(fp) {
             links.insert(fp, (None, model.step_words(&step)));
             frontier.push(Owned {
                 key: vec![k as u32],
@@ -228,11 +253,9 @@ pub fn run<M: Wire>(
     if let Some(dir) = &cp.resume {
         match resume(worker, &mut rounds, model, dir, cp, me, peers) {
             Ok(saved) => {
-                links = saved
-                    .links
-                    .into_iter()
-                    .map(|(fp, parent, step)| (fp_of(fp), (parent.map(fp_of), step)))
-                    .collect();
+                for (fp, parent, step) in saved.links {
+                    links.insert(fp_of(fp), (parent.map(fp_of), step));
+                }
                 frontier = saved
                     .frontier
                     .into_iter()
@@ -270,7 +293,14 @@ pub fn run<M: Wire>(
     loop {
         mine.checkpoint_error = None;
         let mut written = None;
-        if let (Some(dir), true) = (&cp.dir, checkpoint_now) {
+        let all_links = match (&cp.dir, checkpoint_now) {
+            (Some(_), true) => links.all(),
+            _ => Ok(Vec::new()),
+        };
+        if let (Some(dir), true, Err(e)) = (&cp.dir, checkpoint_now, &all_links) {
+            mine.checkpoint_error = Some(format!("{e} (for a checkpoint in `{}`)", dir.display()));
+        }
+        if let (Some(dir), true, Ok(all_links)) = (&cp.dir, checkpoint_now, all_links) {
             let saved = Saved {
                 identity: cp.identity.clone(),
                 peers,
@@ -278,9 +308,9 @@ pub fn run<M: Wire>(
                 levels_completed,
                 summary: mine.clone(),
                 sent_per_level: sent_per_level.clone(),
-                links: links
-                    .iter()
-                    .map(|(fp, (parent, step))| (fp_words(*fp), parent.map(fp_words), step.clone()))
+                links: all_links
+                    .into_iter()
+                    .map(|(fp, (parent, step))| (fp_words(fp), parent.map(fp_words), step))
                     .collect(),
                 frontier: frontier
                     .iter()
@@ -304,7 +334,7 @@ pub fn run<M: Wire>(
         let mut outgoing: FpMap<(u64, Message)> = FpMap::default();
         for owned in frontier.drain(..) {
             mine.checked += 1;
-            let keep = |fp: Fingerprint| owner(fp) != me || !links.contains_key(&fp);
+            let keep = |fp: Fingerprint| owner(fp) != me || !links.in_memory(fp);
             let (generated, fresh) = match expand_state(model, &owned.state, &keep) {
                 Expansion::Violated(p) => {
                     if mine.stop.is_none() {
@@ -357,11 +387,19 @@ pub fn run<M: Wire>(
         mine.sent += out_now;
         mine.sent_now = out_now;
         mine.out_of_time = options.time_limit.is_some_and(|t| started.elapsed() >= t);
-        let resident = memory::resident_bytes();
-        mine.resident = resident.unwrap_or(0);
-        mine.out_of_memory =
-            matches!((options.memory_limit, resident), (Some(m), Some(r)) if r >= m);
-        mine.distinct = links.len() as u64;
+        mine.resident = memory::resident_bytes().unwrap_or(0);
+        mine.distinct = links.len();
+        mine.spill = links.stats().map(|s| SpillSummary {
+            limit: s.limit,
+            spills: s.spills,
+            states_on_disk: s.states_on_disk,
+            runs: s.runs as u64,
+            merges: s.merges,
+            bytes_on_disk: s.bytes_on_disk,
+            bytes_written: s.bytes_written,
+            bytes_read: s.bytes_read,
+            disk_seconds: s.disk_time.as_secs_f64(),
+        });
         mine.wants_checkpoint = cp.dir.is_some() && last_checkpoint.elapsed() >= cp.every;
         let mut out: Vec<(u64, Message)> = outgoing.into_values().collect();
         for to in 0..peers {
@@ -395,7 +433,16 @@ pub fn run<M: Wire>(
             }
         }
         checkpoint_now = summaries.iter().any(|s| s.wants_checkpoint);
-        if let Some(e) = summaries.iter().find_map(|s| s.checkpoint_error.clone()) {
+        let spill_error = summaries.iter().enumerate().find_map(|(k, s)| {
+            s.spill_error
+                .as_ref()
+                .map(|e| format!("worker {k}: the visited set could not spill to disk: {e}"))
+        });
+        if let Some(e) = summaries
+            .iter()
+            .find_map(|s| s.checkpoint_error.clone())
+            .or(spill_error)
+        {
             let outcome = Outcome::Stopped(e);
             return finish(
                 outcome,
@@ -419,6 +466,7 @@ pub fn run<M: Wire>(
                 deadlocks: s.deadlocks,
                 sent: s.sent,
                 resident: s.resident,
+                spill: s.spill.clone(),
             })
             .collect();
         let total_frontier: u64 = summaries.iter().map(|s| s.frontier).sum();
@@ -428,7 +476,7 @@ pub fn run<M: Wire>(
             .filter_map(|s| s.stop.clone())
             .min_by(|a, b| a.0.cmp(&b.0))
         {
-            let path = rebuild(worker, &mut rounds, model, &links, me, peers, fp);
+            let path = rebuild(worker, &mut rounds, model, &mut links, me, peers, fp);
             let outcome = match event {
                 Event::Violated(p) => Outcome::Violated {
                     property: model.property_from(p),
@@ -470,8 +518,6 @@ pub fn run<M: Wire>(
         }
         let limit = if summaries.iter().any(|s| s.out_of_time) {
             options.time_limit.map(Limit::Time)
-        } else if summaries.iter().any(|s| s.out_of_memory) {
-            options.memory_limit.map(Limit::Memory)
         } else {
             options
                 .max_states
@@ -489,6 +535,15 @@ pub fn run<M: Wire>(
                 checkpoints,
             );
         }
+        if let Some(progress) = progress {
+            progress(&LevelProgress {
+                depth,
+                states: distinct,
+                frontier: total_frontier,
+                sent: sent_per_level.last().copied().unwrap_or(0),
+                elapsed: started.elapsed(),
+            });
+        }
         // Keep, per new state, the candidate with the smallest key.
         let mut best: FpMap<(Key, Fp, Vec<u32>, Vec<i64>)> = FpMap::default();
         for c in candidates {
@@ -503,7 +558,7 @@ pub fn run<M: Wire>(
                 continue;
             };
             let fp = fp_of(fp);
-            if links.contains_key(&fp) {
+            if links.in_memory(fp) {
                 continue;
             }
             match best.get(&fp) {
@@ -512,6 +567,10 @@ pub fn run<M: Wire>(
                     best.insert(fp, (key, parent, step, state));
                 }
             }
+        }
+        // Of the candidates not in memory, those on disk were visited at earlier levels.
+        if let Err(e) = links.drop_spilled(&mut best) {
+            mine.spill_error = Some(e);
         }
         if at_depth_limit {
             mine.cut_off = !best.is_empty();
@@ -523,6 +582,9 @@ pub fn run<M: Wire>(
                     fp,
                     state: model.state_from(state),
                 });
+            }
+            if let Err(e) = links.keep_within_budget() {
+                mine.spill_error = Some(e);
             }
         }
         depth += 1;
@@ -616,22 +678,26 @@ fn resume<M: Wire>(
 }
 
 /// Rebuilds the path to the state `fp`: in each round the state's owner sends everyone its
-/// parent and step.
+/// parent and step. A state on disk has no step: then the path is replayed from its chain of
+/// fingerprints (the same steps; every worker sees the same links and replays alike).
 fn rebuild<M: Wire>(
     worker: &mut Worker,
     rounds: &mut Rounds,
     model: &M,
-    links: &FpMap<(Option<Fingerprint>, Vec<u32>)>,
+    links: &mut Links,
     me: u64,
     peers: u64,
     fp: Fp,
 ) -> Vec<M::Step> {
-    let mut path = Vec::new();
+    let mut steps = Vec::new();
+    let mut chain = Vec::new();
     let mut at = Some(fp_of(fp));
     while let Some(fp) = at {
+        chain.push(fp);
         let mut out = Vec::new();
         if (fp % peers as u128) as u64 == me {
-            let (parent, step) = links.get(&fp).cloned().unwrap_or((None, Vec::new()));
+            // A link that cannot be read ends the chain here; the replay then fails and says so.
+            let (parent, step) = links.get(fp).ok().flatten().unwrap_or((None, Vec::new()));
             for to in 0..peers {
                 out.push((
                     to,
@@ -646,13 +712,15 @@ fn rebuild<M: Wire>(
         at = None;
         for m in received {
             if let Message::Link { parent, step } = m {
-                if !step.is_empty() {
-                    path.push(model.step_from(&step));
-                }
+                steps.push(step);
                 at = parent.map(fp_of);
             }
         }
     }
-    path.reverse();
-    path
+    chain.reverse();
+    steps.reverse();
+    if steps.iter().all(|s| !s.is_empty()) {
+        return steps.iter().map(|s| model.step_from(s)).collect();
+    }
+    checker::explore::spill::replay(model, &chain, "reported").unwrap_or_default()
 }

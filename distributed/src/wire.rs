@@ -101,8 +101,10 @@ pub struct Summary {
     pub cut_off: bool,
     /// Whether this worker passed the time limit.
     pub out_of_time: bool,
-    /// Whether this process passed the memory limit.
-    pub out_of_memory: bool,
+    /// Why this worker's visited set could not spill to disk (every worker stops).
+    pub spill_error: Option<String>,
+    /// What spilling did on this worker, with a memory limit.
+    pub spill: Option<SpillSummary>,
     /// Distinct states this worker owns.
     pub distinct: u64,
     /// States it checked.
@@ -121,6 +123,29 @@ pub struct Summary {
     pub wants_checkpoint: bool,
     /// Why writing its last checkpoint failed.
     pub checkpoint_error: Option<String>,
+}
+
+/// What spilling the visited set did on one worker (`checker`'s `SpillStats` in words).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SpillSummary {
+    /// The budget (bytes).
+    pub limit: u64,
+    /// Times the states in memory went to disk.
+    pub spills: u64,
+    /// States on disk.
+    pub states_on_disk: u64,
+    /// Sorted runs on disk.
+    pub runs: u64,
+    /// Runs merged into others.
+    pub merges: u64,
+    /// Bytes on disk.
+    pub bytes_on_disk: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Seconds of disk work.
+    pub disk_seconds: f64,
 }
 
 /// One message of a round.

@@ -11,7 +11,8 @@ use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use checker::compiled::code::Fault;
 use checker::compiled::CompiledModel;
-use checker::explore::{explore, Limit, Options, Report, Stats, Verdict};
+use checker::explore::spill::SpillStats;
+use checker::explore::{explore_spilling_to, Limit, Options, Report, Stats, Verdict};
 use checker::model::{MachineError, MachineModel, MachineStep};
 use checker::symmetry::Symmetry;
 use interpreter::machine::Machine;
@@ -59,9 +60,14 @@ pub struct ExploreArgs {
     /// Stop after this long (`90`, `90s`, `5m`, `2h`).
     #[arg(long)]
     pub time_limit: Option<String>,
-    /// Stop when the visited set and frontier would exceed this (`512M`, `2G`).
+    /// Memory for the visited set (`64MiB`, `1.5GiB`, `500MB`; MiB without a unit): when it is
+    /// reached the visited set moves to disk and the search goes on (same counts, slower).
     #[arg(long)]
     pub memory_limit: Option<String>,
+    /// Where the visited set spills under `--memory-limit` (a fresh directory inside DIR,
+    /// removed at the end; default: the system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
     /// Worker threads (default: every core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -146,26 +152,26 @@ pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(value * scale))
 }
 
-/// Parses `512`, `512M`, `2G` (MiB by default).
-fn parse_memory(text: &str) -> Result<u64, String> {
-    let t = text
-        .trim()
-        .trim_end_matches(['B', 'b'])
-        .trim_end_matches('i');
-    let (number, scale) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1 << 20),
+/// Parses an amount of memory as `bytesize` reads it (`64MiB`, `1.5GiB`, `500MB`, `2G`; `K`,
+/// `M`, `G` are powers of 1000, `KiB`, `MiB`, `GiB` of 1024); a number without a unit is MiB.
+pub(super) fn parse_memory(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let bytes = match t.parse::<f64>() {
+        Ok(mib) => (mib * (1u64 << 20) as f64) as u64,
+        Err(_) => t
+            .parse::<bytesize::ByteSize>()
+            .map_err(|_| format!("`{text}` is not an amount of memory (say 64MiB, 512MB or 2GiB)"))?
+            .as_u64(),
     };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not an amount of memory (say 512M or 2G)"))?;
-    if !(value > 0.0 && value.is_finite()) {
-        return Err(format!("`{text}` is not an amount of memory"));
+    if bytes == 0 {
+        return Err(format!("`{text}` is no memory at all"));
     }
-    Ok((value * scale as f64) as u64)
+    Ok(bytes)
+}
+
+/// An amount of memory, `1.5 MiB`.
+pub(super) fn bytes(n: u64) -> String {
+    bytesize::ByteSize::b(n).display().iec().to_string()
 }
 
 /// `1234567` as `1,234,567`.
@@ -419,7 +425,13 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         }
     };
     if let Some(compiled) = compiled {
-        let report = machine_report(explore(&compiled, &options, &mut on_progress));
+        let spill_dir = args.spill_dir.as_deref();
+        let report = machine_report(explore_spilling_to(
+            &compiled,
+            &options,
+            spill_dir,
+            &mut on_progress,
+        ));
         if shown.replace(false) {
             print_stderr("\r\x1b[2K");
         }
@@ -443,7 +455,8 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
         };
     }
-    let report = explore(&explorer, &options, &mut on_progress);
+    let spill_dir = args.spill_dir.as_deref();
+    let report = explore_spilling_to(&explorer, &options, spill_dir, &mut on_progress);
     if shown.get() {
         print_stderr("\r\x1b[2K");
     }
@@ -609,6 +622,7 @@ pub(super) fn finish(
             "threads": stats.threads,
             "trace": written.map(|p| p.display().to_string()),
             "distributed": distributed,
+            "spill": stats.spill.as_ref().map(spill_json),
         });
         print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
         if let Some(r) = &run_report {
@@ -638,7 +652,19 @@ pub(super) fn finish(
                 Limit::States(n) => format!("the state limit ({} states)", thousands(*n)),
                 Limit::Depth(d) => format!("the depth limit ({d}; deeper states exist)"),
                 Limit::Time(t) => format!("the time limit ({:.0} s)", t.as_secs_f64()),
-                Limit::Memory(b) => format!("the memory limit ({})", mib(*b)),
+                Limit::Memory(b) => {
+                    let why = stats
+                        .spill
+                        .as_ref()
+                        .and_then(|s| s.error.as_deref())
+                        .map(|e| format!(": the visited set could not spill to disk ({e})"))
+                        .unwrap_or_else(|| {
+                            // A distributed search stops when a process's resident memory
+                            // passes the limit.
+                            " of resident memory in a process".to_string()
+                        });
+                    format!("the memory limit ({}){why}", bytes(*b))
+                }
             };
             print_stderr(&format!(
                 "stopped at {which}: {}; no invariant failed\n",
@@ -671,6 +697,14 @@ pub(super) fn finish(
             ));
         }
     }
+    let per_worker = distributed.is_some();
+    if let Some(line) = stats
+        .spill
+        .as_ref()
+        .and_then(|s| spill_line(s, args.quiet, per_worker))
+    {
+        print_stderr(&line);
+    }
     if let Some(file) = written {
         print_stderr(&format!(
             "trace written to {}; check it with `ioa replay {}`\n",
@@ -686,6 +720,47 @@ pub(super) fn finish(
         print_stderr(&format!("{performance}\n"));
     }
     code
+}
+
+/// What spilling did and cost, if it happened: the counts are the same on every run of the same
+/// search; the time (left out with `--quiet`) is the time spent in disk work.
+pub(super) fn spill_line(spill: &SpillStats, quiet: bool, per_worker: bool) -> Option<String> {
+    if spill.spills == 0 {
+        return None;
+    }
+    let time = if quiet {
+        String::new()
+    } else {
+        format!(", {:.2} s of disk work", spill.disk_time.as_secs_f64())
+    };
+    Some(format!(
+        "spilled the visited set to disk {} (memory limit {}{}): {} in {} ({}) and their links, {} on disk; {} written, {} read{time}\n",
+        count(spill.spills, "time"),
+        bytes(spill.limit),
+        if per_worker { " per worker" } else { "" },
+        count(spill.states_on_disk, "state"),
+        count(spill.runs as u64, "sorted run"),
+        count(spill.merges, "merge"),
+        bytes(spill.bytes_on_disk),
+        bytes(spill.bytes_written),
+        bytes(spill.bytes_read),
+    ))
+}
+
+/// What spilling did, as JSON.
+pub(super) fn spill_json(spill: &SpillStats) -> serde_json::Value {
+    serde_json::json!({
+        "limit": spill.limit,
+        "spills": spill.spills,
+        "states_on_disk": spill.states_on_disk,
+        "runs": spill.runs,
+        "merges": spill.merges,
+        "bytes_on_disk": spill.bytes_on_disk,
+        "bytes_written": spill.bytes_written,
+        "bytes_read": spill.bytes_read,
+        "disk_seconds": spill.disk_time.as_secs_f64(),
+        "error": spill.error,
+    })
 }
 
 fn limit_json(limit: &Limit) -> serde_json::Value {
@@ -780,9 +855,13 @@ mod tests {
         assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
         assert!(parse_duration("5 weeks").is_err());
         assert_eq!(parse_memory("512").unwrap(), 512 << 20);
-        assert_eq!(parse_memory("2G").unwrap(), 2 << 30);
+        assert_eq!(parse_memory("2G").unwrap(), 2_000_000_000);
+        assert_eq!(parse_memory("2GiB").unwrap(), 2 << 30);
         assert_eq!(parse_memory("64MiB").unwrap(), 64 << 20);
+        assert_eq!(parse_memory("1K").unwrap(), 1000);
         assert!(parse_memory("lots").is_err());
+        assert!(parse_memory("0").is_err());
+        assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(thousands(12), "12");
     }

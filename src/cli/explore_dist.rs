@@ -9,16 +9,18 @@ use super::model::Model;
 use super::output::print_stderr;
 use super::Format;
 use checker::compiled::CompiledModel;
+use checker::explore::spill::SpillStats;
 use checker::explore::{Options, Report, Stats, Verdict};
 use checker::model::MachineModel;
 use checker::symmetry::Symmetry;
 use distributed::checkpoint::Checkpointing;
-use distributed::search::{Outcome, SearchReport};
+use distributed::search::{LevelProgress, Outcome, SearchReport};
 use distributed::{hostfile, Cluster};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::AutomatonId;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -107,6 +109,7 @@ pub fn run(
         every,
         resume: args.dist.resume.clone(),
         identity: identity(&args, &m, workers_total(&args)),
+        spill_dir: args.spill_dir.clone(),
     };
     let m: &'static Model = Box::leak(Box::new(m));
     let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
@@ -168,7 +171,25 @@ pub fn run(
             count(workers_total as u64, "worker"),
         ));
     }
-    let report = match distributed::explore(compiled, &cluster, &options, &checkpointing) {
+    // One line per level with --progress (or on a terminal).
+    let show_progress = !args.quiet
+        && args.format == Format::Text
+        && (args.progress || std::io::stderr().is_terminal());
+    let progress: Option<distributed::Progress> = show_progress.then(|| {
+        std::sync::Arc::new(|p: &LevelProgress| {
+            let rate = p.states as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            print_stderr(&format!(
+                "depth {}: {}, {} in this level, {} sent between workers, {} states/s\n",
+                p.depth,
+                count(p.states, "state"),
+                thousands(p.frontier),
+                thousands(p.sent),
+                thousands(rate as u64)
+            ));
+        }) as distributed::Progress
+    });
+    let report = match distributed::explore(compiled, &cluster, &options, &checkpointing, progress)
+    {
         Ok(r) => r,
         Err(e) => {
             print_stderr(&format!("error: {e}\n"));
@@ -271,7 +292,31 @@ fn totals(
         resident_at_start: Some(0),
         peak_resident: Some(resident_of_processes(report, workers_per_process)),
         graph_bytes: 0,
+        spill: spill_totals(report),
     }
+}
+
+/// What spilling did on all workers together (the limit is each worker's).
+fn spill_totals(report: &SearchReport<checker::model::MachineStep, usize>) -> Option<SpillStats> {
+    let spills: Vec<_> = report
+        .workers
+        .iter()
+        .filter_map(|w| w.spill.as_ref())
+        .collect();
+    let first = spills.first()?;
+    let sum = |f: fn(&distributed::wire::SpillSummary) -> u64| spills.iter().map(|s| f(s)).sum();
+    Some(SpillStats {
+        limit: first.limit,
+        spills: sum(|s| s.spills),
+        states_on_disk: sum(|s| s.states_on_disk),
+        runs: sum(|s| s.runs) as usize,
+        merges: sum(|s| s.merges),
+        bytes_on_disk: sum(|s| s.bytes_on_disk),
+        bytes_written: sum(|s| s.bytes_written),
+        bytes_read: sum(|s| s.bytes_read),
+        disk_time: std::time::Duration::from_secs_f64(spills.iter().map(|s| s.disk_seconds).sum()),
+        error: None,
+    })
 }
 
 /// The resident memory of all processes (each counted once).
@@ -291,11 +336,17 @@ fn resident_of_processes(
 fn worker_lines(report: &SearchReport<checker::model::MachineStep, usize>, c: &Cluster) -> String {
     let mut out = String::new();
     for w in &report.workers {
-        let memory = if w.resident > 0 {
+        let mut memory = if w.resident > 0 {
             format!(", process resident {}", mib(w.resident))
         } else {
             String::new()
         };
+        if let Some(s) = w.spill.as_ref().filter(|s| s.spills > 0) {
+            memory.push_str(&format!(
+                ", {} spilled to disk",
+                thousands(s.states_on_disk)
+            ));
+        }
         out.push_str(&format!(
             "worker {} (process {}): {} stored, {} checked, {} generated, {} sent to other workers{memory}\n",
             w.worker,
@@ -335,6 +386,7 @@ fn worker_json(
             "deadlocks": w.deadlocks,
             "sent": w.sent,
             "resident_bytes": w.resident,
+            "spilled": w.spill.as_ref().map(|s| s.states_on_disk),
         })).collect::<Vec<_>>(),
         "sent_per_level": report.sent_per_level,
     })
