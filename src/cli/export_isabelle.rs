@@ -40,6 +40,7 @@ pub fn run(
         automaton,
         simulation,
         stem,
+        hints: Default::default(),
     };
     write_theories(dir, &spec, &result.sources, &selection, color)
 }
@@ -52,7 +53,16 @@ pub fn write_theories(
     selection: &Selection,
     color: ColorChoice,
 ) -> ExitCode {
-    let exported = match export(spec, selection) {
+    // What Z3 needed for each invariant step (its unsat cores) shapes the Isabelle leaves.
+    let budget = prover_export::solve::budget::Budget::new(
+        prover_export::solve::budget::DEFAULT_PROVE_RLIMIT,
+        std::time::Duration::from_secs_f64(prover_export::solve::budget::DEFAULT_WALL_SECONDS),
+    );
+    let mut selection = selection.clone();
+    if selection.hints.is_empty() {
+        selection.hints = prover_export::isabelle::hints::Hints::from_z3(spec, &budget);
+    }
+    let exported = match export(spec, &selection) {
         Ok(e) => e,
         Err(errors) => {
             let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
