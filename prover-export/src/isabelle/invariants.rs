@@ -120,6 +120,21 @@ pub fn invariants_theory(
                     None => Some(used),
                 }
             };
+            // The enumerations among the action's parameter types: `metis` may need that a
+            // value of one is one of its constants (Peterson's `checkTurn`: `turn ≠ i` makes
+            // `turn` the other process).
+            let mut exhaust: Vec<String> = Vec::new();
+            for ty in &act.param_types {
+                if let ioa_lang::ir::Type::Named(id) = ty {
+                    let enumeration = spec.types.get(id.0 as usize).is_some_and(|t| {
+                        matches!(t.kind, ioa_lang::ir::TypeDefKind::Enumeration(_))
+                    });
+                    let fact = format!("{}.exhaust", types.type_name(id.0));
+                    if enumeration && !exhaust.contains(&fact) {
+                        exhaust.push(fact);
+                    }
+                }
+            }
             out.push_str(&leaf(
                 n,
                 &all,
@@ -127,6 +142,7 @@ pub fn invariants_theory(
                 act,
                 kind_word(aut.actions[k].kind),
                 core.as_deref(),
+                &exhaust,
             ));
         }
         out.push_str("qed\n\n");
@@ -169,6 +185,7 @@ fn leaf(
     act: &super::automaton::ActionInfo,
     kind: &str,
     core: Option<&[String]>,
+    exhaust: &[String],
 ) -> String {
     let pattern = if act.param_names.is_empty() {
         act.constructor.clone()
@@ -188,7 +205,11 @@ fn leaf(
         Some(c) => c.join(", "),
         None => "not asked (all invariants)".to_string(),
     };
-    let metis = "metis option.distinct(1) majorities_intersect_int";
+    let mut metis = "metis option.distinct(1) majorities_intersect_int".to_string();
+    for e in exhaust {
+        metis.push(' ');
+        metis.push_str(e);
+    }
     let mut out = format!(
         "  (* {kind} action `{}`. Z3's unsat core: {core_words}. Method: auto, then metis on what auto leaves. *)\n  case {pattern}\n",
         act.name
