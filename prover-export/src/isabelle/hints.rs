@@ -7,7 +7,7 @@
 //! When Z3 proved an obligation but could not name its core within the budget of that second
 //! check, the hypotheses the obligation assumed are used (the invariant's `using` list).
 
-use crate::obligations::{invariant, Assumptions};
+use crate::obligations::{invariant, simulation, Assumptions};
 use crate::solve::{self, budget::Budget, Verdict};
 use ioa_lang::ir::Spec;
 use std::collections::BTreeMap;
@@ -17,6 +17,10 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default)]
 pub struct Hints {
     cores: BTreeMap<(usize, String), Core>,
+    /// Per (index of the simulation in `spec.simulations`, action name): the used hypotheses
+    /// of each case of the proof block's entry, in the order of its branches (`None`: Z3 did not
+    /// name the core of that case).
+    sim_cores: BTreeMap<(usize, String), Vec<Option<Vec<String>>>>,
 }
 
 /// What Z3 answered for the step of one invariant at one action (all of its cases together).
@@ -37,9 +41,16 @@ impl Hints {
         self.cores.get(&(invariant, action.to_string()))
     }
 
+    /// The cores of the cases of simulation number `sim`'s step at `action`, branch by branch.
+    pub fn sim_cores(&self, sim: usize, action: &str) -> Option<&[Option<Vec<String>>]> {
+        self.sim_cores
+            .get(&(sim, action.to_string()))
+            .map(|v| v.as_slice())
+    }
+
     /// Whether Z3 was asked at all.
     pub fn is_empty(&self) -> bool {
-        self.cores.is_empty()
+        self.cores.is_empty() && self.sim_cores.is_empty()
     }
 
     /// Records what Z3 answered for one obligation (cases of one action are merged).
@@ -84,6 +95,23 @@ impl Hints {
                     Some(core) => hints.record(k, action, core, true, proved),
                     None => hints.record(k, action, &ob.assumed, false, proved),
                 }
+            }
+        }
+        for k in 0..spec.simulations.len() {
+            let Ok(obs) = simulation::obligations(spec, k, &Assumptions::AsDeclared) else {
+                continue;
+            };
+            for ob in obs.iter() {
+                let Some(action) = &ob.action else { continue };
+                let outcome = solve::check(spec, ob, budget);
+                let core = matches!(outcome.verdict, Verdict::Proved)
+                    .then_some(outcome.core)
+                    .flatten();
+                hints
+                    .sim_cores
+                    .entry((k, action.clone()))
+                    .or_default()
+                    .push(core);
             }
         }
         hints

@@ -193,7 +193,7 @@ pub fn export(spec: &Spec, selection: &Selection) -> Result<Export, Vec<ExportEr
         let (Some((a, a_invs)), Some((b, _))) = (a, b) else {
             continue; // an automaton failed to export; its error is already reported
         };
-        match simulation::simulation_theory(spec, &types, sim, a, b, *a_invs) {
+        match simulation::simulation_theory(spec, &types, sim, a, b, *a_invs, &selection.hints) {
             Ok(text) => {
                 let name = names::theory(&sim.name);
                 files.push((format!("{name}.thy"), text));
