@@ -322,3 +322,66 @@ fn isabelle_builds_the_cons_export_when_available() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Exports `args` and runs `$ISABELLE_HOME/bin/isabelle build -D` on it; `None` (and a
+/// SKIPPED line) without `ISABELLE_HOME`. Returns whether the build succeeded, and its output.
+fn isabelle_build(label: &str, args: &[&str]) -> Option<(bool, String)> {
+    let Some(home) = std::env::var_os("ISABELLE_HOME") else {
+        eprintln!("SKIPPED: ISABELLE_HOME is not set, so no Isabelle/HOL to check {label} with");
+        return None;
+    };
+    let e = export(label, args);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("isabelle-{label}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    for (name, text) in &e.files {
+        std::fs::write(dir.join(name), text).expect("a theory written");
+    }
+    let isabelle = PathBuf::from(home).join("bin/isabelle");
+    let out = Command::new(&isabelle)
+        .args(["build", "-D"])
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", isabelle.display()));
+    Some((
+        out.status.success(),
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    ))
+}
+
+/// With a real Isabelle/HOL: Global1's invariants (QuorumsIntersect and Inv3 included) and
+/// Peterson's are proved, every lemma, as Z3 proves every obligation of theirs.
+#[test]
+fn isabelle_proves_global1_and_peterson_invariants_when_available() {
+    for (label, file) in [
+        (
+            "global1-invariants",
+            "examples/consensus/global1_invariants.ioa",
+        ),
+        ("peterson", "examples/peterson/peterson.ioa"),
+    ] {
+        if let Some((ok, log)) = isabelle_build(label, &[file]) {
+            assert!(ok, "isabelle build of the export of {file} failed:\n{log}");
+        }
+    }
+}
+
+/// With a real Isabelle/HOL: the three mutated models Z3 refutes fail in Isabelle too.
+#[test]
+fn isabelle_rejects_the_mutations_when_available() {
+    for name in [
+        "dead_means_voted",
+        "inv3_without_quorums",
+        "assignval_ignored",
+    ] {
+        let file = format!("tests/data/mutation/{name}.ioa");
+        if let Some((ok, log)) = isabelle_build(&format!("mutation-{name}"), &[&file]) {
+            assert!(!ok, "Isabelle accepted the broken model {file}:\n{log}");
+        }
+    }
+}

@@ -40,9 +40,13 @@ pub fn run(
         automaton,
         simulation,
         stem,
+        hints: Default::default(),
     };
     write_theories(dir, &spec, &result.sources, &selection, color)
 }
+
+/// Z3 resource units per obligation when the export asks for unsat cores.
+const HINT_RLIMIT: u64 = 300_000;
 
 /// Exports `spec` and writes the theories and ROOT into `dir` (also used by `ioa verify`).
 pub fn write_theories(
@@ -55,7 +59,18 @@ pub fn write_theories(
     let blocked = beyond_hol(spec);
     // Checked first: the exporter has no translation of these types to fall back on.
     let exported = if blocked.is_empty() {
-        export(spec, selection)
+        // What Z3 needed for each invariant step (its unsat cores) shapes the Isabelle leaves.
+        // A small budget (most proofs take under 20 000 units): an obligation Z3 does not
+        // settle within it gets every assumed invariant in its leaf, so the export stays quick.
+        let budget = prover_export::solve::budget::Budget::new(
+            HINT_RLIMIT,
+            std::time::Duration::from_secs(10),
+        );
+        let mut selection = selection.clone();
+        if selection.hints.is_empty() {
+            selection.hints = prover_export::isabelle::hints::Hints::from_z3(spec, &budget);
+        }
+        export(spec, &selection)
     } else {
         Err(vec![])
     };

@@ -453,6 +453,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "model".into()),
+            hints: Default::default(),
         };
         let code =
             super::export_isabelle::write_theories(dir, &spec, &cm.sources, &selection, args.color);

@@ -68,6 +68,8 @@ const HOL_FACTS: &[&str] = &[
     "Let_def",
     "if_split_asm",
     "finite_subset",
+    "disjoint_iff",
+    "option.distinct",
 ];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
@@ -90,6 +92,9 @@ const BASE_FACTS: &[&str] = &[
     "is_forward_simI",
     "is_forward_sim_def",
     "reachable.induct",
+    "int_card_eq_0_iff",
+    "majorities_intersect",
+    "majorities_intersect_int",
 ];
 
 /// Greek letters the export uses as variable names.
@@ -627,6 +632,20 @@ fn check_theory(
             if *w == "note" {
                 local_facts.insert(block[j + 1].to_string());
             }
+            // `case (C x y)` binds the constructor's arguments.
+            if *w == "case" && block.get(j + 1).is_some_and(|n| n.starts_with('(')) {
+                let mut m = j + 2;
+                while let Some(v) = block.get(m) {
+                    let v2 = v.trim_end_matches(')');
+                    for t in idents(&tokens(v2)) {
+                        vars.insert(t);
+                    }
+                    if v.ends_with(')') {
+                        break;
+                    }
+                    m += 1;
+                }
+            }
         }
         if kind == "definition" {
             if let Some(eq) = block
@@ -688,7 +707,7 @@ fn check_theory(
         }
         // Facts used by proofs: after `simp:`, `using`, `add:`, `rule`, `OF`.
         let outer_block = block.join(" ");
-        for part in outer_block.split(['(', ')', '[', ']', ',']) {
+        for part in outer_block.split(['(', ')', '[', ']', ',', ';']) {
             let ws: Vec<&str> = part.split_whitespace().collect();
             let mut in_facts = false;
             for w in ws {
@@ -704,6 +723,7 @@ fn check_theory(
                     "unfolding",
                     "with",
                     "from",
+                    "metis",
                 ]
                 .contains(&w)
                 {
@@ -741,8 +761,15 @@ fn check_theory(
                 }
                 if in_facts {
                     let f = w.trim_end_matches(':');
+                    // A datatype's exhaustion rule, and a case's fact named after its
+                    // constructor (`case (C x)` then `from step C`).
+                    let datatype_fact = f
+                        .strip_suffix(".exhaust")
+                        .is_some_and(|t| types.contains(t));
                     if !(facts.contains(f)
                         || local_facts.contains(f)
+                        || datatype_fact
+                        || constants.contains(f)
                         || f.starts_with("c")
                             && f[1..].chars().all(|c| c.is_ascii_digit())
                             && !f[1..].is_empty())

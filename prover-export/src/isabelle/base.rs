@@ -47,6 +47,32 @@ text \<open>IOA's sets are finite: the subsets of a finite set that satisfy a co
 lemma finite_subsets_with [simp]: "finite S \<Longrightarrow> finite {q. q \<subseteq> S \<and> P q}"
   by (rule finite_subset[of _ "Pow S"]) auto
 
+text \<open>Sizes of finite sets, as the leaves of the invariant proofs use them: an integer size is
+  0 exactly when the set is empty (or infinite, which the finiteness of the state excludes), and
+  two majorities of one finite set share an element.\<close>
+
+lemma int_card_eq_0_iff: "int (card A) = 0 \<longleftrightarrow> A = {} \<or> infinite A"
+  by auto
+
+lemma majorities_intersect:
+  assumes "finite S" "A \<subseteq> S" "B \<subseteq> S" "card S < card A + card B"
+  shows "A \<inter> B \<noteq> {}"
+proof
+  assume "A \<inter> B = {}"
+  with assms have "card (A \<union> B) = card A + card B"
+    by (simp add: card_Un_disjoint finite_subset)
+  moreover have "card (A \<union> B) \<le> card S"
+    using assms by (simp add: card_mono)
+  ultimately show False
+    using assms by simp
+qed
+
+lemma majorities_intersect_int:
+  assumes "finite S" "A \<subseteq> S" "B \<subseteq> S"
+    and "int (card S) < 2 * int (card A)" "int (card S) < 2 * int (card B)"
+  shows "\<exists>x. x \<in> A \<and> x \<in> B"
+  using majorities_intersect[of S A B] assms by auto
+
 text \<open>An execution fragment from a state: each step names its action and the state it
   reaches.\<close>
 

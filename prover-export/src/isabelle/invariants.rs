@@ -11,6 +11,7 @@
 use super::automaton::AutomatonInfo;
 use super::error::ExportError;
 use super::expr::{term, Env};
+use super::hints::Hints;
 use super::names::TypeNames;
 use ioa_lang::ir::{Invariant, Spec};
 use std::collections::HashSet;
@@ -20,12 +21,15 @@ pub fn invariants_theory(
     spec: &Spec,
     types: &TypeNames,
     info: &AutomatonInfo,
+    hints: &Hints,
 ) -> Result<Option<String>, ExportError> {
-    let invs: Vec<&Invariant> = spec
+    let indexed: Vec<(usize, &Invariant)> = spec
         .invariants
         .iter()
-        .filter(|i| i.automaton == info.id)
+        .enumerate()
+        .filter(|(_, i)| i.automaton == info.id)
         .collect();
+    let invs: Vec<&Invariant> = indexed.iter().map(|(_, i)| *i).collect();
     if invs.is_empty() {
         return Ok(None);
     }
@@ -85,7 +89,7 @@ pub fn invariants_theory(
     let with_finite: Vec<String> = std::iter::once(finite.clone())
         .chain(defs.iter().cloned())
         .collect();
-    for name in &with_finite {
+    for (t, name) in with_finite.iter().enumerate() {
         out.push_str(&format!(
             "lemma {name}_step:\n  fixes \\<sigma> \\<sigma>' :: {state_ty} and \\<alpha> :: {}\n  assumes inv: \"{all} \\<sigma>\" and step: \"{} \\<sigma> \\<alpha> \\<sigma>'\"\n  shows \"{name} \\<sigma>'\"\n",
             n.action_type(),
@@ -96,22 +100,49 @@ pub fn invariants_theory(
             if k > 0 {
                 out.push_str("next\n");
             }
-            let pattern = if act.param_names.is_empty() {
-                act.constructor.clone()
+            // The finiteness lemma (t = 0) needs no invariant; invariant t - 1 needs what Z3's
+            // unsat core names, or every invariant when Z3 was not asked.
+            let core = if t == 0 {
+                Some(Vec::new())
             } else {
-                format!("({} {})", act.constructor, act.param_names.join(" "))
+                let (index, inv) = indexed[t - 1];
+                let mut used: Vec<String> = vec![inv.name.clone()];
+                match hints.core(index, &act.name) {
+                    Some(c) => {
+                        for u in &c.used {
+                            if !used.contains(u) {
+                                used.push(u.clone());
+                            }
+                        }
+                        Some(used)
+                    }
+                    None if hints.is_empty() => None,
+                    None => Some(used),
+                }
             };
-            let step_defs = std::iter::once(format!("{}_def", n.trans()))
-                .chain(act.defs.iter().cloned())
-                .collect::<Vec<_>>()
-                .join(" ");
-            // `if_split_asm`: a transition with several cases is an `if` among the hypotheses,
-            // whose branches simp does not unfold until the condition is split;
-            // `finite_subset`: a subset of a finite set is finite (the finiteness conjunct).
-            out.push_str(&format!(
-                "  (* {} action `{}` *)\n  case {pattern}\n  with inv step show ?thesis\n    by (auto simp: {all}_defs {step_defs} Let_def split: if_split_asm dest: finite_subset)\n",
+            // The enumerations among the action's parameter types: `metis` may need that a
+            // value of one is one of its constants (Peterson's `checkTurn`: `turn ≠ i` makes
+            // `turn` the other process).
+            let mut exhaust: Vec<String> = Vec::new();
+            for ty in &act.param_types {
+                if let ioa_lang::ir::Type::Named(id) = ty {
+                    let enumeration = spec.types.get(id.0 as usize).is_some_and(|t| {
+                        matches!(t.kind, ioa_lang::ir::TypeDefKind::Enumeration(_))
+                    });
+                    let fact = format!("{}.exhaust", types.type_name(id.0));
+                    if enumeration && !exhaust.contains(&fact) {
+                        exhaust.push(fact);
+                    }
+                }
+            }
+            out.push_str(&leaf(
+                n,
+                &all,
+                name,
+                act,
                 kind_word(aut.actions[k].kind),
-                act.name
+                core.as_deref(),
+                &exhaust,
             ));
         }
         out.push_str("qed\n\n");
@@ -134,6 +165,129 @@ pub fn invariants_theory(
     }
     out.push_str("end\n");
     Ok(Some(out))
+}
+
+/// The proof of one action's case of a step lemma. `core`: the IOA names of the pre-state
+/// invariants the leaf uses (`None`: all of them).
+///
+/// With a deterministic effect the step is split into the precondition (the transition at its
+/// own effect state) and `σ' = effect`, the goal is rewritten with the latter, and only the
+/// used invariants are unfolded. The method is `auto` with those definitions, the effect, the
+/// finiteness of the pre-state as rewrite rules (so that `int (card X) = 0` becomes `X = {}`)
+/// and disjointness as membership; `metis` then closes what `auto` leaves — the quantifier
+/// instantiations Z3 found by E-matching (e.g. Inv3 at `abstain`: the quorum of `Inv6`, the
+/// one of `DeadAbstained` and their common node by `QuorumsIntersect`) — with the distinctness
+/// of `option` and the intersection of majorities as its extra facts.
+fn leaf(
+    n: &super::names::AutomatonNames,
+    all: &str,
+    target: &str,
+    act: &super::automaton::ActionInfo,
+    kind: &str,
+    core: Option<&[String]>,
+    exhaust: &[String],
+) -> String {
+    let pattern = if act.param_names.is_empty() {
+        act.constructor.clone()
+    } else {
+        format!("({} {})", act.constructor, act.param_names.join(" "))
+    };
+    let finite = n.finite();
+    let used_defs: Vec<String> = match core {
+        Some(c) => c
+            .iter()
+            .map(|u| format!("{}_def", n.invariant(u)))
+            .collect(),
+        None => Vec::new(),
+    };
+    let core_words = match core {
+        Some([]) => "none".to_string(),
+        Some(c) => c.join(", "),
+        None => "not asked (all invariants)".to_string(),
+    };
+    let mut metis = "metis option.distinct(1) majorities_intersect_int".to_string();
+    for e in exhaust {
+        metis.push(' ');
+        metis.push_str(e);
+    }
+    let mut out = format!(
+        "  (* {kind} action `{}`. Z3's unsat core: {core_words}. Method: auto, then metis on what auto leaves. *)\n  case {pattern}\n",
+        act.name
+    );
+    let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
+    match (&act.effect, core) {
+        (Some(eff), Some(core)) => {
+            let tr = n.transition(&act.name, None);
+            let eff_term = format!("({eff} {tr_args}\\<sigma>)");
+            out.push_str(&format!(
+                "  from step {pattern_case} have tr: \"{tr} {tr_args}\\<sigma> \\<sigma>'\"\n    by (simp add: {trans}_def)\n",
+                pattern_case = act.constructor,
+                trans = n.trans()
+            ));
+            out.push_str(&format!(
+                "  then have eff: \"\\<sigma>' = {eff_term}\" and pre: \"{tr} {tr_args}\\<sigma> {eff_term}\"\n    by (simp_all add: {tr}_def)\n"
+            ));
+            let mut facts = vec![format!("\"{finite} \\<sigma>\"")];
+            facts.extend(
+                core.iter()
+                    .map(|u| format!("\"{} \\<sigma>\"", n.invariant(u))),
+            );
+            out.push_str(&format!(
+                "  from inv have fin: {} by (simp_all add: {all}_def)\n",
+                facts.join(" ")
+            ));
+            let h: Vec<String> = (1..=core.len())
+                .map(|i| format!("fin({})", i + 1))
+                .collect();
+            let target_def = format!("{target}_def");
+            // The finiteness of the post-state: a subset of a finite set is finite.
+            let dest = if core.is_empty() && target == finite {
+                " dest: finite_subset"
+            } else {
+                ""
+            };
+            let mut defs = vec![target_def.clone()];
+            for d in &used_defs {
+                if !defs.contains(d) {
+                    defs.push(d.clone());
+                }
+            }
+            out.push_str(&format!(
+                "  from pre {} show ?thesis unfolding eff\n    by (auto simp: {} {}_def {eff}_def fin(1)[unfolded {finite}_def] Let_def int_card_eq_0_iff disjoint_iff split: if_split_asm{dest}; {metis})\n",
+                h.join(" "),
+                defs.join(" "),
+                tr,
+            ));
+        }
+        _ => {
+            let step_defs = std::iter::once(format!("{}_def", n.trans()))
+                .chain(act.defs.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let inv_defs = match core {
+                Some(_) => {
+                    let mut d = vec![
+                        format!("{all}_def"),
+                        format!("{finite}_def"),
+                        format!("{target}_def"),
+                    ];
+                    for u in &used_defs {
+                        if !d.contains(u) {
+                            d.push(u.clone());
+                        }
+                    }
+                    d.join(" ")
+                }
+                None => format!("{all}_defs"),
+            };
+            // `if_split_asm`: a transition with several cases is an `if` among the hypotheses;
+            // `finite_subset`: a subset of a finite set is finite (the finiteness conjunct).
+            out.push_str(&format!(
+                "  with inv step show ?thesis\n    by (auto simp: {inv_defs} {step_defs} Let_def int_card_eq_0_iff split: if_split_asm dest: finite_subset; {metis})\n"
+            ));
+        }
+    }
+    out
 }
 
 fn kind_word(kind: ioa_lang::ast::ActionKind) -> &'static str {

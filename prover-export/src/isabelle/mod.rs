@@ -14,6 +14,7 @@ pub mod base;
 pub mod effect;
 pub mod error;
 pub mod expr;
+pub mod hints;
 pub mod invariants;
 pub mod loops;
 pub mod names;
@@ -35,6 +36,8 @@ pub struct Selection {
     pub simulation: Option<String>,
     /// Names the types theory and the session (usually the model file's stem).
     pub stem: String,
+    /// What Z3 needed for each invariant step (empty: every leaf unfolds all invariants).
+    pub hints: hints::Hints,
 }
 
 /// The files of an export.
@@ -171,7 +174,7 @@ pub fn export(spec: &Spec, selection: &Selection) -> Result<Export, Vec<ExportEr
             Ok((text, info)) => {
                 files.push((format!("{}.thy", info.names.theory()), text));
                 theories.push(info.names.theory());
-                match invariants::invariants_theory(spec, &types, &info) {
+                match invariants::invariants_theory(spec, &types, &info, &selection.hints) {
                     Ok(Some(text)) => {
                         files.push((format!("{}.thy", info.names.invariants_theory()), text));
                         theories.push(info.names.invariants_theory());
@@ -190,7 +193,7 @@ pub fn export(spec: &Spec, selection: &Selection) -> Result<Export, Vec<ExportEr
         let (Some((a, a_invs)), Some((b, _))) = (a, b) else {
             continue; // an automaton failed to export; its error is already reported
         };
-        match simulation::simulation_theory(spec, &types, sim, a, b, *a_invs) {
+        match simulation::simulation_theory(spec, &types, sim, a, b, *a_invs, &selection.hints) {
             Ok(text) => {
                 let name = names::theory(&sim.name);
                 files.push((format!("{name}.thy"), text));

@@ -13,6 +13,19 @@ use super::error::{Construct, ExportError};
 use super::expr::{term, Env};
 use ioa_lang::ir::{Stmt, StmtKind};
 
+/// The definitions of the implementation's invariants a leaf may unfold.
+#[derive(Debug, Clone)]
+pub struct InvariantDefs {
+    /// All of them at once (`A_invs_defs`).
+    pub all: String,
+    /// The conjunction (`A_invs_def`).
+    pub conj: String,
+    /// The finiteness of the state (`A_finite_def`).
+    pub finite: String,
+    /// Each invariant's IOA name and definition.
+    pub by_name: Vec<(String, String)>,
+}
+
 /// Writes the proof of one step lemma.
 pub struct StepScript<'a> {
     env: Env<'a>,
@@ -20,18 +33,39 @@ pub struct StepScript<'a> {
     facts: String,
     simp: Vec<String>,
     n_cases: usize,
+    invs: Option<InvariantDefs>,
+    /// Z3's unsat core per leaf, in the order the leaves are written.
+    cores: Vec<Option<Vec<String>>>,
+    n_leaves: usize,
 }
 
 impl<'a> StepScript<'a> {
     /// A script whose leaves use the facts `facts` (the lemma's assumptions) and unfold `simp`.
-    pub fn new(env: Env<'a>, b: &'a AutomatonInfo, facts: String, simp: Vec<String>) -> Self {
+    /// `invs`: the implementation's invariants (when the lemma assumes them); `cores`: the
+    /// hypotheses Z3 used in each case of the entry, leaf by leaf (empty: not known).
+    pub fn new(
+        env: Env<'a>,
+        b: &'a AutomatonInfo,
+        facts: String,
+        simp: Vec<String>,
+        invs: Option<InvariantDefs>,
+        cores: Vec<Option<Vec<String>>>,
+    ) -> Self {
         StepScript {
             env,
             b,
             facts,
             simp,
             n_cases: 0,
+            invs,
+            cores,
+            n_leaves: 0,
         }
+    }
+
+    /// How many leaves the script written so far has.
+    pub fn leaves(&self) -> usize {
+        self.n_leaves
     }
 
     fn env_at(&self, b_state: &str) -> Env<'a> {
@@ -161,6 +195,28 @@ impl<'a> StepScript<'a> {
             .map(|(a, s, _)| format!("({a}, {s})"))
             .collect();
         let mut simp = self.simp.clone();
+        let core = self.cores.get(self.n_leaves).cloned().flatten();
+        self.n_leaves += 1;
+        let core_words = match (&self.invs, &core) {
+            (None, _) => String::new(),
+            (Some(_), None) => "Z3's unsat core: not known (all invariants). ".to_string(),
+            (Some(_), Some(c)) => format!("Z3's unsat core: {}. ", c.join(", ")),
+        };
+        if let Some(invs) = &self.invs {
+            match &core {
+                Some(c) => {
+                    simp.push(invs.conj.clone());
+                    simp.push(invs.finite.clone());
+                    simp.push("int_card_eq_0_iff disjoint_iff".into());
+                    for (name, def) in &invs.by_name {
+                        if c.contains(name) {
+                            simp.push(def.clone());
+                        }
+                    }
+                }
+                None => simp.push(invs.all.clone()),
+            }
+        }
         for (_, _, action) in &fired {
             for d in &self.b.actions[*action].defs {
                 if !simp.contains(d) {
@@ -174,7 +230,7 @@ impl<'a> StepScript<'a> {
             using.push_str(f);
         }
         Ok(format!(
-            "{ind}show ?thesis\n{ind}  using {using}\n{ind}  by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {})\n",
+            "{ind}(* {core_words}Method: the witness, then auto. *)\n{ind}show ?thesis\n{ind}  using {using}\n{ind}  by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {})\n",
             steps.join(", "),
             simp.join(" ")
         ))

@@ -12,7 +12,7 @@ use super::automaton::AutomatonInfo;
 use super::error::{Construct, ExportError};
 use super::expr::{term, Env};
 use super::names::{part as ident, theory, TypeNames};
-use super::proof::StepScript;
+use super::proof::{InvariantDefs, StepScript};
 use super::types::hol_type_bare;
 use ioa_lang::ast::ActionKind;
 use ioa_lang::ir::{Simulation, Spec, StmtKind, Type, VarRef};
@@ -39,7 +39,9 @@ pub fn simulation_theory(
     a: &AutomatonInfo,
     b: &AutomatonInfo,
     a_invariants: bool,
+    hints: &super::hints::Hints,
 ) -> Result<String, ExportError> {
+    let sim_index = spec.simulations.iter().position(|s| s.name == sim.name);
     let Some(proof) = &sim.proof else {
         return Err(ExportError::Unsupported {
             construct: Construct::StartStatement,
@@ -217,21 +219,19 @@ pub fn simulation_theory(
         fields.join(",\n    ")
     ));
     out.push_str(&format!(
-        "lemma {prefix}_start:\n  fixes \\<sigma> :: {a_state}\n  assumes \"{} \\<sigma>\"\n  shows \"{} ({witness} \\<sigma>) \\<and> {} \\<sigma> ({witness} \\<sigma>)\"\n  using assms by (auto simp: {}_def {}_def {}_def {witness}_def)\n\n",
+        "lemma {prefix}_start:\n  fixes \\<sigma> :: {a_state}\n  assumes \"{} \\<sigma>\"\n  shows \"{} ({witness} \\<sigma>) \\<and> {} \\<sigma> ({witness} \\<sigma>)\"\n  using assms by (auto simp: {}_def {}_def {}_def {witness}_def {}_def)\n\n",
         a.names.start(),
         b.names.start(),
         sn.relation,
         a.names.start(),
         b.names.start(),
-        sn.relation
+        sn.relation,
+        b.names.finite()
     ));
 
     // Step lemmas.
     let invs = a_invariants.then(|| a.names.all_invariants());
     let mut common = vec![format!("{}_def", sn.relation)];
-    if let Some(i) = &invs {
-        common.push(format!("{i}_defs"));
-    }
     common.push(format!("{}_def", sn.obs_a));
     common.push(format!("{}_def", sn.obs_b));
     common.push(format!("{}_def", a.names.trans()));
@@ -278,9 +278,43 @@ pub fn simulation_theory(
         let facts = if invs.is_some() { "F I T" } else { "F T" };
         let mut simp = common.clone();
         simp.extend(act.defs.iter().cloned());
-        let mut script = StepScript::new(entry_env, b, facts.into(), simp);
+        // What Z3 needed in each case of this entry; used only when its cases and the leaves
+        // of the script correspond one to one.
+        let cores = sim_index
+            .and_then(|k| hints.sim_cores(k, &act.name))
+            .map(|c| c.to_vec())
+            .unwrap_or_default();
+        let inv_defs = invs.as_ref().map(|i| InvariantDefs {
+            all: format!("{i}_defs"),
+            conj: format!("{i}_def"),
+            finite: format!("{}_def", a.names.finite()),
+            by_name: spec
+                .invariants
+                .iter()
+                .filter(|x| x.automaton == a.id)
+                .map(|x| {
+                    (
+                        x.name.clone(),
+                        format!("{}_def", a.names.invariant(&x.name)),
+                    )
+                })
+                .collect(),
+        });
+        let mut script = StepScript::new(
+            entry_env.clone(),
+            b,
+            facts.into(),
+            simp.clone(),
+            inv_defs.clone(),
+            cores.clone(),
+        );
+        let mut text = script.body(&body, vec![], "\\<tau>".into(), 1)?;
+        if script.leaves() != cores.len() && !cores.is_empty() {
+            let mut plain = StepScript::new(entry_env, b, facts.into(), simp, inv_defs, Vec::new());
+            text = plain.body(&body, vec![], "\\<tau>".into(), 1)?;
+        }
         out.push_str("proof -\n");
-        out.push_str(&script.body(&body, vec![], "\\<tau>".into(), 1)?);
+        out.push_str(&text);
         out.push_str("qed\n\n");
     }
 

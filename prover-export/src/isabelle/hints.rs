@@ -1,0 +1,119 @@
+//! What Z3 needed for each invariant step, so that the Isabelle leaves can be given the same.
+//!
+//! `ioa prove` names, per obligation, the assumed invariants in Z3's unsat core. The Isabelle
+//! step lemma of invariant `I` at action `a` then unfolds exactly those invariants of the
+//! pre-state (and `I` in the post-state) instead of every invariant of the automaton: a smaller
+//! search for Isabelle's `auto` and `metis`, and a record in the theory of why the step holds.
+//! When Z3 proved an obligation but could not name its core within the budget of that second
+//! check, the hypotheses the obligation assumed are used (the invariant's `using` list).
+
+use crate::obligations::{invariant, simulation, Assumptions};
+use crate::solve::{self, budget::Budget, Verdict};
+use ioa_lang::ir::Spec;
+use std::collections::BTreeMap;
+
+/// The invariants each invariant step needs, by (index of the invariant in `spec.invariants`,
+/// action name).
+#[derive(Debug, Clone, Default)]
+pub struct Hints {
+    cores: BTreeMap<(usize, String), Core>,
+    /// Per (index of the simulation in `spec.simulations`, action name): the used hypotheses
+    /// of each case of the proof block's entry, in the order of its branches (`None`: Z3 did not
+    /// name the core of that case).
+    sim_cores: BTreeMap<(usize, String), Vec<Option<Vec<String>>>>,
+}
+
+/// What Z3 answered for the step of one invariant at one action (all of its cases together).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Core {
+    /// The assumed invariants the proof used, the invariant itself first when used.
+    pub used: Vec<String>,
+    /// Whether Z3 named its unsat core for every case (false: `used` is the assumed list of a
+    /// case whose core was not named).
+    pub from_core: bool,
+    /// Whether Z3 proved every case.
+    pub proved: bool,
+}
+
+impl Hints {
+    /// The core of the step of invariant number `invariant` at `action`, when Z3 was asked.
+    pub fn core(&self, invariant: usize, action: &str) -> Option<&Core> {
+        self.cores.get(&(invariant, action.to_string()))
+    }
+
+    /// The cores of the cases of simulation number `sim`'s step at `action`, branch by branch.
+    pub fn sim_cores(&self, sim: usize, action: &str) -> Option<&[Option<Vec<String>>]> {
+        self.sim_cores
+            .get(&(sim, action.to_string()))
+            .map(|v| v.as_slice())
+    }
+
+    /// Whether Z3 was asked at all.
+    pub fn is_empty(&self) -> bool {
+        self.cores.is_empty() && self.sim_cores.is_empty()
+    }
+
+    /// Records what Z3 answered for one obligation (cases of one action are merged).
+    pub fn record(
+        &mut self,
+        invariant: usize,
+        action: &str,
+        used: &[String],
+        from_core: bool,
+        proved: bool,
+    ) {
+        let entry = self
+            .cores
+            .entry((invariant, action.to_string()))
+            .or_insert(Core {
+                used: Vec::new(),
+                from_core: true,
+                proved: true,
+            });
+        for u in used {
+            if !entry.used.contains(u) {
+                entry.used.push(u.clone());
+            }
+        }
+        entry.from_core &= from_core;
+        entry.proved &= proved;
+    }
+
+    /// Asks Z3 for every step obligation of every invariant of `spec` (as `ioa prove` would,
+    /// with the invariants' own `using` lists) within `budget` each.
+    pub fn from_z3(spec: &Spec, budget: &Budget) -> Hints {
+        let mut hints = Hints::default();
+        for k in 0..spec.invariants.len() {
+            let Ok(obs) = invariant::obligations(spec, k, &Assumptions::AsDeclared) else {
+                continue;
+            };
+            for ob in obs.iter() {
+                let Some(action) = &ob.action else { continue };
+                let outcome = solve::check(spec, ob, budget);
+                let proved = matches!(outcome.verdict, Verdict::Proved);
+                match &outcome.core {
+                    Some(core) => hints.record(k, action, core, true, proved),
+                    None => hints.record(k, action, &ob.assumed, false, proved),
+                }
+            }
+        }
+        for k in 0..spec.simulations.len() {
+            let Ok(obs) = simulation::obligations(spec, k, &Assumptions::AsDeclared) else {
+                continue;
+            };
+            for ob in obs.iter() {
+                let Some(action) = &ob.action else { continue };
+                let outcome = solve::check(spec, ob, budget);
+                let core = matches!(outcome.verdict, Verdict::Proved)
+                    .then_some(outcome.core)
+                    .flatten();
+                hints
+                    .sim_cores
+                    .entry((k, action.clone()))
+                    .or_default()
+                    .push(core);
+            }
+        }
+        hints
+    }
+}
