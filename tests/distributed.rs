@@ -10,17 +10,16 @@
 //! - A process killed mid-run makes the other stop with an error naming it (no hang).
 //! - A bad hostfile is an error naming the file and line.
 
+mod common;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The package root; the binary runs here.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
 fn ioa() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ioa"));
-    c.current_dir(ROOT)
+    c.current_dir(common::ROOT)
         .env("NO_COLOR", "1")
         .env_remove("RUST_BACKTRACE");
     c
@@ -152,14 +151,7 @@ fn two_processes_explore_as_one() {
                 "{name}: replay shows the violation"
             );
         } else {
-            for field in [
-                "states",
-                "generated",
-                "checked",
-                "depth",
-                "levels_completed",
-                "deadlocks",
-            ] {
+            for field in common::EXPLORE_COUNTS {
                 assert_eq!(dist_json[field], single_json[field], "{name}: {field}");
             }
         }
