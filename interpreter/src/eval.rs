@@ -100,6 +100,21 @@ fn undefined(span: Span, what: &'static str) -> RunError {
     RunError::Undefined { span, what }
 }
 
+impl<'a> Scope<'a> {
+    /// A scope that reads parameters only: no state, no auxiliary variables, no other automata.
+    /// Signature `where` clauses, `const` arguments and component families are evaluated in one.
+    pub fn params_only(spec: &'a Spec, universe: &'a Universe, params: &'a [Value]) -> Self {
+        Scope {
+            spec,
+            universe,
+            state: &[],
+            params,
+            aux: &[],
+            view: &NoView,
+        }
+    }
+}
+
 impl Scope<'_> {
     /// The value of a plain variable, by reference (no copy); `None` for anything else. Reading
     /// a variable cannot fail, so callers may peek after evaluating the other operands.
