@@ -305,21 +305,15 @@ impl Checker {
             B::Lt | B::Le | B::Gt | B::Ge => {
                 let l = self.expr(body, l);
                 let r = self.expr(body, r);
-                let sym = match op {
-                    B::Lt => "<",
-                    B::Le => "≤",
-                    B::Gt => ">",
-                    _ => "≥",
+                let (sym, op) = match op {
+                    B::Lt => ("<", BinOp::Lt),
+                    B::Le => ("≤", BinOp::Le),
+                    B::Gt => (">", BinOp::Gt),
+                    _ => ("≥", BinOp::Ge),
                 };
                 // Characters are ordered too (by code point), and so are `Real`s.
                 let (l, r, real) = self.real_operands(l, r);
                 if real {
-                    let op = match op {
-                        B::Lt => BinOp::Lt,
-                        B::Le => BinOp::Le,
-                        B::Gt => BinOp::Gt,
-                        _ => BinOp::Ge,
-                    };
                     return bin(op, l, r, Type::Bool);
                 }
                 if matches!(self.unifier.shallow(&l.ty), Type::Char)
@@ -335,12 +329,6 @@ impl Checker {
                     self.numeric(&l, sym);
                     self.numeric(&r, sym);
                 }
-                let op = match op {
-                    B::Lt => BinOp::Lt,
-                    B::Le => BinOp::Le,
-                    B::Gt => BinOp::Gt,
-                    _ => BinOp::Ge,
-                };
                 bin(op, l, r, Type::Bool)
             }
             B::In | B::NotIn => {
@@ -399,37 +387,33 @@ impl Checker {
                     ty,
                 )
             }
-            B::Append => {
+            B::Append | B::Prepend => {
                 let l = self.expr(body, l);
                 let r = self.expr(body, r);
-                let want = Type::Seq(Box::new(r.ty.clone()));
-                if self.unifier.unify(&l.ty, &want, &self.spec.types).is_err() {
-                    let ty = self.show(&l.ty);
+                // `s ⊢ x` appends, `x ⊣ s` prepends: the sequence stands on the side of the bar.
+                let (seq, elem, sym, needs, op) = if op == B::Append {
+                    let needs = "a sequence of the appended element's type";
+                    (&l, &r, "⊢", needs, BinOp::Append)
+                } else {
+                    let needs = "a sequence of the prepended element's type";
+                    (&r, &l, "⊣", needs, BinOp::Prepend)
+                };
+                let want = Type::Seq(Box::new(elem.ty.clone()));
+                if self
+                    .unifier
+                    .unify(&seq.ty, &want, &self.spec.types)
+                    .is_err()
+                {
+                    let ty = self.show(&seq.ty);
                     self.error(CheckError::BadOperand {
-                        op: "⊢".into(),
+                        op: sym.into(),
                         ty,
-                        needs: "a sequence of the appended element's type",
-                        span: l.span,
+                        needs,
+                        span: seq.span,
                     });
                 }
-                let ty = l.ty.clone();
-                bin(BinOp::Append, l, r, ty)
-            }
-            B::Prepend => {
-                let l = self.expr(body, l);
-                let r = self.expr(body, r);
-                let want = Type::Seq(Box::new(l.ty.clone()));
-                if self.unifier.unify(&r.ty, &want, &self.spec.types).is_err() {
-                    let ty = self.show(&r.ty);
-                    self.error(CheckError::BadOperand {
-                        op: "⊣".into(),
-                        ty,
-                        needs: "a sequence of the prepended element's type",
-                        span: r.span,
-                    });
-                }
-                let ty = r.ty.clone();
-                bin(BinOp::Prepend, l, r, ty)
+                let ty = seq.ty.clone();
+                bin(op, l, r, ty)
             }
             B::Sub => {
                 let l = self.expr(body, l);
