@@ -18,6 +18,10 @@ use interpreter::value::Value;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
 
+/// A queued soundness check: the invariant and, per node, its target local states (`None`:
+/// free).
+pub(super) type QueuedCheck = (usize, Vec<Option<Vec<LocalId>>>);
+
 /// Everything a local search holds.
 pub struct Lmc<'a, 'm, 's> {
     pub(super) model: &'a MachineModel<'m, 's>,
@@ -59,7 +63,7 @@ pub struct Lmc<'a, 'm, 's> {
     /// first.
     pub(super) pending: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u64)>>,
     /// The queued checks' invariants and targets (taken when run).
-    pub(super) pending_payload: Vec<Option<(usize, Vec<Option<Vec<LocalId>>>)>>,
+    pub(super) pending_payload: Vec<Option<QueuedCheck>>,
     /// Time spent in soundness checks.
     pub(super) soundness_time: std::time::Duration,
     /// Whether the last soundness check ran out of its budget.
