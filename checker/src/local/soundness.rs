@@ -37,7 +37,7 @@ impl Lmc<'_, '_, '_> {
     ///
     /// The check is queued, not run at once: [`Self::settle_some`] runs queued checks, the
     /// shallowest first (the sum of the constrained nodes' depths), while they have taken no
-    /// more time than the local search, so that refusing preliminary violations does not
+    /// more work than the local search (states searched against transitions executed), so that refusing preliminary violations does not
     /// starve the exploration that reaches the real ones.
     pub(super) fn confirm(
         &mut self,
@@ -66,9 +66,9 @@ impl Lmc<'_, '_, '_> {
     /// (`all`: every queued check).
     pub(super) fn settle_some(&mut self, all: bool) -> Result<Option<LocalVerdict>, LocalError> {
         while let Some(&std::cmp::Reverse((_, seq))) = self.pending.peek() {
-            let spent = self.soundness_time;
-            let exploring = self.started.elapsed().saturating_sub(spent);
-            if !all && spent > exploring {
+            // Work, not time, so that runs are reproducible: global states the checks
+            // searched against node transitions the local search executed.
+            if !all && self.stats.sequences > self.stats.transitions {
                 break;
             }
             self.pending.pop();
