@@ -10,6 +10,7 @@ use super::store::LocalId;
 use super::{LocalError, LocalVerdict};
 use interpreter::machine::State;
 use interpreter::value::Value;
+use rustc_hash::FxHashMap;
 
 impl Lmc<'_, '_, '_> {
     /// The system state made of these local states (one per node); nodes without one keep the
@@ -33,7 +34,9 @@ impl Lmc<'_, '_, '_> {
             self.stats.system_states += 1;
             if !self.invariant_holds(k, &state)? {
                 self.stats.preliminary += 1;
-                if let Some(v) = self.confirm(k, &all)? {
+                let targets: Vec<Option<Vec<LocalId>>> =
+                    all.iter().map(|c| c.map(|t| vec![t])).collect();
+                if let Some(v) = self.confirm(k, &targets)? {
                     return Ok(Some(v));
                 }
             }
@@ -94,7 +97,9 @@ impl Lmc<'_, '_, '_> {
             }
             if !self.invariant_holds(k, &state)? {
                 self.stats.preliminary += 1;
-                if let Some(v) = self.confirm(k, &chosen)? {
+                let targets: Vec<Option<Vec<LocalId>>> =
+                    chosen.iter().map(|c| c.map(|t| vec![t])).collect();
+                if let Some(v) = self.confirm(k, &targets)? {
                     return Ok(Some(v));
                 }
             }
@@ -104,8 +109,79 @@ impl Lmc<'_, '_, '_> {
         }
     }
 
-    /// Whether binder `j`'s guard holds of node `n`'s local state `id`.
+    /// Whether binder `j`'s guard holds of node `n`'s local state `id`, evaluated once per
+    /// (invariant, binder, node, local state) and remembered.
     fn guard_holds(
+        &mut self,
+        k: usize,
+        shape: &Shape,
+        j: usize,
+        n: usize,
+        id: LocalId,
+    ) -> Result<bool, LocalError> {
+        let known = self
+            .guard_cache
+            .get(&(k, j, n))
+            .and_then(|v| v.get(id as usize).copied());
+        if let Some(b) = known {
+            return Ok(b);
+        }
+        let upto = self.guard_cache.get(&(k, j, n)).map_or(0, Vec::len);
+        let mut fresh = Vec::with_capacity(id as usize + 1 - upto);
+        for t in upto as LocalId..=id {
+            fresh.push(self.eval_guard(k, shape, j, n, t)?);
+        }
+        let v = self.guard_cache.entry((k, j, n)).or_default();
+        v.extend(fresh);
+        Ok(v[id as usize])
+    }
+
+    /// Brings node `u`'s [`ClassIndex`] for the binders in `mask` up to date.
+    fn extend_classes(
+        &mut self,
+        k: usize,
+        shape: &Shape,
+        binder_node: &[usize],
+        u: usize,
+        mask: u64,
+    ) -> Result<(), LocalError> {
+        let len = self.stores[u].states.len() as LocalId;
+        let from = self.class_cache.get(&(k, u, mask)).map_or(0, |c| c.upto);
+        let mut added = Vec::new();
+        for t in from..len {
+            let mut all = true;
+            for (j, &w) in binder_node.iter().enumerate() {
+                if w == u && !self.guard_holds(k, shape, j, u, t)? {
+                    all = false;
+                    break;
+                }
+            }
+            if all {
+                let slice = &self.stores[u].states[t as usize].slice;
+                let key: Vec<Value> = match &shape.reads {
+                    Some(reads) => reads.iter().map(|&r| slice[r as usize].clone()).collect(),
+                    // Reads not known: every state is its own group.
+                    None => slice.clone(),
+                };
+                added.push((key, t));
+            }
+        }
+        let index = self.class_cache.entry((k, u, mask)).or_default();
+        index.upto = len;
+        for (key, t) in added {
+            match index.keys.get(&key) {
+                Some(&c) => index.classes[c].push(t),
+                None => {
+                    index.keys.insert(key, index.classes.len());
+                    index.classes.push(vec![t]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates binder `j`'s guard on node `n`'s local state `id`.
+    fn eval_guard(
         &self,
         k: usize,
         shape: &Shape,
@@ -160,7 +236,7 @@ impl Lmc<'_, '_, '_> {
     /// Whether every binder assigned to node `n` has its guard hold in `id` (the other nodes'
     /// guards are checked per state in [`Self::check_assignment`]).
     fn assignment_may_violate(
-        &self,
+        &mut self,
         k: usize,
         shape: &Shape,
         binder_node: &[usize],
@@ -188,26 +264,23 @@ impl Lmc<'_, '_, '_> {
         let mut others: Vec<usize> = binder_node.iter().copied().filter(|u| *u != n).collect();
         others.sort_unstable();
         others.dedup();
-        // For each other node, the states whose guards (for every binder naming it) hold.
-        let mut candidates: Vec<Vec<LocalId>> = Vec::new();
+        // For each other node, its states whose guards (for every binder naming it) hold,
+        // grouped by the values of the slots the invariant reads: the invariant is evaluated
+        // once per group, and only a violating group's states become preliminary violations.
+        let mut candidates: Vec<Vec<Vec<LocalId>>> = Vec::new();
         for &u in &others {
-            let mut ok = Vec::new();
-            for t in 0..self.stores[u].states.len() as LocalId {
-                let mut all = true;
-                for (j, &w) in binder_node.iter().enumerate() {
-                    if w == u && !self.guard_holds(k, shape, j, u, t)? {
-                        all = false;
-                        break;
-                    }
-                }
-                if all {
-                    ok.push(t);
-                }
-            }
-            if ok.is_empty() {
+            let mask: u64 = binder_node
+                .iter()
+                .enumerate()
+                .filter(|(_, &w)| w == u)
+                .map(|(j, _)| 1u64 << j)
+                .sum();
+            self.extend_classes(k, shape, binder_node, u, mask)?;
+            let classes = &self.class_cache[&(k, u, mask)].classes;
+            if classes.is_empty() {
                 return Ok(None);
             }
-            candidates.push(ok);
+            candidates.push(classes.clone());
         }
         let sizes: Vec<usize> = candidates.iter().map(|c| c.len()).collect();
         let mut pick = vec![0usize; sizes.len()];
@@ -216,7 +289,7 @@ impl Lmc<'_, '_, '_> {
             let mut chosen = vec![None; self.nodes.nodes.len()];
             chosen[n] = Some(id);
             for (x, &u) in others.iter().enumerate() {
-                chosen[u] = Some(candidates[x][pick[x]]);
+                chosen[u] = Some(candidates[x][pick[x]][0]);
             }
             let state = self.compose(&chosen);
             let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
@@ -228,8 +301,18 @@ impl Lmc<'_, '_, '_> {
                 return Ok(Some(v));
             }
             if !self.machine.root_truth(shape.body, &state, &mut locals)? {
-                self.stats.preliminary += 1;
-                if let Some(v) = self.confirm(k, &chosen)? {
+                // Every member of the chosen groups violates it too: one soundness check for
+                // the whole group.
+                let mut targets: Vec<Option<Vec<LocalId>>> = vec![None; chosen.len()];
+                targets[n] = Some(vec![id]);
+                let mut count = 1u64;
+                for (x, &u) in others.iter().enumerate() {
+                    let g = &candidates[x][pick[x]];
+                    count *= g.len() as u64;
+                    targets[u] = Some(g.clone());
+                }
+                self.stats.preliminary += count;
+                if let Some(v) = self.confirm(k, &targets)? {
                     return Ok(Some(v));
                 }
             }
@@ -238,6 +321,17 @@ impl Lmc<'_, '_, '_> {
             }
         }
     }
+}
+
+/// One node's local states whose guards hold (for a set of binders of one invariant), grouped
+/// by the values of the node slots the invariant reads; built incrementally as states appear.
+#[derive(Debug, Default)]
+pub(super) struct ClassIndex {
+    /// States up to this id are in.
+    upto: LocalId,
+    keys: FxHashMap<Vec<Value>, usize>,
+    /// The groups, each in id order.
+    pub classes: Vec<Vec<LocalId>>,
 }
 
 /// The next combination in odometer order (position `fixed` stays); false after the last.

@@ -81,8 +81,11 @@ pub struct LocalStats {
     pub system_states: u64,
     /// System states that violated an invariant before the soundness check.
     pub preliminary: u64,
-    /// Calls of the soundness check.
+    /// Calls of the soundness check (each a directed search for one group of preliminary
+    /// violations: the combinations of local states that agree on what the invariant reads).
     pub soundness_calls: u64,
+    /// Of those, checks of a refused group again after nodes recorded new transitions.
+    pub rechecks: u64,
     /// Global states the soundness checks visited (each an interleaving prefix executed by the
     /// interpreter).
     pub sequences: u64,

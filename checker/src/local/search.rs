@@ -18,6 +18,10 @@ use interpreter::value::Value;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
 
+/// A queued soundness check: the invariant and, per node, its target local states (`None`:
+/// free).
+pub(super) type QueuedCheck = (usize, Vec<Option<Vec<LocalId>>>);
+
 /// Everything a local search holds.
 pub struct Lmc<'a, 'm, 's> {
     pub(super) model: &'a MachineModel<'m, 's>,
@@ -39,6 +43,9 @@ pub struct Lmc<'a, 'm, 's> {
     network: State,
     /// Sends seen: (network instance that took it, arguments).
     sent: FxHashSet<(usize, Vec<Value>)>,
+    /// Sends applied to the monotone network: (action, arguments). Two actions may share
+    /// arguments (`sendAccept(i, b, v)` and `sendLearn(i, b, v)`): each is applied.
+    applied: FxHashSet<(usize, Vec<Value>)>,
     node_masks: Vec<Vec<bool>>,
     network_mask: Vec<bool>,
     /// The invariants checked, with their LMC-OPT shapes.
@@ -46,8 +53,24 @@ pub struct Lmc<'a, 'm, 's> {
     /// Invariants left out: they read network state.
     left_out: Vec<(usize, String)>,
     pub(super) stats: LocalStats,
+    /// LMC-OPT guards evaluated so far: (invariant, binder, node) to one verdict per local
+    /// state, in id order.
+    pub(super) guard_cache: FxHashMap<(usize, usize, usize), Vec<bool>>,
+    /// LMC-OPT candidate groups: (invariant, node, binders naming it) to its index.
+    /// Groups of preliminary violations the soundness check refused.
+    pub(super) refused: Vec<super::soundness::Refused>,
+    /// Queued soundness checks: (sum of depths, position in `pending_payload`), shallowest
+    /// first.
+    pub(super) pending: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u64)>>,
+    /// The queued checks' invariants and targets (taken when run).
+    pub(super) pending_payload: Vec<Option<QueuedCheck>>,
+    /// Time spent in soundness checks.
+    pub(super) soundness_time: std::time::Duration,
+    /// Whether the last soundness check ran out of its budget.
+    pub(super) exhausted: bool,
+    pub(super) class_cache: FxHashMap<(usize, usize, u64), super::combine::ClassIndex>,
     pub(super) bounded: bool,
-    started: Instant,
+    pub(super) started: Instant,
 }
 
 /// Runs a local search from `start` (a start state of the model, or a state of a live run).
@@ -147,11 +170,19 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             node_events,
             pending_by_controller,
             sent: FxHashSet::default(),
+            applied: FxHashSet::default(),
             node_masks,
             network_mask,
             invariants,
             left_out,
             stats: LocalStats::default(),
+            guard_cache: FxHashMap::default(),
+            class_cache: FxHashMap::default(),
+            refused: Vec::new(),
+            exhausted: false,
+            pending: Default::default(),
+            pending_payload: Vec::new(),
+            soundness_time: Default::default(),
             bounded: false,
             started: Instant::now(),
         };
@@ -166,6 +197,9 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
     fn search(&mut self) -> Result<LocalVerdict, LocalError> {
         // The start combination itself.
         if let Some(v) = self.check_start()? {
+            return Ok(v);
+        }
+        if let Some(v) = self.settle_some(true)? {
             return Ok(v);
         }
         let mut changed = true;
@@ -209,8 +243,19 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                             return Ok(v);
                         }
                     }
+                    if let Some(v) = self.settle_some(false)? {
+                        return Ok(v);
+                    }
                     i += 1;
                 }
+            }
+            if let Some(v) = self.settle_some(true)? {
+                return Ok(v);
+            }
+            changed |= !self.pending.is_empty();
+            // The refused preliminary violations, against the transitions recorded since.
+            if let Some(v) = self.recheck_refused()? {
+                return Ok(v);
             }
         }
         Ok(LocalVerdict::NoViolation {
@@ -305,12 +350,11 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
     /// deliveries it enables available.
     fn send(&mut self, k: u32, takers: &[usize]) -> Result<(), LocalError> {
         let inst = &self.model.instances()[k as usize];
-        let mut new = false;
-        for &t in takers {
-            new |= self.sent.insert((t, inst.args.clone()));
-        }
-        if !new {
+        if !self.applied.insert((inst.action, inst.args.clone())) {
             return Ok(());
+        }
+        for &t in takers {
+            self.sent.insert((t, inst.args.clone()));
         }
         self.stats.messages += 1;
         if let Ok(plan) = self.machine.enabled_among(

@@ -31,6 +31,10 @@ pub struct Shape<'s> {
     pub guards: Vec<Vec<&'s Expr>>,
     /// `G ⇒ R`, to evaluate with every binder bound.
     pub body: &'s Expr,
+    /// The node slots `G ⇒ R` reads (positions in a node's slice), when every node is one
+    /// primitive automaton: two local states that agree on them give the same verdict in every
+    /// combination, so combinations are checked per group of states.
+    pub reads: Option<Vec<u32>>,
 }
 
 /// Why an invariant cannot be checked locally.
@@ -76,11 +80,16 @@ pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option
     }
     // Every component read must be `P[b]` for a binder `b`.
     let mut ok = true;
+    let mut reads = Vec::new();
     walk(e, &mut |x| {
         if let ExprKind::Var(VarRef::Component {
-            component, indices, ..
+            component,
+            indices,
+            slot,
+            ..
         }) = &x.kind
         {
+            reads.push(*slot);
             let by_binder = matches!(indices.as_slice(),
                 [i] if matches!(i.kind, ExprKind::Var(VarRef::Local(s)) if binders.contains(&s)));
             ok &= *component == node_component && by_binder;
@@ -101,10 +110,24 @@ pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option
             guards[*j].push(c);
         }
     }
+    reads.sort_unstable();
+    reads.dedup();
+    // A node's slice is its automaton's state when each node is one primitive instance.
+    let one_primitive = (0..nodes.nodes.len()).all(|k| {
+        nodes
+            .node_of_instance
+            .iter()
+            .filter(|x| **x == Some(k))
+            .count()
+            == 1
+    });
+    let width = nodes.nodes.first().map_or(0, |n| n.slots.len() as u32);
+    let reads = (one_primitive && reads.iter().all(|r| *r < width)).then_some(reads);
     Some(Shape {
         binders,
         guards,
         body: e,
+        reads,
     })
 }
 

@@ -5,13 +5,13 @@
 //! predecessor links to its local state, and orders each combination of sequences greedily.
 //! The number of combinations grows exponentially with depth, and it is the main cost the paper
 //! reports (§5.2: about 10 s per call at depth 39). Here the same question is answered by a
-//! *directed search of the real system*: breadth-first from the search's start state, executing
+//! *directed search of the real system*: depth-first from the search's start state, executing
 //! with the interpreter (network included) only the node transitions LMC recorded, and for a
 //! node whose state the violation depends on, only those that can still lead to its local state
 //! in the combination (its ancestors along the recorded links). Nodes the invariant does not
 //! depend on (LMC-OPT leaves them free) may take any recorded transition. Every real run to the
 //! combination uses recorded transitions only (LMC's local search over-approximates each node),
-//! so the search finds one if one exists — the shortest — and every run it returns was executed
+//! so the search finds one if one exists (not always the shortest) and every run it returns was executed
 //! by the interpreter on the real system. Visited global states are kept, so interleavings that
 //! reach the same state are not tried twice (the path enumeration's redundancy).
 //!
@@ -27,44 +27,173 @@ use crate::model::Scripted;
 use interpreter::machine::State;
 use interpreter::value::Value;
 use rustc_hash::FxHashSet;
-use std::collections::VecDeque;
 
 impl Lmc<'_, '_, '_> {
-    /// Confirms (or not) a preliminary violation of invariant `k` by the combination `chosen`
-    /// (`None`: the node is free).
+    /// Confirms (or not) the preliminary violations of invariant `k` by the combinations in
+    /// `targets`: for each node, the local states it may be in (`None`: the node is free). A
+    /// group of combinations (every choice of one state per node) is checked by one directed
+    /// search; a refused group is remembered and checked again once nodes have recorded new
+    /// transitions (see [`Self::recheck_refused`]).
+    ///
+    /// The check is queued, not run at once: [`Self::settle_some`] runs queued checks, the
+    /// shallowest first (the sum of the constrained nodes' depths), while they have taken no
+    /// more work than the local search (states searched against transitions executed), so that refusing preliminary violations does not
+    /// starve the exploration that reaches the real ones.
     pub(super) fn confirm(
         &mut self,
         k: usize,
-        chosen: &[Option<LocalId>],
+        targets: &[Option<Vec<LocalId>>],
     ) -> Result<Option<LocalVerdict>, LocalError> {
-        self.stats.soundness_calls += 1;
-        // For each constrained node, the local states from which its target is reachable.
-        let allowed: Vec<Option<Vec<bool>>> = chosen
+        let depth: u32 = targets
             .iter()
             .enumerate()
-            .map(|(n, c)| c.map(|t| self.ancestors(n, t)))
+            .filter_map(|(n, t)| {
+                t.as_ref().map(|ts| {
+                    ts.iter()
+                        .map(|&x| self.stores[n].states[x as usize].depth)
+                        .min()
+                        .unwrap_or(0)
+                })
+            })
+            .sum();
+        let seq = self.pending_payload.len() as u64;
+        self.pending_payload.push(Some((k, targets.to_vec())));
+        self.pending.push(std::cmp::Reverse((depth, seq)));
+        Ok(None)
+    }
+
+    /// Runs queued soundness checks while their time does not exceed the local search's
+    /// (`all`: every queued check).
+    pub(super) fn settle_some(&mut self, all: bool) -> Result<Option<LocalVerdict>, LocalError> {
+        while let Some(&std::cmp::Reverse((_, seq))) = self.pending.peek() {
+            // Work, not time, so that runs are reproducible: global states the checks
+            // searched against node transitions the local search executed.
+            if !all && self.stats.sequences > self.stats.transitions {
+                break;
+            }
+            self.pending.pop();
+            let Some((k, targets)) = self.pending_payload[seq as usize].take() else {
+                continue;
+            };
+            let t = std::time::Instant::now();
+            let found = self.check_now(k, &targets);
+            self.soundness_time += t.elapsed();
+            if let Some(v) = found? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Runs one soundness check now; a refused group is remembered.
+    fn check_now(
+        &mut self,
+        k: usize,
+        targets: &[Option<Vec<LocalId>>],
+    ) -> Result<Option<LocalVerdict>, LocalError> {
+        self.exhausted = false;
+        let found = self.directed_search(k, targets)?;
+        if found.is_none() && !self.exhausted {
+            self.refused.push(Refused {
+                invariant: k,
+                targets: targets.to_vec(),
+                links: self.total_links(),
+            });
+        }
+        Ok(found)
+    }
+
+    /// Transitions recorded in every node's store so far.
+    pub(super) fn total_links(&self) -> u64 {
+        self.stores.iter().map(|s| s.links).sum()
+    }
+
+    /// Checks again every refused group whose check saw fewer recorded transitions than there
+    /// are now: a run to it may use them (LMC §4.2 notes that a check made before every
+    /// predecessor link is known can miss a real run; the paper leaves that gap, this closes
+    /// it).
+    pub(super) fn recheck_refused(&mut self) -> Result<Option<LocalVerdict>, LocalError> {
+        let now = self.total_links();
+        let mut k = 0;
+        while k < self.refused.len() {
+            if self.refused[k].links < now {
+                let r = self.refused[k].clone();
+                self.stats.rechecks += 1;
+                self.exhausted = false;
+                if let Some(v) = self.directed_search(r.invariant, &r.targets)? {
+                    return Ok(Some(v));
+                }
+                if self.exhausted {
+                    // Unsettled now: counted, not checked again.
+                    self.refused.swap_remove(k);
+                    continue;
+                }
+                self.refused[k].links = now;
+            }
+            k += 1;
+        }
+        Ok(None)
+    }
+
+    /// The directed search of the real system for a state in which every constrained node is
+    /// in one of its target states and invariant `k` is false.
+    pub(super) fn directed_search(
+        &mut self,
+        k: usize,
+        targets: &[Option<Vec<LocalId>>],
+    ) -> Result<Option<LocalVerdict>, LocalError> {
+        self.stats.soundness_calls += 1;
+        // For each constrained node, its targets and the local states from which one of them
+        // is reachable.
+        let goal: Vec<Option<Vec<bool>>> = targets
+            .iter()
+            .enumerate()
+            .map(|(n, c)| {
+                c.as_ref().map(|ts| {
+                    let mut g = vec![false; self.stores[n].states.len()];
+                    for &t in ts {
+                        g[t as usize] = true;
+                    }
+                    g
+                })
+            })
+            .collect();
+        let allowed: Vec<Option<Vec<bool>>> = targets
+            .iter()
+            .enumerate()
+            .map(|(n, c)| c.as_ref().map(|ts| self.ancestors(n, ts)))
             .collect();
         let budget = self.options.max_sequences;
         let mut visited: FxHashSet<Fingerprint> = FxHashSet::default();
         // Global states, with their parent and the event that reached them.
         let mut states: Vec<(State, u32, EventId)> = vec![(self.start.clone(), u32::MAX, 0)];
         visited.insert(fingerprint(&self.start));
-        let mut queue = VecDeque::from([0u32]);
+        // Depth first, the constrained nodes' steps first (the greedy order of the paper's
+        // `isSequenceValid`: a free node moves when the constrained ones wait for its messages);
+        // the visited set makes a refusal exhaustive all the same.
+        let mut stack = vec![0u32];
+        let mut order: Vec<usize> = (0..targets.len())
+            .filter(|n| targets[*n].is_none())
+            .collect();
+        order.extend((0..targets.len()).filter(|n| targets[*n].is_some()));
         let model = self.model;
-        while let Some(at) = queue.pop_front() {
+        while let Some(at) = stack.pop() {
             let state = states[at as usize].0.clone();
-            let here: Vec<Option<LocalId>> = (0..chosen.len())
+            let here: Vec<Option<LocalId>> = (0..targets.len())
                 .map(|n| self.stores[n].id_of(&self.nodes.local(n, &state)))
                 .collect();
-            if here.iter().zip(chosen).all(|(h, c)| c.is_none() || h == c)
-                && !self.holds(k, &state)?
-            {
+            let at_goal = here.iter().zip(&goal).all(|(h, g)| match (h, g) {
+                (_, None) => true,
+                (Some(h), Some(g)) => g[*h as usize],
+                (None, Some(_)) => false,
+            });
+            if at_goal && !self.holds(k, &state)? {
                 return Ok(Some(LocalVerdict::Violated {
                     invariant: k,
                     run: self.run_of(&path(&states, at)),
                 }));
             }
-            for n in 0..chosen.len() {
+            for &n in &order {
                 let Some(id) = here[n] else { continue };
                 let succs = self.stores[n].states[id as usize].succs.clone();
                 for (next, e) in succs {
@@ -97,22 +226,26 @@ impl Lmc<'_, '_, '_> {
                     }
                     if visited.len() as u64 > budget {
                         self.stats.unsettled += 1;
+                        self.exhausted = true;
                         return Ok(None);
                     }
                     states.push((after, at, e));
-                    queue.push_back(states.len() as u32 - 1);
+                    stack.push(states.len() as u32 - 1);
                 }
             }
         }
         Ok(None)
     }
 
-    /// The local states of node `n` from which `target` is reachable by recorded transitions.
-    fn ancestors(&self, n: usize, target: LocalId) -> Vec<bool> {
+    /// The local states of node `n` from which one of `targets` is reachable by recorded
+    /// transitions.
+    fn ancestors(&self, n: usize, targets: &[LocalId]) -> Vec<bool> {
         let store = &self.stores[n];
         let mut ok = vec![false; store.states.len()];
-        ok[target as usize] = true;
-        let mut stack = vec![target];
+        for &t in targets {
+            ok[t as usize] = true;
+        }
+        let mut stack = targets.to_vec();
         while let Some(s) = stack.pop() {
             for &(p, _) in &store.states[s as usize].preds {
                 if !ok[p as usize] {
@@ -129,6 +262,15 @@ impl Lmc<'_, '_, '_> {
         let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
         Ok(self.machine.root_truth(&inv.body, state, &mut locals)?)
     }
+}
+
+/// A group of preliminary violations the soundness check refused, kept to be checked again.
+#[derive(Debug, Clone)]
+pub(super) struct Refused {
+    invariant: usize,
+    targets: Vec<Option<Vec<LocalId>>>,
+    /// Recorded transitions when it was last checked.
+    links: u64,
 }
 
 /// The events from the start to state `at` of the directed search.

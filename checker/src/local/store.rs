@@ -45,6 +45,8 @@ pub struct NodeStore {
     /// Deliveries (instance positions) that the network may make to this node, in the order
     /// they became available.
     pub available: Vec<u32>,
+    /// (predecessor, event, successor) links recorded so far.
+    pub links: u64,
 }
 
 impl NodeStore {
@@ -78,6 +80,7 @@ impl NodeStore {
             if let Some((p, e, _)) = pred {
                 if !self.states[p as usize].succs.contains(&(id, e)) {
                     self.states[p as usize].succs.push((id, e));
+                    self.links += 1;
                 }
                 let s = &mut self.states[id as usize];
                 if !s.preds.contains(&(p, e)) {
@@ -102,6 +105,7 @@ impl NodeStore {
         self.index.insert(fp, id);
         if let Some((p, e, _)) = pred {
             self.states[p as usize].succs.push((id, e));
+            self.links += 1;
         }
         self.states.push(LocalState {
             slice,
