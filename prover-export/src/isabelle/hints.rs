@@ -6,11 +6,15 @@
 //! search for Isabelle's `auto` and `metis`, and a record in the theory of why the step holds.
 //! When Z3 proved an obligation but could not name its core within the budget of that second
 //! check, the hypotheses the obligation assumed are used (the invariant's `using` list).
+//!
+//! It also records which start and step obligations `ioa prove` does not prove (a
+//! counterexample, or no proof within its default budget): the export does not state those as
+//! lemmas (see `invariants`), so that every lemma of a theory is one that holds.
 
-use crate::obligations::{invariant, simulation, Assumptions};
-use crate::solve::{self, budget::Budget, Verdict};
-use ioa_lang::ir::Spec;
-use std::collections::BTreeMap;
+use crate::obligations::{invariant, simulation, Assumptions, Obligation};
+use crate::solve::{self, budget, budget::Budget, Verdict};
+use ioa_lang::ir::{AutomatonId, Spec};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The invariants each invariant step needs, by (index of the invariant in `spec.invariants`,
 /// action name).
@@ -21,6 +25,12 @@ pub struct Hints {
     /// of each case of the proof block's entry, in the order of its branches (`None`: Z3 did not
     /// name the core of that case).
     sim_cores: BTreeMap<(usize, String), Vec<Option<Vec<String>>>>,
+    /// The invariants (by index in `spec.invariants`) whose start obligation Z3 did not prove.
+    start_unproved: BTreeSet<usize>,
+    /// The simulations (by index in `spec.simulations`) whose start obligation Z3 did not prove.
+    sim_start_unproved: BTreeSet<usize>,
+    /// The steps (simulation index, action) of which Z3 did not prove every case.
+    sim_step_unproved: BTreeSet<(usize, String)>,
 }
 
 /// What Z3 answered for the step of one invariant at one action (all of its cases together).
@@ -46,6 +56,53 @@ impl Hints {
         self.sim_cores
             .get(&(sim, action.to_string()))
             .map(|v| v.as_slice())
+    }
+
+    /// Whether Z3 was asked and did not prove the start obligation of invariant number
+    /// `invariant` (a counterexample, or no answer within the budget).
+    pub fn start_unproved(&self, invariant: usize) -> bool {
+        self.start_unproved.contains(&invariant)
+    }
+
+    /// Whether Z3 was asked and did not prove the start obligation of simulation number `sim`.
+    pub fn sim_start_unproved(&self, sim: usize) -> bool {
+        self.sim_start_unproved.contains(&sim)
+    }
+
+    /// Whether Z3 was asked and did not prove every case of the step of invariant number
+    /// `invariant` at `action`.
+    pub fn step_unproved(&self, invariant: usize, action: &str) -> bool {
+        self.core(invariant, action).is_some_and(|c| !c.proved)
+    }
+
+    /// Whether Z3 was asked and did not prove every case of simulation number `sim`'s step at
+    /// `action`.
+    pub fn sim_step_unproved(&self, sim: usize, action: &str) -> bool {
+        self.sim_step_unproved.contains(&(sim, action.to_string()))
+    }
+
+    /// Whether `ioa prove` proves every start and step obligation of the invariants of
+    /// automaton `a` (true when Z3 was not asked): their joint induction closes.
+    pub fn invariants_closed(&self, spec: &Spec, a: AutomatonId) -> bool {
+        spec.invariants
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.automaton == a)
+            .all(|(k, _)| {
+                !self.start_unproved(k)
+                    && !self.cores.iter().any(|((i, _), c)| *i == k && !c.proved)
+            })
+    }
+
+    /// Whether `ioa prove` proves every start and step obligation of simulation number `sim`
+    /// (true when Z3 was not asked).
+    pub fn simulation_closed(&self, sim: usize) -> bool {
+        !self.sim_start_unproved(sim) && !self.sim_step_unproved.iter().any(|(k, _)| *k == sim)
+    }
+
+    /// Records that Z3 did not prove the start obligation of invariant number `invariant`.
+    pub fn record_start_unproved(&mut self, invariant: usize) {
+        self.start_unproved.insert(invariant);
     }
 
     /// Whether Z3 was asked at all.
@@ -88,9 +145,14 @@ impl Hints {
                 continue;
             };
             for ob in obs.iter() {
-                let Some(action) = &ob.action else { continue };
                 let outcome = solve::check(spec, ob, budget);
-                let proved = matches!(outcome.verdict, Verdict::Proved);
+                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict);
+                let Some(action) = &ob.action else {
+                    if !proved {
+                        hints.record_start_unproved(k);
+                    }
+                    continue;
+                };
                 match &outcome.core {
                     Some(core) => hints.record(k, action, core, true, proved),
                     None => hints.record(k, action, &ob.assumed, false, proved),
@@ -102,8 +164,17 @@ impl Hints {
                 continue;
             };
             for ob in obs.iter() {
-                let Some(action) = &ob.action else { continue };
                 let outcome = solve::check(spec, ob, budget);
+                let Some(action) = &ob.action else {
+                    if !proved_as_ioa_prove(spec, ob, &outcome.verdict) {
+                        hints.sim_start_unproved.insert(k);
+                    }
+                    continue;
+                };
+                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict);
+                if !proved {
+                    hints.sim_step_unproved.insert((k, action.clone()));
+                }
                 let core = matches!(outcome.verdict, Verdict::Proved)
                     .then_some(outcome.core)
                     .flatten();
@@ -115,5 +186,22 @@ impl Hints {
             }
         }
         hints
+    }
+}
+
+/// Whether `ioa prove` proves `ob`, given the verdict of the (small) hint budget: a proof or a
+/// counterexample settles it; any other answer is asked again with `ioa prove`'s default
+/// budget, so that a claim is left unstated only when `ioa prove` itself does not prove it.
+fn proved_as_ioa_prove(spec: &Spec, ob: &Obligation, verdict: &Verdict) -> bool {
+    match verdict {
+        Verdict::Proved => true,
+        Verdict::Failed(_) => false,
+        _ => {
+            let full = Budget::new(
+                budget::DEFAULT_PROVE_RLIMIT,
+                std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
+            );
+            matches!(solve::check(spec, ob, &full).verdict, Verdict::Proved)
+        }
     }
 }
