@@ -353,7 +353,10 @@ fn isabelle_builds_the_exports_when_available() {
 /// cases Z3 proves as lemmas and name the others in comments, without the main theorem.
 #[test]
 fn claims_z3_does_not_prove_are_not_stated() {
-    let e = export("groove-paxos-unproved", &["examples/groove_paxos/paxos.ioa"]);
+    let e = export(
+        "groove-paxos-unproved",
+        &["examples/groove_paxos/paxos.ioa"],
+    );
     assert_well_formed(&e);
     let invs = &e.files["Paxos_Invariants.thy"];
     for inv in ["Agreement", "Validity"] {
@@ -364,9 +367,21 @@ fn claims_z3_does_not_prove_are_not_stated() {
     }
     assert!(invs.contains("Not proved: `invariant Paxos_ioa Paxos_invs`"));
     for (name, theory, missing) in [
-        ("dead_means_voted", "Global1_Invariants", "theorem Global1_invs_invariant"),
-        ("inv3_without_quorums", "Global1_Invariants", "theorem Global1_invs_invariant"),
-        ("assignval_ignored", "AssignValIgnored", "theorem AssignValIgnored_forward_sim"),
+        (
+            "dead_means_voted",
+            "Global1_Invariants",
+            "theorem Global1_invs_invariant",
+        ),
+        (
+            "inv3_without_quorums",
+            "Global1_Invariants",
+            "theorem Global1_invs_invariant",
+        ),
+        (
+            "assignval_ignored",
+            "AssignValIgnored",
+            "theorem AssignValIgnored_forward_sim",
+        ),
     ] {
         let e = export(
             &format!("mutation-{name}"),
