@@ -129,7 +129,7 @@ pub fn invariants_theory(
         for (t, name) in with_finite.iter().enumerate() {
             if t > 0 && start_unproved.contains(&indexed[t - 1].1.name.as_str()) {
                 out.push_str(&format!(
-                    "text \\<open>Not stated: `{}` in every start state (`ioa prove` did not prove it).\\<close>\n\n",
+                    "text \\<open>Not stated: `{}` in every start state (Z3 did not prove it).\\<close>\n\n",
                     indexed[t - 1].1.name
                 ));
                 continue;
@@ -151,7 +151,7 @@ pub fn invariants_theory(
                 if missing.contains(&act.name.as_str()) {
                     unproved.push(format!("`{inv_name}` after `{}`", act.name));
                     out.push_str(&format!(
-                        "text \\<open>Not stated: `{inv_name}` after `{}` (`ioa prove` did not prove this step; it shows a counterexample or an unknown verdict).\\<close>\n\n",
+                        "text \\<open>Not stated: `{inv_name}` after `{}` (Z3 did not prove this step: a counterexample, or no proof within the export's budget).\\<close>\n\n",
                         act.name
                     ));
                     continue;
@@ -197,7 +197,7 @@ pub fn invariants_theory(
     }
     if !unproved.is_empty() {
         out.push_str(&format!(
-            "text \\<open>Not proved: `invariant {} {all}` and the invariants one by one. `ioa prove` did not prove {}, so the induction is not closed; the lemmas above are the parts that hold.\\<close>\n\nend\n",
+            "text \\<open>Not proved: `invariant {} {all}` and the invariants one by one. Z3 did not prove {}, so the induction is not closed; the lemmas above are the parts that hold.\\<close>\n\nend\n",
             n.ioa(),
             unproved.join(", ")
         ));

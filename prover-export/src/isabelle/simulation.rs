@@ -225,7 +225,7 @@ pub fn simulation_theory(
     });
     if start_unproved {
         out.push_str(&format!(
-            "text \\<open>Not stated: `{prefix}_start` (`ioa prove` did not prove that the start witness is a start state related to every start state).\\<close>\n\n"
+            "text \\<open>Not stated: `{prefix}_start` (Z3 did not prove that the start witness is a start state related to every start state).\\<close>\n\n"
         ));
     } else {
         out.push_str(&format!(
@@ -275,7 +275,7 @@ pub fn simulation_theory(
             .unwrap_or_default();
         if sim_index.is_some_and(|k| hints.sim_step_unproved(k, &act.name)) {
             out.push_str(&format!(
-                "text \\<open>Not stated: the step of {} action `{}` (`ioa prove` did not prove every case of it).\\<close>\n\n",
+                "text \\<open>Not stated: the step of {} action `{}` (Z3 did not prove every case of it).\\<close>\n\n",
                 kind_word(act.kind),
                 act.name
             ));
@@ -342,7 +342,7 @@ pub fn simulation_theory(
     // The theorem, when every part of it is proved.
     if !closed {
         out.push_str(&format!(
-            "text \\<open>Not proved: `is_forward_sim {} {} {} {} {}`. `ioa prove` did not prove every obligation of the simulation (or of the invariants it uses); the lemmas above are the parts that hold.\\<close>\n\nend\n",
+            "text \\<open>Not proved: `is_forward_sim {} {} {} {} {}`. Z3 did not prove every obligation of the simulation (or of the invariants it uses); the lemmas above are the parts that hold.\\<close>\n\nend\n",
             a.names.ioa(),
             b.names.ioa(),
             sn.relation,
