@@ -10,17 +10,16 @@
 //! - A process killed mid-run makes the other stop with an error naming it (no hang).
 //! - A bad hostfile is an error naming the file and line.
 
+mod common;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// The package root; the binary runs here.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
 fn ioa() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ioa"));
-    c.current_dir(ROOT)
+    c.current_dir(common::ROOT)
         .env("NO_COLOR", "1")
         .env_remove("RUST_BACKTRACE");
     c
@@ -152,14 +151,7 @@ fn two_processes_explore_as_one() {
                 "{name}: replay shows the violation"
             );
         } else {
-            for field in [
-                "states",
-                "generated",
-                "checked",
-                "depth",
-                "levels_completed",
-                "deadlocks",
-            ] {
+            for field in common::EXPLORE_COUNTS {
                 assert_eq!(dist_json[field], single_json[field], "{name}: {field}");
             }
         }
@@ -409,21 +401,28 @@ fn explores_alike_on_1_2_and_4_processes(name: &str, args: &[&str]) -> serde_jso
     single_json
 }
 
-/// The acceptance's 2P/5A, high majority, with acceptor symmetry: 1, 2 and 4 processes give
-/// the single-process explorer's counts and depth (pinned).
-#[test]
-fn two_proposers_five_acceptors_symmetric_on_1_2_and_4_processes() {
-    let args = [
+/// Explores the acceptance's 2P/5A Paxos (high majority) with `extra` arguments on 1, 2 and 4
+/// processes (see [`explores_alike_on_1_2_and_4_processes`]); the search must verify the model.
+/// Returns the single-process report.
+fn two_proposers_five_acceptors(name: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
         "examples/groove_paxos/paxos.ioa",
         "--param",
         "maj=3",
         "--universe",
         "Acc = [0]..[4]",
-        "--symmetric",
-        "Acc",
     ];
-    let json = explores_alike_on_1_2_and_4_processes("2p5a-sym", &args);
+    args.extend(extra);
+    let json = explores_alike_on_1_2_and_4_processes(name, &args);
     assert_eq!(json["verdict"], "verified");
+    json
+}
+
+/// The acceptance's 2P/5A, high majority, with acceptor symmetry: 1, 2 and 4 processes give
+/// the single-process explorer's counts and depth (pinned).
+#[test]
+fn two_proposers_five_acceptors_symmetric_on_1_2_and_4_processes() {
+    let json = two_proposers_five_acceptors("2p5a-sym", &["--symmetric", "Acc"]);
     insta::assert_snapshot!(format!(
         "{} states, {} generated, depth {}",
         json["states"], json["generated"], json["depth"]
@@ -435,15 +434,7 @@ fn two_proposers_five_acceptors_symmetric_on_1_2_and_4_processes() {
 #[test]
 #[ignore]
 fn two_proposers_five_acceptors_on_1_2_and_4_processes() {
-    let args = [
-        "examples/groove_paxos/paxos.ioa",
-        "--param",
-        "maj=3",
-        "--universe",
-        "Acc = [0]..[4]",
-    ];
-    let json = explores_alike_on_1_2_and_4_processes("2p5a", &args);
-    assert_eq!(json["verdict"], "verified");
+    let json = two_proposers_five_acceptors("2p5a", &[]);
     insta::assert_snapshot!(format!(
         "{} states, {} generated, depth {}",
         json["states"], json["generated"], json["depth"]

@@ -23,19 +23,9 @@ fn json(stdout: &str, stderr: &str) -> serde_json::Value {
 
 /// The fields that must not depend on where the visited set lives.
 fn outcome(report: &serde_json::Value) -> serde_json::Value {
-    let keys = [
-        "verdict",
-        "limit",
-        "invariant",
-        "counterexample_steps",
-        "states",
-        "generated",
-        "checked",
-        "depth",
-        "levels_completed",
-        "deadlocks",
-    ];
+    let keys = ["verdict", "limit", "invariant", "counterexample_steps"];
     keys.iter()
+        .chain(&common::EXPLORE_COUNTS)
         .map(|k| (k.to_string(), report[*k].clone()))
         .collect::<serde_json::Map<_, _>>()
         .into()

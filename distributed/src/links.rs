@@ -9,7 +9,7 @@
 //! ([`checker::explore::spill::replay`]), which gives the steps the search recorded.
 
 use checker::explore::runs::SortedRuns;
-use checker::explore::spill::SpillStats;
+use checker::explore::spill::{spill_dir, SpillStats};
 use checker::fingerprint::{Fingerprint, PassThrough};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -44,19 +44,7 @@ impl Links {
         let spill = match limit {
             None => None,
             Some(limit) => {
-                let parent = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
-                std::fs::create_dir_all(&parent)
-                    .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
-                let dir = tempfile::Builder::new()
-                    .prefix("ioa-spill-")
-                    .tempdir_in(&parent)
-                    .map_err(|e| {
-                        format!(
-                            "cannot create a spill directory in `{}`: {}",
-                            parent.display(),
-                            std::io::Error::from(e.kind())
-                        )
-                    })?;
+                let dir = spill_dir(dir)?;
                 let runs = SortedRuns::new(dir.path(), VALUE);
                 Some(Spill {
                     dir,

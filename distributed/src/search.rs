@@ -231,26 +231,17 @@ pub fn run<M: Wire>(
                 checkpoints,
             }
         };
-    if let Some(e) = start_error {
-        let outcome = Outcome::Failed {
-            message: model.error_text(&e),
-            path: Vec::new(),
-        };
-        return finish(
-            outcome,
-            Vec::new(),
-            0,
-            None,
-            sent_per_level,
-            None,
-            checkpoints,
-        );
-    }
+    // A start state that fails to compute, or a checkpoint that cannot be resumed, stops the
+    // search before its first level.
+    let mut early_stop = start_error.map(|e| Outcome::Failed {
+        message: model.error_text(&e),
+        path: Vec::new(),
+    });
     let mut depth: u32 = 0;
     let mut levels_completed = None;
     // The checkpoint written last, kept until every worker has written the next one.
     let mut previous: Option<u32> = None;
-    if let Some(dir) = &cp.resume {
+    if let (None, Some(dir)) = (&early_stop, &cp.resume) {
         match resume(worker, &mut rounds, model, dir, cp, me, peers) {
             Ok(saved) => {
                 for (fp, parent, step) in saved.links {
@@ -274,19 +265,19 @@ pub fn run<M: Wire>(
                     previous = Some(depth);
                 }
             }
-            Err(message) => {
-                let outcome = Outcome::Stopped(message);
-                return finish(
-                    outcome,
-                    Vec::new(),
-                    0,
-                    None,
-                    sent_per_level,
-                    None,
-                    checkpoints,
-                );
-            }
+            Err(message) => early_stop = Some(Outcome::Stopped(message)),
         }
+    }
+    if let Some(outcome) = early_stop {
+        return finish(
+            outcome,
+            Vec::new(),
+            0,
+            None,
+            sent_per_level,
+            None,
+            checkpoints,
+        );
     }
     let mut checkpoint_now = false;
     let mut last_checkpoint = Instant::now();

@@ -92,12 +92,37 @@ pub struct Scope<'a> {
     pub view: &'a dyn StateView,
 }
 
+/// `a op b` for an ordering comparison `op` (`<`, `≤`, `>`, `≥`) of `Int`s, `Real`s or `Char`s.
+fn ordered<T: PartialOrd>(op: BinOp, a: &T, b: &T) -> bool {
+    match op {
+        BinOp::Lt => a < b,
+        BinOp::Le => a <= b,
+        BinOp::Gt => a > b,
+        _ => a >= b,
+    }
+}
+
 fn ovf(span: Span) -> RunError {
     RunError::Overflow { span }
 }
 
 fn undefined(span: Span, what: &'static str) -> RunError {
     RunError::Undefined { span, what }
+}
+
+impl<'a> Scope<'a> {
+    /// A scope that reads parameters only: no state, no auxiliary variables, no other automata.
+    /// Signature `where` clauses, `const` arguments and component families are evaluated in one.
+    pub fn params_only(spec: &'a Spec, universe: &'a Universe, params: &'a [Value]) -> Self {
+        Scope {
+            spec,
+            universe,
+            state: &[],
+            params,
+            aux: &[],
+            view: &NoView,
+        }
+    }
 }
 
 impl Scope<'_> {
@@ -376,10 +401,7 @@ impl Scope<'_> {
                 let a = self.real(l, locals, ch)?;
                 let b = self.real(r, locals, ch)?;
                 match op {
-                    Lt => Value::Bool(a < b),
-                    Le => Value::Bool(a <= b),
-                    Gt => Value::Bool(a > b),
-                    Ge => Value::Bool(a >= b),
+                    Lt | Le | Gt | Ge => Value::Bool(ordered(op, &a, &b)),
                     Add => Value::Real(a.checked_add(&b).ok_or_else(|| ovf(span))?),
                     Sub => Value::Real(a.checked_sub(&b).ok_or_else(|| ovf(span))?),
                     Mul => Value::Real(a.checked_mul(&b).ok_or_else(|| ovf(span))?),
@@ -394,21 +416,13 @@ impl Scope<'_> {
             Lt | Le | Gt | Ge if l.ty == Type::Char => {
                 let a = self.eval(l, locals, ch)?;
                 let b = self.eval(r, locals, ch)?;
-                Value::Bool(match op {
-                    Lt => a < b,
-                    Le => a <= b,
-                    Gt => a > b,
-                    _ => a >= b,
-                })
+                Value::Bool(ordered(op, &a, &b))
             }
             Lt | Le | Gt | Ge | Add | Sub | Mul | Div | Mod => {
                 let a = self.int(l, locals, ch)?;
                 let b = self.int(r, locals, ch)?;
                 match op {
-                    Lt => Value::Bool(a < b),
-                    Le => Value::Bool(a <= b),
-                    Gt => Value::Bool(a > b),
-                    Ge => Value::Bool(a >= b),
+                    Lt | Le | Gt | Ge => Value::Bool(ordered(op, &a, &b)),
                     Add => Value::Int(a.checked_add(b).ok_or_else(|| ovf(span))?),
                     Sub => Value::Int(a.checked_sub(b).ok_or_else(|| ovf(span))?),
                     Mul => Value::Int(a.checked_mul(b).ok_or_else(|| ovf(span))?),

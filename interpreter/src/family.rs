@@ -9,7 +9,7 @@
 
 use crate::error::{EvalResult, RunError};
 use crate::eval::may_read_local;
-use crate::eval::{NoChoice, NoView, Scope};
+use crate::eval::{NoChoice, Scope};
 use crate::int_bounds;
 use crate::universe::Universe;
 use crate::value::Value;
@@ -24,14 +24,7 @@ pub fn members(
     comp: &Component,
     params: &[Value],
 ) -> EvalResult<Vec<Vec<Value>>> {
-    let scope = Scope {
-        spec,
-        universe,
-        state: &[],
-        params,
-        aux: &[],
-        view: &NoView,
-    };
+    let scope = Scope::params_only(spec, universe, params);
     let mut combos: Vec<Vec<Value>> = vec![vec![]];
     for (k, idx) in comp.indices.iter().enumerate() {
         let carrier = match universe.carrier_at(spec, &idx.ty, idx.span) {

@@ -349,14 +349,7 @@ impl<'s> Machine<'s> {
                 for (ci, comp) in c.components.iter().enumerate() {
                     let combos = crate::family::members(self.spec, self.universe, comp, &params)?;
                     for combo in combos {
-                        let scope = Scope {
-                            spec: self.spec,
-                            universe: self.universe,
-                            state: &[],
-                            params: &params,
-                            aux: &[],
-                            view: &crate::eval::NoView,
-                        };
+                        let scope = Scope::params_only(self.spec, self.universe, &params);
                         let mut locals = combo.clone();
                         locals.resize(
                             (comp.n_locals as usize).max(combo.len()).max(8),
@@ -513,14 +506,7 @@ impl<'s> Machine<'s> {
                 }
                 let mut locals = args.to_vec();
                 locals.resize((h.n_locals as usize).max(args.len()), Value::Bool(false));
-                let scope = Scope {
-                    spec: self.spec,
-                    universe: self.universe,
-                    state: &[],
-                    params: &self.root_params,
-                    aux: &[],
-                    view: &crate::eval::NoView,
-                };
+                let scope = Scope::params_only(self.spec, self.universe, &self.root_params);
                 let mut ok = true;
                 for (k, e) in &h.const_args {
                     ok &= scope.eval(e, &mut locals, &mut crate::eval::NoChoice)?
@@ -605,14 +591,7 @@ impl<'s> Machine<'s> {
                 if total > 1e6 {
                     continue;
                 }
-                let scope = Scope {
-                    spec: self.spec,
-                    universe: self.universe,
-                    state: &[],
-                    params: &i.params,
-                    aux: &[],
-                    view: &crate::eval::NoView,
-                };
+                let scope = Scope::params_only(self.spec, self.universe, &i.params);
                 let mut index = vec![0usize; carriers.len()];
                 if carriers.iter().any(|c| c.is_empty()) {
                     continue;
@@ -774,14 +753,7 @@ impl<'s> Machine<'s> {
             let sig = &self.spec.automata[i.automaton.0 as usize].actions[aid.0 as usize];
             // A signature's `const` parameters and `where` clause read parameters only (E0074),
             // so an empty state serves.
-            let scope = Scope {
-                spec: self.spec,
-                universe: self.universe,
-                state: &[],
-                params: &i.params,
-                aux: &[],
-                view: &crate::eval::NoView,
-            };
+            let scope = Scope::params_only(self.spec, self.universe, &i.params);
             if takes_part(&scope, sig, args)? {
                 self.check_siblings(&scope, inst, aid, args)?;
                 out.push((inst, sig.kind));

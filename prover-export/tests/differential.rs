@@ -8,28 +8,18 @@
 //! disagreements but are counted: most steps must get definite answers. The
 //! interpreter is a dev-dependency of this crate for this test only.
 
+mod common;
+
 use interpreter::machine::Machine;
 use interpreter::runner::{Runner, Weights};
 use interpreter::universe::Universe;
 use interpreter::value::Value;
 use ioa_lang::ir::{Spec, Type, TypeDefKind};
-use ioa_lang::loader::FileSystem;
 use prover_export::obligations::invariant::{invariant_term, step_encoding, transitions};
 use prover_export::smt::expr::Encoder;
 use prover_export::smt::sorts::{enum_constructor, mangle, relation, union_constructor};
-use std::path::{Path, PathBuf};
-use z3::{Params, SatResult, Solver};
-
-struct Disk;
-
-impl FileSystem for Disk {
-    fn read(&self, path: &Path) -> Result<String, String> {
-        std::fs::read_to_string(path).map_err(|e| e.to_string())
-    }
-    fn canonical(&self, path: &Path) -> PathBuf {
-        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-    }
-}
+use std::path::Path;
+use z3::SatResult;
 
 /// A concrete value as an SMT term of the encoding.
 fn term(enc: &mut Encoder, spec: &Spec, v: &Value, ty: &Type) -> String {
@@ -111,33 +101,18 @@ fn term(enc: &mut Encoder, spec: &Spec, v: &Value, ty: &Type) -> String {
     }
 }
 
-fn solve(script: &str) -> SatResult {
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", 20_000);
-    solver.set_params(&params);
-    solver.from_string(script);
-    assert!(
-        prover_export::solve::parsed_completely(&solver, script),
-        "Z3 rejected:\n{script}"
-    );
-    solver.check()
-}
+/// Z3's time limit per query, in milliseconds.
+const TIMEOUT_MS: u32 = 20_000;
 
 /// Z3 recurses over deep terms; test threads have small stacks, so the test runs on its own.
 #[test]
 fn encoding_agrees_with_the_interpreter_on_random_steps() {
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(differential)
-        .expect("a thread")
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    common::on_large_stack(differential);
 }
 
 fn differential() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/consensus");
-    let result = ioa_lang::check_files(&[root.join("global1_invariants.ioa")], &Disk);
+    let result = ioa_lang::check_files(&[root.join("global1_invariants.ioa")], &common::Disk);
     let spec = result.spec.expect("the example type-checks");
     let global1 = spec
         .automata
@@ -228,7 +203,7 @@ fn differential() {
             let admitted = format!("{base}(assert (and {}))\n", post_eqs.join(" "));
             // Unsat would be a disagreement; unknown (Z3 giving up, as on the `size` axioms of
             // `defineQuorums`) is not, and is counted.
-            let verdict = solve(&admitted);
+            let verdict = common::check(&admitted, "timeout", TIMEOUT_MS);
             assert_ne!(
                 verdict,
                 SatResult::Unsat,
@@ -240,7 +215,7 @@ fn differential() {
             }
             {
                 let other = format!("{base}(assert (not (and {})))\n", post_eqs.join(" "));
-                let verdict = solve(&other);
+                let verdict = common::check(&other, "timeout", TIMEOUT_MS);
                 assert_ne!(
                     verdict,
                     SatResult::Sat,
@@ -254,7 +229,7 @@ fn differential() {
             for (k2, inv) in invariants.iter().zip(&inv_terms) {
                 let script = format!("{base}(assert (not {inv}))\n");
                 assert_ne!(
-                    solve(&script),
+                    common::check(&script, "timeout", TIMEOUT_MS),
                     SatResult::Sat,
                     "seed {seed} step {}: {} differs",
                     k + 1,

@@ -2,28 +2,18 @@
 //! obligations generated and run through Z3, and the verdicts (with counterexamples, or the
 //! encoding error) are snapshotted. The files say in their first comment what they show.
 
+mod common;
+
 use ioa_lang::diagnostics::IntoDiagnostic;
-use ioa_lang::loader::FileSystem;
 use prover_export::obligations::{invariant, simulation};
 use prover_export::solve::{self, budget, Budget, Verdict};
 use prover_export::Assumptions;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-struct Disk;
-
-impl FileSystem for Disk {
-    fn read(&self, path: &Path) -> Result<String, String> {
-        std::fs::read_to_string(path).map_err(|e| e.to_string())
-    }
-    fn canonical(&self, path: &Path) -> PathBuf {
-        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-    }
-}
-
 /// Every obligation's name and verdict, then the counterexamples (or the encoding error).
 fn report(path: &Path) -> String {
-    let result = ioa_lang::check_files(&[path.to_path_buf()], &Disk);
+    let result = ioa_lang::check_files(&[path.to_path_buf()], &common::Disk);
     let spec = result.spec.expect("test models type-check");
     let mut obligations = Vec::new();
     for k in 0..spec.invariants.len() {
@@ -77,7 +67,7 @@ fn prove_data() {
 #[test]
 fn houdini_fixpoint_drops_the_wrong_candidate() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/consensus");
-    let result = ioa_lang::check_files(&[root.join("global1_wrong_invariant.ioa")], &Disk);
+    let result = ioa_lang::check_files(&[root.join("global1_wrong_invariant.ioa")], &common::Disk);
     let spec = result.spec.expect("the example type-checks");
     let global1 = spec.invariants[0].automaton;
     let ours: Vec<&ioa_lang::ir::Invariant> = spec

@@ -7,26 +7,16 @@
 //! of `tests/data/size/sizes.ioa` is true for Z3 exactly when the interpreter says so (Z3 must
 //! prove the interpreter's verdict: an unknown is a failure too).
 
+mod common;
+
 use interpreter::machine::Machine;
 use interpreter::universe::Universe;
 use interpreter::value::Value;
 use ioa_lang::ir::{AutomatonId, Type, TypeDefKind};
-use ioa_lang::loader::FileSystem;
 use prover_export::obligations::invariant::{invariant_term, step_encoding};
 use prover_export::smt::expr::Encoder;
-use std::path::{Path, PathBuf};
-use z3::{Params, SatResult, Solver};
-
-struct Disk;
-
-impl FileSystem for Disk {
-    fn read(&self, path: &Path) -> Result<String, String> {
-        std::fs::read_to_string(path).map_err(|e| e.to_string())
-    }
-    fn canonical(&self, path: &Path) -> PathBuf {
-        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-    }
-}
+use std::path::Path;
+use z3::SatResult;
 
 /// A node `[k]`.
 fn node(k: i64) -> Value {
@@ -63,33 +53,15 @@ fn set_term(enc: &mut Encoder, node_ty: &Type, v: &Value) -> String {
     out
 }
 
-fn unsat(script: &str) -> SatResult {
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("rlimit", 20_000_000);
-    solver.set_params(&params);
-    solver.from_string(script);
-    assert!(
-        prover_export::solve::parsed_completely(&solver, script),
-        "Z3 rejected:\n{script}"
-    );
-    solver.check()
-}
-
 /// Z3 recurses over deep terms (nested stores); test threads have small stacks.
 #[test]
 fn size_agrees_with_the_interpreter_on_large_sets() {
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(differential)
-        .expect("a thread")
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    common::on_large_stack(differential);
 }
 
 fn differential() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/size/sizes.ioa");
-    let result = ioa_lang::check_files(&[path], &Disk);
+    let result = ioa_lang::check_files(&[path], &common::Disk);
     let spec = result.spec.expect("the model type-checks");
     let a = AutomatonId(0);
     let mut sources = result.sources;
@@ -159,7 +131,7 @@ fn differential() {
                 format!("{base}(assert {t})\n")
             };
             assert_eq!(
-                unsat(&script),
+                common::check(&script, "rlimit", 20_000_000),
                 SatResult::Unsat,
                 "state {k}: Z3 does not show that {} is {truth}",
                 inv.name

@@ -19,6 +19,7 @@ use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Stop};
 use interpreter::trace::Trace;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa_lang::ir::AutomatonId;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -188,6 +189,33 @@ pub(super) fn thousands(n: u64) -> String {
 }
 
 /// `1 invariant`, `3 invariants`.
+/// The text report's first line, on standard error (not with `--quiet` or `--format json`):
+/// the automaton, its action instances and invariants, the symmetry, then `engine`, how the
+/// states are explored.
+pub(super) fn print_start(
+    args: &ExploreArgs,
+    m: &Model,
+    automaton: AutomatonId,
+    instances: usize,
+    n_inv: usize,
+    engine: &str,
+) {
+    if args.quiet || args.format != Format::Text {
+        return;
+    }
+    let aut_name = &m.spec.automata[automaton.0 as usize].name;
+    let symmetric = if args.symmetric.is_empty() {
+        String::new()
+    } else {
+        format!(", symmetric in {}", args.symmetric.join(", "))
+    };
+    print_stderr(&format!(
+        "exploring {aut_name}: {}, {}{symmetric}; {engine}\n",
+        count(instances as u64, "action instance"),
+        count(n_inv as u64, "invariant")
+    ));
+}
+
 pub(super) fn count(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
@@ -382,25 +410,15 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
 
-    let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
-    let n_inv = m
-        .spec
-        .invariants
-        .iter()
-        .filter(|i| i.automaton == automaton)
-        .count();
-    if !args.quiet && args.format == Format::Text {
-        let symmetric = if args.symmetric.is_empty() {
-            String::new()
-        } else {
-            format!(", symmetric in {}", args.symmetric.join(", "))
-        };
-        print_stderr(&format!(
-            "exploring {aut_name}: {}, {}{symmetric}; {engine_note}\n",
-            count(explorer.instances().len() as u64, "action instance"),
-            count(n_inv as u64, "invariant")
-        ));
-    }
+    let n_inv = model::invariant_count(&m.spec, automaton);
+    print_start(
+        &args,
+        &m,
+        automaton,
+        explorer.instances().len(),
+        n_inv,
+        &engine_note,
+    );
 
     // Progress: on a terminal, one line rewritten in place every second; elsewhere only with
     // --progress, one line every ten seconds.

@@ -4,8 +4,10 @@
 //! the counterexample (process 0 alone writes `--trace`/`--html`) and the per-worker counters.
 //! `scripts/explore-local-cluster` starts N processes on this machine.
 
-use super::explore::{count, fail, finish, mib, thousands, usage, ExploreArgs, EXIT_ERROR};
-use super::model::Model;
+use super::explore::{
+    count, fail, finish, mib, print_start, thousands, usage, ExploreArgs, EXIT_ERROR,
+};
+use super::model::{self, Model};
 use super::output::print_stderr;
 use super::Format;
 use checker::compiled::CompiledModel;
@@ -141,13 +143,7 @@ pub fn run(
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], m, args.color),
     };
-    let aut_name = &m.spec.automata[automaton.0 as usize].name;
-    let n_inv = m
-        .spec
-        .invariants
-        .iter()
-        .filter(|i| i.automaton == automaton)
-        .count();
+    let n_inv = model::invariant_count(&m.spec, automaton);
     let cluster = Cluster {
         processes,
         process: args.dist.process,
@@ -156,21 +152,20 @@ pub fn run(
         timeout: std::time::Duration::from_secs(args.dist.connect_timeout),
     };
     let workers_total = workers_total(&args);
-    if !args.quiet && args.format == Format::Text {
-        let symmetric = if args.symmetric.is_empty() {
-            String::new()
-        } else {
-            format!(", symmetric in {}", args.symmetric.join(", "))
-        };
-        print_stderr(&format!(
-            "exploring {aut_name}: {}, {}{symmetric}; compiled ({} words per state); process {} of {processes}, {} in all\n",
-            count(explorer.instances().len() as u64, "action instance"),
-            count(n_inv as u64, "invariant"),
-            compiled.words_per_state(),
-            args.dist.process,
-            count(workers_total as u64, "worker"),
-        ));
-    }
+    let engine = format!(
+        "compiled ({} words per state); process {} of {processes}, {} in all",
+        compiled.words_per_state(),
+        args.dist.process,
+        count(workers_total as u64, "worker"),
+    );
+    print_start(
+        &args,
+        m,
+        automaton,
+        explorer.instances().len(),
+        n_inv,
+        &engine,
+    );
     // One line per level with --progress (or on a terminal).
     let show_progress = !args.quiet
         && args.format == Format::Text

@@ -92,21 +92,7 @@ enum Command {
     Infer(infer::InferArgs),
     /// Run an automaton under schedules and/or at random (as `ioa infer` does) and write the runs
     /// for other tools: Daikon's .decls/.dtrace (--daikon DIR) and/or ITF JSON (--itf DIR).
-    Trace {
-        /// The .ioa model.
-        file: PathBuf,
-        #[command(flatten)]
-        runs: RunsArgs,
-        /// Write DIR/A.decls and DIR/A.dtrace in Daikon 5's format.
-        #[arg(long, value_name = "DIR")]
-        daikon: Option<PathBuf>,
-        /// Write one ITF JSON trace per run as DIR/schedule-S.itf.json, DIR/random-SEED.itf.json.
-        #[arg(long, value_name = "DIR")]
-        itf: Option<PathBuf>,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Trace(trace::TraceArgs),
     /// Explore every reachable state of an automaton over finite universes (breadth first),
     /// checking its invariants in each; exit 0 verified, 1 violation, 2 error, 3 limit reached.
     Explore(explore::ExploreArgs),
@@ -135,80 +121,7 @@ enum Command {
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
-    Verify {
-        /// The .ioa model (with the simulation or invariant to prove; no invariants needed).
-        file: PathBuf,
-        /// The forward simulation to prove (default: the only one).
-        #[arg(long, conflicts_with = "invariant")]
-        simulation: Option<String>,
-        /// Prove this invariant instead of a simulation.
-        #[arg(long)]
-        invariant: Option<String>,
-        /// A value for an automaton parameter, `NAME=VALUE` (repeatable): runs and exploration
-        /// use it; proofs hold for every value.
-        #[arg(long = "param")]
-        params: Vec<String>,
-        /// Random runs to learn from (besides the model's schedules).
-        #[arg(long, default_value_t = 20)]
-        runs: u64,
-        /// Steps per random run.
-        #[arg(long, default_value_t = 200)]
-        steps: u64,
-        /// Seed of the first random run; run k uses SEED + k.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
-        #[arg(long)]
-        universe: Vec<String>,
-        /// A universe file (default: MODEL.universe or default.universe beside the model).
-        #[arg(long)]
-        universe_file: Option<PathBuf>,
-        /// Z3 resource units (its deterministic `rlimit` count) one query of the fixpoint may
-        /// spend: the survivors are the same at any machine load.
-        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_QUERY_RLIMIT)]
-        rlimit: u64,
-        /// Z3 resource units for one obligation checked on its own (the final proof, and
-        /// candidates the fixpoint's shared solvers gave up on), shared by the portfolio.
-        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
-        proof_rlimit: u64,
-        /// Wall-clock safety limit in seconds for one query of the fixpoint (expiry is
-        /// reported as a timeout; the budget is `--rlimit`).
-        #[arg(long, default_value_t = 60.0)]
-        timeout: f64,
-        /// Wall-clock safety limit in seconds for one obligation checked on its own.
-        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
-        proof_timeout: f64,
-        /// Write the invariants used to this IOA file (default: print them on stdout).
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-        /// Also write Isabelle/HOL theories of the model with the invariants found (see
-        /// `ioa export isabelle`).
-        #[arg(long, value_name = "DIR")]
-        export_isabelle: Option<PathBuf>,
-        /// Use only the templates from the program text, not the detector.
-        #[arg(long)]
-        no_detector: bool,
-        /// A small universe to explore exhaustively, refuting candidates (and looking for a
-        /// counterexample to an invariant being proved); default: explore.universe beside the
-        /// model, if there is one.
-        #[arg(long)]
-        explore_universe: Option<PathBuf>,
-        /// Seconds the exploration may take (what it covered in that time still refutes).
-        #[arg(long, default_value_t = 30.0)]
-        explore_time: f64,
-        /// Explore up to permutations of this type's values (repeatable; see `ioa explore`).
-        #[arg(long)]
-        explore_symmetric: Vec<String>,
-        /// Skip the exploration.
-        #[arg(long)]
-        no_explore: bool,
-        /// Print the report as text or as one JSON document.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Verify(verify::VerifyArgs),
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
     Replay(replay::ReplayArgs),
     /// Print IOA files in the canonical form (Unicode operators, two-space indentation).
@@ -383,70 +296,10 @@ pub fn run() -> ExitCode {
         Command::Predict(args) => predict::run(args),
         Command::Liveness(args) => liveness::run(args),
         Command::Merge(args) => campaign::run(args),
-        Command::Verify {
-            file,
-            simulation,
-            invariant,
-            params,
-            runs,
-            steps,
-            seed,
-            universe,
-            universe_file,
-            rlimit,
-            proof_rlimit,
-            timeout,
-            proof_timeout,
-            output,
-            export_isabelle,
-            no_detector,
-            explore_universe,
-            explore_time,
-            explore_symmetric,
-            no_explore,
-            format,
-            color,
-        } => verify::run(verify::VerifyArgs {
-            file,
-            simulation,
-            invariant,
-            params,
-            runs,
-            steps,
-            seed,
-            universe,
-            universe_file,
-            rlimit,
-            proof_rlimit,
-            timeout,
-            proof_timeout,
-            output,
-            export_isabelle,
-            no_detector,
-            explore_universe,
-            explore_time,
-            explore_symmetric,
-            no_explore,
-            format,
-            color,
-        }),
+        Command::Verify(args) => verify::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Infer(args) => infer::run(args),
-        Command::Trace {
-            file,
-            runs,
-            daikon,
-            itf,
-            color,
-        } => trace::run(trace::TraceArgs {
-            file,
-            universe: runs.universe.clone(),
-            universe_file: runs.universe_file.clone(),
-            runs: runs.choice(),
-            daikon,
-            itf,
-            color,
-        }),
+        Command::Trace(args) => trace::run(args),
         Command::Fmt {
             files,
             check,

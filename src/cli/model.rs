@@ -233,6 +233,14 @@ fn names(spec: &Spec) -> String {
         .join(", ")
 }
 
+/// How many invariants the model declares of `automaton`.
+pub fn invariant_count(spec: &Spec, automaton: AutomatonId) -> usize {
+    spec.invariants
+        .iter()
+        .filter(|i| i.automaton == automaton)
+        .count()
+}
+
 /// Parses `--param NAME=VALUE` for the automaton's parameters.
 pub fn params(spec: &Spec, a: AutomatonId, given: &[String]) -> Result<Vec<Value>, String> {
     let aut = &spec.automata[a.0 as usize];

@@ -281,12 +281,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             }
         }
     }
-    let n_inv = m
-        .spec
-        .invariants
-        .iter()
-        .filter(|i| i.automaton == automaton)
-        .count();
+    let n_inv = model::invariant_count(&m.spec, automaton);
     if let Err(e) = write_report(records, None) {
         return usage(e);
     }
@@ -389,12 +384,7 @@ fn finish(
     let steps = report.trace.steps.len();
     match stop_diagnostic(machine, report) {
         None => {
-            let n_inv = machine
-                .spec
-                .invariants
-                .iter()
-                .filter(|i| i.automaton == machine.root)
-                .count();
+            let n_inv = model::invariant_count(machine.spec, machine.root);
             let end = if matches!(report.stop, Stop::Deadlock) {
                 " (then no action was enabled)"
             } else {

@@ -4,9 +4,9 @@
 
 use super::model;
 use super::output::{print_diagnostics, print_stderr};
-use super::runs::{self, RunChoice, RunId};
+use super::runs::{self, RunId};
 use super::trace_files::{DaikonFiles, ItfFiles};
-use super::{ColorChoice, Format};
+use super::{ColorChoice, Format, RunsArgs};
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Runner};
 use ioa_lang::diagnostics::IntoDiagnostic;
@@ -14,13 +14,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `ioa trace`.
+#[derive(clap::Args)]
 pub struct TraceArgs {
+    /// The .ioa model.
     pub file: PathBuf,
-    pub runs: RunChoice,
-    pub universe: Vec<String>,
-    pub universe_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub runs: RunsArgs,
+    /// Write DIR/A.decls and DIR/A.dtrace in Daikon 5's format.
+    #[arg(long, value_name = "DIR")]
     pub daikon: Option<PathBuf>,
+    /// Write one ITF JSON trace per run as DIR/schedule-S.itf.json, DIR/random-SEED.itf.json.
+    #[arg(long, value_name = "DIR")]
     pub itf: Option<PathBuf>,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
 
@@ -41,14 +48,15 @@ pub fn run(args: TraceArgs) -> ExitCode {
     }
     let m = match model::load(
         &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
+        args.runs.universe_file.as_deref(),
+        &args.runs.universe,
         None,
     ) {
         Ok(m) => m,
         Err((d, s)) => return model::fail(&d, &s, args.color),
     };
-    let selected = match runs::select(&m, &args.runs) {
+    let choice = args.runs.choice();
+    let selected = match runs::select(&m, &choice) {
         Ok(s) => s,
         Err(e) => return fail(e, 2),
     };
@@ -76,7 +84,7 @@ pub fn run(args: TraceArgs) -> ExitCode {
     let mut itf = match args
         .itf
         .as_deref()
-        .map(|d| ItfFiles::create(d, &args.file, &m, &args.runs.params))
+        .map(|d| ItfFiles::create(d, &args.file, &m, &choice.params))
     {
         Some(Ok(d)) => Some(d),
         Some(Err(e)) => return fail(e, 1),
@@ -104,14 +112,14 @@ pub fn run(args: TraceArgs) -> ExitCode {
         }
         Ok(())
     };
-    if let Err(e) = runs::for_each_run(&runner, &selected, &args.runs, &mut each) {
+    if let Err(e) = runs::for_each_run(&runner, &selected, &choice, &mut each) {
         return fail(e, 1);
     }
-    let seeds = if selected.random && args.runs.runs > 0 {
+    let seeds = if selected.random && choice.runs > 0 {
         format!(
             " (random seeds {}..{})",
-            args.runs.seed,
-            args.runs.seed.wrapping_add(args.runs.runs - 1)
+            choice.seed,
+            choice.seed.wrapping_add(choice.runs - 1)
         )
     } else {
         String::new()

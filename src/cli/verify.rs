@@ -23,28 +23,79 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// Options of `ioa verify`.
+#[derive(clap::Args)]
 pub struct VerifyArgs {
+    /// The .ioa model (with the simulation or invariant to prove; no invariants needed).
     pub file: PathBuf,
+    /// The forward simulation to prove (default: the only one).
+    #[arg(long, conflicts_with = "invariant")]
     pub simulation: Option<String>,
+    /// Prove this invariant instead of a simulation.
+    #[arg(long)]
     pub invariant: Option<String>,
+    /// A value for an automaton parameter, `NAME=VALUE` (repeatable): runs and exploration
+    /// use it; proofs hold for every value.
+    #[arg(long = "param")]
     pub params: Vec<String>,
+    /// Random runs to learn from (besides the model's schedules).
+    #[arg(long, default_value_t = 20)]
     pub runs: u64,
+    /// Steps per random run.
+    #[arg(long, default_value_t = 200)]
     pub steps: u64,
+    /// Seed of the first random run; run k uses SEED + k.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// A universe line such as `Node = [0]..[2]` (repeatable); see `ioa run --help`.
+    #[arg(long)]
     pub universe: Vec<String>,
+    /// A universe file (default: MODEL.universe or default.universe beside the model).
+    #[arg(long)]
     pub universe_file: Option<PathBuf>,
+    /// Z3 resource units (its deterministic `rlimit` count) one query of the fixpoint may
+    /// spend: the survivors are the same at any machine load.
+    #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_QUERY_RLIMIT)]
     pub rlimit: u64,
+    /// Z3 resource units for one obligation checked on its own (the final proof, and
+    /// candidates the fixpoint's shared solvers gave up on), shared by the portfolio.
+    #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
     pub proof_rlimit: u64,
+    /// Wall-clock safety limit in seconds for one query of the fixpoint (expiry is
+    /// reported as a timeout; the budget is `--rlimit`).
+    #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Wall-clock safety limit in seconds for one obligation checked on its own.
+    #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
     pub proof_timeout: f64,
+    /// Write the invariants used to this IOA file (default: print them on stdout).
+    #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Also write Isabelle/HOL theories of the model with the invariants found (see
+    /// `ioa export isabelle`).
+    #[arg(long, value_name = "DIR")]
     pub export_isabelle: Option<PathBuf>,
+    /// Use only the templates from the program text, not the detector.
+    #[arg(long)]
     pub no_detector: bool,
+    /// A small universe to explore exhaustively, refuting candidates (and looking for a
+    /// counterexample to an invariant being proved); default: explore.universe beside the
+    /// model, if there is one.
+    #[arg(long)]
     pub explore_universe: Option<PathBuf>,
+    /// Seconds the exploration may take (what it covered in that time still refutes).
+    #[arg(long, default_value_t = 30.0)]
     pub explore_time: f64,
+    /// Explore up to permutations of this type's values (repeatable; see `ioa explore`).
+    #[arg(long)]
     pub explore_symmetric: Vec<String>,
+    /// Skip the exploration.
+    #[arg(long)]
     pub no_explore: bool,
+    /// Print the report as text or as one JSON document.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
 

@@ -32,6 +32,17 @@ pub fn ioa(args: &[&str]) -> (i32, String, String) {
     (code, stdout, stderr)
 }
 
+/// The counters of an `ioa explore --format json` report that must not depend on how the
+/// search ran (one process or several, the visited set in memory or spilled to disk).
+pub const EXPLORE_COUNTS: [&str; 6] = [
+    "states",
+    "generated",
+    "checked",
+    "depth",
+    "levels_completed",
+    "deadlocks",
+];
+
 /// Exit code and both outputs in one labelled text, for snapshots.
 pub fn labelled(code: i32, stdout: &str, stderr: &str) -> String {
     format!("exit code: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}")

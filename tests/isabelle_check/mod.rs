@@ -70,6 +70,7 @@ const HOL_FACTS: &[&str] = &[
     "finite_subset",
     "disjoint_iff",
     "option.distinct",
+    "linorder_cases",
 ];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
@@ -95,6 +96,7 @@ const BASE_FACTS: &[&str] = &[
     "int_card_eq_0_iff",
     "majorities_intersect",
     "majorities_intersect_int",
+    "ex_upd_split",
 ];
 
 /// Greek letters the export uses as variable names.
@@ -632,6 +634,15 @@ fn check_theory(
             if *w == "note" {
                 local_facts.insert(block[j + 1].to_string());
             }
+            // `case less` (a rule's named case) is a fact; `obtain x y where` binds x and y.
+            if *w == "case" && block.get(j + 1).is_some_and(|n| !n.starts_with('(')) {
+                local_facts.insert(block[j + 1].to_string());
+            }
+            if *w == "obtain" {
+                for v in block[j + 1..].iter().take_while(|v| **v != "where") {
+                    vars.insert(v.to_string());
+                }
+            }
             // `case (C x y)` binds the constructor's arguments.
             if *w == "case" && block.get(j + 1).is_some_and(|n| n.starts_with('(')) {
                 let mut m = j + 2;
@@ -751,6 +762,7 @@ fn check_theory(
                     "induction",
                     "in",
                     "text",
+                    "obtain",
                 ]
                 .contains(&w)
                     || w.starts_with('"')

@@ -114,18 +114,25 @@ fn io_text(what: &str, dir: &Path, e: io::Error) -> String {
     format!("{what} in `{}`: {e}", dir.display())
 }
 
+/// A fresh directory `ioa-spill-…` for spill files in `dir` (default: the system's temporary
+/// directory), made with its parents and removed when dropped. The single-process explorer and
+/// each worker of the distributed one spill into one of these.
+pub fn spill_dir(dir: Option<&Path>) -> Result<tempfile::TempDir, String> {
+    let parent = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+    tempfile::Builder::new()
+        .prefix("ioa-spill-")
+        .tempdir_in(&parent)
+        // The error's own text names the random directory; its kind is what matters.
+        .map_err(|e| io_text("cannot create a spill directory", &parent, e.kind().into()))
+}
+
 impl<S> SpillGraph<S> {
     /// An empty set whose spill files go to a fresh directory in `dir` (default: the system's
     /// temporary directory), with `limit` bytes of memory for its tables.
     pub fn new(dir: Option<&Path>, limit: u64) -> Result<SpillGraph<S>, String> {
-        let parent = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
-        std::fs::create_dir_all(&parent)
-            .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
-        let dir = tempfile::Builder::new()
-            .prefix("ioa-spill-")
-            .tempdir_in(&parent)
-            // The error's own text names the random directory; its kind is what matters.
-            .map_err(|e| io_text("cannot create a spill directory", &parent, e.kind().into()))?;
+        let dir = spill_dir(dir)?;
         let links_path = dir.path().join("links");
         let links = File::create(&links_path)
             .map(|f| BufWriter::with_capacity(1 << 16, f))

@@ -84,6 +84,19 @@ impl Checker {
         (l, r, true)
     }
 
+    /// Unifies operand `x`'s type with `want`, or reports that `op` needs `needs` there.
+    fn operand(&mut self, x: &Expr, want: &Type, op: &str, needs: &'static str) {
+        if self.unifier.unify(&x.ty, want, &self.spec.types).is_err() {
+            let ty = self.show(&x.ty);
+            self.error(CheckError::BadOperand {
+                op: op.to_string(),
+                ty,
+                needs,
+                span: x.span,
+            });
+        }
+    }
+
     /// A placeholder for an expression that could not be checked; its type unifies with anything
     /// so that one mistake is reported once.
     fn poisoned(&mut self, span: Span) -> Expr {
@@ -247,19 +260,12 @@ impl Checker {
                 let want = self
                     .unifier
                     .fresh(VarKind::Collection(elem.clone()), x.span);
-                if self.unifier.unify(&x.ty, &want, &self.spec.types).is_err() {
-                    let ty = self.show(&x.ty);
-                    self.error(CheckError::BadOperand {
-                        op: op.to_string(),
-                        ty,
-                        needs: if allow_seq {
-                            "a set, multiset or sequence"
-                        } else {
-                            "a set or multiset"
-                        },
-                        span: x.span,
-                    });
-                }
+                let needs = if allow_seq {
+                    "a set, multiset or sequence"
+                } else {
+                    "a set or multiset"
+                };
+                self.operand(x, &want, op, needs);
                 elem
             }
         }
@@ -305,21 +311,15 @@ impl Checker {
             B::Lt | B::Le | B::Gt | B::Ge => {
                 let l = self.expr(body, l);
                 let r = self.expr(body, r);
-                let sym = match op {
-                    B::Lt => "<",
-                    B::Le => "≤",
-                    B::Gt => ">",
-                    _ => "≥",
+                let (sym, op) = match op {
+                    B::Lt => ("<", BinOp::Lt),
+                    B::Le => ("≤", BinOp::Le),
+                    B::Gt => (">", BinOp::Gt),
+                    _ => ("≥", BinOp::Ge),
                 };
                 // Characters are ordered too (by code point), and so are `Real`s.
                 let (l, r, real) = self.real_operands(l, r);
                 if real {
-                    let op = match op {
-                        B::Lt => BinOp::Lt,
-                        B::Le => BinOp::Le,
-                        B::Gt => BinOp::Gt,
-                        _ => BinOp::Ge,
-                    };
                     return bin(op, l, r, Type::Bool);
                 }
                 if matches!(self.unifier.shallow(&l.ty), Type::Char)
@@ -335,12 +335,6 @@ impl Checker {
                     self.numeric(&l, sym);
                     self.numeric(&r, sym);
                 }
-                let op = match op {
-                    B::Lt => BinOp::Lt,
-                    B::Le => BinOp::Le,
-                    B::Gt => BinOp::Gt,
-                    _ => BinOp::Ge,
-                };
                 bin(op, l, r, Type::Bool)
             }
             B::In | B::NotIn => {
@@ -399,37 +393,21 @@ impl Checker {
                     ty,
                 )
             }
-            B::Append => {
+            B::Append | B::Prepend => {
                 let l = self.expr(body, l);
                 let r = self.expr(body, r);
-                let want = Type::Seq(Box::new(r.ty.clone()));
-                if self.unifier.unify(&l.ty, &want, &self.spec.types).is_err() {
-                    let ty = self.show(&l.ty);
-                    self.error(CheckError::BadOperand {
-                        op: "⊢".into(),
-                        ty,
-                        needs: "a sequence of the appended element's type",
-                        span: l.span,
-                    });
-                }
-                let ty = l.ty.clone();
-                bin(BinOp::Append, l, r, ty)
-            }
-            B::Prepend => {
-                let l = self.expr(body, l);
-                let r = self.expr(body, r);
-                let want = Type::Seq(Box::new(l.ty.clone()));
-                if self.unifier.unify(&r.ty, &want, &self.spec.types).is_err() {
-                    let ty = self.show(&r.ty);
-                    self.error(CheckError::BadOperand {
-                        op: "⊣".into(),
-                        ty,
-                        needs: "a sequence of the prepended element's type",
-                        span: r.span,
-                    });
-                }
-                let ty = r.ty.clone();
-                bin(BinOp::Prepend, l, r, ty)
+                // `s ⊢ x` appends, `x ⊣ s` prepends: the sequence stands on the side of the bar.
+                let (seq, elem, sym, needs, op) = if op == B::Append {
+                    let needs = "a sequence of the appended element's type";
+                    (&l, &r, "⊢", needs, BinOp::Append)
+                } else {
+                    let needs = "a sequence of the prepended element's type";
+                    (&r, &l, "⊣", needs, BinOp::Prepend)
+                };
+                let want = Type::Seq(Box::new(elem.ty.clone()));
+                self.operand(seq, &want, sym, needs);
+                let ty = seq.ty.clone();
+                bin(op, l, r, ty)
             }
             B::Sub => {
                 let l = self.expr(body, l);
@@ -1033,38 +1011,14 @@ impl Checker {
             "count" => {
                 let elem = self.unifier.fresh(VarKind::Any, span);
                 let want = Type::Mset(Box::new(elem.clone()));
-                if self
-                    .unifier
-                    .unify(&args[1].ty, &want, &self.spec.types)
-                    .is_err()
-                {
-                    let ty = self.show(&args[1].ty);
-                    self.error(CheckError::BadOperand {
-                        op: name.into(),
-                        ty,
-                        needs: "a multiset",
-                        span: args[1].span,
-                    });
-                }
+                self.operand(&args[1], &want, name, "a multiset");
                 self.expect(&args[0], &elem);
                 call(Builtin::Count, args, Type::Int)
             }
             "head" | "tail" | "len" | "last" | "init" => {
                 let elem = self.unifier.fresh(VarKind::Any, span);
                 let seq = Type::Seq(Box::new(elem.clone()));
-                if self
-                    .unifier
-                    .unify(&args[0].ty, &seq, &self.spec.types)
-                    .is_err()
-                {
-                    let ty = self.show(&args[0].ty);
-                    self.error(CheckError::BadOperand {
-                        op: name.into(),
-                        ty,
-                        needs: "a sequence",
-                        span: args[0].span,
-                    });
-                }
+                self.operand(&args[0], &seq, name, "a sequence");
                 match name {
                     "head" => call(Builtin::Head, args, elem),
                     "last" => call(Builtin::Last, args, elem),
@@ -1136,19 +1090,12 @@ impl Checker {
             "defined" => {
                 let value = self.unifier.fresh(VarKind::Any, span);
                 let want = Type::Map(Box::new(args[1].ty.clone()), Box::new(value));
-                if self
-                    .unifier
-                    .unify(&args[0].ty, &want, &self.spec.types)
-                    .is_err()
-                {
-                    let ty = self.show(&args[0].ty);
-                    self.error(CheckError::BadOperand {
-                        op: name.into(),
-                        ty,
-                        needs: "a map whose keys have the second argument's type",
-                        span: args[0].span,
-                    });
-                }
+                self.operand(
+                    &args[0],
+                    &want,
+                    name,
+                    "a map whose keys have the second argument's type",
+                );
                 call(Builtin::Defined, args, Type::Bool)
             }
             _ => {

@@ -235,28 +235,24 @@ impl Ctx<'_> {
         }
     }
 
-    fn expr(&self, e: &Expr) -> Expr {
+    /// Runs `f` with the rewrite of the member's code into the flat scope.
+    fn rewrite<T>(&self, f: impl FnOnce(&Rewrite) -> T) -> T {
         let read = |r: &VarRef, node: &Expr| self.read(r, node);
         let shift = |k: u32| self.map_local(k);
         let place = |r: &VarRef| self.place(r);
-        Rewrite {
+        f(&Rewrite {
             read: &read,
             local: &shift,
             place: &place,
-        }
-        .expr(e)
+        })
+    }
+
+    fn expr(&self, e: &Expr) -> Expr {
+        self.rewrite(|rw| rw.expr(e))
     }
 
     fn stmts(&self, body: &[Stmt]) -> Vec<Stmt> {
-        let read = |r: &VarRef, node: &Expr| self.read(r, node);
-        let shift = |k: u32| self.map_local(k);
-        let place = |r: &VarRef| self.place(r);
-        Rewrite {
-            read: &read,
-            local: &shift,
-            place: &place,
-        }
-        .stmts(body)
+        self.rewrite(|rw| rw.stmts(body))
     }
 }
 

@@ -73,6 +73,13 @@ lemma majorities_intersect_int:
   shows "\<exists>x. x \<in> A \<and> x \<in> B"
   using majorities_intersect[of S A B] assms by auto
 
+text \<open>A point update inside an existential, as simulation leaves meet it (a witness of
+  an existential over a point-updated function, split at the updated point): the witnesses
+  other than the point first, so that the old ones are tried.\<close>
+
+lemma ex_upd_split: "(\<exists>x. (x = a \<longrightarrow> P x) \<and> (x \<noteq> a \<longrightarrow> Q x)) \<longleftrightarrow> (\<exists>x. Q x \<and> x \<noteq> a) \<or> P a"
+  by auto
+
 text \<open>An execution fragment from a state: each step names its action and the state it
   reaches.\<close>
 

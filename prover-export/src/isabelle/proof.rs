@@ -11,7 +11,8 @@
 use super::automaton::AutomatonInfo;
 use super::error::{Construct, ExportError};
 use super::expr::{term, Env};
-use ioa_lang::ir::{Stmt, StmtKind};
+use ioa_lang::ast::Quantifier;
+use ioa_lang::ir::{ExprKind, Stmt, StmtKind, Type};
 
 /// The definitions of the implementation's invariants a leaf may unfold.
 #[derive(Debug, Clone)]
@@ -24,6 +25,31 @@ pub struct InvariantDefs {
     pub finite: String,
     /// Each invariant's IOA name and definition.
     pub by_name: Vec<(String, String)>,
+}
+
+/// What a leaf needs when Z3 compared tuples by an integer field (`b'.ordering < b.ordering`):
+/// a case split on the order of the case's witness and the action's parameter, with the
+/// invariants quantified over that tuple type instantiated at both.
+#[derive(Debug, Clone, Default)]
+pub struct OrderHints {
+    /// Tuple types compared by a field in the implementation's preconditions or invariants:
+    /// (type, the field's Isabelle name, whether it is the type's only field).
+    pub fields: Vec<(Type, String, bool)>,
+    /// Invariants whose formula starts with `∀` over such types: (IOA name, Isabelle
+    /// constant, how many leading bound variables).
+    pub prefixed: Vec<(String, String, usize)>,
+    /// Invariants without a leading quantifier: (IOA name, Isabelle constant); their
+    /// post-state instance (from the invariants theory's step lemma) is given to the leaf.
+    pub ground: Vec<(String, String)>,
+    /// The action's parameters with their types.
+    pub params: Vec<(String, Type)>,
+}
+
+impl InvariantDefs {
+    /// The definition of the invariant named `name` in IOA.
+    pub fn def_of(&self, name: &str) -> Option<&String> {
+        self.by_name.iter().find(|(n, _)| n == name).map(|(_, d)| d)
+    }
 }
 
 /// Writes the proof of one step lemma.
@@ -40,6 +66,10 @@ pub struct StepScript<'a> {
     /// Whether the implementation's transition has several cases (an `if` among the facts,
     /// which the leaves split with `if_split_asm`).
     split_cases: bool,
+    order: OrderHints,
+    /// Witnesses obtained from the existential conditions on the path: name, type, fact.
+    witnesses: Vec<(String, Type, String)>,
+    n_witnesses: usize,
 }
 
 impl<'a> StepScript<'a> {
@@ -64,6 +94,9 @@ impl<'a> StepScript<'a> {
             cores,
             n_leaves: 0,
             split_cases: false,
+            order: OrderHints::default(),
+            witnesses: Vec::new(),
+            n_witnesses: 0,
         }
     }
 
@@ -71,6 +104,12 @@ impl<'a> StepScript<'a> {
     /// action with several transition cases, whose relation is an `if` over them.
     pub fn split_cases(mut self, yes: bool) -> Self {
         self.split_cases = yes;
+        self
+    }
+
+    /// Splits leaves on the order of tuples as `order` says (see [`OrderHints`]).
+    pub fn with_order(mut self, order: OrderHints) -> Self {
+        self.order = order;
         self
     }
 
@@ -167,6 +206,10 @@ impl<'a> StepScript<'a> {
                     facts.push(fact.clone());
                     let mut seq = then.clone();
                     seq.extend_from_slice(rest);
+                    let saved = self.witnesses.len();
+                    if let Some(obtain) = self.obtain(&env, cond, &fact)? {
+                        out.push_str(&format!("{ind}  {obtain}\n"));
+                    }
                     out.push_str(&self.walk(
                         &seq,
                         fired.clone(),
@@ -174,6 +217,7 @@ impl<'a> StepScript<'a> {
                         facts.clone(),
                         depth + 1,
                     )?);
+                    self.witnesses.truncate(saved);
                     out.push_str(&format!(
                         "{ind}next\n{ind}  case False\n{ind}  note {fact} = this\n"
                     ));
@@ -240,6 +284,9 @@ impl<'a> StepScript<'a> {
             using.push(' ');
             using.push_str(f);
         }
+        if let Some(text) = self.order_leaf(&ind, &steps, &simp, &using, &core, &core_words) {
+            return Ok(text);
+        }
         Ok(format!(
             "{ind}(* {core_words}Method: the witness, then auto. *)\n{ind}show ?thesis\n{ind}  using {using}\n{ind}  by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {} Let_def{})\n",
             steps.join(", "),
@@ -250,5 +297,148 @@ impl<'a> StepScript<'a> {
                 ""
             }
         ))
+    }
+
+    /// In the `True` case of `∃ x (P x)`: `obtain x where w: "P x"`, remembering `x` as a
+    /// witness the leaves below may split on. `None` when a bound name would hide a parameter
+    /// or an earlier witness.
+    fn obtain(
+        &mut self,
+        env: &Env<'a>,
+        cond: &ioa_lang::ir::Expr,
+        fact: &str,
+    ) -> Result<Option<String>, ExportError> {
+        let ExprKind::Quant(Quantifier::Exists, vars, body) = &cond.kind else {
+            return Ok(None);
+        };
+        let names: Vec<(String, Type)> = vars
+            .iter()
+            .map(|(slot, ty)| (env.local(*slot, ty), ty.clone()))
+            .collect();
+        let taken = |n: &String| {
+            self.order.params.iter().any(|(p, _)| p == n)
+                || self.witnesses.iter().any(|(w, _, _)| w == n)
+        };
+        if names.iter().any(|(n, _)| taken(n)) {
+            return Ok(None);
+        }
+        self.n_witnesses += 1;
+        let w = format!("w{}", self.n_witnesses);
+        let text = format!(
+            "from {fact} obtain {} where {w}: \"{}\" by blast",
+            names
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            term(env, body)?
+        );
+        for (n, ty) in names {
+            self.witnesses.push((n, ty, w.clone()));
+        }
+        Ok(Some(text))
+    }
+
+    /// The leaf as a case split on the order of a witness and a parameter of a tuple type
+    /// compared by a field, when there are both; `None` otherwise.
+    fn order_leaf(
+        &self,
+        ind: &str,
+        steps: &[String],
+        simp: &[String],
+        using: &str,
+        core: &Option<Vec<String>>,
+        core_words: &str,
+    ) -> Option<String> {
+        let invs = self.invs.as_ref()?;
+        let (w, ty, wfact) = self.witnesses.first()?;
+        let (_, field, only) = self.order.fields.iter().find(|(t, _, _)| t == ty)?;
+        let (p, _) = self.order.params.iter().find(|(_, t)| t == ty)?;
+        let in_set = |name: &str| core.as_ref().is_none_or(|c| c.iter().any(|x| x == name));
+        let prefixed: Vec<&(String, String, usize)> = self
+            .order
+            .prefixed
+            .iter()
+            .filter(|(n, _, _)| in_set(n))
+            .collect();
+        // The simp set: as the plain leaf's, but the invariants instantiated below stay folded.
+        let mut simp: Vec<String> = simp
+            .iter()
+            .filter(|d| {
+                **d != invs.all && !prefixed.iter().any(|(n, _, _)| invs.def_of(n) == Some(d))
+            })
+            .cloned()
+            .collect();
+        if core.is_none() {
+            simp.push(invs.conj.clone());
+            simp.push(invs.finite.clone());
+            simp.push("int_card_eq_0_iff disjoint_iff".into());
+            for (name, def) in &invs.by_name {
+                if !prefixed.iter().any(|(n, _, _)| n == name) {
+                    simp.push(def.clone());
+                }
+            }
+        }
+        simp.push("ex_upd_split".into());
+        let mut out = format!(
+            "{ind}(* {core_words}Method: the case's witness {w} and the order of {field} {w} and {field} {p} (Z3 compared them), the invariants over them instantiated, then auto. *)\n"
+        );
+        let mut facts = vec![wfact.clone()];
+        for (k, (name, konst, n)) in prefixed.iter().enumerate() {
+            let def = invs.def_of(name)?;
+            let fact = format!("j{}", k + 1);
+            out.push_str(&format!(
+                "{ind}have {fact}: \"{konst} \\<sigma>\" using I by (simp add: {})\n",
+                invs.conj
+            ));
+            let terms = [p.as_str(), w.as_str()];
+            let mut tuples: Vec<Vec<&str>> = vec![vec![]];
+            for _ in 0..*n {
+                tuples = tuples
+                    .into_iter()
+                    .flat_map(|t| {
+                        terms.iter().map(move |x| {
+                            let mut t = t.clone();
+                            t.push(*x);
+                            t
+                        })
+                    })
+                    .collect();
+            }
+            for t in tuples {
+                let specs: String = t.iter().map(|x| format!(", THEN spec[of _ {x}]")).collect();
+                facts.push(format!("{fact}[unfolded {def}{specs}]"));
+            }
+        }
+        for (name, konst) in &self.order.ground {
+            if in_set(name) {
+                let def = invs.def_of(name)?;
+                facts.push(format!("{konst}_step[OF I T, unfolded {def}]"));
+            }
+        }
+        out.push_str(&format!(
+            "{ind}show ?thesis\n{ind}proof (cases rule: linorder_cases[of \"{field} {w}\" \"{field} {p}\"])\n"
+        ));
+        for (k, case) in ["less", "equal", "greater"].iter().enumerate() {
+            if k > 0 {
+                out.push_str(&format!("{ind}next\n"));
+            }
+            out.push_str(&format!("{ind}  case {case}\n"));
+            let mut extra = String::new();
+            if *case == "equal" && *only {
+                out.push_str(&format!(
+                    "{ind}  have e: \"{w} = {p}\" using equal by (cases {w}, cases {p}) simp\n"
+                ));
+                extra.push_str(" e");
+            }
+            out.push_str(&format!(
+                "{ind}  show ?thesis\n{ind}    using {using} {case}{extra} {}\n{ind}    by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {})\n",
+                facts.join(" "),
+                steps.join(", "),
+                simp.join(" ")
+            ));
+        }
+        out.push_str(&format!("{ind}qed\n"));
+        Some(out)
     }
 }

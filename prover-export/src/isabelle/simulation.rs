@@ -10,12 +10,16 @@
 
 use super::automaton::AutomatonInfo;
 use super::error::{Construct, ExportError};
+use super::expr::walk;
 use super::expr::{term, Env};
 use super::names::{part as ident, theory, TypeNames};
-use super::proof::{InvariantDefs, StepScript};
+use super::proof::{InvariantDefs, OrderHints, StepScript};
 use super::types::hol_type_bare;
 use ioa_lang::ast::ActionKind;
-use ioa_lang::ir::{Simulation, Spec, StmtKind, Type, VarRef};
+use ioa_lang::ast::Quantifier;
+use ioa_lang::ir::{
+    AutomatonBody, BinOp, Expr, ExprKind, Simulation, Spec, StmtKind, Type, TypeDefKind, VarRef,
+};
 use std::collections::HashSet;
 
 /// Names shared by the simulation theory's parts.
@@ -247,6 +251,7 @@ pub fn simulation_theory(
     common.push(format!("{}_def", sn.obs_b));
     common.push(format!("{}_def", a.names.trans()));
     common.push(format!("{}_def", b.names.trans()));
+    let order_base = order_hints(spec, types, a);
     for (k, act) in a.actions.iter().enumerate() {
         let entry = proof.entries.get(k).and_then(|e| e.as_ref());
         let body = entry.and_then(|e| e.body.clone()).unwrap_or_default();
@@ -319,6 +324,15 @@ pub fn simulation_theory(
                 })
                 .collect(),
         });
+        let order = OrderHints {
+            params: act
+                .param_names
+                .iter()
+                .cloned()
+                .zip(act.param_types.iter().cloned())
+                .collect(),
+            ..order_base.clone()
+        };
         let mut script = StepScript::new(
             entry_env.clone(),
             b,
@@ -327,7 +341,8 @@ pub fn simulation_theory(
             inv_defs.clone(),
             cores.clone(),
         )
-        .split_cases(act.effect.is_none());
+        .split_cases(act.effect.is_none())
+        .with_order(order);
         let mut text = script.body(&body, vec![], "\\<tau>".into(), 1)?;
         if script.leaves() != cores.len() && !cores.is_empty() {
             let mut plain = StepScript::new(entry_env, b, facts.into(), simp, inv_defs, Vec::new())
@@ -397,6 +412,65 @@ pub fn simulation_theory(
     }
     out.push_str("  qed\nqed\n\nend\n");
     Ok(out)
+}
+
+/// The tuple fields compared by `<`, `≤`, `>` or `≥` in the preconditions and invariants of
+/// automaton `a`, and its invariants by shape (see [`OrderHints`]).
+fn order_hints(spec: &Spec, types: &TypeNames, a: &AutomatonInfo) -> OrderHints {
+    let mut hints = OrderHints::default();
+    let mut note = |e: &Expr| {
+        if let ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, l, r) = &e.kind {
+            for side in [l, r] {
+                if let ExprKind::Field(t, k) = &side.kind {
+                    if let Type::Named(id) = &t.ty {
+                        let only = matches!(&spec.types[id.0 as usize].kind,
+                            TypeDefKind::Tuple(fields) if fields.len() == 1);
+                        let field = types.field(id.0, *k);
+                        if !hints
+                            .fields
+                            .iter()
+                            .any(|(ty, f, _)| *ty == t.ty && *f == field)
+                        {
+                            hints.fields.push((t.ty.clone(), field, only));
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let prim = match &spec.automata[a.id.0 as usize].body {
+        AutomatonBody::Primitive(p) => Some(p),
+        AutomatonBody::Composite(_) => None,
+    };
+    for tr in prim.map(|p| p.transitions.as_slice()).unwrap_or_default() {
+        for pre in &tr.pre {
+            walk(pre, &mut note);
+        }
+    }
+    let invariants: Vec<_> = spec
+        .invariants
+        .iter()
+        .filter(|x| x.automaton == a.id)
+        .collect();
+    for inv in &invariants {
+        walk(&inv.body, &mut note);
+    }
+    for inv in invariants {
+        let konst = a.names.invariant(&inv.name);
+        match &inv.body.kind {
+            ExprKind::Quant(Quantifier::ForAll, vars, _) => {
+                if vars
+                    .iter()
+                    .all(|(_, ty)| hints.fields.iter().any(|(t, _, _)| t == ty))
+                {
+                    hints.prefixed.push((inv.name.clone(), konst, vars.len()));
+                }
+            }
+            ExprKind::Quant(..) => {}
+            _ => hints.ground.push((inv.name.clone(), konst)),
+        }
+    }
+    hints
 }
 
 fn kind_word(kind: ActionKind) -> &'static str {
