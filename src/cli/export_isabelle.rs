@@ -16,6 +16,7 @@ pub fn run(
     file: &Path,
     automaton: Option<String>,
     simulation: Option<String>,
+    recheck_rlimit: u64,
     color: ColorChoice,
 ) -> ExitCode {
     let result = ioa_lang::check_files(&[file.to_path_buf()], &OsFileSystem);
@@ -42,7 +43,14 @@ pub fn run(
         stem,
         hints: Default::default(),
     };
-    write_theories(dir, &spec, &result.sources, &selection, color)
+    write_theories(
+        dir,
+        &spec,
+        &result.sources,
+        &selection,
+        recheck_rlimit,
+        color,
+    )
 }
 
 /// Z3 resource units per obligation when the export asks for unsat cores.
@@ -54,6 +62,7 @@ pub fn write_theories(
     spec: &ioa_lang::ir::Spec,
     sources: &ioa_lang::source_map::SourceMap,
     selection: &Selection,
+    recheck_rlimit: u64,
     color: ColorChoice,
 ) -> ExitCode {
     let blocked = beyond_hol(spec);
@@ -68,7 +77,8 @@ pub fn write_theories(
         );
         let mut selection = selection.clone();
         if selection.hints.is_empty() {
-            selection.hints = prover_export::isabelle::hints::Hints::from_z3(spec, &budget);
+            selection.hints =
+                prover_export::isabelle::hints::Hints::from_z3(spec, &budget, recheck_rlimit);
         }
         export(spec, &selection)
     } else {

@@ -137,8 +137,9 @@ impl Hints {
     }
 
     /// Asks Z3 for every step obligation of every invariant of `spec` (as `ioa prove` would,
-    /// with the invariants' own `using` lists) within `budget` each.
-    pub fn from_z3(spec: &Spec, budget: &Budget) -> Hints {
+    /// with the invariants' own `using` lists) within `budget` each; an obligation that budget
+    /// does not settle is asked again with `recheck_rlimit` units (see [`RECHECK_RLIMIT`]).
+    pub fn from_z3(spec: &Spec, budget: &Budget, recheck_rlimit: u64) -> Hints {
         let mut hints = Hints::default();
         for k in 0..spec.invariants.len() {
             let Ok(obs) = invariant::obligations(spec, k, &Assumptions::AsDeclared) else {
@@ -146,7 +147,7 @@ impl Hints {
             };
             for ob in obs.iter() {
                 let outcome = solve::check(spec, ob, budget);
-                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict);
+                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict, recheck_rlimit);
                 let Some(action) = &ob.action else {
                     if !proved {
                         hints.record_start_unproved(k);
@@ -166,12 +167,12 @@ impl Hints {
             for ob in obs.iter() {
                 let outcome = solve::check(spec, ob, budget);
                 let Some(action) = &ob.action else {
-                    if !proved_as_ioa_prove(spec, ob, &outcome.verdict) {
+                    if !proved_as_ioa_prove(spec, ob, &outcome.verdict, recheck_rlimit) {
                         hints.sim_start_unproved.insert(k);
                     }
                     continue;
                 };
-                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict);
+                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict, recheck_rlimit);
                 if !proved {
                     hints.sim_step_unproved.insert((k, action.clone()));
                 }
@@ -193,19 +194,25 @@ impl Hints {
 /// twice what the costliest obligation of the bundled examples needs (Global1's `Inv3` at
 /// `abstain`, about 9.5 million with `ioa prove`'s portfolio), yet below `ioa prove`'s default
 /// (50 million), so that a model with many obligations Z3 cannot settle (inferred candidate
-/// invariants) exports in minutes rather than tens of minutes.
+/// invariants) exports in minutes rather than tens of minutes. `ioa export isabelle --rlimit`
+/// sets another.
 pub const RECHECK_RLIMIT: u64 = 20_000_000;
 
 /// Whether Z3 proves `ob`, given the verdict of the (small) hint budget: a proof or a
-/// counterexample settles it; any other answer is asked again with [`RECHECK_RLIMIT`]. A claim
+/// counterexample settles it; any other answer is asked again with `recheck_rlimit` units. A claim
 /// not proved then is left unstated (never a lemma whose proof could fail).
-fn proved_as_ioa_prove(spec: &Spec, ob: &Obligation, verdict: &Verdict) -> bool {
+fn proved_as_ioa_prove(
+    spec: &Spec,
+    ob: &Obligation,
+    verdict: &Verdict,
+    recheck_rlimit: u64,
+) -> bool {
     match verdict {
         Verdict::Proved => true,
         Verdict::Failed(_) => false,
         _ => {
             let again = Budget::new(
-                RECHECK_RLIMIT,
+                recheck_rlimit,
                 std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
             );
             matches!(solve::check(spec, ob, &again).verdict, Verdict::Proved)
