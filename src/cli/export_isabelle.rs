@@ -67,12 +67,20 @@ pub fn write_theories(
 ) -> ExitCode {
     let blocked = beyond_hol(spec);
     // Checked first: the exporter has no translation of these types to fall back on.
+    // A translation error does not depend on what Z3 answers: found before asking it (the
+    // hints take seconds to minutes on a large model).
     let exported = if blocked.is_empty() {
+        export(spec, selection)
+    } else {
+        Err(vec![])
+    };
+    let exported = if exported.is_ok() {
         // What Z3 needed for each invariant step (its unsat cores) shapes the Isabelle leaves.
         // A small budget (most proofs take under 20 000 units): an obligation Z3 does not
         // settle within it gets every assumed invariant in its leaf, so the export stays quick.
+        // A recheck budget below it lowers it too (a quick export that states less).
         let budget = prover_export::solve::budget::Budget::new(
-            HINT_RLIMIT,
+            HINT_RLIMIT.min(recheck_rlimit),
             std::time::Duration::from_secs(10),
         );
         let mut selection = selection.clone();
@@ -82,7 +90,7 @@ pub fn write_theories(
         }
         export(spec, &selection)
     } else {
-        Err(vec![])
+        exported
     };
     let exported = match exported {
         Ok(e) => e,

@@ -139,55 +139,96 @@ impl Hints {
     /// Asks Z3 for every step obligation of every invariant of `spec` (as `ioa prove` would,
     /// with the invariants' own `using` lists) within `budget` each; an obligation that budget
     /// does not settle is asked again with `recheck_rlimit` units (see [`RECHECK_RLIMIT`]).
+    /// The obligations are checked on every core at once, as `ioa prove` does: each verdict
+    /// depends only on its own text and resource budget, and the answers are recorded in the
+    /// obligations' order, so the hints do not depend on the number of threads.
     pub fn from_z3(spec: &Spec, budget: &Budget, recheck_rlimit: u64) -> Hints {
         let mut hints = Hints::default();
-        for k in 0..spec.invariants.len() {
-            let Ok(obs) = invariant::obligations(spec, k, &Assumptions::AsDeclared) else {
+        let invariant_obs: Vec<(usize, Obligation)> = (0..spec.invariants.len())
+            .filter_map(|k| {
+                invariant::obligations(spec, k, &Assumptions::AsDeclared)
+                    .ok()
+                    .map(|obs| obs.into_iter().map(move |ob| (k, ob)))
+            })
+            .flatten()
+            .collect();
+        for ((k, ob), (verdict, core)) in checked(spec, &invariant_obs, budget, recheck_rlimit) {
+            let proved = verdict == Settled::Proved;
+            let Some(action) = &ob.action else {
+                if !proved {
+                    hints.record_start_unproved(*k);
+                }
                 continue;
             };
-            for ob in obs.iter() {
-                let outcome = solve::check(spec, ob, budget);
-                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict, recheck_rlimit);
-                let Some(action) = &ob.action else {
-                    if !proved {
-                        hints.record_start_unproved(k);
-                    }
-                    continue;
-                };
-                match &outcome.core {
-                    Some(core) => hints.record(k, action, core, true, proved),
-                    None => hints.record(k, action, &ob.assumed, false, proved),
-                }
+            match core {
+                Some(core) => hints.record(*k, action, &core, true, proved),
+                None => hints.record(*k, action, &ob.assumed, false, proved),
             }
         }
-        for k in 0..spec.simulations.len() {
-            let Ok(obs) = simulation::obligations(spec, k, &Assumptions::AsDeclared) else {
+        let simulation_obs: Vec<(usize, Obligation)> = (0..spec.simulations.len())
+            .filter_map(|k| {
+                simulation::obligations(spec, k, &Assumptions::AsDeclared)
+                    .ok()
+                    .map(|obs| obs.into_iter().map(move |ob| (k, ob)))
+            })
+            .flatten()
+            .collect();
+        for ((k, ob), (verdict, core)) in checked(spec, &simulation_obs, budget, recheck_rlimit) {
+            let proved = verdict == Settled::Proved;
+            let Some(action) = &ob.action else {
+                if !proved {
+                    hints.sim_start_unproved.insert(*k);
+                }
                 continue;
             };
-            for ob in obs.iter() {
-                let outcome = solve::check(spec, ob, budget);
-                let Some(action) = &ob.action else {
-                    if !proved_as_ioa_prove(spec, ob, &outcome.verdict, recheck_rlimit) {
-                        hints.sim_start_unproved.insert(k);
-                    }
-                    continue;
-                };
-                let proved = proved_as_ioa_prove(spec, ob, &outcome.verdict, recheck_rlimit);
-                if !proved {
-                    hints.sim_step_unproved.insert((k, action.clone()));
-                }
-                let core = matches!(outcome.verdict, Verdict::Proved)
-                    .then_some(outcome.core)
-                    .flatten();
-                hints
-                    .sim_cores
-                    .entry((k, action.clone()))
-                    .or_default()
-                    .push(core);
+            if !proved {
+                hints.sim_step_unproved.insert((*k, action.clone()));
             }
+            // A core only from a proof within the hint budget (a recheck names none).
+            hints
+                .sim_cores
+                .entry((*k, action.clone()))
+                .or_default()
+                .push(core);
         }
         hints
     }
+}
+
+/// How an obligation of the export ended: proved (within the hint budget or on recheck), or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    Proved,
+    NotProved,
+}
+
+/// What the export learnt of one obligation: whether Z3 proves it, and the unsat core of the
+/// check within the hint budget (none after a recheck).
+type Answer = (Settled, Option<Vec<String>>);
+
+/// Checks every obligation of `obs` on all cores (rayon), returning per obligation, in order,
+/// whether Z3 proves it (see [`proved_as_ioa_prove`]) and the unsat core of the hint check.
+fn checked<'a>(
+    spec: &Spec,
+    obs: &'a [(usize, Obligation)],
+    budget: &Budget,
+    recheck_rlimit: u64,
+) -> Vec<(&'a (usize, Obligation), Answer)> {
+    use rayon::prelude::*;
+    obs.par_iter()
+        .map(|entry| {
+            let outcome = solve::check(spec, &entry.1, budget);
+            let settled = if proved_as_ioa_prove(spec, &entry.1, &outcome, budget, recheck_rlimit) {
+                Settled::Proved
+            } else {
+                Settled::NotProved
+            };
+            let core = matches!(outcome.verdict, Verdict::Proved)
+                .then_some(outcome.core)
+                .flatten();
+            (entry, (settled, core))
+        })
+        .collect()
 }
 
 /// Z3 resource units for asking again about an obligation the hint budget did not settle:
@@ -199,17 +240,20 @@ impl Hints {
 pub const RECHECK_RLIMIT: u64 = 20_000_000;
 
 /// Whether Z3 proves `ob`, given the verdict of the (small) hint budget: a proof or a
-/// counterexample settles it; any other answer is asked again with `recheck_rlimit` units. A claim
-/// not proved then is left unstated (never a lemma whose proof could fail).
+/// counterexample settles it; any other answer is asked again with `recheck_rlimit` units when
+/// that is more than `budget` gave. A claim not proved then is left unstated (never a lemma whose
+/// proof could fail).
 fn proved_as_ioa_prove(
     spec: &Spec,
     ob: &Obligation,
-    verdict: &Verdict,
+    outcome: &solve::Outcome,
+    budget: &Budget,
     recheck_rlimit: u64,
 ) -> bool {
-    match verdict {
+    match &outcome.verdict {
         Verdict::Proved => true,
         Verdict::Failed(_) => false,
+        _ if recheck_rlimit <= budget.rlimit => false,
         _ => {
             let again = Budget::new(
                 recheck_rlimit,
