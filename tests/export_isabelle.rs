@@ -282,7 +282,10 @@ fn every_example_exports_or_explains() {
                 .to_string_lossy()
                 .into_owned();
             let label = rel.replace(['/', '.'], "_");
-            let e = export(&label, &[&rel]);
+            // The hint budget as the recheck budget, so nothing is asked twice: this test checks
+            // the theories' shape, not which claims Z3 settles (inferred candidates would each
+            // take the default 20 M units).
+            let e = export(&label, &[&rel, "--rlimit", "300000"]);
             if e.code == 0 {
                 let problems = isabelle_check::check_export(&e.files);
                 assert!(problems.is_empty(), "{rel}:\n{}", problems.join("\n"));
@@ -299,37 +302,6 @@ fn every_example_exports_or_explains() {
         }
     }
     assert!(n_ok >= 10, "only {n_ok} examples exported");
-}
-
-/// With a real Isabelle/HOL (`ISABELLE_HOME` set; see the README), the export of Cons and its
-/// invariants builds: every lemma is proved. Without it the test says so and passes.
-#[test]
-fn isabelle_builds_the_cons_export_when_available() {
-    let Some(home) = std::env::var_os("ISABELLE_HOME") else {
-        eprintln!("SKIPPED: ISABELLE_HOME is not set, so no Isabelle/HOL to check the export with");
-        return;
-    };
-    let e = export("cons-isabelle", &["examples/consensus/cons.ioa"]);
-    assert_eq!(e.code, 0, "{}", e.stderr);
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("isabelle-cons");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a directory");
-    for (name, text) in &e.files {
-        std::fs::write(dir.join(name), text).expect("a theory written");
-    }
-    let isabelle = PathBuf::from(home).join("bin/isabelle");
-    let out = Command::new(&isabelle)
-        .args(["build", "-D"])
-        .arg(&dir)
-        .output()
-        .unwrap_or_else(|err| panic!("cannot run {}: {err}", isabelle.display()));
-    assert!(
-        out.status.success(),
-        "isabelle build -D {} failed:\n{}\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Exports `args` and runs `$ISABELLE_HOME/bin/isabelle build -D` on it; `None` (and a
@@ -363,17 +335,25 @@ fn isabelle_build(label: &str, args: &[&str]) -> Option<(bool, String)> {
     ))
 }
 
-/// With a real Isabelle/HOL: Global1's invariants (QuorumsIntersect and Inv3 included) and
-/// Peterson's are proved, every lemma, as Z3 proves every obligation of theirs.
+/// The exports that check in Isabelle within two minutes each on the development machine (see
+/// the README's table): every lemma of theirs is proved.
+const ISABELLE_CHECKED: [(&str, &str); 5] = [
+    ("cons", "examples/consensus/cons.ioa"),
+    (
+        "global1-invariants",
+        "examples/consensus/global1_invariants.ioa",
+    ),
+    ("peterson", "examples/peterson/peterson.ioa"),
+    ("groove-paxos", "examples/groove_paxos/paxos.ioa"),
+    ("constructs", "tests/data/isabelle/ok/constructs.ioa"),
+];
+
+/// With a real Isabelle/HOL (`ISABELLE_HOME` set; see the README): each export above builds,
+/// with no `sorry`/`oops` (the checker runs with quick_and_dirty off). Without it the test
+/// prints SKIPPED and passes.
 #[test]
-fn isabelle_proves_global1_and_peterson_invariants_when_available() {
-    for (label, file) in [
-        (
-            "global1-invariants",
-            "examples/consensus/global1_invariants.ioa",
-        ),
-        ("peterson", "examples/peterson/peterson.ioa"),
-    ] {
+fn isabelle_builds_the_exports_when_available() {
+    for (label, file) in ISABELLE_CHECKED {
         if let Some((ok, log)) = isabelle_build(label, &[file]) {
             assert!(ok, "isabelle build of the export of {file} failed:\n{log}");
         }
@@ -391,17 +371,62 @@ fn isabelle_proves_global1_to_cons_when_available() {
     }
 }
 
-/// With a real Isabelle/HOL: the three mutated models Z3 refutes fail in Isabelle too.
+/// A claim `ioa prove` does not prove is not stated as a lemma: the GROOVE Paxos invariants
+/// (Agreement and Validity fail at `onLearn` in Z3) and the three mutated models keep the
+/// cases Z3 proves as lemmas and name the others in comments, without the main theorem.
 #[test]
-fn isabelle_rejects_the_mutations_when_available() {
-    for name in [
-        "dead_means_voted",
-        "inv3_without_quorums",
-        "assignval_ignored",
+fn claims_z3_does_not_prove_are_not_stated() {
+    let e = export(
+        "groove-paxos-unproved",
+        &["examples/groove_paxos/paxos.ioa"],
+    );
+    assert_well_formed(&e);
+    let invs = &e.files["Paxos_Invariants.thy"];
+    for inv in ["Agreement", "Validity"] {
+        assert!(invs.contains(&format!("Not stated: `{inv}` after `onLearn`")));
+        assert!(invs.contains(&format!("lemma Paxos_inv_{inv}_step_propose:")));
+        assert!(!invs.contains(&format!("lemma Paxos_inv_{inv}_step_onLearn")));
+        assert!(!invs.contains(&format!("theorem Paxos_inv_{inv}_invariant")));
+    }
+    assert!(invs.contains("Not proved: `invariant Paxos_ioa Paxos_invs`"));
+    for (name, theory, missing) in [
+        (
+            "dead_means_voted",
+            "Global1_Invariants",
+            "theorem Global1_invs_invariant",
+        ),
+        (
+            "inv3_without_quorums",
+            "Global1_Invariants",
+            "theorem Global1_invs_invariant",
+        ),
+        (
+            "assignval_ignored",
+            "AssignValIgnored",
+            "theorem AssignValIgnored_forward_sim",
+        ),
     ] {
+        let e = export(
+            &format!("mutation-{name}"),
+            &[&format!("tests/data/mutation/{name}.ioa")],
+        );
+        assert_well_formed(&e);
+        let text = &e.files[&format!("{theory}.thy")];
+        assert!(text.contains("Not proved: `"), "{name}: {text}");
+        assert!(!text.contains(missing), "{name} states {missing}");
+    }
+}
+
+/// With a real Isabelle/HOL: what remains of the two mutated invariants (the claims Z3 proves)
+/// builds, and none of their broken theorems is among it (checked above). (What remains of
+/// `assignval_ignored` needs the Global1 → Cons `internalDecide` leaf, not yet proved in
+/// Isabelle; see the README.)
+#[test]
+fn isabelle_builds_what_remains_of_the_mutations_when_available() {
+    for name in ["dead_means_voted", "inv3_without_quorums"] {
         let file = format!("tests/data/mutation/{name}.ioa");
         if let Some((ok, log)) = isabelle_build(&format!("mutation-{name}"), &[&file]) {
-            assert!(!ok, "Isabelle accepted the broken model {file}:\n{log}");
+            assert!(ok, "isabelle build of the export of {file} failed:\n{log}");
         }
     }
 }

@@ -16,6 +16,7 @@ pub fn run(
     file: &Path,
     automaton: Option<String>,
     simulation: Option<String>,
+    recheck_rlimit: u64,
     color: ColorChoice,
 ) -> ExitCode {
     let result = ioa_lang::check_files(&[file.to_path_buf()], &OsFileSystem);
@@ -42,7 +43,14 @@ pub fn run(
         stem,
         hints: Default::default(),
     };
-    write_theories(dir, &spec, &result.sources, &selection, color)
+    write_theories(
+        dir,
+        &spec,
+        &result.sources,
+        &selection,
+        recheck_rlimit,
+        color,
+    )
 }
 
 /// Z3 resource units per obligation when the export asks for unsat cores.
@@ -54,25 +62,35 @@ pub fn write_theories(
     spec: &ioa_lang::ir::Spec,
     sources: &ioa_lang::source_map::SourceMap,
     selection: &Selection,
+    recheck_rlimit: u64,
     color: ColorChoice,
 ) -> ExitCode {
     let blocked = beyond_hol(spec);
     // Checked first: the exporter has no translation of these types to fall back on.
+    // A translation error does not depend on what Z3 answers: found before asking it (the
+    // hints take seconds to minutes on a large model).
     let exported = if blocked.is_empty() {
+        export(spec, selection)
+    } else {
+        Err(vec![])
+    };
+    let exported = if exported.is_ok() {
         // What Z3 needed for each invariant step (its unsat cores) shapes the Isabelle leaves.
         // A small budget (most proofs take under 20 000 units): an obligation Z3 does not
         // settle within it gets every assumed invariant in its leaf, so the export stays quick.
+        // A recheck budget below it lowers it too (a quick export that states less).
         let budget = prover_export::solve::budget::Budget::new(
-            HINT_RLIMIT,
+            HINT_RLIMIT.min(recheck_rlimit),
             std::time::Duration::from_secs(10),
         );
         let mut selection = selection.clone();
         if selection.hints.is_empty() {
-            selection.hints = prover_export::isabelle::hints::Hints::from_z3(spec, &budget);
+            selection.hints =
+                prover_export::isabelle::hints::Hints::from_z3(spec, &budget, recheck_rlimit);
         }
         export(spec, &selection)
     } else {
-        Err(vec![])
+        exported
     };
     let exported = match exported {
         Ok(e) => e,

@@ -214,6 +214,10 @@ enum ExportTarget {
         /// Export only this forward simulation (with its two automata).
         #[arg(long)]
         simulation: Option<String>,
+        /// Z3 resource units for an obligation the quick check for unsat cores does not
+        /// settle; a claim Z3 does not prove within them is not stated as a lemma.
+        #[arg(long, default_value_t = prover_export::isabelle::hints::RECHECK_RLIMIT)]
+        rlimit: u64,
         /// Colour the diagnostics.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -363,8 +367,9 @@ pub fn run() -> ExitCode {
                     file,
                     automaton,
                     simulation,
+                    rlimit,
                     color,
                 },
-        } => export_isabelle::run(&dir, &file, automaton, simulation, color),
+        } => export_isabelle::run(&dir, &file, automaton, simulation, rlimit.max(1), color),
     }
 }

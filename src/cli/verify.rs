@@ -506,8 +506,14 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 .unwrap_or_else(|| "model".into()),
             hints: Default::default(),
         };
-        let code =
-            super::export_isabelle::write_theories(dir, &spec, &cm.sources, &selection, args.color);
+        let code = super::export_isabelle::write_theories(
+            dir,
+            &spec,
+            &cm.sources,
+            &selection,
+            args.proof_rlimit.max(1),
+            args.color,
+        );
         if code != ExitCode::SUCCESS {
             return code;
         }

@@ -6,11 +6,15 @@
 //! search for Isabelle's `auto` and `metis`, and a record in the theory of why the step holds.
 //! When Z3 proved an obligation but could not name its core within the budget of that second
 //! check, the hypotheses the obligation assumed are used (the invariant's `using` list).
+//!
+//! It also records which start and step obligations Z3 does not prove (a counterexample, or
+//! no proof within the export's budget): the export does not state those as
+//! lemmas (see `invariants`), so that every lemma of a theory is one that holds.
 
-use crate::obligations::{invariant, simulation, Assumptions};
-use crate::solve::{self, budget::Budget, Verdict};
-use ioa_lang::ir::Spec;
-use std::collections::BTreeMap;
+use crate::obligations::{invariant, simulation, Assumptions, Obligation};
+use crate::solve::{self, budget, budget::Budget, Verdict};
+use ioa_lang::ir::{AutomatonId, Spec};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The invariants each invariant step needs, by (index of the invariant in `spec.invariants`,
 /// action name).
@@ -21,6 +25,12 @@ pub struct Hints {
     /// of each case of the proof block's entry, in the order of its branches (`None`: Z3 did not
     /// name the core of that case).
     sim_cores: BTreeMap<(usize, String), Vec<Option<Vec<String>>>>,
+    /// The invariants (by index in `spec.invariants`) whose start obligation Z3 did not prove.
+    start_unproved: BTreeSet<usize>,
+    /// The simulations (by index in `spec.simulations`) whose start obligation Z3 did not prove.
+    sim_start_unproved: BTreeSet<usize>,
+    /// The steps (simulation index, action) of which Z3 did not prove every case.
+    sim_step_unproved: BTreeSet<(usize, String)>,
 }
 
 /// What Z3 answered for the step of one invariant at one action (all of its cases together).
@@ -46,6 +56,53 @@ impl Hints {
         self.sim_cores
             .get(&(sim, action.to_string()))
             .map(|v| v.as_slice())
+    }
+
+    /// Whether Z3 was asked and did not prove the start obligation of invariant number
+    /// `invariant` (a counterexample, or no answer within the budget).
+    pub fn start_unproved(&self, invariant: usize) -> bool {
+        self.start_unproved.contains(&invariant)
+    }
+
+    /// Whether Z3 was asked and did not prove the start obligation of simulation number `sim`.
+    pub fn sim_start_unproved(&self, sim: usize) -> bool {
+        self.sim_start_unproved.contains(&sim)
+    }
+
+    /// Whether Z3 was asked and did not prove every case of the step of invariant number
+    /// `invariant` at `action`.
+    pub fn step_unproved(&self, invariant: usize, action: &str) -> bool {
+        self.core(invariant, action).is_some_and(|c| !c.proved)
+    }
+
+    /// Whether Z3 was asked and did not prove every case of simulation number `sim`'s step at
+    /// `action`.
+    pub fn sim_step_unproved(&self, sim: usize, action: &str) -> bool {
+        self.sim_step_unproved.contains(&(sim, action.to_string()))
+    }
+
+    /// Whether `ioa prove` proves every start and step obligation of the invariants of
+    /// automaton `a` (true when Z3 was not asked): their joint induction closes.
+    pub fn invariants_closed(&self, spec: &Spec, a: AutomatonId) -> bool {
+        spec.invariants
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.automaton == a)
+            .all(|(k, _)| {
+                !self.start_unproved(k)
+                    && !self.cores.iter().any(|((i, _), c)| *i == k && !c.proved)
+            })
+    }
+
+    /// Whether `ioa prove` proves every start and step obligation of simulation number `sim`
+    /// (true when Z3 was not asked).
+    pub fn simulation_closed(&self, sim: usize) -> bool {
+        !self.sim_start_unproved(sim) && !self.sim_step_unproved.iter().any(|(k, _)| *k == sim)
+    }
+
+    /// Records that Z3 did not prove the start obligation of invariant number `invariant`.
+    pub fn record_start_unproved(&mut self, invariant: usize) {
+        self.start_unproved.insert(invariant);
     }
 
     /// Whether Z3 was asked at all.
@@ -80,40 +137,129 @@ impl Hints {
     }
 
     /// Asks Z3 for every step obligation of every invariant of `spec` (as `ioa prove` would,
-    /// with the invariants' own `using` lists) within `budget` each.
-    pub fn from_z3(spec: &Spec, budget: &Budget) -> Hints {
+    /// with the invariants' own `using` lists) within `budget` each; an obligation that budget
+    /// does not settle is asked again with `recheck_rlimit` units (see [`RECHECK_RLIMIT`]).
+    /// The obligations are checked on every core at once, as `ioa prove` does: each verdict
+    /// depends only on its own text and resource budget, and the answers are recorded in the
+    /// obligations' order, so the hints do not depend on the number of threads.
+    pub fn from_z3(spec: &Spec, budget: &Budget, recheck_rlimit: u64) -> Hints {
         let mut hints = Hints::default();
-        for k in 0..spec.invariants.len() {
-            let Ok(obs) = invariant::obligations(spec, k, &Assumptions::AsDeclared) else {
+        let invariant_obs: Vec<(usize, Obligation)> = (0..spec.invariants.len())
+            .filter_map(|k| {
+                invariant::obligations(spec, k, &Assumptions::AsDeclared)
+                    .ok()
+                    .map(|obs| obs.into_iter().map(move |ob| (k, ob)))
+            })
+            .flatten()
+            .collect();
+        for ((k, ob), (verdict, core)) in checked(spec, &invariant_obs, budget, recheck_rlimit) {
+            let proved = verdict == Settled::Proved;
+            let Some(action) = &ob.action else {
+                if !proved {
+                    hints.record_start_unproved(*k);
+                }
                 continue;
             };
-            for ob in obs.iter() {
-                let Some(action) = &ob.action else { continue };
-                let outcome = solve::check(spec, ob, budget);
-                let proved = matches!(outcome.verdict, Verdict::Proved);
-                match &outcome.core {
-                    Some(core) => hints.record(k, action, core, true, proved),
-                    None => hints.record(k, action, &ob.assumed, false, proved),
-                }
+            match core {
+                Some(core) => hints.record(*k, action, &core, true, proved),
+                None => hints.record(*k, action, &ob.assumed, false, proved),
             }
         }
-        for k in 0..spec.simulations.len() {
-            let Ok(obs) = simulation::obligations(spec, k, &Assumptions::AsDeclared) else {
+        let simulation_obs: Vec<(usize, Obligation)> = (0..spec.simulations.len())
+            .filter_map(|k| {
+                simulation::obligations(spec, k, &Assumptions::AsDeclared)
+                    .ok()
+                    .map(|obs| obs.into_iter().map(move |ob| (k, ob)))
+            })
+            .flatten()
+            .collect();
+        for ((k, ob), (verdict, core)) in checked(spec, &simulation_obs, budget, recheck_rlimit) {
+            let proved = verdict == Settled::Proved;
+            let Some(action) = &ob.action else {
+                if !proved {
+                    hints.sim_start_unproved.insert(*k);
+                }
                 continue;
             };
-            for ob in obs.iter() {
-                let Some(action) = &ob.action else { continue };
-                let outcome = solve::check(spec, ob, budget);
-                let core = matches!(outcome.verdict, Verdict::Proved)
-                    .then_some(outcome.core)
-                    .flatten();
-                hints
-                    .sim_cores
-                    .entry((k, action.clone()))
-                    .or_default()
-                    .push(core);
+            if !proved {
+                hints.sim_step_unproved.insert((*k, action.clone()));
             }
+            // A core only from a proof within the hint budget (a recheck names none).
+            hints
+                .sim_cores
+                .entry((*k, action.clone()))
+                .or_default()
+                .push(core);
         }
         hints
+    }
+}
+
+/// How an obligation of the export ended: proved (within the hint budget or on recheck), or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    Proved,
+    NotProved,
+}
+
+/// What the export learnt of one obligation: whether Z3 proves it, and the unsat core of the
+/// check within the hint budget (none after a recheck).
+type Answer = (Settled, Option<Vec<String>>);
+
+/// Checks every obligation of `obs` on all cores (rayon), returning per obligation, in order,
+/// whether Z3 proves it (see [`proved_as_ioa_prove`]) and the unsat core of the hint check.
+fn checked<'a>(
+    spec: &Spec,
+    obs: &'a [(usize, Obligation)],
+    budget: &Budget,
+    recheck_rlimit: u64,
+) -> Vec<(&'a (usize, Obligation), Answer)> {
+    use rayon::prelude::*;
+    obs.par_iter()
+        .map(|entry| {
+            let outcome = solve::check(spec, &entry.1, budget);
+            let settled = if proved_as_ioa_prove(spec, &entry.1, &outcome, budget, recheck_rlimit) {
+                Settled::Proved
+            } else {
+                Settled::NotProved
+            };
+            let core = matches!(outcome.verdict, Verdict::Proved)
+                .then_some(outcome.core)
+                .flatten();
+            (entry, (settled, core))
+        })
+        .collect()
+}
+
+/// Z3 resource units for asking again about an obligation the hint budget did not settle:
+/// twice what the costliest obligation of the bundled examples needs (Global1's `Inv3` at
+/// `abstain`, about 9.5 million with `ioa prove`'s portfolio), yet below `ioa prove`'s default
+/// (50 million), so that a model with many obligations Z3 cannot settle (inferred candidate
+/// invariants) exports in minutes rather than tens of minutes. `ioa export isabelle --rlimit`
+/// sets another.
+pub const RECHECK_RLIMIT: u64 = 20_000_000;
+
+/// Whether Z3 proves `ob`, given the verdict of the (small) hint budget: a proof or a
+/// counterexample settles it; any other answer is asked again with `recheck_rlimit` units when
+/// that is more than `budget` gave. A claim not proved then is left unstated (never a lemma whose
+/// proof could fail).
+fn proved_as_ioa_prove(
+    spec: &Spec,
+    ob: &Obligation,
+    outcome: &solve::Outcome,
+    budget: &Budget,
+    recheck_rlimit: u64,
+) -> bool {
+    match &outcome.verdict {
+        Verdict::Proved => true,
+        Verdict::Failed(_) => false,
+        _ if recheck_rlimit <= budget.rlimit => false,
+        _ => {
+            let again = Budget::new(
+                recheck_rlimit,
+                std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
+            );
+            matches!(solve::check(spec, ob, &again).verdict, Verdict::Proved)
+        }
     }
 }

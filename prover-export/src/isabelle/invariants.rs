@@ -16,7 +16,10 @@ use super::names::TypeNames;
 use ioa_lang::ir::{Invariant, Spec};
 use std::collections::HashSet;
 
-/// The invariants' theory, or `None` when the automaton has no invariants.
+/// The invariants' theory, or `None` when the automaton has no invariants. `invariant A A_invs`
+/// and the invariants one by one are stated only when their induction closes
+/// ([`Hints::invariants_closed`]); otherwise the theory states the start and step cases that
+/// `ioa prove` proves and names the others in comments.
 pub fn invariants_theory(
     spec: &Spec,
     types: &TypeNames,
@@ -80,72 +83,125 @@ pub fn invariants_theory(
         .collect::<Vec<_>>()
         .join(" ");
     out.push_str(&format!("lemmas {all}_defs = {inv_defs}\n\n"));
-    out.push_str(&format!(
-        "lemma {all}_start:\n  fixes \\<sigma> :: {state_ty}\n  assumes \"{}\\<sigma>\"\n  shows \"{all} \\<sigma>\"\n  using assms by (auto simp: {all}_defs {}_def)\n\n",
-        format_args!("{} ", n.start()),
-        n.start()
-    ));
     let aut = &spec.automata[info.id.0 as usize];
     let with_finite: Vec<String> = std::iter::once(finite.clone())
         .chain(defs.iter().cloned())
         .collect();
+    // What Z3 did not prove (`ioa prove`'s verdicts, when it was asked): such a claim is not
+    // stated as a lemma (its proof would fail, or pass only by a gap between the two provers);
+    // the theory names it in a comment, and states the cases that Z3 proved on their own.
+    let start_unproved: Vec<&str> = indexed
+        .iter()
+        .filter(|(index, _)| hints.start_unproved(*index))
+        .map(|(_, inv)| inv.name.as_str())
+        .collect();
+    let step_unproved = |t: usize| -> Vec<&str> {
+        if t == 0 {
+            return Vec::new();
+        }
+        let index = indexed[t - 1].0;
+        info.actions
+            .iter()
+            .filter(|a| hints.step_unproved(index, &a.name))
+            .map(|a| a.name.as_str())
+            .collect()
+    };
+    let ctx = StepCtx {
+        spec,
+        types,
+        info,
+        hints,
+        indexed: &indexed,
+        all: &all,
+    };
+    let mut unproved: Vec<String> = start_unproved
+        .iter()
+        .map(|i| format!("`{i}` at the start"))
+        .collect();
+    if start_unproved.is_empty() {
+        out.push_str(&format!(
+            "lemma {all}_start:\n  fixes \\<sigma> :: {state_ty}\n  assumes \"{}\\<sigma>\"\n  shows \"{all} \\<sigma>\"\n  using assms by (auto simp: {all}_defs {}_def)\n\n",
+            format_args!("{} ", n.start()),
+            n.start()
+        ));
+    } else {
+        // One start lemma per conjunct that Z3 proved.
+        for (t, name) in with_finite.iter().enumerate() {
+            if t > 0 && start_unproved.contains(&indexed[t - 1].1.name.as_str()) {
+                out.push_str(&format!(
+                    "text \\<open>Not stated: `{}` in every start state (Z3 did not prove it).\\<close>\n\n",
+                    indexed[t - 1].1.name
+                ));
+                continue;
+            }
+            out.push_str(&format!(
+                "lemma {name}_start:\n  fixes \\<sigma> :: {state_ty}\n  assumes \"{} \\<sigma>\"\n  shows \"{name} \\<sigma>\"\n  using assms by (auto simp: {name}_def {}_def)\n\n",
+                n.start(),
+                n.start()
+            ));
+        }
+    }
     for (t, name) in with_finite.iter().enumerate() {
+        let missing = step_unproved(t);
+        if !missing.is_empty() {
+            // The step of this invariant is not proved at every action: one lemma per action
+            // that Z3 proved, and a comment for each of the others.
+            let inv_name = &indexed[t - 1].1.name;
+            for (k, act) in info.actions.iter().enumerate() {
+                if missing.contains(&act.name.as_str()) {
+                    unproved.push(format!("`{inv_name}` after `{}`", act.name));
+                    out.push_str(&format!(
+                        "text \\<open>Not stated: `{inv_name}` after `{}` (Z3 did not prove this step: a counterexample, or no proof within the export's budget).\\<close>\n\n",
+                        act.name
+                    ));
+                    continue;
+                }
+                let pattern = if act.param_names.is_empty() {
+                    act.constructor.clone()
+                } else {
+                    format!("({} {})", act.constructor, act.param_names.join(" "))
+                };
+                let params: String = act
+                    .param_names
+                    .iter()
+                    .zip(&act.param_types)
+                    .map(|(p, ty)| {
+                        format!(" and {p} :: \"{}\"", super::types::hol_type_bare(types, ty))
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "lemma {name}_step_{}:\n  fixes \\<sigma> \\<sigma>' :: {state_ty} and \\<alpha> :: {}{params}\n  assumes inv: \"{all} \\<sigma>\" and step: \"{} \\<sigma> \\<alpha> \\<sigma>'\" and {}: \"\\<alpha> = {pattern}\"\n  shows \"{name} \\<sigma>'\"\nproof -\n",
+                    super::names::part(&act.name),
+                    n.action_type(),
+                    n.trans(),
+                    act.constructor,
+                ));
+                out.push_str(&step_case(&ctx, t, name, k, true));
+                out.push_str("qed\n\n");
+            }
+            continue;
+        }
         out.push_str(&format!(
             "lemma {name}_step:\n  fixes \\<sigma> \\<sigma>' :: {state_ty} and \\<alpha> :: {}\n  assumes inv: \"{all} \\<sigma>\" and step: \"{} \\<sigma> \\<alpha> \\<sigma>'\"\n  shows \"{name} \\<sigma>'\"\n",
             n.action_type(),
             n.trans()
         ));
         out.push_str("proof (cases \\<alpha>)\n");
-        for (k, act) in info.actions.iter().enumerate() {
+        for k in 0..info.actions.len() {
             if k > 0 {
                 out.push_str("next\n");
             }
-            // The finiteness lemma (t = 0) needs no invariant; invariant t - 1 needs what Z3's
-            // unsat core names, or every invariant when Z3 was not asked.
-            let core = if t == 0 {
-                Some(Vec::new())
-            } else {
-                let (index, inv) = indexed[t - 1];
-                let mut used: Vec<String> = vec![inv.name.clone()];
-                match hints.core(index, &act.name) {
-                    Some(c) => {
-                        for u in &c.used {
-                            if !used.contains(u) {
-                                used.push(u.clone());
-                            }
-                        }
-                        Some(used)
-                    }
-                    None if hints.is_empty() => None,
-                    None => Some(used),
-                }
-            };
-            // The enumerations among the action's parameter types: `metis` may need that a
-            // value of one is one of its constants (Peterson's `checkTurn`: `turn ≠ i` makes
-            // `turn` the other process).
-            let mut exhaust: Vec<String> = Vec::new();
-            for ty in &act.param_types {
-                if let ioa_lang::ir::Type::Named(id) = ty {
-                    let enumeration = spec.types.get(id.0 as usize).is_some_and(|t| {
-                        matches!(t.kind, ioa_lang::ir::TypeDefKind::Enumeration(_))
-                    });
-                    let fact = format!("{}.exhaust", types.type_name(id.0));
-                    if enumeration && !exhaust.contains(&fact) {
-                        exhaust.push(fact);
-                    }
-                }
-            }
-            out.push_str(&leaf(
-                n,
-                &all,
-                name,
-                act,
-                kind_word(aut.actions[k].kind),
-                core.as_deref(),
-                &exhaust,
-            ));
+            out.push_str(&step_case(&ctx, t, name, k, false));
         }
         out.push_str("qed\n\n");
+    }
+    if !unproved.is_empty() {
+        out.push_str(&format!(
+            "text \\<open>Not proved: `invariant {} {all}` and the invariants one by one. Z3 did not prove {}, so the induction is not closed; the lemmas above are the parts that hold.\\<close>\n\nend\n",
+            n.ioa(),
+            unproved.join(", ")
+        ));
+        return Ok(Some(out));
     }
     out.push_str(&format!(
         "theorem {all}_invariant: \"invariant {} {all}\"\nproof (rule invariantI)\n  fix \\<sigma> :: {state_ty}\n  assume \"ioa_start {} \\<sigma>\"\n  then show \"{all} \\<sigma>\" by (simp add: {all}_start)\nnext\n  fix \\<sigma> \\<sigma>' :: {state_ty} and \\<alpha> :: {}\n  assume \"{all} \\<sigma>\" and \"ioa_trans {} \\<sigma> \\<alpha> \\<sigma>'\"\n  then show \"{all} \\<sigma>'\"\n    by (simp add: {all}_def[of \\<sigma>'] {})\nqed\n\n",
@@ -185,8 +241,9 @@ fn leaf(
     act: &super::automaton::ActionInfo,
     kind: &str,
     core: Option<&[String]>,
-    exhaust: &[String],
+    opts: &LeafOpts,
 ) -> String {
+    let exhaust = opts.exhaust;
     let pattern = if act.param_names.is_empty() {
         act.constructor.clone()
     } else {
@@ -211,9 +268,12 @@ fn leaf(
         metis.push_str(e);
     }
     let mut out = format!(
-        "  (* {kind} action `{}`. Z3's unsat core: {core_words}. Method: auto, then metis on what auto leaves. *)\n  case {pattern}\n",
+        "  (* {kind} action `{}`. Z3's unsat core: {core_words}. Method: auto, then metis on what auto leaves. *)\n",
         act.name
     );
+    if !opts.standalone {
+        out.push_str(&format!("  case {pattern}\n"));
+    }
     let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
     match (&act.effect, core) {
         (Some(eff), Some(core)) => {
@@ -283,11 +343,92 @@ fn leaf(
             // `if_split_asm`: a transition with several cases is an `if` among the hypotheses;
             // `finite_subset`: a subset of a finite set is finite (the finiteness conjunct).
             out.push_str(&format!(
-                "  with inv step show ?thesis\n    by (auto simp: {inv_defs} {step_defs} Let_def int_card_eq_0_iff split: if_split_asm dest: finite_subset; {metis})\n"
+                "  with inv step{} show ?thesis\n    by (auto simp: {inv_defs} {step_defs} Let_def int_card_eq_0_iff split: if_split_asm dest: finite_subset; {metis})\n",
+                if opts.standalone {
+                    format!(" {}", act.constructor)
+                } else {
+                    String::new()
+                }
             ));
         }
     }
     out
+}
+
+/// What the step cases of one invariants theory share.
+struct StepCtx<'a> {
+    spec: &'a Spec,
+    types: &'a TypeNames<'a>,
+    info: &'a AutomatonInfo,
+    hints: &'a Hints,
+    indexed: &'a [(usize, &'a Invariant)],
+    all: &'a str,
+}
+
+/// The proof of conjunct `t` (0: finiteness, else invariant `t - 1`) named `name` at action
+/// number `k`: a case of the step lemma's `proof (cases α)`, or (`standalone`) the body of a
+/// lemma of its own for that action, which assumes `α = …` as a fact named by the constructor.
+fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> String {
+    let (spec, types, info, hints, indexed) = (c.spec, c.types, c.info, c.hints, c.indexed);
+    let n = &info.names;
+    let aut = &spec.automata[info.id.0 as usize];
+    let act = &info.actions[k];
+    // The finiteness lemma (t = 0) needs no invariant; invariant t - 1 needs what Z3's
+    // unsat core names, or every invariant when Z3 was not asked.
+    let core = if t == 0 {
+        Some(Vec::new())
+    } else {
+        let (index, inv) = indexed[t - 1];
+        let mut used: Vec<String> = vec![inv.name.clone()];
+        match hints.core(index, &act.name) {
+            Some(c) => {
+                for u in &c.used {
+                    if !used.contains(u) {
+                        used.push(u.clone());
+                    }
+                }
+                Some(used)
+            }
+            None if hints.is_empty() => None,
+            None => Some(used),
+        }
+    };
+    // The enumerations among the action's parameter types: `metis` may need that a
+    // value of one is one of its constants (Peterson's `checkTurn`: `turn ≠ i` makes
+    // `turn` the other process).
+    let mut exhaust: Vec<String> = Vec::new();
+    for ty in &act.param_types {
+        if let ioa_lang::ir::Type::Named(id) = ty {
+            let enumeration = spec
+                .types
+                .get(id.0 as usize)
+                .is_some_and(|t| matches!(t.kind, ioa_lang::ir::TypeDefKind::Enumeration(_)));
+            let fact = format!("{}.exhaust", types.type_name(id.0));
+            if enumeration && !exhaust.contains(&fact) {
+                exhaust.push(fact);
+            }
+        }
+    }
+    leaf(
+        n,
+        c.all,
+        name,
+        act,
+        kind_word(aut.actions[k].kind),
+        core.as_deref(),
+        &LeafOpts {
+            exhaust: &exhaust,
+            standalone,
+        },
+    )
+}
+
+/// How a leaf is written besides its facts.
+struct LeafOpts<'a> {
+    /// `T.exhaust` facts of the enumerations among the action's parameter types.
+    exhaust: &'a [String],
+    /// A lemma of its own (no `case` line; the action is the fact named by its constructor).
+    standalone: bool,
 }
 
 fn kind_word(kind: ioa_lang::ast::ActionKind) -> &'static str {

@@ -63,6 +63,9 @@ pub struct StepScript<'a> {
     /// Z3's unsat core per leaf, in the order the leaves are written.
     cores: Vec<Option<Vec<String>>>,
     n_leaves: usize,
+    /// Whether the implementation's transition has several cases (an `if` among the facts,
+    /// which the leaves split with `if_split_asm`).
+    split_cases: bool,
     order: OrderHints,
     /// Witnesses obtained from the existential conditions on the path: name, type, fact.
     witnesses: Vec<(String, Type, String)>,
@@ -90,10 +93,18 @@ impl<'a> StepScript<'a> {
             invs,
             cores,
             n_leaves: 0,
+            split_cases: false,
             order: OrderHints::default(),
             witnesses: Vec::new(),
             n_witnesses: 0,
         }
+    }
+
+    /// Leaves that also split the `if`s among the facts (`if_split_asm`): for an implementation
+    /// action with several transition cases, whose relation is an `if` over them.
+    pub fn split_cases(mut self, yes: bool) -> Self {
+        self.split_cases = yes;
+        self
     }
 
     /// Splits leaves on the order of tuples as `order` says (see [`OrderHints`]).
@@ -277,9 +288,14 @@ impl<'a> StepScript<'a> {
             return Ok(text);
         }
         Ok(format!(
-            "{ind}(* {core_words}Method: the witness, then auto. *)\n{ind}show ?thesis\n{ind}  using {using}\n{ind}  by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {})\n",
+            "{ind}(* {core_words}Method: the witness, then auto. *)\n{ind}show ?thesis\n{ind}  using {using}\n{ind}  by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {} Let_def{})\n",
             steps.join(", "),
-            simp.join(" ")
+            simp.join(" "),
+            if self.split_cases {
+                " split: if_split_asm"
+            } else {
+                ""
+            }
         ))
     }
 
