@@ -417,16 +417,67 @@ fn claims_z3_does_not_prove_are_not_stated() {
     }
 }
 
-/// With a real Isabelle/HOL: what remains of the two mutated invariants (the claims Z3 proves)
-/// builds, and none of their broken theorems is among it (checked above). (What remains of
-/// `assignval_ignored` needs the Global1 → Cons `internalDecide` leaf, not yet proved in
-/// Isabelle; see the README.)
+/// The three mutated models: a broken invariant, an invariant without the hypothesis it needs,
+/// and a simulation proof block that ignores an action.
+const MUTATIONS: [&str; 3] = [
+    "dead_means_voted",
+    "inv3_without_quorums",
+    "assignval_ignored",
+];
+
+/// With a real Isabelle/HOL: what remains of each mutated model (the claims Z3 proves) builds,
+/// and none of their broken theorems is among it (checked above).
 #[test]
 fn isabelle_builds_what_remains_of_the_mutations_when_available() {
-    for name in ["dead_means_voted", "inv3_without_quorums"] {
+    for name in MUTATIONS {
         let file = format!("tests/data/mutation/{name}.ioa");
         if let Some((ok, log)) = isabelle_build(&format!("mutation-{name}"), &[&file]) {
             assert!(ok, "isabelle build of the export of {file} failed:\n{log}");
         }
+    }
+}
+
+/// With a real Isabelle/HOL: stated anyway (`--state-unproved`), the claims Z3 refutes are
+/// rejected by Isabelle too — the export never makes a wrong claim pass.
+#[test]
+fn isabelle_rejects_the_mutations_when_stated_and_available() {
+    for name in MUTATIONS {
+        let file = format!("tests/data/mutation/{name}.ioa");
+        let args = [file.as_str(), "--state-unproved"];
+        if let Some((ok, log)) = isabelle_build(&format!("mutation-stated-{name}"), &args) {
+            assert!(!ok, "isabelle accepted the wrong claims of {file}:\n{log}");
+        }
+    }
+}
+
+/// `--state-unproved` states what the default export leaves out: the broken theorems are there.
+#[test]
+fn state_unproved_states_the_refuted_claims() {
+    for (name, theory, stated) in [
+        (
+            "dead_means_voted",
+            "Global1_Invariants",
+            "theorem Global1_invs_invariant",
+        ),
+        (
+            "inv3_without_quorums",
+            "Global1_Invariants",
+            "theorem Global1_invs_invariant",
+        ),
+        (
+            "assignval_ignored",
+            "AssignValIgnored",
+            "theorem AssignValIgnored_forward_sim",
+        ),
+    ] {
+        let file = format!("tests/data/mutation/{name}.ioa");
+        let e = export(
+            &format!("mutation-stated-{name}"),
+            &[&file, "--state-unproved", "--rlimit", "300000"],
+        );
+        assert_well_formed(&e);
+        let text = &e.files[&format!("{theory}.thy")];
+        assert!(text.contains(stated), "{name} does not state {stated}");
+        assert!(!text.contains("Not proved: `"), "{name}: {text}");
     }
 }

@@ -17,6 +17,7 @@ pub fn run(
     automaton: Option<String>,
     simulation: Option<String>,
     recheck_rlimit: u64,
+    state_unproved: bool,
     color: ColorChoice,
 ) -> ExitCode {
     let result = ioa_lang::check_files(&[file.to_path_buf()], &OsFileSystem);
@@ -42,6 +43,7 @@ pub fn run(
         simulation,
         stem,
         hints: Default::default(),
+        state_unproved,
     };
     write_theories(
         dir,
@@ -87,6 +89,9 @@ pub fn write_theories(
         if selection.hints.is_empty() {
             selection.hints =
                 prover_export::isabelle::hints::Hints::from_z3(spec, &budget, recheck_rlimit);
+        }
+        if selection.state_unproved {
+            selection.hints.state_every_claim();
         }
         export(spec, &selection)
     } else {

@@ -218,6 +218,10 @@ enum ExportTarget {
         /// settle; a claim Z3 does not prove within them is not stated as a lemma.
         #[arg(long, default_value_t = prover_export::isabelle::hints::RECHECK_RLIMIT)]
         rlimit: u64,
+        /// State every claim as a lemma, also those Z3 does not prove (by default they are left
+        /// out and named in a comment): Isabelle should then reject the wrong ones.
+        #[arg(long)]
+        state_unproved: bool,
         /// Colour the diagnostics.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -368,8 +372,17 @@ pub fn run() -> ExitCode {
                     automaton,
                     simulation,
                     rlimit,
+                    state_unproved,
                     color,
                 },
-        } => export_isabelle::run(&dir, &file, automaton, simulation, rlimit.max(1), color),
+        } => export_isabelle::run(
+            &dir,
+            &file,
+            automaton,
+            simulation,
+            rlimit.max(1),
+            state_unproved,
+            color,
+        ),
     }
 }

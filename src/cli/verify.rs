@@ -505,6 +505,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "model".into()),
             hints: Default::default(),
+            state_unproved: false,
         };
         let code = super::export_isabelle::write_theories(
             dir,

@@ -105,6 +105,17 @@ impl Hints {
         self.start_unproved.insert(invariant);
     }
 
+    /// Forgets which claims Z3 did not prove (keeping the cores), so that the export states
+    /// every claim: `ioa export isabelle --state-unproved`.
+    pub fn state_every_claim(&mut self) {
+        self.start_unproved.clear();
+        self.sim_start_unproved.clear();
+        self.sim_step_unproved.clear();
+        for core in self.cores.values_mut() {
+            core.proved = true;
+        }
+    }
+
     /// Whether Z3 was asked at all.
     pub fn is_empty(&self) -> bool {
         self.cores.is_empty() && self.sim_cores.is_empty()

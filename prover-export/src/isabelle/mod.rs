@@ -38,6 +38,9 @@ pub struct Selection {
     pub stem: String,
     /// What Z3 needed for each invariant step (empty: every leaf unfolds all invariants).
     pub hints: hints::Hints,
+    /// State every claim, also those Z3 does not prove (their lemmas are then expected to fail
+    /// in Isabelle): for checking that Isabelle rejects a wrong claim rather than trusting Z3.
+    pub state_unproved: bool,
 }
 
 /// The files of an export.
