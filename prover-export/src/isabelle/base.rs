@@ -80,9 +80,9 @@ text \<open>A point update inside an existential, as simulation leaves meet it (
 lemma ex_upd_split: "(\<exists>x. (x = a \<longrightarrow> P x) \<and> (x \<noteq> a \<longrightarrow> Q x)) \<longleftrightarrow> (\<exists>x. Q x \<and> x \<noteq> a) \<or> P a"
   by auto
 
-text \<open>Ring indices, as composites of component families over @{term "0..<n"} compute
-  them (a process's successor and predecessor): @{term "(i + 1) mod n"} and
-  @{term "(i + n - 1) mod n"} of an index without the division.\<close>
+text \<open>Ring indices, as composites of component families over the indices 0 to n - 1
+  compute them (a process's successor and predecessor): i + 1 and i + n - 1 modulo n, of an
+  index without the division.\<close>
 
 lemma mod_succ_ring: "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> (i + 1) mod n = (if i + 1 = n then 0 else i + 1)"
   by auto

@@ -405,6 +405,9 @@ fn case_split_leaf(
         alts.join(" | ")
     ));
     let mut defs = vec![format!("{target}_def")];
+    if target != finite {
+        defs.push(format!("{finite}_def"));
+    }
     for u in core {
         let d = format!("{}_def", n.invariant(u));
         if !defs.contains(&d) {
@@ -421,7 +424,7 @@ fn case_split_leaf(
             out.push_str("  next\n");
         }
         out.push_str(&format!(
-            "    (* Case {} (`{}`): its condition and effect, then the invariants. *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} {finite}_def Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
+            "    (* Case {} (`{}`): its condition and effect, then the invariants. *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
             k + 1,
             def,
             k + 1,
