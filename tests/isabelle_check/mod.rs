@@ -71,6 +71,10 @@ const HOL_FACTS: &[&str] = &[
     "disjoint_iff",
     "option.distinct",
     "linorder_cases",
+    "nth_append",
+    "nth_tl",
+    "hd_conv_nth",
+    "imp_conjL",
 ];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
@@ -97,6 +101,10 @@ const BASE_FACTS: &[&str] = &[
     "majorities_intersect",
     "majorities_intersect_int",
     "ex_upd_split",
+    "mod_succ_ring",
+    "mod_pred_ring",
+    "ring_mod",
+    "all_int_index",
 ];
 
 /// Greek letters the export uses as variable names.
@@ -763,6 +771,8 @@ fn check_theory(
                     "in",
                     "text",
                     "obtain",
+                    "consider",
+                    "clarsimp",
                 ]
                 .contains(&w)
                     || w.starts_with('"')

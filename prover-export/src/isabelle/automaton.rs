@@ -47,6 +47,10 @@ pub struct ActionInfo {
     pub effect: Option<String>,
     /// The definitions a proof unfolds to see this action's step.
     pub defs: Vec<String>,
+    /// When the action has several transition cases: each case's relation (`…_tr_a_c`) and
+    /// the definitions a proof unfolds to see that case alone (its enabling condition, its
+    /// effect, the relation). Empty for an action with at most one case.
+    pub cases: Vec<(String, Vec<String>)>,
 }
 
 /// The theory for primitive automaton `id`, and what other theories need about it.
@@ -124,6 +128,7 @@ pub fn automaton_theory(
             param_names,
             effect: None,
             defs: Vec::new(),
+            cases: Vec::new(),
         });
     }
     out.push_str(&format!("datatype {} =\n", names.action_type()));
@@ -283,6 +288,16 @@ pub fn automaton_theory(
                     args(&pnames)
                 ));
                 case_defs.push((def.clone(), en));
+                let first_case_def = step_defs.len() - 1;
+                let mut defs = step_defs[first_case_def..].to_vec();
+                if let Some(prev) = step_defs.get(first_case_def.wrapping_sub(1)) {
+                    // The effect's definition, written just before the enabling condition.
+                    if *prev == format!("{}_def", names.effect(&def)) {
+                        defs.insert(0, prev.clone());
+                    }
+                }
+                defs.push(format!("{def}_def"));
+                actions[aid].cases.push((def.clone(), defs));
             } else {
                 let body = if guards.is_empty() {
                     step

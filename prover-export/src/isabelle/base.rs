@@ -80,6 +80,71 @@ text \<open>A point update inside an existential, as simulation leaves meet it (
 lemma ex_upd_split: "(\<exists>x. (x = a \<longrightarrow> P x) \<and> (x \<noteq> a \<longrightarrow> Q x)) \<longleftrightarrow> (\<exists>x. Q x \<and> x \<noteq> a) \<or> P a"
   by auto
 
+text \<open>Ring indices, as composites of component families over the indices 0 to n - 1
+  compute them (a process's successor and predecessor): i + 1 and i + n - 1 modulo n, of an
+  index without the division.\<close>
+
+lemma mod_succ_ring: "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> (i + 1) mod n = (if i + 1 = n then 0 else i + 1)"
+  by auto
+
+lemma mod_pred_ring:
+  assumes a: "(0::int) \<le> i" "i < n"
+  shows "(i + n - 1) mod n = (if i = 0 then n - 1 else i - 1)"
+proof (cases "i = 0")
+  case True with a show ?thesis by (subst mod_pos_pos_trivial) auto
+next
+  case False
+  have "(i + n - 1) mod n = (i - 1 + n) mod n" by (simp add: algebra_simps)
+  also have "\<dots> = (i - 1) mod n" by simp
+  also have "\<dots> = i - 1" using a False by (subst mod_pos_pos_trivial) auto
+  finally show ?thesis using False by simp
+qed
+
+lemma ring_succ_pred: "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> ((i + n - 1) mod n + 1) mod n = i"
+  by (simp add: mod_pred_ring mod_succ_ring)
+
+lemma ring_pred_succ: "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> ((i + 1) mod n + n - 1) mod n = i"
+  by (simp add: mod_pred_ring mod_succ_ring)
+
+lemma ring_pred_range:
+  "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> 0 \<le> (i + n - 1) mod n"
+  "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> (i + n - 1) mod n < n"
+  by simp_all
+
+lemma ring_succ_range:
+  "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> 0 \<le> (i + 1) mod n"
+  "(0::int) \<le> i \<Longrightarrow> i < n \<Longrightarrow> (i + 1) mod n < n"
+  by simp_all
+
+text \<open>The rewrite rules a case of a ring's transition is simplified with: a successor's
+  predecessor is the index itself, and both stay in the ring.\<close>
+
+lemmas ring_mod = ring_succ_pred ring_pred_succ ring_pred_range ring_succ_range
+
+text \<open>IOA indexes sequences by integers (@{term "xs ! nat k"} for @{term "0 \<le> k"}): a
+  property of every integer index of a sequence is one of every natural index, so that an
+  instance at @{term "xs ! 0"} or @{term "xs ! Suc j"} (the head, the tail) is found by
+  unification.\<close>
+
+lemma all_int_index:
+  "(\<forall>k::int. 0 \<le> k \<longrightarrow> k < int (length xs) \<longrightarrow> P k) \<longleftrightarrow> (\<forall>j. j < length xs \<longrightarrow> P (int j))"
+proof
+  assume h: "\<forall>k::int. 0 \<le> k \<longrightarrow> k < int (length xs) \<longrightarrow> P k"
+  show "\<forall>j. j < length xs \<longrightarrow> P (int j)"
+    using h by simp
+next
+  assume h: "\<forall>j. j < length xs \<longrightarrow> P (int j)"
+  show "\<forall>k::int. 0 \<le> k \<longrightarrow> k < int (length xs) \<longrightarrow> P k"
+  proof (intro allI impI)
+    fix k :: int
+    assume k: "0 \<le> k" "k < int (length xs)"
+    from k(1) obtain j where j: "k = int j"
+      using nonneg_int_cases by blast
+    with k(2) have "j < length xs" by simp
+    with h j show "P k" by simp
+  qed
+qed
+
 text \<open>An execution fragment from a state: each step names its action and the state it
   reaches.\<close>
 

@@ -267,8 +267,14 @@ fn leaf(
         metis.push(' ');
         metis.push_str(e);
     }
+    let split = act.effect.is_none() && !act.cases.is_empty() && core.is_some();
+    let method = if split {
+        "one subgoal per transition case, clarsimp, then auto"
+    } else {
+        "auto, then metis on what auto leaves"
+    };
     let mut out = format!(
-        "  (* {kind} action `{}`. Z3's unsat core: {core_words}. Method: auto, then metis on what auto leaves. *)\n",
+        "  (* {kind} action `{}`. Z3's unsat core: {core_words}. Method: {method}. *)\n",
         act.name
     );
     if !opts.standalone {
@@ -319,6 +325,9 @@ fn leaf(
                 tr,
             ));
         }
+        (None, Some(core)) if !act.cases.is_empty() => {
+            out.push_str(&case_split_leaf(n, all, target, act, core));
+        }
         _ => {
             let step_defs = std::iter::once(format!("{}_def", n.trans()))
                 .chain(act.defs.iter().cloned())
@@ -352,6 +361,78 @@ fn leaf(
             ));
         }
     }
+    out
+}
+
+/// The proof of an action with several transition cases (a composite's shared action, whose
+/// cases are its components' transitions): the relation is split into its cases, one subgoal
+/// each, and each case is closed in two steps — `clarsimp` with that case's definitions and
+/// Z3's unsat core still folded (the case's condition and effect, branch by branch, with the
+/// ring arithmetic of `mod` indices), then `auto` with the target and the core unfolded and
+/// the sequence facts (`nth_append`, `nth_tl`, `hd_conv_nth`, indices as naturals).
+fn case_split_leaf(
+    n: &super::names::AutomatonNames,
+    all: &str,
+    target: &str,
+    act: &super::automaton::ActionInfo,
+    core: &[String],
+) -> String {
+    let finite = n.finite();
+    let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
+    let action_tr = n.transition(&act.name, None);
+    let mut out = format!(
+        "  from step {} have tr: \"{action_tr} {tr_args}\\<sigma> \\<sigma>'\"\n    by (simp add: {}_def)\n",
+        act.constructor,
+        n.trans()
+    );
+    let mut facts = vec![format!("\"{finite} \\<sigma>\"")];
+    facts.extend(
+        core.iter()
+            .map(|u| format!("\"{} \\<sigma>\"", n.invariant(u))),
+    );
+    out.push_str(&format!(
+        "  from inv have fin: {} by (simp_all add: {all}_def)\n",
+        facts.join(" ")
+    ));
+    let alts: Vec<String> = act
+        .cases
+        .iter()
+        .enumerate()
+        .map(|(k, (def, _))| format!("(c{}) \"{def} {tr_args}\\<sigma> \\<sigma>'\"", k + 1))
+        .collect();
+    out.push_str(&format!(
+        "  from tr consider {}\n    by (auto simp: {action_tr}_def split: if_split_asm)\n  then show ?thesis\n  proof cases\n",
+        alts.join(" | ")
+    ));
+    let mut defs = vec![format!("{target}_def")];
+    if target != finite {
+        defs.push(format!("{finite}_def"));
+    }
+    for u in core {
+        let d = format!("{}_def", n.invariant(u));
+        if !defs.contains(&d) {
+            defs.push(d);
+        }
+    }
+    let dest = if core.is_empty() && target == finite {
+        " dest: finite_subset"
+    } else {
+        ""
+    };
+    for (k, (def, case_defs)) in act.cases.iter().enumerate() {
+        if k > 0 {
+            out.push_str("  next\n");
+        }
+        out.push_str(&format!(
+            "    (* Case {} (`{}`): its condition and effect, then the invariants. *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
+            k + 1,
+            def,
+            k + 1,
+            case_defs.join(" "),
+            defs.join(" "),
+        ));
+    }
+    out.push_str("  qed\n");
     out
 }
 
