@@ -109,31 +109,25 @@ impl Lmc<'_, '_, '_> {
         }
     }
 
-    /// Whether binder `j`'s guard holds of node `n`'s local state `id`, evaluated once per
-    /// (invariant, binder, node, local state) and remembered.
-    fn guard_holds(
-        &mut self,
-        k: usize,
-        shape: &Shape,
-        j: usize,
-        n: usize,
-        id: LocalId,
-    ) -> Result<bool, LocalError> {
+    /// Whether binder `g.binder`'s guard holds of node `g.node`'s local state `g.id`,
+    /// evaluated once per (invariant, binder, node, local state) and remembered.
+    fn guard_holds(&mut self, shape: &Shape, g: GuardAt) -> Result<bool, LocalError> {
+        let key = (g.invariant, g.binder, g.node);
         let known = self
             .guard_cache
-            .get(&(k, j, n))
-            .and_then(|v| v.get(id as usize).copied());
+            .get(&key)
+            .and_then(|v| v.get(g.id as usize).copied());
         if let Some(b) = known {
             return Ok(b);
         }
-        let upto = self.guard_cache.get(&(k, j, n)).map_or(0, Vec::len);
-        let mut fresh = Vec::with_capacity(id as usize + 1 - upto);
-        for t in upto as LocalId..=id {
-            fresh.push(self.eval_guard(k, shape, j, n, t)?);
+        let upto = self.guard_cache.get(&key).map_or(0, Vec::len);
+        let mut fresh = Vec::with_capacity(g.id as usize + 1 - upto);
+        for t in upto as LocalId..=g.id {
+            fresh.push(self.eval_guard(shape, GuardAt { id: t, ..g })?);
         }
-        let v = self.guard_cache.entry((k, j, n)).or_default();
+        let v = self.guard_cache.entry(key).or_default();
         v.extend(fresh);
-        Ok(v[id as usize])
+        Ok(v[g.id as usize])
     }
 
     /// Brings node `u`'s [`ClassIndex`] for the binders in `mask` up to date.
@@ -151,7 +145,13 @@ impl Lmc<'_, '_, '_> {
         for t in from..len {
             let mut all = true;
             for (j, &w) in binder_node.iter().enumerate() {
-                if w == u && !self.guard_holds(k, shape, j, u, t)? {
+                let at = GuardAt {
+                    invariant: k,
+                    binder: j,
+                    node: u,
+                    id: t,
+                };
+                if w == u && !self.guard_holds(shape, at)? {
                     all = false;
                     break;
                 }
@@ -180,22 +180,15 @@ impl Lmc<'_, '_, '_> {
         Ok(())
     }
 
-    /// Evaluates binder `j`'s guard on node `n`'s local state `id`.
-    fn eval_guard(
-        &self,
-        k: usize,
-        shape: &Shape,
-        j: usize,
-        n: usize,
-        id: LocalId,
-    ) -> Result<bool, LocalError> {
+    /// Evaluates binder `g.binder`'s guard on node `g.node`'s local state `g.id`.
+    fn eval_guard(&self, shape: &Shape, g: GuardAt) -> Result<bool, LocalError> {
         let mut chosen = vec![None; self.nodes.nodes.len()];
-        chosen[n] = Some(id);
+        chosen[g.node] = Some(g.id);
         let state = self.compose(&chosen);
-        let inv = &self.machine.spec.invariants[k];
+        let inv = &self.machine.spec.invariants[g.invariant];
         let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
-        locals[shape.binders[j] as usize] = self.node_index(n);
-        for g in &shape.guards[j] {
+        locals[shape.binders[g.binder] as usize] = self.node_index(g.node);
+        for g in &shape.guards[g.binder] {
             if !self.machine.root_truth(g, &state, &mut locals)? {
                 return Ok(false);
             }
@@ -244,7 +237,13 @@ impl Lmc<'_, '_, '_> {
         id: LocalId,
     ) -> Result<bool, LocalError> {
         for (j, &u) in binder_node.iter().enumerate() {
-            if u == n && !self.guard_holds(k, shape, j, n, id)? {
+            let at = GuardAt {
+                invariant: k,
+                binder: j,
+                node: n,
+                id,
+            };
+            if u == n && !self.guard_holds(shape, at)? {
                 return Ok(false);
             }
         }
@@ -321,6 +320,16 @@ impl Lmc<'_, '_, '_> {
             }
         }
     }
+}
+
+/// Where an LMC-OPT guard is evaluated: invariant `invariant`'s binder `binder` bound to node
+/// `node` in its local state `id`.
+#[derive(Debug, Clone, Copy)]
+struct GuardAt {
+    invariant: usize,
+    binder: usize,
+    node: usize,
+    id: LocalId,
 }
 
 /// One node's local states whose guards hold (for a set of binders of one invariant), grouped

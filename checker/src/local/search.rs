@@ -64,6 +64,9 @@ pub struct Lmc<'a, 'm, 's> {
     pub(super) pending: std::collections::BinaryHeap<std::cmp::Reverse<(u32, u64)>>,
     /// The queued checks' invariants and targets (taken when run).
     pub(super) pending_payload: Vec<Option<QueuedCheck>>,
+    /// Every group queued so far: a group asked twice (the symmetric assignments of
+    /// `∀ n, n'` name the same pair of nodes) is checked once.
+    pub(super) queued: FxHashSet<QueuedCheck>,
     /// Time spent in soundness checks.
     pub(super) soundness_time: std::time::Duration,
     /// Whether the last soundness check ran out of its budget.
@@ -182,6 +185,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             exhausted: false,
             pending: Default::default(),
             pending_payload: Vec::new(),
+            queued: FxHashSet::default(),
             soundness_time: Default::default(),
             bounded: false,
             started: Instant::now(),

@@ -5,7 +5,7 @@
 //! predecessor links to its local state, and orders each combination of sequences greedily.
 //! The number of combinations grows exponentially with depth, and it is the main cost the paper
 //! reports (§5.2: about 10 s per call at depth 39). Here the same question is answered by a
-//! *directed search of the real system*: depth-first from the search's start state, executing
+//! *directed search of the real system*: best-first from the search's start state (fewest recorded transitions left to the targets first), executing
 //! with the interpreter (network included) only the node transitions LMC recorded, and for a
 //! node whose state the violation depends on, only those that can still lead to its local state
 //! in the combination (its ancestors along the recorded links). Nodes the invariant does not
@@ -27,6 +27,8 @@ use crate::model::Scripted;
 use interpreter::machine::State;
 use interpreter::value::Value;
 use rustc_hash::FxHashSet;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 impl Lmc<'_, '_, '_> {
     /// Confirms (or not) the preliminary violations of invariant `k` by the combinations in
@@ -56,16 +58,19 @@ impl Lmc<'_, '_, '_> {
                 })
             })
             .sum();
+        if !self.queued.insert((k, targets.to_vec())) {
+            return Ok(None);
+        }
         let seq = self.pending_payload.len() as u64;
         self.pending_payload.push(Some((k, targets.to_vec())));
-        self.pending.push(std::cmp::Reverse((depth, seq)));
+        self.pending.push(Reverse((depth, seq)));
         Ok(None)
     }
 
     /// Runs queued soundness checks while their time does not exceed the local search's
     /// (`all`: every queued check).
     pub(super) fn settle_some(&mut self, all: bool) -> Result<Option<LocalVerdict>, LocalError> {
-        while let Some(&std::cmp::Reverse((_, seq))) = self.pending.peek() {
+        while let Some(&Reverse((_, seq))) = self.pending.peek() {
             // Work, not time, so that runs are reproducible: global states the checks
             // searched against node transitions the local search executed.
             if !all && self.stats.sequences > self.stats.transitions {
@@ -158,30 +163,41 @@ impl Lmc<'_, '_, '_> {
                 })
             })
             .collect();
-        let allowed: Vec<Option<Vec<bool>>> = targets
+        // Per constrained node, the fewest recorded transitions from each local state to a
+        // target (`u32::MAX`: none reaches one).
+        let distance: Vec<Option<Vec<u32>>> = targets
             .iter()
             .enumerate()
-            .map(|(n, c)| c.as_ref().map(|ts| self.ancestors(n, ts)))
+            .map(|(n, c)| c.as_ref().map(|ts| self.distances(n, ts)))
             .collect();
         let budget = self.options.max_sequences;
         let mut visited: FxHashSet<Fingerprint> = FxHashSet::default();
         // Global states, with their parent and the event that reached them.
         let mut states: Vec<(State, u32, EventId)> = vec![(self.start.clone(), u32::MAX, 0)];
         visited.insert(fingerprint(&self.start));
-        // Depth first, the constrained nodes' steps first (the greedy order of the paper's
-        // `isSequenceValid`: a free node moves when the constrained ones wait for its messages);
-        // the visited set makes a refusal exhaustive all the same.
-        let mut stack = vec![0u32];
-        let mut order: Vec<usize> = (0..targets.len())
-            .filter(|n| targets[*n].is_none())
-            .collect();
-        order.extend((0..targets.len()).filter(|n| targets[*n].is_some()));
+        // Best first: the global state whose constrained nodes are fewest recorded transitions
+        // from their targets (the greedy order of the paper's `isSequenceValid`, which advances
+        // the constrained nodes' sequences; a free node moves when they wait for its messages),
+        // the newest among equals (depth first). The visited set makes a refusal exhaustive all
+        // the same.
         let model = self.model;
-        while let Some(at) = stack.pop() {
-            let state = states[at as usize].0.clone();
+        let remaining = |this: &Self, state: &State| -> (u32, Vec<Option<LocalId>>) {
             let here: Vec<Option<LocalId>> = (0..targets.len())
-                .map(|n| self.stores[n].id_of(&self.nodes.local(n, &state)))
+                .map(|n| this.stores[n].id_of(&this.nodes.local(n, state)))
                 .collect();
+            let mut sum = 0u32;
+            for (n, d) in distance.iter().enumerate() {
+                if let Some(d) = d {
+                    sum = sum.saturating_add(here[n].map_or(u32::MAX, |h| d[h as usize]));
+                }
+            }
+            (sum, here)
+        };
+        let mut frontier: BinaryHeap<Reverse<(u32, Reverse<u32>)>> = BinaryHeap::new();
+        frontier.push(Reverse((remaining(self, &self.start).0, Reverse(0))));
+        while let Some(Reverse((_, Reverse(at)))) = frontier.pop() {
+            let state = states[at as usize].0.clone();
+            let (_, here) = remaining(self, &state);
             let at_goal = here.iter().zip(&goal).all(|(h, g)| match (h, g) {
                 (_, None) => true,
                 (Some(h), Some(g)) => g[*h as usize],
@@ -193,12 +209,12 @@ impl Lmc<'_, '_, '_> {
                     run: self.run_of(&path(&states, at)),
                 }));
             }
-            for &n in &order {
+            for n in 0..targets.len() {
                 let Some(id) = here[n] else { continue };
                 let succs = self.stores[n].states[id as usize].succs.clone();
                 for (next, e) in succs {
-                    if let Some(ok) = &allowed[n] {
-                        if !ok[next as usize] {
+                    if let Some(d) = &distance[n] {
+                        if d[next as usize] == u32::MAX {
                             continue;
                         }
                     }
@@ -229,32 +245,36 @@ impl Lmc<'_, '_, '_> {
                         self.exhausted = true;
                         return Ok(None);
                     }
+                    let (left, _) = remaining(self, &after);
                     states.push((after, at, e));
-                    stack.push(states.len() as u32 - 1);
+                    frontier.push(Reverse((left, Reverse(states.len() as u32 - 1))));
                 }
             }
         }
         Ok(None)
     }
 
-    /// The local states of node `n` from which one of `targets` is reachable by recorded
-    /// transitions.
-    fn ancestors(&self, n: usize, targets: &[LocalId]) -> Vec<bool> {
+    /// Per local state of node `n`, the fewest recorded transitions to one of `targets`
+    /// (`u32::MAX`: none reaches one): a breadth-first search backwards along the predecessor
+    /// links.
+    fn distances(&self, n: usize, targets: &[LocalId]) -> Vec<u32> {
         let store = &self.stores[n];
-        let mut ok = vec![false; store.states.len()];
+        let mut dist = vec![u32::MAX; store.states.len()];
+        let mut queue = std::collections::VecDeque::new();
         for &t in targets {
-            ok[t as usize] = true;
+            dist[t as usize] = 0;
+            queue.push_back(t);
         }
-        let mut stack = targets.to_vec();
-        while let Some(s) = stack.pop() {
+        while let Some(s) = queue.pop_front() {
+            let d = dist[s as usize] + 1;
             for &(p, _) in &store.states[s as usize].preds {
-                if !ok[p as usize] {
-                    ok[p as usize] = true;
-                    stack.push(p);
+                if dist[p as usize] == u32::MAX {
+                    dist[p as usize] = d;
+                    queue.push_back(p);
                 }
             }
         }
-        ok
+        dist
     }
 
     fn holds(&self, k: usize, state: &[Value]) -> Result<bool, LocalError> {
