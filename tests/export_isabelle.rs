@@ -371,6 +371,27 @@ fn isabelle_proves_global1_to_cons_when_available() {
     }
 }
 
+/// The three mutated models of `tests/data/mutation/` (a broken invariant, an invariant without
+/// the hypothesis it needs, a simulation proof block that ignores an action), with the theory
+/// and the main theorem that their wrong claims break.
+const MUTATIONS: [(&str, &str, &str); 3] = [
+    (
+        "dead_means_voted",
+        "Global1_Invariants",
+        "theorem Global1_invs_invariant",
+    ),
+    (
+        "inv3_without_quorums",
+        "Global1_Invariants",
+        "theorem Global1_invs_invariant",
+    ),
+    (
+        "assignval_ignored",
+        "AssignValIgnored",
+        "theorem AssignValIgnored_forward_sim",
+    ),
+];
+
 /// A claim `ioa prove` does not prove is not stated as a lemma: the GROOVE Paxos invariants
 /// (Agreement and Validity fail at `onLearn` in Z3) and the three mutated models keep the
 /// cases Z3 proves as lemmas and name the others in comments, without the main theorem.
@@ -389,23 +410,7 @@ fn claims_z3_does_not_prove_are_not_stated() {
         assert!(!invs.contains(&format!("theorem Paxos_inv_{inv}_invariant")));
     }
     assert!(invs.contains("Not proved: `invariant Paxos_ioa Paxos_invs`"));
-    for (name, theory, missing) in [
-        (
-            "dead_means_voted",
-            "Global1_Invariants",
-            "theorem Global1_invs_invariant",
-        ),
-        (
-            "inv3_without_quorums",
-            "Global1_Invariants",
-            "theorem Global1_invs_invariant",
-        ),
-        (
-            "assignval_ignored",
-            "AssignValIgnored",
-            "theorem AssignValIgnored_forward_sim",
-        ),
-    ] {
+    for (name, theory, missing) in MUTATIONS {
         let e = export(
             &format!("mutation-{name}"),
             &[&format!("tests/data/mutation/{name}.ioa")],
@@ -417,19 +422,11 @@ fn claims_z3_does_not_prove_are_not_stated() {
     }
 }
 
-/// The three mutated models: a broken invariant, an invariant without the hypothesis it needs,
-/// and a simulation proof block that ignores an action.
-const MUTATIONS: [&str; 3] = [
-    "dead_means_voted",
-    "inv3_without_quorums",
-    "assignval_ignored",
-];
-
 /// With a real Isabelle/HOL: what remains of each mutated model (the claims Z3 proves) builds,
 /// and none of their broken theorems is among it (checked above).
 #[test]
 fn isabelle_builds_what_remains_of_the_mutations_when_available() {
-    for name in MUTATIONS {
+    for (name, _, _) in MUTATIONS {
         let file = format!("tests/data/mutation/{name}.ioa");
         if let Some((ok, log)) = isabelle_build(&format!("mutation-{name}"), &[&file]) {
             assert!(ok, "isabelle build of the export of {file} failed:\n{log}");
@@ -441,7 +438,7 @@ fn isabelle_builds_what_remains_of_the_mutations_when_available() {
 /// rejected by Isabelle too — the export never makes a wrong claim pass.
 #[test]
 fn isabelle_rejects_the_mutations_when_stated_and_available() {
-    for name in MUTATIONS {
+    for (name, _, _) in MUTATIONS {
         let file = format!("tests/data/mutation/{name}.ioa");
         let args = [file.as_str(), "--state-unproved"];
         if let Some((ok, log)) = isabelle_build(&format!("mutation-stated-{name}"), &args) {
@@ -453,23 +450,7 @@ fn isabelle_rejects_the_mutations_when_stated_and_available() {
 /// `--state-unproved` states what the default export leaves out: the broken theorems are there.
 #[test]
 fn state_unproved_states_the_refuted_claims() {
-    for (name, theory, stated) in [
-        (
-            "dead_means_voted",
-            "Global1_Invariants",
-            "theorem Global1_invs_invariant",
-        ),
-        (
-            "inv3_without_quorums",
-            "Global1_Invariants",
-            "theorem Global1_invs_invariant",
-        ),
-        (
-            "assignval_ignored",
-            "AssignValIgnored",
-            "theorem AssignValIgnored_forward_sim",
-        ),
-    ] {
+    for (name, theory, stated) in MUTATIONS {
         let file = format!("tests/data/mutation/{name}.ioa");
         let e = export(
             &format!("mutation-stated-{name}"),
