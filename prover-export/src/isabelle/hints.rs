@@ -21,6 +21,10 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, Default)]
 pub struct Hints {
     cores: BTreeMap<(usize, String), Core>,
+    /// Per (invariant, action): the unsat core of each transition case of the step, in the order
+    /// of the action's transitions (`None`: Z3 named none for that case). The leaf of a case of a
+    /// multi-case action unfolds only its own case's core.
+    case_cores: BTreeMap<(usize, String), Vec<Option<Vec<String>>>>,
     /// Per (index of the simulation in `spec.simulations`, action name): the used hypotheses
     /// of each case of the proof block's entry, in the order of its branches (`None`: Z3 did not
     /// name the core of that case).
@@ -49,6 +53,14 @@ impl Hints {
     /// The core of the step of invariant number `invariant` at `action`, when Z3 was asked.
     pub fn core(&self, invariant: usize, action: &str) -> Option<&Core> {
         self.cores.get(&(invariant, action.to_string()))
+    }
+
+    /// The cores of the transition cases of invariant number `invariant`'s step at `action`, in
+    /// the order of the action's transitions.
+    pub fn case_cores(&self, invariant: usize, action: &str) -> Option<&[Option<Vec<String>>]> {
+        self.case_cores
+            .get(&(invariant, action.to_string()))
+            .map(|v| v.as_slice())
     }
 
     /// The cores of the cases of simulation number `sim`'s step at `action`, branch by branch.
@@ -171,6 +183,11 @@ impl Hints {
                 }
                 continue;
             };
+            hints
+                .case_cores
+                .entry((*k, action.clone()))
+                .or_default()
+                .push(core.clone());
             match core {
                 Some(core) => hints.record(*k, action, &core, true, proved),
                 None => hints.record(*k, action, &ob.assumed, false, proved),

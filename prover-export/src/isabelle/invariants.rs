@@ -326,7 +326,7 @@ fn leaf(
             ));
         }
         (None, Some(core)) if !act.cases.is_empty() => {
-            out.push_str(&case_split_leaf(n, all, target, act, core));
+            out.push_str(&case_split_leaf(n, all, target, act, core, opts.case_cores));
         }
         _ => {
             let step_defs = std::iter::once(format!("{}_def", n.trans()))
@@ -376,8 +376,14 @@ fn case_split_leaf(
     target: &str,
     act: &super::automaton::ActionInfo,
     core: &[String],
+    case_cores: Option<&[Option<Vec<String>>]>,
 ) -> String {
     let finite = n.finite();
+    // Z3's core of each case, in the cases' order (when the obligations are the relation's cases
+    // one for one); the core of the whole action for a case whose core Z3 did not name.
+    let per_case: Option<Vec<&[String]>> = case_cores
+        .filter(|cs| cs.len() == act.cases.len())
+        .map(|cs| cs.iter().map(|c| c.as_deref().unwrap_or(core)).collect());
     let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
     let action_tr = n.transition(&act.name, None);
     let mut out = format!(
@@ -404,29 +410,31 @@ fn case_split_leaf(
         "  from tr consider {}\n    by (auto simp: {action_tr}_def split: if_split_asm)\n  then show ?thesis\n  proof cases\n",
         alts.join(" | ")
     ));
-    let mut defs = vec![format!("{target}_def")];
-    if target != finite {
-        defs.push(format!("{finite}_def"));
-    }
-    for u in core {
-        let d = format!("{}_def", n.invariant(u));
-        if !defs.contains(&d) {
-            defs.push(d);
-        }
-    }
-    let dest = if core.is_empty() && target == finite {
-        " dest: finite_subset"
-    } else {
-        ""
-    };
     for (k, (def, case_defs)) in act.cases.iter().enumerate() {
+        let core = per_case.as_ref().map_or(core, |cs| cs[k]);
+        let mut defs = vec![format!("{target}_def")];
+        if target != finite {
+            defs.push(format!("{finite}_def"));
+        }
+        for u in core {
+            let d = format!("{}_def", n.invariant(u));
+            if !defs.contains(&d) {
+                defs.push(d);
+            }
+        }
+        let dest = if core.is_empty() && target == finite {
+            " dest: finite_subset"
+        } else {
+            ""
+        };
         if k > 0 {
             out.push_str("  next\n");
         }
         out.push_str(&format!(
-            "    (* Case {} (`{}`): its condition and effect, then the invariants. *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
+            "    (* Case {} (`{}`): its condition and effect, then the invariants (Z3's core of this case: {}). *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
             k + 1,
             def,
+            if core.is_empty() { "none".to_string() } else { core.join(", ") },
             k + 1,
             case_defs.join(" "),
             defs.join(" "),
@@ -474,6 +482,22 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
             None => Some(used),
         }
     };
+    // The core of each transition case, the invariant itself first (as `core`).
+    let case_cores: Option<Vec<Option<Vec<String>>>> = (t > 0)
+        .then(|| hints.case_cores(indexed[t - 1].0, &act.name))
+        .flatten()
+        .map(|cs| {
+            let name = &indexed[t - 1].1.name;
+            cs.iter()
+                .map(|c| {
+                    c.as_ref().map(|c| {
+                        let mut used = vec![name.clone()];
+                        used.extend(c.iter().filter(|u| *u != name).cloned());
+                        used
+                    })
+                })
+                .collect()
+        });
     // The enumerations among the action's parameter types: `metis` may need that a
     // value of one is one of its constants (Peterson's `checkTurn`: `turn ≠ i` makes
     // `turn` the other process).
@@ -500,6 +524,7 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
         &LeafOpts {
             exhaust: &exhaust,
             standalone,
+            case_cores: case_cores.as_deref(),
         },
     )
 }
@@ -510,6 +535,8 @@ struct LeafOpts<'a> {
     exhaust: &'a [String],
     /// A lemma of its own (no `case` line; the action is the fact named by its constructor).
     standalone: bool,
+    /// Z3's core of each transition case (see [`Hints::case_cores`]), for multi-case actions.
+    case_cores: Option<&'a [Option<Vec<String>>]>,
 }
 
 fn kind_word(kind: ioa_lang::ast::ActionKind) -> &'static str {
