@@ -230,8 +230,8 @@ enum Settled {
     NotProved,
 }
 
-/// What the export learnt of one obligation: whether Z3 proves it, and the unsat core of the
-/// check within the hint budget (none after a recheck).
+/// What the export learnt of one obligation: whether Z3 proves it, and the unsat core of its
+/// proof when Z3 named one (within the hint budget or on the recheck).
 type Answer = (Settled, Option<Vec<String>>);
 
 /// Checks every obligation of `obs` on all cores (rayon), returning per obligation, in order,
@@ -246,14 +246,13 @@ fn checked<'a>(
     obs.par_iter()
         .map(|entry| {
             let outcome = solve::check(spec, &entry.1, budget);
-            let settled = if proved_as_ioa_prove(spec, &entry.1, &outcome, budget, recheck_rlimit) {
+            let (proved, core) =
+                proved_as_ioa_prove(spec, &entry.1, outcome, budget, recheck_rlimit);
+            let settled = if proved {
                 Settled::Proved
             } else {
                 Settled::NotProved
             };
-            let core = matches!(outcome.verdict, Verdict::Proved)
-                .then_some(outcome.core)
-                .flatten();
             (entry, (settled, core))
         })
         .collect()
@@ -274,20 +273,24 @@ pub const RECHECK_RLIMIT: u64 = 20_000_000;
 fn proved_as_ioa_prove(
     spec: &Spec,
     ob: &Obligation,
-    outcome: &solve::Outcome,
+    outcome: solve::Outcome,
     budget: &Budget,
     recheck_rlimit: u64,
-) -> bool {
+) -> (bool, Option<Vec<String>>) {
     match &outcome.verdict {
-        Verdict::Proved => true,
-        Verdict::Failed(_) => false,
-        _ if recheck_rlimit <= budget.rlimit => false,
+        Verdict::Proved => (true, outcome.core),
+        Verdict::Failed(_) => (false, None),
+        _ if recheck_rlimit <= budget.rlimit => (false, None),
         _ => {
             let again = Budget::new(
                 recheck_rlimit,
                 std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
             );
-            matches!(solve::check(spec, ob, &again).verdict, Verdict::Proved)
+            let outcome = solve::check(spec, ob, &again);
+            match outcome.verdict {
+                Verdict::Proved => (true, outcome.core),
+                _ => (false, None),
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ use super::expr::{term, Env};
 use super::hints::Hints;
 use super::names::TypeNames;
 use ioa_lang::ir::{Invariant, Spec};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 /// The invariants' theory, or `None` when the automaton has no invariants. `invariant A A_invs`
 /// and the invariants one by one are stated only when their induction closes
@@ -113,6 +113,19 @@ pub fn invariants_theory(
         hints,
         indexed: &indexed,
         all: &all,
+        int_binders: indexed
+            .iter()
+            .filter_map(|(_, inv)| match &inv.body.kind {
+                ioa_lang::ir::ExprKind::Quant(ioa_lang::ast::Quantifier::ForAll, binders, _)
+                    if binders
+                        .iter()
+                        .all(|(_, t)| matches!(t, ioa_lang::ir::Type::Int)) =>
+                {
+                    Some((inv.name.clone(), binders.len()))
+                }
+                _ => None,
+            })
+            .collect(),
     };
     let mut unproved: Vec<String> = start_unproved
         .iter()
@@ -326,7 +339,7 @@ fn leaf(
             ));
         }
         (None, Some(core)) if !act.cases.is_empty() => {
-            out.push_str(&case_split_leaf(n, all, target, act, core, opts.case_cores));
+            out.push_str(&case_split_leaf(n, all, target, act, core, opts));
         }
         _ => {
             let step_defs = std::iter::once(format!("{}_def", n.trans()))
@@ -376,14 +389,16 @@ fn case_split_leaf(
     target: &str,
     act: &super::automaton::ActionInfo,
     core: &[String],
-    case_cores: Option<&[Option<Vec<String>>]>,
+    opts: &LeafOpts,
 ) -> String {
+    let case_cores = opts.case_cores;
     let finite = n.finite();
     // Z3's core of each case, in the cases' order (when the obligations are the relation's cases
     // one for one); the core of the whole action for a case whose core Z3 did not name.
-    let per_case: Option<Vec<&[String]>> = case_cores
+    let core_all = core;
+    let per_case: Option<Vec<Option<&[String]>>> = case_cores
         .filter(|cs| cs.len() == act.cases.len())
-        .map(|cs| cs.iter().map(|c| c.as_deref().unwrap_or(core)).collect());
+        .map(|cs| cs.iter().map(|c| c.as_deref()).collect());
     let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
     let action_tr = n.transition(&act.name, None);
     let mut out = format!(
@@ -411,7 +426,8 @@ fn case_split_leaf(
         alts.join(" | ")
     ));
     for (k, (def, case_defs)) in act.cases.iter().enumerate() {
-        let core = per_case.as_ref().map_or(core, |cs| cs[k]);
+        let own = per_case.as_ref().and_then(|cs| cs[k]);
+        let core = own.unwrap_or(core);
         let mut defs = vec![format!("{target}_def")];
         if target != finite {
             defs.push(format!("{finite}_def"));
@@ -430,6 +446,13 @@ fn case_split_leaf(
         if k > 0 {
             out.push_str("  next\n");
         }
+        // Instances only from the case's own core (the action's would give too many).
+        if let Some(text) =
+            own.and_then(|core| instance_case(n, target, act, k, core, opts.int_binders, core_all))
+        {
+            out.push_str(&text);
+            continue;
+        }
         out.push_str(&format!(
             "    (* Case {} (`{}`): its condition and effect, then the invariants (Z3's core of this case: {}). *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
             k + 1,
@@ -444,6 +467,84 @@ fn case_split_leaf(
     out
 }
 
+/// The leaf of transition case `k` of a multi-case action when the target invariant is
+/// `∀ k0 … kn: Int (A ⇒ B)`: the goal's variables are fixed (`intro allI impI`, `subgoal for`), and
+/// `auto` gets single instances rather than quantified facts (which make it search without end):
+/// the target at the goal's variables; each invariant of the case's Z3 core with one integer
+/// variable at every integer parameter of the action and at the goal's variables, and with two at
+/// (parameter, 0) — the head of an indexed sequence; and the case's enabled condition unfolded.
+/// `None` when the target has another shape, binds two or more variables and the core names no
+/// other invariant, or the case has no enabled-condition definition.
+fn instance_case(
+    n: &super::names::AutomatonNames,
+    target: &str,
+    act: &super::automaton::ActionInfo,
+    k: usize,
+    core: &[String],
+    int_binders: &BTreeMap<String, usize>,
+    core_all: &[String],
+) -> Option<String> {
+    let (def, case_defs) = &act.cases[k];
+    let target_name = core.first()?;
+    let arity = *int_binders.get(target_name)?;
+    let enabled = format!("{def}_enabled");
+    // A core of the target alone over two or more variables (a sequence's positions): the plain
+    // leaf, as the target may be needed at shifted positions, which only its quantified form gives.
+    if arity == 0 || (core.len() < 2 && arity > 1) || !case_defs.contains(&format!("{enabled}_def"))
+    {
+        return None;
+    }
+    let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
+    let int_params: Vec<&String> = act
+        .param_names
+        .iter()
+        .zip(&act.param_types)
+        .filter(|(_, t)| matches!(t, ioa_lang::ir::Type::Int))
+        .map(|(p, _)| p)
+        .collect();
+    let vars: Vec<String> = (0..arity).map(|v| format!("g{v}")).collect();
+    // `fin` lists the finiteness, then the action's core (the target first).
+    let fin_of = |u: &String| core_all.iter().position(|c| c == u).map(|j| j + 2);
+    let mut facts = vec![format!(
+        "fin(2)[unfolded {target}_def, rule_format, of {}]",
+        vars.join(" ")
+    )];
+    for u in core.iter().skip(1) {
+        let (Some(j), Some(&b)) = (fin_of(u), int_binders.get(u)) else {
+            continue;
+        };
+        let def = format!("{}_def", n.invariant(u));
+        let at: Vec<String> = match b {
+            1 => int_params
+                .iter()
+                .map(|p| p.to_string())
+                .chain(vars.iter().cloned())
+                .collect(),
+            2 => int_params.iter().map(|p| format!("{p} 0")).collect(),
+            _ => Vec::new(),
+        };
+        for t in at {
+            facts.push(format!("fin({j})[unfolded {def}, rule_format, of {t}]"));
+        }
+    }
+    let simp: Vec<&str> = case_defs
+        .iter()
+        .filter(|d| **d != format!("{enabled}_def"))
+        .map(|d| d.as_str())
+        .collect();
+    Some(format!(
+        "    (* Case {} (`{def}`): the goal's variables fixed, the invariants of Z3's core of this case ({}) instantiated, then clarsimp and auto. *)\n    case c{}\n    from c{} have r: \"{enabled} {tr_args}\\<sigma>\" by (simp add: {def}_def)\n    show ?thesis\n      unfolding {target}_def\n      apply (intro allI impI)\n      subgoal for {}\n        using {} c{} r[unfolded {enabled}_def]\n        by (clarsimp simp: {} Let_def ring_mod;\n            auto simp: nth_append hd_append hd_conv_nth mod_succ_ring split: if_split_asm)\n      done\n",
+        k + 1,
+        core.join(", "),
+        k + 1,
+        k + 1,
+        vars.join(" "),
+        facts.join(" "),
+        k + 1,
+        simp.join(" "),
+    ))
+}
+
 /// What the step cases of one invariants theory share.
 struct StepCtx<'a> {
     spec: &'a Spec,
@@ -452,6 +553,8 @@ struct StepCtx<'a> {
     hints: &'a Hints,
     indexed: &'a [(usize, &'a Invariant)],
     all: &'a str,
+    /// See [`LeafOpts::int_binders`].
+    int_binders: BTreeMap<String, usize>,
 }
 
 /// The proof of conjunct `t` (0: finiteness, else invariant `t - 1`) named `name` at action
@@ -525,6 +628,7 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
             exhaust: &exhaust,
             standalone,
             case_cores: case_cores.as_deref(),
+            int_binders: &c.int_binders,
         },
     )
 }
@@ -537,6 +641,9 @@ struct LeafOpts<'a> {
     standalone: bool,
     /// Z3's core of each transition case (see [`Hints::case_cores`]), for multi-case actions.
     case_cores: Option<&'a [Option<Vec<String>>]>,
+    /// The invariants of the automaton of the form `∀ k0 … kn: Int (…)`, by name: how many
+    /// integer variables their outer quantifier binds (instances are given at chosen indices).
+    int_binders: &'a BTreeMap<String, usize>,
 }
 
 fn kind_word(kind: ioa_lang::ast::ActionKind) -> &'static str {
