@@ -74,7 +74,10 @@ const HOL_FACTS: &[&str] = &[
     "nth_append",
     "nth_tl",
     "hd_conv_nth",
+    "hd_append",
     "imp_conjL",
+    "allI",
+    "impI",
 ];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
@@ -773,6 +776,11 @@ fn check_theory(
                     "obtain",
                     "consider",
                     "clarsimp",
+                    "apply",
+                    "intro",
+                    "subgoal",
+                    "for",
+                    "done",
                 ]
                 .contains(&w)
                     || w.starts_with('"')
