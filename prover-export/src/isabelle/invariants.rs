@@ -306,15 +306,7 @@ fn leaf(
             out.push_str(&format!(
                 "  then have eff: \"\\<sigma>' = {eff_term}\" and pre: \"{tr} {tr_args}\\<sigma> {eff_term}\"\n    by (simp_all add: {tr}_def)\n"
             ));
-            let mut facts = vec![format!("\"{finite} \\<sigma>\"")];
-            facts.extend(
-                core.iter()
-                    .map(|u| format!("\"{} \\<sigma>\"", n.invariant(u))),
-            );
-            out.push_str(&format!(
-                "  from inv have fin: {} by (simp_all add: {all}_def)\n",
-                facts.join(" ")
-            ));
+            out.push_str(&pre_state_facts(n, all, core));
             let h: Vec<String> = (1..=core.len())
                 .map(|i| format!("fin({})", i + 1))
                 .collect();
@@ -377,6 +369,20 @@ fn leaf(
     out
 }
 
+/// The `fin` facts of a leaf: the finiteness of the pre-state, then the invariants of `core`, taken
+/// from the conjunction `all` of the pre-state (`fin(1)`, `fin(2)`, …).
+fn pre_state_facts(n: &super::names::AutomatonNames, all: &str, core: &[String]) -> String {
+    let mut facts = vec![format!("\"{} \\<sigma>\"", n.finite())];
+    facts.extend(
+        core.iter()
+            .map(|u| format!("\"{} \\<sigma>\"", n.invariant(u))),
+    );
+    format!(
+        "  from inv have fin: {} by (simp_all add: {all}_def)\n",
+        facts.join(" ")
+    )
+}
+
 /// The proof of an action with several transition cases (a composite's shared action, whose
 /// cases are its components' transitions): the relation is split into its cases, one subgoal
 /// each, and each case is closed in two steps — `clarsimp` with that case's definitions and
@@ -406,15 +412,7 @@ fn case_split_leaf(
         act.constructor,
         n.trans()
     );
-    let mut facts = vec![format!("\"{finite} \\<sigma>\"")];
-    facts.extend(
-        core.iter()
-            .map(|u| format!("\"{} \\<sigma>\"", n.invariant(u))),
-    );
-    out.push_str(&format!(
-        "  from inv have fin: {} by (simp_all add: {all}_def)\n",
-        facts.join(" ")
-    ));
+    out.push_str(&pre_state_facts(n, all, core));
     let alts: Vec<String> = act
         .cases
         .iter()
