@@ -51,6 +51,10 @@
 //! channels included), so the check is as complete as before; every run it returns was executed
 //! by the interpreter step by step, sends included, and replays with `ioa replay`.
 //!
+//! **Counting.** Every send fired is a transition executed (`LocalStats::eager_sends` counts
+//! them apart) and a step of the local state's depth, as in the global explorer; the rounds
+//! bound (`--max-local-events`) counts the event alone, as the paper's rounds count handlers.
+//!
 //! Models that fail a condition are explored as before, send by send, and the reason is
 //! reported ([`Eager::reason`]).
 
@@ -63,12 +67,27 @@ use ioa_lang::ir::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
+/// Whether every outbox of a local state is empty (nothing to send).
+pub fn outboxes_empty(slice: &[interpreter::value::Value], slots: &[u32]) -> bool {
+    use interpreter::value::Value;
+    slots.iter().all(|&o| match &slice[o as usize] {
+        Value::Set(s) => s.is_empty(),
+        Value::Mset(m) => m.is_empty(),
+        Value::Seq(q) => q.is_empty(),
+        Value::Nil => true,
+        _ => false,
+    })
+}
+
 /// The outcome of the check: the drain sends per node, or why the reduction does not apply.
 #[derive(Debug, Clone)]
 pub struct Eager {
     /// Per node, its drain-send instances (positions in the model's instance list), when the
     /// reduction applies.
     pub drains: Option<Vec<Vec<u32>>>,
+    /// Per node, the positions of its outboxes in its local state (empty outboxes: nothing to
+    /// fire).
+    pub outbox_slots: Vec<Vec<u32>>,
     /// The outboxes (`P.outLearns`), when it applies.
     pub outboxes: Vec<String>,
     /// Why it does not apply (or that it was turned off).
@@ -80,6 +99,7 @@ impl Eager {
     pub fn off(reason: impl Into<String>) -> Eager {
         Eager {
             drains: None,
+            outbox_slots: Vec::new(),
             outboxes: Vec::new(),
             reason: Some(reason.into()),
         }
@@ -243,8 +263,21 @@ pub fn check(
                 .collect()
         })
         .collect();
+    let outbox_slots = node_instance
+        .iter()
+        .map(|&inst| {
+            let a = machine.instances[inst].automaton.0;
+            let mut v: Vec<u32> = outbox_slots
+                .get(&a)
+                .map(|s| s.iter().copied().collect())
+                .unwrap_or_default();
+            v.sort_unstable();
+            v
+        })
+        .collect();
     Eager {
         drains: Some(drains),
+        outbox_slots,
         outboxes,
         reason: None,
     }

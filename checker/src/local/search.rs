@@ -77,6 +77,8 @@ pub struct Lmc<'a, 'm, 's> {
     /// Eager sends: per node, its drain-send instances, when the reduction applies
     /// ([`super::eager`]).
     pub(super) drains: Option<Vec<Vec<u32>>>,
+    /// Per node, where its outboxes are in its local state.
+    pub(super) outbox_slots: Vec<Vec<u32>>,
     /// The check's verdict, for the report.
     eager_sends: Result<Vec<String>, String>,
     /// The soundness check's closures: a node's local state (by fingerprint) to the store state
@@ -209,6 +211,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                 Some(r) => Err(r.clone()),
             },
             drains: eager.drains,
+            outbox_slots: eager.outbox_slots,
             closed: FxHashMap::default(),
         };
         // The start states (closed under eager sends, whose messages reach the network).
@@ -378,7 +381,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         let Some(drains) = self.drains.as_ref().map(|d| d[n].clone()) else {
             return Ok((slice, 0));
         };
-        if drains.is_empty() {
+        if drains.is_empty() || super::eager::outboxes_empty(&slice, &self.outbox_slots[n]) {
             return Ok((slice, 0));
         }
         let mut global = self.start.clone();

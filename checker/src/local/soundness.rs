@@ -217,7 +217,17 @@ impl Lmc<'_, '_, '_> {
                 let mut moves: Vec<EventId> = Vec::new();
                 // Eager sends: the node's pending sends are steps of their own here, taken
                 // at any time (they leave the node's closure, so its store state, unchanged).
-                if let Some(drains) = self.drains.as_ref().map(|d| d[n].clone()) {
+                let pending = self.drains.is_some()
+                    && !super::eager::outboxes_empty(
+                        &state[self.nodes.nodes[n].slots.clone()],
+                        &self.outbox_slots[n],
+                    );
+                if let Some(drains) = self
+                    .drains
+                    .as_ref()
+                    .filter(|_| pending)
+                    .map(|d| d[n].clone())
+                {
                     for k in drains {
                         moves.push(self.intern(k, Box::new([])));
                     }
