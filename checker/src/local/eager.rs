@@ -285,7 +285,9 @@ pub fn check(
 
 /// The outbox slot and form of a drain-send transition, if it is one.
 fn drain_form(t: &Transition, free: &[u32]) -> Option<(u32, Form)> {
-    if t.where_clause.as_ref().is_some_and(reads_state) {
+    if t.where_clause.as_ref().is_some_and(reads_state)
+        || t.const_args.iter().any(|(_, e)| reads_state(e))
+    {
         return None;
     }
     let pre: Vec<&Expr> = t.pre.iter().flat_map(conjuncts).collect();

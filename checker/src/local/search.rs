@@ -46,7 +46,7 @@ pub struct Lmc<'a, 'm, 's> {
     /// Sends applied to the monotone network: (action, arguments). Two actions may share
     /// arguments (`sendAccept(i, b, v)` and `sendLearn(i, b, v)`): each is applied.
     applied: FxHashSet<(usize, Vec<Value>)>,
-    node_masks: Vec<Vec<bool>>,
+    pub(super) node_masks: Vec<Vec<bool>>,
     network_mask: Vec<bool>,
     /// The invariants checked, with their LMC-OPT shapes.
     pub(super) invariants: Vec<(usize, Option<Shape<'s>>)>,
@@ -81,9 +81,17 @@ pub struct Lmc<'a, 'm, 's> {
     pub(super) outbox_slots: Vec<Vec<u32>>,
     /// The check's verdict, for the report.
     eager_sends: Result<Vec<String>, String>,
-    /// The soundness check's closures: a node's local state (by fingerprint) to the store state
-    /// of its closure under its drain sends (`None`: not visited).
-    pub(super) closed: FxHashMap<(usize, crate::fingerprint::Fingerprint), Option<LocalId>>,
+    /// The soundness check's closures: a node's local state (by node and fingerprint) to the
+    /// fingerprint of its closure under its drain sends and the drain sends enabled in it.
+    pub(super) closed: FxHashMap<(usize, crate::fingerprint::Fingerprint), Closed>,
+}
+
+/// A node's local state as the soundness check sees it with eager sends: its closure (by
+/// fingerprint) and the drain sends enabled in it (its pending sends).
+#[derive(Debug, Clone)]
+pub(super) struct Closed {
+    pub(super) closure: crate::fingerprint::Fingerprint,
+    pub(super) pending: Vec<u32>,
 }
 
 /// Runs a local search from `start` (a start state of the model, or a state of a live run).

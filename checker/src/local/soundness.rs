@@ -23,7 +23,7 @@
 //! ([`super::LocalOptions::max_sequences`]); a check that runs out leaves its preliminary
 //! violation *unsettled*, and then the search does not claim the invariant holds.
 
-use super::search::Lmc;
+use super::search::{Closed, Lmc};
 use super::store::{EventId, LocalId};
 use super::{LocalError, LocalVerdict};
 use crate::fingerprint::{fingerprint, Fingerprint};
@@ -217,18 +217,9 @@ impl Lmc<'_, '_, '_> {
                 let mut moves: Vec<EventId> = Vec::new();
                 // Eager sends: the node's pending sends are steps of their own here, taken
                 // at any time (they leave the node's closure, so its store state, unchanged).
-                let pending = self.drains.is_some()
-                    && !super::eager::outboxes_empty(
-                        &state[self.nodes.nodes[n].slots.clone()],
-                        &self.outbox_slots[n],
-                    );
-                if let Some(drains) = self
-                    .drains
-                    .as_ref()
-                    .filter(|_| pending)
-                    .map(|d| d[n].clone())
-                {
-                    for k in drains {
+                if self.drains.is_some() {
+                    let local = self.nodes.local(n, &state);
+                    for k in self.closed_of(n, local)?.pending.clone() {
                         moves.push(self.intern(k, Box::new([])));
                     }
                 }
@@ -278,7 +269,7 @@ impl Lmc<'_, '_, '_> {
     }
 
     /// The store state of every node in a global state: of its local state's closure under its
-    /// drain sends when eager sends are on (cached), else of the local state itself.
+    /// drain sends when eager sends are on, else of the local state itself.
     fn here(&mut self, state: &State) -> Result<Vec<Option<LocalId>>, LocalError> {
         let mut out = Vec::with_capacity(self.stores.len());
         for n in 0..self.stores.len() {
@@ -287,22 +278,47 @@ impl Lmc<'_, '_, '_> {
                 out.push(self.stores[n].id_of(&local));
                 continue;
             }
-            let fp = (n, fingerprint(&local));
-            let id = match self.closed.get(&fp) {
-                Some(id) => *id,
-                None => {
-                    let (closed, _) = self.close(n, local, false)?;
-                    let id = self.stores[n].id_of(&closed);
-                    // A state not visited yet may be visited later: only hits are kept.
-                    if id.is_some() {
-                        self.closed.insert(fp, id);
-                    }
-                    id
-                }
-            };
-            out.push(id);
+            let closure = self.closed_of(n, local)?.closure;
+            out.push(self.stores[n].id_of_fingerprint(closure));
         }
         Ok(out)
+    }
+
+    /// The closure and the pending sends of node `n`'s local state `local` (cached).
+    fn closed_of(&mut self, n: usize, local: Vec<Value>) -> Result<&Closed, LocalError> {
+        let key = (n, fingerprint(&local));
+        if !self.closed.contains_key(&key) {
+            let mut pending = Vec::new();
+            if !super::eager::outboxes_empty(&local, &self.outbox_slots[n]) {
+                let mut global = self.start.clone();
+                self.nodes.put(n, &local, &mut global);
+                for &k in self.drains.iter().flat_map(|d| &d[n]) {
+                    let inst = &self.model.instances()[k as usize];
+                    if self
+                        .machine
+                        .enabled_among(
+                            &global,
+                            inst.action,
+                            &inst.args,
+                            false,
+                            Some(&self.node_masks[n]),
+                        )?
+                        .is_ok()
+                    {
+                        pending.push(k);
+                    }
+                }
+            }
+            let (closed, _) = self.close(n, local, false)?;
+            self.closed.insert(
+                key,
+                Closed {
+                    closure: fingerprint(&closed),
+                    pending,
+                },
+            );
+        }
+        Ok(&self.closed[&key])
     }
 
     /// Per local state of node `n`, the fewest recorded transitions to one of `targets`

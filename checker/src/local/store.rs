@@ -137,6 +137,11 @@ impl NodeStore {
             + self.available.len() as u64 * 4
     }
 
+    /// The id of the local state with this fingerprint, if it was visited.
+    pub fn id_of_fingerprint(&self, fp: Fingerprint) -> Option<LocalId> {
+        self.index.get(&fp).copied()
+    }
+
     /// The id of a local state, if it was visited.
     pub fn id_of(&self, slice: &[Value]) -> Option<LocalId> {
         self.index.get(&fingerprint(slice)).copied()
