@@ -60,6 +60,7 @@
 
 use super::events::EventClass;
 use super::nodes::Nodes;
+use super::shape::conjuncts;
 use crate::ir_walk::{walk_expr, walk_stmt};
 use interpreter::machine::Machine;
 use ioa_lang::ir::{
@@ -395,17 +396,6 @@ fn reads_state(e: &Expr) -> bool {
         found |= matches!(x.kind, ExprKind::Var(VarRef::State(_)));
     });
     found
-}
-
-fn conjuncts(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Binary(BinOp::And, a, b) => {
-            let mut out = conjuncts(a);
-            out.extend(conjuncts(b));
-            out
-        }
-        _ => vec![e],
-    }
 }
 
 /// Whether expression `e` mentions an outbox.
