@@ -169,11 +169,16 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
             Verdict::Proved if attempt.bound.is_some() => {}
             Verdict::Proved => {
                 // Naming the core costs about what the proof did (often more); a proof that took
-                // more than the core's cap is not repeated.
+                // more than the core's cap is not repeated. The core's checks are bounded by
+                // their own resource budgets, under a safety limit of their own: the
+                // obligation's wall clock (a few seconds for the export's hints) must not make
+                // the core depend on the machine's load.
                 let core = if tried.spent <= CORE_MAX_UNITS {
                     let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
-                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &deadline).0)
-                        .or_else(|| core_by_deletion(ob, attempt, tried.spent, &deadline))
+                    let limit =
+                        Deadline::after(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS));
+                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &limit).0)
+                        .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
                 } else {
                     None
                 };
