@@ -104,32 +104,14 @@ fn local_and_global_agree_and_local_runs_replay() {
 /// reach the violation's depth (18 steps), so the comparison is the ignored test below.
 #[test]
 fn low_majority_paxos_violation_is_confirmed_and_replays() {
-    let trace = scratch("local-tests", "low-majority-local.json");
-    let trace_arg = trace.display().to_string();
-    let (code, _, err) = ioa(&[
-        "explore",
-        LOW_MAJORITY,
-        "--automaton",
-        "LmcPaxos",
-        "--param",
-        "proposers=2",
-        "--local",
-        "--trace",
-        &trace_arg,
-    ]);
-    assert_eq!(code, 1, "{err}");
+    let (err, replayed) = low_majority_run("low-majority-local.json", &["--local"]);
     assert!(err.contains("confirmed violation"), "{err}");
     assert!(err.contains("eager sends: on"), "{err}");
-    let (r_code, _, r_err) = ioa(&["replay", &trace_arg]);
-    assert_eq!(r_code, 1, "{r_err}");
     assert!(
-        r_err.starts_with("error[E0521]: invariant `Agreement` is violated"),
-        "{r_err}"
+        replayed.starts_with("error[E0521]: invariant `Agreement` is violated"),
+        "{replayed}"
     );
 }
-
-/// The Paxos with quorums of one node.
-const LOW_MAJORITY: &str = "tests/data/local/lmc_paxos_low_majority.ioa";
 
 /// The global explorer finds the low-majority violation too, at the same depth as the run LMC
 /// confirms (both 18 steps: breadth-first search finds a shortest one, and LMC's run is one).
@@ -138,21 +120,30 @@ const LOW_MAJORITY: &str = "tests/data/local/lmc_paxos_low_majority.ioa";
 #[test]
 #[ignore]
 fn low_majority_paxos_violation_is_found_by_global_search_too() {
-    let common = [
+    let (_, replayed) = low_majority_run("low-majority-global.json", &["--quiet"]);
+    assert!(replayed.contains("is violated after step 18"), "{replayed}");
+}
+
+/// `ioa explore` (with `extra` options) on the Paxos with quorums of one node and two
+/// proposals, which must find a violation; its trace is replayed, which must fail too. Returns
+/// the two standard errors.
+fn low_majority_run(trace_name: &str, extra: &[&str]) -> (String, String) {
+    let trace = scratch("local-tests", trace_name);
+    let trace_arg = trace.display().to_string();
+    let mut args = vec![
         "explore",
-        LOW_MAJORITY,
+        "tests/data/local/lmc_paxos_low_majority.ioa",
         "--automaton",
         "LmcPaxos",
         "--param",
         "proposers=2",
+        "--trace",
+        &trace_arg,
     ];
-    let g_trace = scratch("local-tests", "low-majority-global.json");
-    let g_arg = g_trace.display().to_string();
-    let mut global = common.to_vec();
-    global.extend(["--trace", &g_arg, "--quiet"]);
-    let (g_code, _, g_err) = ioa(&global);
-    assert_eq!(g_code, 1, "{g_err}");
-    let (r_code, _, r_err) = ioa(&["replay", &g_arg]);
+    args.extend(extra);
+    let (code, _, err) = ioa(&args);
+    assert_eq!(code, 1, "{err}");
+    let (r_code, _, r_err) = ioa(&["replay", &trace_arg]);
     assert_eq!(r_code, 1, "{r_err}");
-    assert!(r_err.contains("is violated after step 18"), "{r_err}");
+    (err, r_err)
 }
