@@ -34,7 +34,7 @@ report() {
   IFS=$'\t' read -r gv gs gt gd gsec <<<"$g"
   row "$name" "LMC (local)" "$ls" "$lt" "$ld" "$(printf %.3f "$lsec")" "$lv; $lsys sys, $lsc calls"
   row "" "global BFS" "$gs" "$gt" "$gd" "$(printf %.3f "$gsec")" "$gv"
-  row "" "global/local" "" "$(echo "scale=1; $gt / $lt" | bc)x" "" "$(echo "scale=1; $gsec / $lsec" | bc)x" "LMC memory $((lbytes / 1024)) KiB"
+  row "" "global/local" "" "$(echo "scale=2; $gt / $lt" | bc)x" "" "$(echo "scale=2; $gsec / $lsec" | bc)x" "LMC memory $((lbytes / 1024)) KiB"
 }
 
 report "§5.1 one proposal" "$(run "$MODEL" --automaton LmcPaxos --param proposers=1)"
