@@ -10,65 +10,22 @@
 //! Output is snapshotted with `--quiet`, which leaves out the timing line; paths of temporary
 //! files are shown as `$TMP/…`.
 
+mod common;
+
+use common::Outcome;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// The package root; the binary runs here, so paths in its output are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// What one run of the binary did.
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    /// Standard output and standard error, labelled, for snapshots.
-    fn both(&self) -> String {
-        format!(
-            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-}
+/// The group of these tests' scratch directories (written `$TMP` in their output).
+const GROUP: &str = "explore-tests";
 
 /// A directory for the files of one test, emptied first.
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("explore-tests")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch directory");
-    dir
+    common::scratch_dir(GROUP, test)
 }
 
 /// Runs `ioa ARGS…` in the package root.
 fn ioa<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("start ioa");
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explore-tests");
-    let normalise = |b: &[u8]| {
-        String::from_utf8_lossy(b)
-            .replace(tmp.to_str().expect("UTF-8 path"), "$TMP")
-            .replace(ROOT, "$ROOT")
-    };
-    let o = Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: normalise(&out.stdout),
-        stderr: normalise(&out.stderr),
-    };
-    assert!(
-        !o.stderr.contains("panicked") && o.code != 101,
-        "ioa panicked:\n{}",
-        o.both()
-    );
-    o
+    common::ioa_in(GROUP, args)
 }
 
 /// `ioa explore ARGS… --color never`.

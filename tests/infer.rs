@@ -2,27 +2,14 @@
 //! would, on the consensus examples (the paper's Global1 and Cons) and on
 //! `tests/data/infer/counter.ioa` and `maps.ioa` (maps, key sets, action splits).
 
+mod common;
+
+use common::{Outcome, ROOT};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The package root; the binary runs here, so paths are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// What one run of the binary did.
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn both(&self) -> String {
-        format!(
-            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-}
+/// The group of these tests' scratch directories.
+const GROUP: &str = "infer-tests";
 
 /// Runs `ioa infer ARGS… --no-explore` in the package root: the detector alone, whose output
 /// does not depend on how far a time-bounded exploration gets. The precision stage's tests use
@@ -35,35 +22,15 @@ fn infer(args: &[&str]) -> Outcome {
 
 /// Runs `ioa infer ARGS…` in the package root.
 fn infer_explored(args: &[&str]) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .arg("infer")
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("start ioa");
-    let o = Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !o.stderr.contains("panicked") && o.code != 101,
-        "ioa panicked:\n{}",
-        o.both()
-    );
-    o
+    let mut all = vec!["infer"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--color", "never"]);
+    common::ioa_in(GROUP, &all)
 }
 
 /// A directory for one test's files, emptied first.
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("infer-tests")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch directory");
-    dir
+    common::scratch_dir(GROUP, test)
 }
 
 const GLOBAL1: &str = "examples/consensus/global1_schedules.ioa";

@@ -17,71 +17,23 @@
 
 mod common;
 
-use common::Case;
+use common::{Case, Outcome};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The package root; the binary runs here, so paths in its output are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use common::ROOT;
 
-/// What one run of the binary did.
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    /// Standard output and standard error, labelled, for snapshots.
-    fn both(&self) -> String {
-        format!(
-            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-
-    /// Fails with the whole output if the process panicked.
-    fn assert_no_panic(&self) {
-        assert!(
-            !self.stderr.contains("panicked") && self.code != 101,
-            "ioa panicked:\n{}",
-            self.both()
-        );
-    }
-}
+/// The group of these tests' scratch directories (written `$TMP` in their output).
+const GROUP: &str = "run-tests";
 
 /// A directory for the trace files of one test, emptied first.
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("run-tests")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch directory");
-    dir
+    common::scratch_dir(GROUP, test)
 }
 
 /// Runs `ioa ARGS…` in the package root. Temporary paths in the output become `$TMP`.
 fn ioa<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("start ioa");
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests");
-    let normalise = |b: &[u8]| {
-        String::from_utf8_lossy(b)
-            .replace(tmp.to_str().expect("UTF-8 path"), "$TMP")
-            .replace(ROOT, "$ROOT")
-    };
-    let o = Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: normalise(&out.stdout),
-        stderr: normalise(&out.stderr),
-    };
-    o.assert_no_panic();
-    o
+    common::ioa_in(GROUP, args)
 }
 
 /// `ioa run ARGS… --color never`.

@@ -4,54 +4,25 @@
 //! that they hold every run, that `ioa infer --daikon` writes the same bytes, and that the ITF
 //! traces replay.
 
+mod common;
+
+use common::{Outcome, ROOT};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The group of these tests' scratch directories.
+const GROUP: &str = "trace-tests";
 
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Outcome {
-    fn both(&self) -> String {
-        format!(
-            "exit code: {}\n--- stdout\n{}--- stderr\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-}
-
+/// Runs `ioa ARGS… --color never` in the package root.
 fn ioa(args: &[&str]) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("start ioa");
-    let o = Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !o.stderr.contains("panicked") && o.code != 101,
-        "ioa panicked:\n{}",
-        o.both()
-    );
-    o
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--color", "never"]);
+    common::ioa_in(GROUP, &all)
 }
 
+/// A directory for one test's files, emptied first.
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("trace-tests")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch directory");
-    dir
+    common::scratch_dir(GROUP, test)
 }
 
 const CONS: &str = "examples/consensus/cons_schedules.ioa";

@@ -32,6 +32,64 @@ pub fn ioa(args: &[&str]) -> (i32, String, String) {
     (code, stdout, stderr)
 }
 
+/// What one run of the binary did.
+pub struct Outcome {
+    /// The exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output, with the package root and the test group's scratch directory replaced.
+    pub stdout: String,
+    /// Standard error, likewise.
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// Standard output and standard error, labelled, for snapshots.
+    pub fn both(&self) -> String {
+        labelled(self.code, &self.stdout, &self.stderr)
+    }
+}
+
+/// Runs `ioa ARGS…` in the package root (no colour, no backtraces) for the tests of `group`:
+/// the package root is written `$ROOT` and the group's scratch directory (see
+/// [`scratch_dir`]) `$TMP`. Fails the test if `ioa` panicked.
+pub fn ioa_in<S: AsRef<std::ffi::OsStr>>(group: &str, args: &[S]) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(args)
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("start ioa");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(group);
+    let normalise = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace(tmp.to_str().expect("UTF-8 path"), "$TMP")
+            .replace(ROOT, "$ROOT")
+    };
+    let o = Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: normalise(&out.stdout),
+        stderr: normalise(&out.stderr),
+    };
+    assert!(
+        !o.stderr.contains("panicked") && o.code != 101,
+        "ioa panicked:\n{}",
+        o.both()
+    );
+    o
+}
+
+/// A directory for the files of test `test` in the group `group` of Cargo's target temporary
+/// directory, emptied first.
+pub fn scratch_dir(group: &str, test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(group)
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch directory");
+    dir
+}
+
 /// The counters of an `ioa explore --format json` report that must not depend on how the
 /// search ran (one process or several, the visited set in memory or spilled to disk).
 pub const EXPLORE_COUNTS: [&str; 6] = [
