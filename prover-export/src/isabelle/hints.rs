@@ -294,3 +294,64 @@ fn proved_as_ioa_prove(
         }
     }
 }
+
+/// The cores of one action's simulation cases, one per case of its proof block: Z3's
+/// obligations run over the action's `transitions` transition cases (a composite's components
+/// sharing the action), each through every case of the proof block, while the Isabelle step
+/// lemma covers all transition cases in each of its leaves. A leaf's core is then the union of
+/// its case's cores over the transitions, not known when one of them is not. Cores that do not
+/// divide evenly are returned as they are (the export then unfolds every invariant).
+pub fn cores_per_leaf(
+    cores: &[Option<Vec<String>>],
+    transitions: usize,
+) -> Vec<Option<Vec<String>>> {
+    if transitions <= 1 || cores.is_empty() || cores.len() % transitions != 0 {
+        return cores.to_vec();
+    }
+    let per = cores.len() / transitions;
+    (0..per)
+        .map(|leaf| {
+            let mut union: Vec<String> = Vec::new();
+            for t in 0..transitions {
+                for name in cores[t * per + leaf].as_ref()? {
+                    if !union.contains(name) {
+                        union.push(name.clone());
+                    }
+                }
+            }
+            Some(union)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cores_per_leaf;
+
+    fn core(names: &[&str]) -> Option<Vec<String>> {
+        Some(names.iter().map(|n| n.to_string()).collect())
+    }
+
+    #[test]
+    fn a_leaf_takes_the_union_of_its_case_over_the_transitions() {
+        // Two transitions (LCR's `send`: the input case, the process's case), two proof cases.
+        let cores = [core(&[]), core(&["A"]), core(&["R"]), core(&["A", "B"])];
+        assert_eq!(
+            cores_per_leaf(&cores, 2),
+            vec![core(&["R"]), core(&["A", "B"])]
+        );
+    }
+
+    #[test]
+    fn a_leaf_with_one_unknown_case_has_no_core() {
+        let cores = [core(&["A"]), None];
+        assert_eq!(cores_per_leaf(&cores, 2), vec![None]);
+    }
+
+    #[test]
+    fn cores_that_do_not_divide_evenly_are_kept() {
+        let cores = [core(&["A"]), core(&["B"]), core(&["C"])];
+        assert_eq!(cores_per_leaf(&cores, 2), cores.to_vec());
+        assert_eq!(cores_per_leaf(&cores, 1), cores.to_vec());
+    }
+}

@@ -304,9 +304,19 @@ pub fn simulation_theory(
         simp.extend(act.defs.iter().cloned());
         // What Z3 needed in each case of this entry; used only when its cases and the leaves
         // of the script correspond one to one.
+        let transitions = match &spec.automata[a.id.0 as usize].body {
+            AutomatonBody::Primitive(p) => p
+                .transitions
+                .iter()
+                .filter(|t| {
+                    spec.automata[a.id.0 as usize].actions[t.action.0 as usize].name == act.name
+                })
+                .count(),
+            _ => 1,
+        };
         let cores = sim_index
             .and_then(|k| hints.sim_cores(k, &act.name))
-            .map(|c| c.to_vec())
+            .map(|c| super::hints::cores_per_leaf(c, transitions))
             .unwrap_or_default();
         let inv_defs = invs.as_ref().map(|i| InvariantDefs {
             all: format!("{i}_defs"),
