@@ -5,6 +5,9 @@
 //! `x`). Runs LCR with n = 3 and 4 and `tests/data/compose/pool.ioa` (a two-case input, an input
 //! every family member takes through a loop, a hidden action, an index-dependent initial value).
 
+mod common;
+
+use common::{ioa, ROOT};
 use interpreter::eval::NoChoice;
 use interpreter::family::members;
 use interpreter::machine::{Machine, State};
@@ -16,8 +19,6 @@ use ioa_lang::loader::{normalise, FileSystem};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
-
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 struct Disk;
 
@@ -225,20 +226,6 @@ fn pool_and_its_flattening_agree_step_by_step() {
     }
 }
 
-/// Runs the `ioa` command from the package root.
-fn ioa(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("ioa runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// `obligation: verdict` lines of a JSON report (times vary, verdicts must not).
 fn verdicts(json: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(json).expect("a JSON report");
@@ -321,7 +308,7 @@ fn what_cannot_be_flattened_is_a_diagnostic_at_the_source() {
             .unwrap()
             .to_string();
         let expected = path.file_name().unwrap().to_str().unwrap()[..4].to_string();
-        let (code, out, err) = ioa(&["prove", &rel, "--color", "never"]);
+        let (code, out, err) = ioa(&["prove", &rel]);
         assert_eq!(code, 1, "{out}\n{err}");
         assert!(err.contains(&format!("error[E{expected}]")), "{err}");
         assert_eq!(err.matches("error[").count(), 1, "reported once: {err}");
@@ -367,8 +354,6 @@ fn ioa_verify_runs_a_composite_and_proves_on_its_flattening() {
         "LeaderHasMaxUid",
         "--param",
         "n=3",
-        "--color",
-        "never",
     ]);
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(

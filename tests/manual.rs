@@ -10,27 +10,10 @@
 //! A model's first `% explore:` line gives the explorer's arguments (`--automaton A --param
 //! n=3`, split at spaces); its universe is `MODEL.universe` beside it when it needs one.
 
+mod common;
+
+use common::{ioa, ROOT};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// The package root; the binary runs here, so paths in its output are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// Runs `ioa ARGS…` in the package root: exit code, stdout, stderr.
-fn ioa(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("start ioa");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// The model's path relative to the package root.
 fn relative(path: &Path) -> String {
