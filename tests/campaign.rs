@@ -7,37 +7,22 @@
 //! merged report's verdict, first failure and totals are an insta snapshot (they pin the run
 //! and seed of the first failure and the step counts).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-/// The package root; the binary runs here, so paths in reports are relative.
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use std::path::{Path, PathBuf};
+
+/// The group of these tests' scratch directories.
+const GROUP: &str = "campaign-tests";
 
 /// Runs `ioa ARGS…`; returns the exit code and standard error.
 fn ioa(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(args)
-        .current_dir(ROOT)
-        .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("ioa runs");
-    let code = out.status.code().unwrap_or(-1);
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(
-        !stderr.contains("panicked") && code != 101,
-        "ioa panicked:\n{stderr}"
-    );
-    (code, stderr)
+    let o = common::ioa_in(GROUP, args);
+    (o.code, o.stderr)
 }
 
+/// A directory for one campaign's reports, emptied first.
 fn scratch(case: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("campaign-tests")
-        .join(case);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    common::scratch_dir(GROUP, case)
 }
 
 fn path_str(p: &Path) -> &str {
