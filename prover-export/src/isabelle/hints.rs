@@ -11,9 +11,11 @@
 //! no proof within the export's budget): the export does not state those as
 //! lemmas (see `invariants`), so that every lemma of a theory is one that holds.
 
+use super::expr::walk;
 use crate::obligations::{invariant, simulation, Assumptions, Obligation};
 use crate::solve::{self, budget, budget::Budget, Verdict};
-use ioa_lang::ir::{AutomatonId, Spec};
+use ioa_lang::ir::{AutomatonBody, AutomatonId, BinOp, Expr, ExprKind, Spec, Type, VarRef};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The invariants each invariant step needs, by (index of the invariant in `spec.invariants`,
@@ -29,12 +31,27 @@ pub struct Hints {
     /// of each case of the proof block's entry, in the order of its branches (`None`: Z3 did not
     /// name the core of that case).
     sim_cores: BTreeMap<(usize, String), Vec<Option<Vec<String>>>>,
+    /// Per (simulation, action, case) whose whole core Z3 did not name and whose path assumes
+    /// `∃ x: T` with T compared by a field: the unsat core of each order sub-obligation
+    /// (`None`: not proved, or no core named), see [`simulation::OrderSplit`].
+    sim_order_cores: BTreeMap<(usize, String, usize), Vec<OrderAnswer>>,
     /// The invariants (by index in `spec.invariants`) whose start obligation Z3 did not prove.
     start_unproved: BTreeSet<usize>,
     /// The simulations (by index in `spec.simulations`) whose start obligation Z3 did not prove.
     sim_start_unproved: BTreeSet<usize>,
     /// The steps (simulation index, action) of which Z3 did not prove every case.
     sim_step_unproved: BTreeSet<(usize, String)>,
+}
+
+/// What Z3 answered for one order sub-obligation of a simulation case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderAnswer {
+    /// How the witness's field compares with the parameter's.
+    pub order: Ordering,
+    /// `None`: the case's goal; `Some(slot)`: "the older is not in state variable `slot`".
+    pub settled: Option<u32>,
+    /// The unsat core when Z3 proved it and named one.
+    pub core: Option<Vec<String>>,
 }
 
 /// What Z3 answered for the step of one invariant at one action (all of its cases together).
@@ -67,6 +84,14 @@ impl Hints {
     pub fn sim_cores(&self, sim: usize, action: &str) -> Option<&[Option<Vec<String>>]> {
         self.sim_cores
             .get(&(sim, action.to_string()))
+            .map(|v| v.as_slice())
+    }
+
+    /// The cores of the order sub-obligations of case `case` (counted from 0) of simulation
+    /// number `sim`'s step at `action`, when they were asked.
+    pub fn sim_order_cores(&self, sim: usize, action: &str, case: usize) -> Option<&[OrderAnswer]> {
+        self.sim_order_cores
+            .get(&(sim, action.to_string(), case))
             .map(|v| v.as_slice())
     }
 
@@ -219,8 +244,163 @@ impl Hints {
                 .or_default()
                 .push(core);
         }
+        hints.ask_order_cases(spec, recheck_rlimit);
         hints
     }
+
+    /// For every simulation case Z3 proved without naming its core, whose path assumes an
+    /// `∃` over a tuple type compared by a field of which the action has a parameter: asks Z3
+    /// the three order sub-obligations (see [`simulation::order_split`]) and keeps their cores.
+    fn ask_order_cases(&mut self, spec: &Spec, recheck_rlimit: u64) {
+        let mut asked: Vec<(usize, String, simulation::OrderCase)> = Vec::new();
+        for (k, sim) in spec.simulations.iter().enumerate() {
+            let Ok(ts) = invariant::transitions(spec, sim.from) else {
+                continue;
+            };
+            let fields = compared_fields(spec, sim.from);
+            let actions = &spec.automata[sim.from.0 as usize].actions;
+            for (t_index, t) in ts.iter().enumerate() {
+                let action = &actions[t.action.0 as usize];
+                if ts.iter().filter(|u| u.action == t.action).count() != 1 {
+                    continue;
+                }
+                let Some(cores) = self.sim_cores.get(&(k, action.name.clone())) else {
+                    continue;
+                };
+                if !cores.iter().any(|c| c.is_none()) || self.sim_step_unproved(k, &action.name) {
+                    continue;
+                }
+                let split = fields.iter().find_map(|(ty, field)| {
+                    let param = action.params.iter().position(|p| p.ty == *ty)?;
+                    Some(simulation::OrderSplit {
+                        ty: ty.clone(),
+                        field: *field,
+                        param: param as u32,
+                        settle: escape_sets(spec, sim.from, ty),
+                    })
+                });
+                let Some(split) = split else { continue };
+                let Ok(parts) =
+                    simulation::order_split(spec, k, t_index, &split, &Assumptions::AsDeclared)
+                else {
+                    continue;
+                };
+                asked.extend(
+                    parts
+                        .into_iter()
+                        .filter(|p| cores.get(p.case).is_some_and(|c| c.is_none()))
+                        .map(|p| (k, action.name.clone(), p)),
+                );
+            }
+        }
+        use rayon::prelude::*;
+        let budget = Budget::new(
+            ORDER_RLIMIT.max(recheck_rlimit),
+            std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
+        );
+        let answers: Vec<Option<Vec<String>>> = asked
+            .par_iter()
+            .map(|(_, _, p)| {
+                let outcome =
+                    solve::check_naming_core(spec, &p.obligation, &budget, ORDER_CORE_UNITS);
+                match outcome.verdict {
+                    Verdict::Proved => outcome.core,
+                    _ => None,
+                }
+            })
+            .collect();
+        for ((k, action, p), core) in asked.into_iter().zip(answers) {
+            self.sim_order_cores
+                .entry((k, action, p.case))
+                .or_default()
+                .push(OrderAnswer {
+                    order: p.order,
+                    settled: p.settled,
+                    core,
+                });
+        }
+    }
+}
+
+/// Z3 resource units for each order sub-obligation: `ioa prove`'s default budget (their proofs
+/// take 4–8 million units on the bundled consensus simulation, and the portfolio's seed that
+/// proves may be the third).
+pub const ORDER_RLIMIT: u64 = 50_000_000;
+
+/// The most units the check naming an order sub-obligation's core may take.
+pub const ORDER_CORE_UNITS: u64 = 20_000_000;
+
+/// The state variables `X` (slots) of automaton `a` that occur as `x ∈ X`, `x` of type `ty`,
+/// in the conclusion of an implication whose premise compares fields of `ty` by order (in its
+/// preconditions and invariants): the escape disjuncts of order formulas such as
+/// `∀ x (x.f < y.f ⇒ … ∨ x ∈ X)`.
+pub fn escape_sets(spec: &Spec, a: AutomatonId, ty: &Type) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    let ordered = |e: &Expr| {
+        let mut found = false;
+        walk(e, &mut |x: &Expr| {
+            if let ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, l, _) = &x.kind {
+                if let ExprKind::Field(t, _) = &l.kind {
+                    found |= t.ty == *ty;
+                }
+            }
+        });
+        found
+    };
+    let mut note = |e: &Expr| {
+        if let ExprKind::Binary(BinOp::Implies, l, r) = &e.kind {
+            if ordered(l) {
+                walk(r, &mut |x: &Expr| {
+                    if let ExprKind::Binary(BinOp::In, m, set) = &x.kind {
+                        if let ExprKind::Var(VarRef::State(slot)) = &set.kind {
+                            if m.ty == *ty && !out.contains(slot) {
+                                out.push(*slot);
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    };
+    if let AutomatonBody::Primitive(p) = &spec.automata[a.0 as usize].body {
+        for tr in &p.transitions {
+            for pre in &tr.pre {
+                walk(pre, &mut note);
+            }
+        }
+    }
+    for inv in spec.invariants.iter().filter(|x| x.automaton == a) {
+        walk(&inv.body, &mut note);
+    }
+    out
+}
+
+/// The (tuple type, field index) pairs compared by `<`, `≤`, `>` or `≥` in the preconditions
+/// and invariants of automaton `a`, in the order they occur.
+pub fn compared_fields(spec: &Spec, a: AutomatonId) -> Vec<(Type, u32)> {
+    let mut out: Vec<(Type, u32)> = Vec::new();
+    let mut note = |e: &Expr| {
+        if let ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, l, r) = &e.kind {
+            for side in [l, r] {
+                if let ExprKind::Field(t, k) = &side.kind {
+                    if matches!(t.ty, Type::Named(_)) && !out.contains(&(t.ty.clone(), *k)) {
+                        out.push((t.ty.clone(), *k));
+                    }
+                }
+            }
+        }
+    };
+    if let AutomatonBody::Primitive(p) = &spec.automata[a.0 as usize].body {
+        for tr in &p.transitions {
+            for pre in &tr.pre {
+                walk(pre, &mut note);
+            }
+        }
+    }
+    for inv in spec.invariants.iter().filter(|x| x.automaton == a) {
+        walk(&inv.body, &mut note);
+    }
+    out
 }
 
 /// How an obligation of the export ended: proved (within the hint budget or on recheck), or not.

@@ -131,6 +131,25 @@ struct Tried {
 /// in Z3's resource units, so the verdict is the same at any machine load; the wall-clock limit
 /// only stops a runaway check, and its expiry is reported as [`Verdict::Timeout`].
 pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
+    check_inner(spec, ob, budget, CORE_MAX_UNITS, false)
+}
+
+/// As [`check`], but a proof that took up to `core_max` units gets its unsat core named (twice
+/// what the proof took, at most `core_max`), with the random seed and instantiation mode of the
+/// attempt that proved it (a core check with another seed may not finish where the proof did).
+/// The Isabelle export asks its order sub-obligations this way (their proofs take millions of
+/// units, and only their cores make the leaves small).
+pub fn check_naming_core(spec: &Spec, ob: &Obligation, budget: &Budget, core_max: u64) -> Outcome {
+    check_inner(spec, ob, budget, core_max, true)
+}
+
+fn check_inner(
+    spec: &Spec,
+    ob: &Obligation,
+    budget: &Budget,
+    core_max: u64,
+    seeded: bool,
+) -> Outcome {
     let deadline = Deadline::after(budget.wall);
     let mut spent = 0u64;
     let mut last = Verdict::Exhausted;
@@ -169,9 +188,17 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
             Verdict::Proved => {
                 // Naming the core costs about what the proof did (often more); a proof that took
                 // more than the core's cap is not repeated.
-                let core = if tried.spent <= CORE_MAX_UNITS {
-                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
-                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &deadline).0)
+                let core = if tried.spent <= core_max {
+                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, core_max);
+                    let plain = Attempt {
+                        seed: 0,
+                        mbqi: true,
+                        bound: None,
+                    };
+                    let how = if seeded { attempt } else { &plain };
+                    z3::with_z3_config(&z3::Config::new(), || {
+                        unsat_core_as(ob, units, &deadline, how).0
+                    })
                 } else {
                     None
                 };
@@ -219,6 +246,21 @@ const CORE_MAX_UNITS: u64 = 2_000_000;
 /// quantified obligations than with assumptions; this second check only names what was used,
 /// and `None` says it ran out of its budget. Returns the core and the units spent.
 pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<Vec<String>>, u64) {
+    let plain = Attempt {
+        seed: 0,
+        mbqi: true,
+        bound: None,
+    };
+    unsat_core_as(ob, units, deadline, &plain)
+}
+
+/// [`unsat_core`] with the seed and instantiation mode of `how`.
+fn unsat_core_as(
+    ob: &Obligation,
+    units: u64,
+    deadline: &Deadline,
+    how: &Attempt,
+) -> (Option<Vec<String>>, u64) {
     if ob.hypotheses.is_empty() {
         return (Some(vec![]), 0);
     }
@@ -226,6 +268,12 @@ pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<V
     let mut params = Params::new();
     params.set_u32("rlimit", budget::param(units));
     params.set_u32("timeout", deadline.millis_left());
+    if !how.mbqi {
+        params.set_bool("mbqi", false);
+    }
+    if how.seed != 0 {
+        params.set_u32("random_seed", how.seed);
+    }
     // No `core.minimize`: Z3 4.8.12 minimises outside its resource and time limits (a
     // simulation step spent minutes there).
     solver.set_params(&params);
