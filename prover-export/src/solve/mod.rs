@@ -196,8 +196,15 @@ fn check_inner(
                         bound: None,
                     };
                     let how = if seeded { attempt } else { &plain };
+                    // A long proof leaves little of the wall-clock limit: the seeded core check
+                    // (of a proof that took millions of units) gets a limit of its own.
+                    let core_deadline = if seeded {
+                        Deadline::after(budget.wall)
+                    } else {
+                        deadline
+                    };
                     z3::with_z3_config(&z3::Config::new(), || {
-                        unsat_core_as(ob, units, &deadline, how).0
+                        unsat_core_as(ob, units, &core_deadline, how).0
                     })
                 } else {
                     None
