@@ -472,3 +472,19 @@ fn three_mutations_are_refuted_with_counterexamples() {
         }
     }
 }
+
+/// A proof whose core Z3 cannot name with the hypotheses assumed within the core check's budget
+/// (LCR's `QueueAboveOwnUid` at the process side of `send`: 1.2 million units with assumptions,
+/// 33 thousand with the guards asserted) gets its core by leaving the hypotheses out one at a
+/// time: the two it needs, where it named none before (`null`).
+#[test]
+fn a_core_too_costly_to_assume_is_found_by_deletion() {
+    let (code, json) = prove_json(&["examples/lcr/lcr.ioa", "--invariant", "QueueAboveOwnUid"]);
+    assert_eq!(code, 0, "{}", table(&json));
+    let send = verdict(&json, "QueueAboveOwnUid step send case P");
+    assert_eq!(send["assumed"].as_array().map(|a| a.len()), Some(7));
+    assert_eq!(
+        send["used"],
+        serde_json::json!(["UidIsIndex", "SendHoldsOwnOrMax"])
+    );
+}

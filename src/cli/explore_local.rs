@@ -44,6 +44,10 @@ pub struct LocalArgs {
     /// With --local: global states the soundness check may visit per preliminary violation.
     #[arg(long, requires = "local", default_value_t = 1_000_000)]
     pub max_sequences: u64,
+    /// With --local: explore every send as an event of its own, even when the model passes the
+    /// check that lets a node fire its queued sends as part of the event that queued them.
+    #[arg(long, requires = "local")]
+    pub no_eager_sends: bool,
 }
 
 fn usage(message: String) -> ExitCode {
@@ -71,6 +75,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         max_sequences: args.local.max_sequences,
         optimise: !args.local.all_combinations,
         strict: !args.invariants.is_empty(),
+        eager_sends: !args.local.no_eager_sends,
     };
     let report = match run_local(&model, start.state.clone(), local_options) {
         Ok(r) => r,
@@ -83,6 +88,9 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             "local model checking of {aut}: {}; {strategy}\n",
             nodes_line(&report)
         ));
+    }
+    if args.format == Format::Text {
+        print_stderr(&format!("{}\n", eager_line(&report)));
     }
     if args.format == Format::Text {
         for (k, component) in &report.left_out {
@@ -189,6 +197,17 @@ fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
     }
 }
 
+/// Whether eager sends were applied, and if not, why.
+fn eager_line(report: &LocalReport) -> String {
+    match &report.eager_sends {
+        Ok(outboxes) => format!(
+            "eager sends: on (outboxes {} drained as part of the event that fills them)",
+            outboxes.join(", ")
+        ),
+        Err(reason) => format!("eager sends: off ({reason}); every send is explored as an event"),
+    }
+}
+
 fn nodes_line(report: &LocalReport) -> String {
     format!(
         "{} ({}), network {}",
@@ -232,11 +251,16 @@ fn stats_lines(report: &LocalReport) -> Vec<String> {
     let total = s.total_local_states();
     vec![
         format!(
-            "local states {} = {} ({} per node); {} executed; {} sent, {} deliveries",
+            "local states {} = {} ({} per node); {} executed{}; {} sent, {} deliveries",
             thousands(total),
             per_node.join(" + "),
             if per_node.len() == 1 { "one node" } else { "one" },
             count(s.transitions, "transition"),
+            if s.eager_sends > 0 {
+                format!(" ({} eager sends)", thousands(s.eager_sends))
+            } else {
+                String::new()
+            },
             count(s.messages, "message"),
             thousands(s.deliveries)
         )
@@ -469,12 +493,17 @@ fn json(
         "run_steps": run.map(|r| r.trace.steps.len()),
         "local_states": s.local_states,
         "transitions": s.transitions,
+        "eager_sends_fired": s.eager_sends,
         "messages": s.messages,
         "system_states": s.system_states,
         "preliminary_violations": s.preliminary,
         "soundness_calls": s.soundness_calls,
         "sequences": s.sequences,
         "unsettled": s.unsettled,
+        "eager_sends": match &report.eager_sends {
+            Ok(outboxes) => serde_json::json!({ "applied": true, "outboxes": outboxes }),
+            Err(reason) => serde_json::json!({ "applied": false, "reason": reason }),
+        },
         "event_depth": s.event_depth(),
         "bytes": s.bytes,
         "seconds": s.elapsed.as_secs_f64(),

@@ -108,6 +108,8 @@ const BASE_FACTS: &[&str] = &[
     "mod_pred_ring",
     "ring_mod",
     "all_int_index",
+    "hd_tl_conv_nth",
+    "tl_Nil_iff",
 ];
 
 /// Greek letters the export uses as variable names.
@@ -791,10 +793,11 @@ fn check_theory(
                 }
                 if in_facts {
                     let f = w.trim_end_matches(':');
-                    // A datatype's exhaustion rule, and a case's fact named after its
+                    // A datatype's exhaustion and distinctness rules, and a case's fact named after its
                     // constructor (`case (C x)` then `from step C`).
                     let datatype_fact = f
                         .strip_suffix(".exhaust")
+                        .or_else(|| f.strip_suffix(".distinct"))
                         .is_some_and(|t| types.contains(t));
                     if !(facts.contains(f)
                         || local_facts.contains(f)

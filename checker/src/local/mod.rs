@@ -9,6 +9,8 @@
 //! - [`search`]: the loop of Fig. 9: a delivery is tried only on local states added since its
 //!   last try, local events once per local state; sends grow the monotone network;
 //! - [`shape`]: which invariants qualify, and the LMC-OPT filter read off their shape;
+//! - [`eager`]: eager sends, a reduction that fires a node's queued sends as part of the event
+//!   that queued them, used when a check on the model's text shows it loses nothing;
 //! - [`combine`]: building system states from local states to check invariants;
 //! - [`soundness`]: for a preliminary violation, a directed search of the real system (network
 //!   included) that takes only the recorded node transitions leading to the violating local
@@ -24,6 +26,7 @@
 //! soundness check, which runs the real system.
 
 pub mod combine;
+pub mod eager;
 pub mod events;
 pub mod nodes;
 pub mod search;
@@ -54,6 +57,8 @@ pub struct LocalOptions {
     pub optimise: bool,
     /// Refuse (rather than leave out, with a note) invariants that read network state.
     pub strict: bool,
+    /// Fire drain sends eagerly when [`eager::check`] shows it is sound.
+    pub eager_sends: bool,
 }
 
 impl Default for LocalOptions {
@@ -66,6 +71,7 @@ impl Default for LocalOptions {
             max_sequences: 1_000_000,
             optimise: true,
             strict: false,
+            eager_sends: true,
         }
     }
 }
@@ -75,8 +81,10 @@ impl Default for LocalOptions {
 pub struct LocalStats {
     /// Local states per node.
     pub local_states: Vec<u64>,
-    /// Node events executed (transitions of local states).
+    /// Node events executed (transitions of local states), eager sends included.
     pub transitions: u64,
+    /// Of those, sends fired eagerly ([`eager`]).
+    pub eager_sends: u64,
     /// System states built to check invariants.
     pub system_states: u64,
     /// System states that violated an invariant before the soundness check.
@@ -174,4 +182,6 @@ pub struct LocalReport {
     pub network: Vec<String>,
     /// Invariants left out because they read network state: (invariant, network component).
     pub left_out: Vec<(usize, String)>,
+    /// Eager sends: the outboxes drained eagerly, or why sends were explored one by one.
+    pub eager_sends: Result<Vec<String>, String>,
 }

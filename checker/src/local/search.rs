@@ -46,7 +46,7 @@ pub struct Lmc<'a, 'm, 's> {
     /// Sends applied to the monotone network: (action, arguments). Two actions may share
     /// arguments (`sendAccept(i, b, v)` and `sendLearn(i, b, v)`): each is applied.
     applied: FxHashSet<(usize, Vec<Value>)>,
-    node_masks: Vec<Vec<bool>>,
+    pub(super) node_masks: Vec<Vec<bool>>,
     network_mask: Vec<bool>,
     /// The invariants checked, with their LMC-OPT shapes.
     pub(super) invariants: Vec<(usize, Option<Shape<'s>>)>,
@@ -74,6 +74,24 @@ pub struct Lmc<'a, 'm, 's> {
     pub(super) class_cache: FxHashMap<(usize, usize, u64), super::combine::ClassIndex>,
     pub(super) bounded: bool,
     pub(super) started: Instant,
+    /// Eager sends: per node, its drain-send instances, when the reduction applies
+    /// ([`super::eager`]).
+    pub(super) drains: Option<Vec<Vec<u32>>>,
+    /// Per node, where its outboxes are in its local state.
+    pub(super) outbox_slots: Vec<Vec<u32>>,
+    /// The check's verdict, for the report.
+    eager_sends: Result<Vec<String>, String>,
+    /// The soundness check's closures: a node's local state (by node and fingerprint) to the
+    /// fingerprint of its closure under its drain sends and the drain sends enabled in it.
+    pub(super) closed: FxHashMap<(usize, crate::fingerprint::Fingerprint), Closed>,
+}
+
+/// A node's local state as the soundness check sees it with eager sends: its closure (by
+/// fingerprint) and the drain sends enabled in it (its pending sends).
+#[derive(Debug, Clone)]
+pub(super) struct Closed {
+    pub(super) closure: crate::fingerprint::Fingerprint,
+    pub(super) pending: Vec<u32>,
 }
 
 /// Runs a local search from `start` (a start state of the model, or a state of a live run).
@@ -95,6 +113,7 @@ pub fn run_local(
         nodes: lmc.nodes.nodes.iter().map(|n| n.name.clone()).collect(),
         network: lmc.nodes.network.clone(),
         left_out: lmc.left_out.clone(),
+        eager_sends: lmc.eager_sends.clone(),
         stats: lmc.stats,
         optimised,
     })
@@ -138,12 +157,21 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             };
             invariants.push((k, sh));
         }
+        let eager = if options.eager_sends {
+            let checked: Vec<usize> = invariants.iter().map(|(k, _)| *k).collect();
+            super::eager::check(machine, &nodes, &classes, model.instances(), &checked)
+        } else {
+            super::eager::Eager::off("asked with --no-eager-sends")
+        };
+        let is_drain: FxHashSet<u32> = eager.drains.iter().flatten().flatten().copied().collect();
         let n = nodes.nodes.len();
         let mut node_events = vec![Vec::new(); n];
         let mut pending_by_controller: FxHashMap<usize, Vec<u32>> = FxHashMap::default();
         for (k, c) in classes.iter().enumerate() {
             match c {
-                EventClass::Local { node } | EventClass::Send { node, .. } => {
+                EventClass::Local { node } | EventClass::Send { node, .. }
+                    if !is_drain.contains(&(k as u32)) =>
+                {
                     node_events[*node].push(k as u32)
                 }
                 EventClass::Handler { controller, .. } => pending_by_controller
@@ -155,10 +183,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         }
         let node_masks = (0..n).map(|k| nodes.mask_of_node(k)).collect();
         let network_mask = nodes.mask_of_network();
-        let mut stores: Vec<NodeStore> = (0..n).map(|_| NodeStore::default()).collect();
-        for (k, store) in stores.iter_mut().enumerate() {
-            store.add(nodes.local(k, &start), None, None);
-        }
+        let stores: Vec<NodeStore> = (0..n).map(|_| NodeStore::default()).collect();
         let mut lmc = Lmc {
             model,
             machine,
@@ -189,7 +214,20 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             soundness_time: Default::default(),
             bounded: false,
             started: Instant::now(),
+            eager_sends: match &eager.reason {
+                None => Ok(eager.outboxes.clone()),
+                Some(r) => Err(r.clone()),
+            },
+            drains: eager.drains,
+            outbox_slots: eager.outbox_slots,
+            closed: FxHashMap::default(),
         };
+        // The start states (closed under eager sends, whose messages reach the network).
+        for k in 0..n {
+            let slice = lmc.nodes.local(k, &lmc.start);
+            let (slice, _) = lmc.close(k, slice, true)?;
+            lmc.stores[k].add(slice, None, None, 0);
+        }
         let controllers: Vec<usize> = lmc.pending_by_controller.keys().copied().collect();
         for c in controllers {
             lmc.refresh_deliveries(c)?;
@@ -318,10 +356,10 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             let next = self.machine.execute(&global, p, &mut ch)?;
             self.stats.transitions += 1;
             let event = self.intern(k, script.clone().into());
-            let slice = self.nodes.local(n, &next);
+            let (slice, fired) = self.close(n, self.nodes.local(n, &next), true)?;
             let delivery = is_delivery.then_some(k);
             let (new_id, fresh) =
-                self.stores[n].add(slice, Some((id, event, !is_delivery)), delivery);
+                self.stores[n].add(slice, Some((id, event, !is_delivery)), delivery, 1 + fired);
             if let EventClass::Send { takers, .. } = &self.classes[k as usize] {
                 let takers = takers.clone();
                 self.send(k, &takers)?;
@@ -339,7 +377,58 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         Ok(None)
     }
 
-    fn intern(&mut self, instance: u32, script: Box<[u32]>) -> EventId {
+    /// The closure of node `n`'s local state `slice` under its drain sends (the slice itself
+    /// when eager sends are off), and how many sends it fired. With `apply`, the sends are
+    /// counted as transitions and applied to the monotone network.
+    pub(super) fn close(
+        &mut self,
+        n: usize,
+        slice: Vec<Value>,
+        apply: bool,
+    ) -> Result<(Vec<Value>, u32), LocalError> {
+        let Some(drains) = self.drains.as_ref().map(|d| d[n].clone()) else {
+            return Ok((slice, 0));
+        };
+        if drains.is_empty() || super::eager::outboxes_empty(&slice, &self.outbox_slots[n]) {
+            return Ok((slice, 0));
+        }
+        let mut global = self.start.clone();
+        self.nodes.put(n, &slice, &mut global);
+        let mut fired = 0u32;
+        loop {
+            let mut any = false;
+            for &k in &drains {
+                let inst = &self.model.instances()[k as usize];
+                let plan = self.machine.enabled_among(
+                    &global,
+                    inst.action,
+                    &inst.args,
+                    false,
+                    Some(&self.node_masks[n]),
+                )?;
+                let Ok(plan) = plan else { continue };
+                global = self
+                    .machine
+                    .execute(&global, plan, &mut interpreter::eval::NoChoice)?;
+                fired += 1;
+                any = true;
+                if apply {
+                    self.stats.transitions += 1;
+                    self.stats.eager_sends += 1;
+                    if let EventClass::Send { takers, .. } = &self.classes[k as usize] {
+                        let takers = takers.clone();
+                        self.send(k, &takers)?;
+                    }
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        Ok((self.nodes.local(n, &global), fired))
+    }
+
+    pub(super) fn intern(&mut self, instance: u32, script: Box<[u32]>) -> EventId {
         let key = (instance, script);
         if let Some(&e) = self.event_index.get(&key) {
             return e;

@@ -151,7 +151,8 @@ fn component_name(machine: &Machine, c: u32) -> String {
         .unwrap_or_default()
 }
 
-fn conjuncts(e: &Expr) -> Vec<&Expr> {
+/// The conjuncts of `e` (`a ∧ b ∧ …`), flattened.
+pub(super) fn conjuncts(e: &Expr) -> Vec<&Expr> {
     match &e.kind {
         ExprKind::Binary(BinOp::And, a, b) => {
             let mut out = conjuncts(a);

@@ -15,11 +15,15 @@
 //! by the interpreter on the real system. Visited global states are kept, so interleavings that
 //! reach the same state are not tried twice (the path enumeration's redundancy).
 //!
+//! With eager sends ([`super::eager`]) the stores hold closed local states: a node whose real
+//! local state has sends pending is at the store state of its closure, and its pending sends
+//! are steps of the search of their own, so the runs it finds include every send.
+//!
 //! A budget bounds the states one check may visit
 //! ([`super::LocalOptions::max_sequences`]); a check that runs out leaves its preliminary
 //! violation *unsettled*, and then the search does not claim the invariant holds.
 
-use super::search::Lmc;
+use super::search::{Closed, Lmc};
 use super::store::{EventId, LocalId};
 use super::{LocalError, LocalVerdict};
 use crate::fingerprint::{fingerprint, Fingerprint};
@@ -181,23 +185,22 @@ impl Lmc<'_, '_, '_> {
         // the newest among equals (depth first). The visited set makes a refusal exhaustive all
         // the same.
         let model = self.model;
-        let remaining = |this: &Self, state: &State| -> (u32, Vec<Option<LocalId>>) {
-            let here: Vec<Option<LocalId>> = (0..targets.len())
-                .map(|n| this.stores[n].id_of(&this.nodes.local(n, state)))
-                .collect();
+        let remaining = |here: &[Option<LocalId>]| -> u32 {
             let mut sum = 0u32;
             for (n, d) in distance.iter().enumerate() {
                 if let Some(d) = d {
                     sum = sum.saturating_add(here[n].map_or(u32::MAX, |h| d[h as usize]));
                 }
             }
-            (sum, here)
+            sum
         };
         let mut frontier: BinaryHeap<Reverse<(u32, Reverse<u32>)>> = BinaryHeap::new();
-        frontier.push(Reverse((remaining(self, &self.start).0, Reverse(0))));
+        let start = self.start.clone();
+        let here0 = self.here(&start)?;
+        frontier.push(Reverse((remaining(&here0), Reverse(0))));
         while let Some(Reverse((_, Reverse(at)))) = frontier.pop() {
             let state = states[at as usize].0.clone();
-            let (_, here) = remaining(self, &state);
+            let here = self.here(&state)?;
             let at_goal = here.iter().zip(&goal).all(|(h, g)| match (h, g) {
                 (_, None) => true,
                 (Some(h), Some(g)) => g[*h as usize],
@@ -211,13 +214,24 @@ impl Lmc<'_, '_, '_> {
             }
             for n in 0..targets.len() {
                 let Some(id) = here[n] else { continue };
-                let succs = self.stores[n].states[id as usize].succs.clone();
-                for (next, e) in succs {
+                let mut moves: Vec<EventId> = Vec::new();
+                // Eager sends: the node's pending sends are steps of their own here, taken
+                // at any time (they leave the node's closure, so its store state, unchanged).
+                if self.drains.is_some() {
+                    let local = self.nodes.local(n, &state);
+                    for k in self.closed_of(n, local)?.pending.clone() {
+                        moves.push(self.intern(k, Box::new([])));
+                    }
+                }
+                for (next, e) in self.stores[n].states[id as usize].succs.clone() {
                     if let Some(d) = &distance[n] {
                         if d[next as usize] == u32::MAX {
                             continue;
                         }
                     }
+                    moves.push(e);
+                }
+                for e in moves {
                     let (instance, script) = &self.events[e as usize];
                     let inst = &model.instances()[*instance as usize];
                     let Ok(plan) = self
@@ -245,13 +259,66 @@ impl Lmc<'_, '_, '_> {
                         self.exhausted = true;
                         return Ok(None);
                     }
-                    let (left, _) = remaining(self, &after);
+                    let left = remaining(&self.here(&after)?);
                     states.push((after, at, e));
                     frontier.push(Reverse((left, Reverse(states.len() as u32 - 1))));
                 }
             }
         }
         Ok(None)
+    }
+
+    /// The store state of every node in a global state: of its local state's closure under its
+    /// drain sends when eager sends are on, else of the local state itself.
+    fn here(&mut self, state: &State) -> Result<Vec<Option<LocalId>>, LocalError> {
+        let mut out = Vec::with_capacity(self.stores.len());
+        for n in 0..self.stores.len() {
+            let local = self.nodes.local(n, state);
+            if self.drains.is_none() {
+                out.push(self.stores[n].id_of(&local));
+                continue;
+            }
+            let closure = self.closed_of(n, local)?.closure;
+            out.push(self.stores[n].id_of_fingerprint(closure));
+        }
+        Ok(out)
+    }
+
+    /// The closure and the pending sends of node `n`'s local state `local` (cached).
+    fn closed_of(&mut self, n: usize, local: Vec<Value>) -> Result<&Closed, LocalError> {
+        let key = (n, fingerprint(&local));
+        if !self.closed.contains_key(&key) {
+            let mut pending = Vec::new();
+            if !super::eager::outboxes_empty(&local, &self.outbox_slots[n]) {
+                let mut global = self.start.clone();
+                self.nodes.put(n, &local, &mut global);
+                for &k in self.drains.iter().flat_map(|d| &d[n]) {
+                    let inst = &self.model.instances()[k as usize];
+                    if self
+                        .machine
+                        .enabled_among(
+                            &global,
+                            inst.action,
+                            &inst.args,
+                            false,
+                            Some(&self.node_masks[n]),
+                        )?
+                        .is_ok()
+                    {
+                        pending.push(k);
+                    }
+                }
+            }
+            let (closed, _) = self.close(n, local, false)?;
+            self.closed.insert(
+                key,
+                Closed {
+                    closure: fingerprint(&closed),
+                    pending,
+                },
+            );
+        }
+        Ok(&self.closed[&key])
     }
 
     /// Per local state of node `n`, the fewest recorded transitions to one of `targets`

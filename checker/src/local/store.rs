@@ -52,19 +52,21 @@ pub struct NodeStore {
 impl NodeStore {
     /// Adds a local state reached from `pred` by `event` (or a start state), returning its id
     /// and whether it is new.
-    /// `delivery` is the delivery consumed by the step, if it was one.
+    /// `delivery` is the delivery consumed by the step, if it was one; `steps` the actions the
+    /// step executed (1, or more when eager sends followed the event).
     pub fn add(
         &mut self,
         slice: Vec<Value>,
         pred: Option<(LocalId, EventId, bool)>,
         delivery: Option<u32>,
+        steps: u32,
     ) -> (LocalId, bool) {
         let fp = fingerprint(&slice);
         let (depth, local_events, mut history) = match pred {
             Some((p, _, is_local)) => {
                 let s = &self.states[p as usize];
                 (
-                    s.depth + 1,
+                    s.depth + steps,
                     s.local_events + u32::from(is_local),
                     s.history.clone(),
                 )
@@ -133,6 +135,11 @@ impl NodeStore {
             })
             .sum::<u64>()
             + self.available.len() as u64 * 4
+    }
+
+    /// The id of the local state with this fingerprint, if it was visited.
+    pub fn id_of_fingerprint(&self, fp: Fingerprint) -> Option<LocalId> {
+        self.index.get(&fp).copied()
     }
 
     /// The id of a local state, if it was visited.

@@ -51,6 +51,9 @@ pub struct ActionInfo {
     /// the definitions a proof unfolds to see that case alone (its enabling condition, its
     /// effect, the relation). Empty for an action with at most one case.
     pub cases: Vec<(String, Vec<String>)>,
+    /// What each of `cases` indexes by the action's parameters (where instance leaves
+    /// instantiate invariants), in the same order.
+    pub case_terms: Vec<super::instances::CaseTerms>,
 }
 
 /// The theory for primitive automaton `id`, and what other theories need about it.
@@ -129,6 +132,7 @@ pub fn automaton_theory(
             effect: None,
             defs: Vec::new(),
             cases: Vec::new(),
+            case_terms: Vec::new(),
         });
     }
     out.push_str(&format!("datatype {} =\n", names.action_type()));
@@ -298,6 +302,9 @@ pub fn automaton_theory(
                 }
                 defs.push(format!("{def}_def"));
                 actions[aid].cases.push((def.clone(), defs));
+                actions[aid]
+                    .case_terms
+                    .push(super::instances::CaseTerms::of(t, param_types.len()));
             } else {
                 let body = if guards.is_empty() {
                     step

@@ -145,6 +145,15 @@ next
   qed
 qed
 
+text \<open>The head of a sequence's tail (what a step that pops the sequence leaves at its front)
+  is the element at position 1 when there is one; the tail is empty when there is not.\<close>
+
+lemma hd_tl_conv_nth: "hd (tl xs) = (if Suc 0 < length xs then xs ! Suc 0 else hd [])"
+  by (cases xs; cases "tl xs") auto
+
+lemma tl_Nil_iff: "tl xs = [] \<longleftrightarrow> length xs \<le> Suc 0"
+  by (cases xs) auto
+
 text \<open>An execution fragment from a state: each step names its action and the state it
   reaches.\<close>
 

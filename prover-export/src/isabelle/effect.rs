@@ -25,7 +25,8 @@ pub struct EffectWriter<'a> {
     counter: usize,
 }
 
-fn exprs_of(stmt: &Stmt) -> Vec<&Expr> {
+/// The expressions a statement evaluates itself (not those of its nested statements).
+pub(super) fn exprs_of(stmt: &Stmt) -> Vec<&Expr> {
     match &stmt.kind {
         StmtKind::Assign { target, value } => {
             let mut v: Vec<&Expr> = target
@@ -48,7 +49,8 @@ fn exprs_of(stmt: &Stmt) -> Vec<&Expr> {
     }
 }
 
-fn nested(stmt: &Stmt) -> Vec<&Stmt> {
+/// The statements nested in a statement (branches and loop bodies).
+pub(super) fn nested(stmt: &Stmt) -> Vec<&Stmt> {
     match &stmt.kind {
         StmtKind::If {
             branches,

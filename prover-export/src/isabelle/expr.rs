@@ -6,7 +6,7 @@
 //! same printer serves preconditions, effects, invariants, relations and proof blocks.
 
 use super::error::{Construct, ExportError};
-use super::names::{generated_local, TypeNames};
+use super::names::{generated_local, AutomatonNames, TypeNames};
 use super::types::hol_type;
 use ioa_lang::ast::Quantifier;
 use ioa_lang::ir::{AutomatonId, BinOp, Builtin, Expr, ExprKind, Type, UnOp, VarRef};
@@ -177,7 +177,15 @@ fn var(env: &Env, v: &VarRef, e: &Expr) -> Result<String, ExportError> {
         VarRef::Local(slot) => env.local(*slot, &e.ty),
         VarRef::Aux(_) => return Err(unsupported(Construct::AuxiliaryVariable, e)),
         VarRef::Component { .. } => return Err(unsupported(Construct::ComponentVariable, e)),
-        VarRef::QualifiedParam { .. } => return Err(unsupported(Construct::QualifiedParameter, e)),
+        // `A.n`: the constant that `A`'s theory declares for its parameter (every theory that
+        // reads `A` imports `A`'s theory).
+        VarRef::QualifiedParam { automaton, param } => {
+            let aut = &env.names.spec().automata[automaton.0 as usize];
+            match aut.params.get(*param as usize) {
+                Some(p) => AutomatonNames::new(&aut.name).param(&p.name),
+                None => return Err(unsupported(Construct::QualifiedParameter, e)),
+            }
+        }
         VarRef::Qualified { automaton, slot } => {
             match env.qualified.iter().find(|(id, _, _)| id == automaton) {
                 Some((_, fields, state)) => format!("({} {state})", fields[*slot as usize]),

@@ -12,9 +12,10 @@ use super::automaton::AutomatonInfo;
 use super::error::ExportError;
 use super::expr::{term, Env};
 use super::hints::Hints;
+use super::instances::binder_slots;
 use super::names::TypeNames;
-use ioa_lang::ir::{Invariant, Spec};
-use std::collections::{BTreeMap, HashSet};
+use ioa_lang::ir::{ExprKind, Invariant, Spec, Type, TypeDefKind};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// The invariants' theory, or `None` when the automaton has no invariants. `invariant A A_invs`
 /// and the invariants one by one are stated only when their induction closes
@@ -116,12 +117,10 @@ pub fn invariants_theory(
         int_binders: indexed
             .iter()
             .filter_map(|(_, inv)| match &inv.body.kind {
-                ioa_lang::ir::ExprKind::Quant(ioa_lang::ast::Quantifier::ForAll, binders, _)
-                    if binders
-                        .iter()
-                        .all(|(_, t)| matches!(t, ioa_lang::ir::Type::Int)) =>
+                ExprKind::Quant(ioa_lang::ast::Quantifier::ForAll, binders, _)
+                    if binders.iter().all(|(_, t)| matches!(t, Type::Int)) =>
                 {
-                    Some((inv.name.clone(), binders.len()))
+                    Some((inv.name.clone(), binder_slots(&inv.body)?))
                 }
                 _ => None,
             })
@@ -276,7 +275,7 @@ fn leaf(
         None => "not asked (all invariants)".to_string(),
     };
     let mut metis = "metis option.distinct(1) majorities_intersect_int".to_string();
-    for e in exhaust {
+    for e in exhaust.iter().chain(opts.distinct) {
         metis.push(' ');
         metis.push_str(e);
     }
@@ -469,8 +468,12 @@ fn case_split_leaf(
 /// `∀ k0 … kn: Int (A ⇒ B)`: the goal's variables are fixed (`intro allI impI`, `subgoal for`), and
 /// `auto` gets single instances rather than quantified facts (which make it search without end):
 /// the target at the goal's variables; each invariant of the case's Z3 core with one integer
-/// variable at every integer parameter of the action and at the goal's variables, and with two at
-/// (parameter, 0) — the head of an indexed sequence; and the case's enabled condition unfolded.
+/// variable at the goal's variables and at the integer parameters by which the case reads or
+/// writes a state variable that the invariant's variable indexes
+/// ([`CaseTerms`](super::instances::CaseTerms)), and with two
+/// at (parameter, 0) — the head of an indexed sequence — and, when the case pops that sequence and
+/// the target reads it, at (parameter, 1) — the head of its tail, which `hd_tl_conv_nth` rewrites
+/// to the element at position 1; and the case's enabled condition unfolded.
 /// `None` when the target has another shape, binds two or more variables and the core names no
 /// other invariant, or the case has no enabled-condition definition.
 fn instance_case(
@@ -479,12 +482,19 @@ fn instance_case(
     act: &super::automaton::ActionInfo,
     k: usize,
     core: &[String],
-    int_binders: &BTreeMap<String, usize>,
+    int_binders: &BTreeMap<String, Vec<BTreeSet<u32>>>,
     core_all: &[String],
 ) -> Option<String> {
     let (def, case_defs) = &act.cases[k];
+    let terms = act.case_terms.get(k)?;
     let target_name = core.first()?;
-    let arity = *int_binders.get(target_name)?;
+    let target_slots: BTreeSet<u32> = int_binders
+        .get(target_name)?
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let arity = int_binders.get(target_name)?.len();
     let enabled = format!("{def}_enabled");
     // A core of the target alone over two or more variables (a sequence's positions): the plain
     // leaf, as the target may be needed at shifted positions, which only its quantified form gives.
@@ -493,13 +503,13 @@ fn instance_case(
         return None;
     }
     let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
-    let int_params: Vec<&String> = act
-        .param_names
-        .iter()
-        .zip(&act.param_types)
-        .filter(|(_, t)| matches!(t, ioa_lang::ir::Type::Int))
-        .map(|(p, _)| p)
-        .collect();
+    // The integer parameters among `ps` (positions), by name.
+    let int_params = |ps: Vec<usize>| -> Vec<String> {
+        ps.into_iter()
+            .filter(|p| matches!(act.param_types.get(*p), Some(Type::Int)))
+            .filter_map(|p| act.param_names.get(p).cloned())
+            .collect()
+    };
     let vars: Vec<String> = (0..arity).map(|v| format!("g{v}")).collect();
     // `fin` lists the finiteness, then the action's core (the target first).
     let fin_of = |u: &String| core_all.iter().position(|c| c == u).map(|j| j + 2);
@@ -508,17 +518,24 @@ fn instance_case(
         vars.join(" ")
     )];
     for u in core.iter().skip(1) {
-        let (Some(j), Some(&b)) = (fin_of(u), int_binders.get(u)) else {
+        let (Some(j), Some(slots)) = (fin_of(u), int_binders.get(u)) else {
             continue;
         };
         let def = format!("{}_def", n.invariant(u));
-        let at: Vec<String> = match b {
-            1 => int_params
-                .iter()
-                .map(|p| p.to_string())
-                .chain(vars.iter().cloned())
-                .collect(),
-            2 => int_params.iter().map(|p| format!("{p} 0")).collect(),
+        // At the parameters by which the case reads or writes what the first variable indexes.
+        let at_params = int_params(terms.params_indexing(&slots[0]));
+        let at: Vec<String> = match slots.len() {
+            1 => at_params.into_iter().chain(vars.iter().cloned()).collect(),
+            2 => {
+                // The head of the tail only of a sequence the target reads.
+                let read: BTreeSet<u32> = slots[0].intersection(&target_slots).copied().collect();
+                let popped = int_params(terms.params_popping(&read));
+                at_params
+                    .iter()
+                    .map(|p| format!("{p} 0"))
+                    .chain(popped.iter().map(|p| format!("{p} 1")))
+                    .collect()
+            }
             _ => Vec::new(),
         };
         for t in at {
@@ -531,7 +548,7 @@ fn instance_case(
         .map(|d| d.as_str())
         .collect();
     Some(format!(
-        "    (* Case {} (`{def}`): the goal's variables fixed, the invariants of Z3's core of this case ({}) instantiated, then clarsimp and auto. *)\n    case c{}\n    from c{} have r: \"{enabled} {tr_args}\\<sigma>\" by (simp add: {def}_def)\n    show ?thesis\n      unfolding {target}_def\n      apply (intro allI impI)\n      subgoal for {}\n        using {} c{} r[unfolded {enabled}_def]\n        by (clarsimp simp: {} Let_def ring_mod;\n            auto simp: nth_append hd_append hd_conv_nth mod_succ_ring split: if_split_asm)\n      done\n",
+        "    (* Case {} (`{def}`): the goal's variables fixed, the invariants of Z3's core of this case ({}) instantiated, then clarsimp and auto. *)\n    case c{}\n    from c{} have r: \"{enabled} {tr_args}\\<sigma>\" by (simp add: {def}_def)\n    show ?thesis\n      unfolding {target}_def\n      apply (intro allI impI)\n      subgoal for {}\n        using {} c{} r[unfolded {enabled}_def]\n        by (clarsimp simp: {} Let_def ring_mod;\n            auto simp: nth_append nth_tl hd_append hd_conv_nth hd_tl_conv_nth tl_Nil_iff mod_succ_ring split: if_split_asm)\n      done\n",
         k + 1,
         core.join(", "),
         k + 1,
@@ -552,7 +569,7 @@ struct StepCtx<'a> {
     indexed: &'a [(usize, &'a Invariant)],
     all: &'a str,
     /// See [`LeafOpts::int_binders`].
-    int_binders: BTreeMap<String, usize>,
+    int_binders: BTreeMap<String, Vec<BTreeSet<u32>>>,
 }
 
 /// The proof of conjunct `t` (0: finiteness, else invariant `t - 1`) named `name` at action
@@ -615,6 +632,7 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
             }
         }
     }
+    let distinct = enumerations_named(spec, types, indexed, t, core.as_deref());
     leaf(
         n,
         c.all,
@@ -624,6 +642,7 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
         core.as_deref(),
         &LeafOpts {
             exhaust: &exhaust,
+            distinct: &distinct,
             standalone,
             case_cores: case_cores.as_deref(),
             int_binders: &c.int_binders,
@@ -631,17 +650,61 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
     )
 }
 
+/// The `T.distinct` facts of the enumerations (of two or more constants) whose constants occur in
+/// conjunct `t`'s invariant (none for the finiteness, `t = 0`) or in the invariants of `core`
+/// (every invariant when `core` is `None`): what `metis` needs to tell `chosen` from `unknown`
+/// (LCR's `AtMostOneLeader` at `leader`: the process that reports was chosen, so it was one of
+/// the two that the pre-state's instance relates).
+fn enumerations_named(
+    spec: &Spec,
+    types: &TypeNames,
+    indexed: &[(usize, &Invariant)],
+    t: usize,
+    core: Option<&[String]>,
+) -> Vec<String> {
+    if t == 0 {
+        return Vec::new();
+    }
+    let mut ids: Vec<u32> = Vec::new();
+    for (_, inv) in indexed {
+        let used =
+            std::ptr::eq(*inv, indexed[t - 1].1) || core.is_none_or(|c| c.contains(&inv.name));
+        if !used {
+            continue;
+        }
+        super::expr::walk(&inv.body, &mut |e| {
+            if let (ExprKind::EnumConst(_), Type::Named(id)) = (&e.kind, &e.ty) {
+                let constants = match spec.types.get(id.0 as usize).map(|d| &d.kind) {
+                    Some(TypeDefKind::Enumeration(cs)) => cs.len(),
+                    _ => 0,
+                };
+                if constants > 1 && !ids.contains(&id.0) {
+                    ids.push(id.0);
+                }
+            }
+        });
+    }
+    ids.sort_unstable();
+    ids.iter()
+        .map(|id| format!("{}.distinct", types.type_name(*id)))
+        .collect()
+}
+
 /// How a leaf is written besides its facts.
 struct LeafOpts<'a> {
     /// `T.exhaust` facts of the enumerations among the action's parameter types.
     exhaust: &'a [String],
+    /// `T.distinct` facts of the enumerations whose constants the target or the core invariants
+    /// name (`metis` does not know that distinct constants differ).
+    distinct: &'a [String],
     /// A lemma of its own (no `case` line; the action is the fact named by its constructor).
     standalone: bool,
     /// Z3's core of each transition case (see [`Hints::case_cores`]), for multi-case actions.
     case_cores: Option<&'a [Option<Vec<String>>]>,
-    /// The invariants of the automaton of the form `∀ k0 … kn: Int (…)`, by name: how many
-    /// integer variables their outer quantifier binds (instances are given at chosen indices).
-    int_binders: &'a BTreeMap<String, usize>,
+    /// The invariants of the automaton of the form `∀ k0 … kn: Int (…)`, by name: for each
+    /// variable their outer quantifier binds, the state variables it indexes (instances are given
+    /// at the parameters that index the same ones).
+    int_binders: &'a BTreeMap<String, Vec<BTreeSet<u32>>>,
 }
 
 fn kind_word(kind: ioa_lang::ast::ActionKind) -> &'static str {

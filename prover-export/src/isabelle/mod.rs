@@ -15,6 +15,7 @@ pub mod effect;
 pub mod error;
 pub mod expr;
 pub mod hints;
+pub mod instances;
 pub mod invariants;
 pub mod loops;
 pub mod names;

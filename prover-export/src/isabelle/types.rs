@@ -47,24 +47,36 @@ pub fn hol_type_bare(names: &TypeNames, ty: &Type) -> String {
 /// `Set`, `Mset`, `Seq` and `Map` values are finite; HOL's `'a set` and `'a ⇀ 'b` may be
 /// infinite (and `card` is 0 on an infinite set), so the export states it where it matters.
 pub fn finite_term(names: &TypeNames, ty: &Type, x: &str) -> Option<String> {
-    let inner = |t: &Type, v: &str| finite_term(names, t, v);
+    finite_at(names, ty, x, 0)
+}
+
+/// [`finite_term`] at nesting `depth`: the bound variables of a nested value are numbered by
+/// depth (`k`, `k1`, …) so that an inner binder never captures an outer one, e.g. an
+/// `Array[Node, Array[Vote, Set[Node]]]` is `∀k. ∀k1. finite (x k k1)`.
+fn finite_at(names: &TypeNames, ty: &Type, x: &str, depth: usize) -> Option<String> {
+    let inner = |t: &Type, v: &str| finite_at(names, t, v, depth + 1);
+    let (e, k) = match depth {
+        0 => ("e".to_string(), "k".to_string()),
+        d => (format!("e{d}"), format!("k{d}")),
+    };
     match ty {
-        Type::Set(t) => Some(match inner(t, "e") {
+        Type::Set(t) => Some(match inner(t, &e) {
             None => format!("finite {x}"),
-            Some(f) => format!("finite {x} \\<and> (\\<forall>e\\<in>{x}. {f})"),
+            Some(f) => format!("finite {x} \\<and> (\\<forall>{e}\\<in>{x}. {f})"),
         }),
-        Type::Mset(t) => inner(t, "e").map(|f| format!("(\\<forall>e\\<in>set_mset {x}. {f})")),
-        Type::Seq(t) => inner(t, "e").map(|f| format!("(\\<forall>e\\<in>set {x}. {f})")),
+        Type::Mset(t) => inner(t, &e).map(|f| format!("(\\<forall>{e}\\<in>set_mset {x}. {f})")),
+        Type::Seq(t) => inner(t, &e).map(|f| format!("(\\<forall>{e}\\<in>set {x}. {f})")),
         Type::Null(t) => {
-            inner(t, "e").map(|f| format!("(\\<forall>e. {x} = Some e \\<longrightarrow> {f})"))
+            inner(t, &e).map(|f| format!("(\\<forall>{e}. {x} = Some {e} \\<longrightarrow> {f})"))
         }
-        Type::Array(_, v) => inner(v, &format!("({x} k)")).map(|f| format!("(\\<forall>k. {f})")),
+        Type::Array(_, v) => {
+            inner(v, &format!("({x} {k})")).map(|f| format!("(\\<forall>{k}. {f})"))
+        }
         // A map's domain is not required finite: `constant(v)` defines every key, over key
         // types HOL sees as infinite (records of `int`), and a finite domain would make such a
         // start state impossible and every theorem about the automaton vacuous.
-        Type::Map(_, v) => {
-            inner(v, "e").map(|f| format!("(\\<forall>k e. {x} k = Some e \\<longrightarrow> {f})"))
-        }
+        Type::Map(_, v) => inner(v, &e)
+            .map(|f| format!("(\\<forall>{k} {e}. {x} {k} = Some {e} \\<longrightarrow> {f})")),
         Type::Named(id) => {
             let spec = names.spec();
             match &spec.types[id.0 as usize].kind {

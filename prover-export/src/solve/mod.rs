@@ -55,7 +55,8 @@ pub struct Outcome {
     pub rlimit: u64,
     /// For a proof: the labels of the tracked hypotheses in Z3's unsat core (the assumed
     /// invariants and relation the proof used), in the obligation's order; `None` when the
-    /// check that names them ran out of its budget (see [`unsat_core`]).
+    /// check that names them ran out of its budget (see [`unsat_core`]) and so did leaving
+    /// them out one at a time ([`core_by_deletion`]).
     pub core: Option<Vec<String>>,
 }
 
@@ -187,7 +188,10 @@ fn check_inner(
             Verdict::Proved if attempt.bound.is_some() => {}
             Verdict::Proved => {
                 // Naming the core costs about what the proof did (often more); a proof that took
-                // more than the core's cap is not repeated.
+                // more than the core's cap is not repeated. The core's checks are bounded by
+                // their own resource budgets, under a safety limit of their own: the
+                // obligation's wall clock (a few seconds for the export's hints) must not make
+                // the core depend on the machine's load.
                 let core = if tried.spent <= core_max {
                     let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, core_max);
                     let plain = Attempt {
@@ -196,16 +200,15 @@ fn check_inner(
                         bound: None,
                     };
                     let how = if seeded { attempt } else { &plain };
-                    // A long proof leaves little of the wall-clock limit: the seeded core check
-                    // (of a proof that took millions of units) gets a limit of its own.
-                    let core_deadline = if seeded {
-                        Deadline::after(budget.wall)
-                    } else {
-                        deadline
-                    };
+                    let limit = Deadline::after(
+                        budget
+                            .wall
+                            .max(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS)),
+                    );
                     z3::with_z3_config(&z3::Config::new(), || {
-                        unsat_core_as(ob, units, &core_deadline, how).0
+                        unsat_core_as(ob, units, &limit, how).0
                     })
+                    .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
                 } else {
                     None
                 };
@@ -310,6 +313,69 @@ fn unsat_core_as(
     (Some(core), spent)
 }
 
+/// What the checks of [`core_by_deletion`] may spend together, and each at least (a check gets
+/// four times what the proof took, within these bounds).
+const DELETION_MAX_UNITS: u64 = 2_000_000;
+const DELETION_MIN_UNITS: u64 = 100_000;
+
+/// The hypotheses a proof needs, found by leaving them out one at a time, when the check with
+/// assumptions ([`unsat_core`]) runs out of its budget: with the guards asserted, as the proof
+/// was searched (`attempt`: its configuration), Z3 may decide an obligation tens of times faster
+/// than with them assumed (LCR's `QueueAboveOwnUid` at `send`: 33 thousand units against 1.2
+/// million). Each hypothesis in turn is left out of the set kept so far, and dropped when Z3
+/// still proves the goal without it. What is left is a set of hypotheses that Z3 proved the goal
+/// from, none of which could be left out within the per-check budget. `None` when the checks
+/// together would spend more than [`DELETION_MAX_UNITS`] or the wall-clock deadline passes.
+fn core_by_deletion(
+    ob: &Obligation,
+    attempt: &Attempt,
+    proof_units: u64,
+    deadline: &Deadline,
+) -> Option<Vec<String>> {
+    let units = (4 * proof_units).clamp(DELETION_MIN_UNITS, DELETION_MAX_UNITS);
+    let mut keep = vec![true; ob.hypotheses.len()];
+    let mut spent = 0u64;
+    for k in 0..keep.len() {
+        if spent + units > DELETION_MAX_UNITS || deadline.expired() {
+            return None;
+        }
+        keep[k] = false;
+        let (proved, used) = z3::with_z3_config(&z3::Config::new(), || {
+            proves_with(ob, &keep, units, deadline, attempt)
+        });
+        spent += used;
+        keep[k] = !proved;
+    }
+    Some(
+        ob.hypotheses
+            .iter()
+            .zip(&keep)
+            .filter(|(_, kept)| **kept)
+            .map(|((label, _), _)| label.clone())
+            .collect(),
+    )
+}
+
+/// Whether Z3 proves `ob` from the hypotheses whose `keep` is set (their guards asserted, the
+/// others left free), within `units`; and the units it spent.
+fn proves_with(
+    ob: &Obligation,
+    keep: &[bool],
+    units: u64,
+    deadline: &Deadline,
+    attempt: &Attempt,
+) -> (bool, u64) {
+    let solver = attempt_solver(units, deadline, attempt);
+    solver.from_string(ob.script.as_str());
+    for ((_, g), _) in ob.hypotheses.iter().zip(keep).filter(|(_, k)| **k) {
+        solver.assert(Bool::new_const(g.as_str()));
+    }
+    let before = budget::count(&solver);
+    let result = solver.check();
+    let spent = budget::count(&solver).saturating_sub(before);
+    (result == SatResult::Unsat, spent)
+}
+
 /// `script` with every uninterpreted sort it declares limited to `k` elements: a search for
 /// small counterexamples (sat is a genuine counterexample; unsat proves nothing). `ioa`'s
 /// portfolio and the SMT-LIB2 test use it; append `(check-sat)` to run it.
@@ -352,17 +418,7 @@ fn attempt_check(
     deadline: &Deadline,
     attempt: &Attempt,
 ) -> Tried {
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("rlimit", budget::param(units));
-    params.set_u32("timeout", deadline.millis_left());
-    if !attempt.mbqi {
-        params.set_bool("mbqi", false);
-    }
-    if attempt.seed != 0 {
-        params.set_u32("random_seed", attempt.seed);
-    }
-    solver.set_params(&params);
+    let solver = attempt_solver(units, deadline, attempt);
     let script = match attempt.bound {
         Some(k) => bounded_script(&ob.script, k),
         None => ob.script.clone(),
@@ -396,6 +452,22 @@ fn attempt_check(
         }
     };
     Tried { verdict, spent }
+}
+
+/// A solver configured as `attempt` says, within `units` and the deadline.
+fn attempt_solver(units: u64, deadline: &Deadline, attempt: &Attempt) -> Solver {
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("rlimit", budget::param(units));
+    params.set_u32("timeout", deadline.millis_left());
+    if !attempt.mbqi {
+        params.set_bool("mbqi", false);
+    }
+    if attempt.seed != 0 {
+        params.set_u32("random_seed", attempt.seed);
+    }
+    solver.set_params(&params);
+    solver
 }
 
 /// Why Z3 stopped: the resource budget (deterministic), the wall clock, or its own reason.
