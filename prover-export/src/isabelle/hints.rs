@@ -293,23 +293,46 @@ impl Hints {
                 );
             }
         }
+        // First the order cases' own goals (each proof names its core in the same attempt),
+        // then the settled atoms of the cases that proved: asked with only that case's core
+        // assumed and a small budget (a settled atom follows from few invariants or not at all).
         use rayon::prelude::*;
-        let budget = Budget::new(
-            ORDER_RLIMIT.max(recheck_rlimit),
-            std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
-        );
-        let answers: Vec<Option<Vec<String>>> = asked
+        let wall = std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS);
+        let goals = Budget::new(ORDER_RLIMIT.max(recheck_rlimit), wall);
+        let (own, atoms): (Vec<_>, Vec<_>) = asked.into_iter().partition(|(_, _, p)| p.settled.is_none());
+        let answers: Vec<Option<Vec<String>>> = own
             .par_iter()
-            .map(|(_, _, p)| {
-                let outcome =
-                    solve::check_naming_core(spec, &p.obligation, &budget, ORDER_CORE_UNITS);
+            .map(|(_, action, p)| {
+                let outcome = solve::check_naming_core(&p.obligation, &goals, None);
+                debug_order(action, p, &outcome);
                 match outcome.verdict {
                     Verdict::Proved => outcome.core,
                     _ => None,
                 }
             })
             .collect();
-        for ((k, action, p), core) in asked.into_iter().zip(answers) {
+        let core_of = |k: usize, action: &str, p: &simulation::OrderCase| {
+            own.iter()
+                .zip(&answers)
+                .find(|((k2, a2, q), _)| {
+                    *k2 == k && a2 == action && q.case == p.case && q.order == p.order
+                })
+                .and_then(|(_, c)| c.clone())
+        };
+        let small = Budget::new(SETTLED_RLIMIT, wall);
+        let settled: Vec<Option<Vec<String>>> = atoms
+            .par_iter()
+            .map(|(k, action, p)| {
+                let only = core_of(*k, action, p)?;
+                let outcome = solve::check_naming_core(&p.obligation, &small, Some(&only));
+                debug_order(action, p, &outcome);
+                match outcome.verdict {
+                    Verdict::Proved => outcome.core,
+                    _ => None,
+                }
+            })
+            .collect();
+        for ((k, action, p), core) in own.into_iter().zip(answers).chain(atoms.into_iter().zip(settled)) {
             self.sim_order_cores
                 .entry((k, action, p.case))
                 .or_default()
@@ -322,13 +345,30 @@ impl Hints {
     }
 }
 
+/// TEMPORARY measurement print (IOA_DEBUG_ORDER=1).
+fn debug_order(action: &str, p: &simulation::OrderCase, o: &solve::Outcome) {
+    if std::env::var_os("IOA_DEBUG_ORDER").is_some() {
+        eprintln!(
+            "ORDER {action} case {} {:?} settled {:?}: {} {} units {:.1} s core {:?}",
+            p.case + 1,
+            p.order,
+            p.settled,
+            o.verdict.word(),
+            o.rlimit,
+            o.time.as_secs_f64(),
+            o.core
+        );
+    }
+}
+
+/// Z3 resource units for a settled atom (see [`simulation::OrderSplit::settle`]), asked with
+/// only its order case's core assumed.
+pub const SETTLED_RLIMIT: u64 = 2_000_000;
+
 /// Z3 resource units for each order sub-obligation: `ioa prove`'s default budget (their proofs
 /// take 4–8 million units on the bundled consensus simulation, and the portfolio's seed that
 /// proves may be the third).
 pub const ORDER_RLIMIT: u64 = 50_000_000;
-
-/// The most units the check naming an order sub-obligation's core may take.
-pub const ORDER_CORE_UNITS: u64 = 20_000_000;
 
 /// The state variables `X` (slots) of automaton `a` that occur as `x ∈ X`, `x` of type `ty`,
 /// in the conclusion of an implication whose premise compares fields of `ty` by order (in its

@@ -319,7 +319,11 @@ fn step(
                 std::cmp::Ordering::Greater => Some(p),
                 std::cmp::Ordering::Equal => None,
             };
-            for (slot, older) in split.settle.iter().zip(std::iter::repeat(older).flatten()) {
+            // (`equal` has no older: nothing to settle.)
+            for (slot, older) in older
+                .iter()
+                .flat_map(|o| split.settle.iter().map(move |s| (s, o)))
+            {
                 let mut q = path.clone();
                 let AutomatonBody::Primitive(ap) = &spec.automata[a.0 as usize].body else {
                     break;

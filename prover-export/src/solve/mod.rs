@@ -132,25 +132,6 @@ struct Tried {
 /// in Z3's resource units, so the verdict is the same at any machine load; the wall-clock limit
 /// only stops a runaway check, and its expiry is reported as [`Verdict::Timeout`].
 pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
-    check_inner(spec, ob, budget, CORE_MAX_UNITS, false)
-}
-
-/// As [`check`], but a proof that took up to `core_max` units gets its unsat core named (twice
-/// what the proof took, at most `core_max`), with the random seed and instantiation mode of the
-/// attempt that proved it (a core check with another seed may not finish where the proof did).
-/// The Isabelle export asks its order sub-obligations this way (their proofs take millions of
-/// units, and only their cores make the leaves small).
-pub fn check_naming_core(spec: &Spec, ob: &Obligation, budget: &Budget, core_max: u64) -> Outcome {
-    check_inner(spec, ob, budget, core_max, true)
-}
-
-fn check_inner(
-    spec: &Spec,
-    ob: &Obligation,
-    budget: &Budget,
-    core_max: u64,
-    seeded: bool,
-) -> Outcome {
     let deadline = Deadline::after(budget.wall);
     let mut spent = 0u64;
     let mut last = Verdict::Exhausted;
@@ -192,23 +173,12 @@ fn check_inner(
                 // their own resource budgets, under a safety limit of their own: the
                 // obligation's wall clock (a few seconds for the export's hints) must not make
                 // the core depend on the machine's load.
-                let core = if tried.spent <= core_max {
-                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, core_max);
-                    let plain = Attempt {
-                        seed: 0,
-                        mbqi: true,
-                        bound: None,
-                    };
-                    let how = if seeded { attempt } else { &plain };
-                    let limit = Deadline::after(
-                        budget
-                            .wall
-                            .max(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS)),
-                    );
-                    z3::with_z3_config(&z3::Config::new(), || {
-                        unsat_core_as(ob, units, &limit, how).0
-                    })
-                    .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
+                let core = if tried.spent <= CORE_MAX_UNITS {
+                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
+                    let limit =
+                        Deadline::after(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS));
+                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &limit).0)
+                        .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
                 } else {
                     None
                 };
@@ -243,6 +213,128 @@ fn check_inner(
     }
 }
 
+/// As [`check`], but every attempt checks with the hypotheses' guards as assumptions
+/// (`check-sat-assuming`), so that a proof names its unsat core in the same attempt: the core
+/// costs nothing beyond the proof (a second check naming it may run far longer than the proof
+/// did). Only the hypotheses labelled in `only` are assumed when it is given (the others are
+/// left free: a proof from fewer hypotheses is still a proof; a model is then no counterexample
+/// to the obligation, so only unbounded attempts run and only a proof is reported as such).
+/// The Isabelle export asks its order sub-obligations this way: their proofs take millions of
+/// units, and only their cores make the leaves small.
+pub fn check_naming_core(
+    ob: &Obligation,
+    budget: &Budget,
+    only: Option<&[String]>,
+) -> Outcome {
+    let deadline = Deadline::after(budget.wall);
+    let mut spent = 0u64;
+    let mut last = Verdict::Exhausted;
+    let first_share = (budget.rlimit / FIRST_ROUND_SHARE).max(1);
+    let plan = UNBOUNDED.iter().map(|a| (a, None)).chain(
+        UNBOUNDED
+            .iter()
+            .enumerate()
+            .map(|(k, a)| (a, Some(UNBOUNDED.len() - k))),
+    );
+    for (attempt, second_round_left) in plan {
+        let share = match second_round_left {
+            None => first_share,
+            Some(n) => budget.rlimit.saturating_sub(spent) / n as u64,
+        };
+        if share == 0 {
+            break;
+        }
+        if deadline.expired() {
+            last = Verdict::Timeout;
+            break;
+        }
+        let (tried, core) = z3::with_z3_config(&z3::Config::new(), || {
+            attempt_assuming(ob, share, &deadline, attempt, only)
+        });
+        spent += tried.spent;
+        match tried.verdict {
+            Verdict::Proved => {
+                return Outcome {
+                    verdict: Verdict::Proved,
+                    time: deadline.elapsed(),
+                    rlimit: spent,
+                    core,
+                }
+            }
+            Verdict::Timeout => {
+                last = Verdict::Timeout;
+                break;
+            }
+            v @ Verdict::Unknown(_) => last = v,
+            _ => {}
+        }
+    }
+    Outcome {
+        verdict: last,
+        time: deadline.elapsed(),
+        rlimit: spent,
+        core: None,
+    }
+}
+
+/// One attempt of [`check_naming_core`]: the script checked with the guards of the hypotheses
+/// in `only` (all when `None`) as assumptions; on a proof, the labels of the core's guards in
+/// the obligation's order. A model is reported as [`Verdict::Unknown`] (with hypotheses left
+/// out it refutes nothing).
+fn attempt_assuming(
+    ob: &Obligation,
+    units: u64,
+    deadline: &Deadline,
+    attempt: &Attempt,
+    only: Option<&[String]>,
+) -> (Tried, Option<Vec<String>>) {
+    let solver = attempt_solver(units, deadline, attempt);
+    solver.from_string(ob.script.as_str());
+    if !parsed_completely(&solver, &ob.script) {
+        let verdict = Verdict::Unknown("internal error: Z3 rejected the generated SMT-LIB2".into());
+        return (Tried { verdict, spent: 0 }, None);
+    }
+    let assumed: Vec<&(String, String)> = ob
+        .hypotheses
+        .iter()
+        .filter(|(label, _)| only.is_none_or(|o| o.contains(label)))
+        .collect();
+    let guards: Vec<Bool> = assumed
+        .iter()
+        .map(|(_, g)| Bool::new_const(g.as_str()))
+        .collect();
+    let before = budget::count(&solver);
+    let result = solver.check_assumptions(&guards);
+    let spent = budget::count(&solver).saturating_sub(before);
+    match result {
+        SatResult::Unsat => {
+            let used: Vec<String> = solver
+                .get_unsat_core()
+                .iter()
+                .map(|c| c.to_string())
+                .collect();
+            let core = assumed
+                .iter()
+                .filter(|(_, g)| used.contains(g))
+                .map(|(label, _)| label.clone())
+                .collect();
+            let verdict = Verdict::Proved;
+            (Tried { verdict, spent }, Some(core))
+        }
+        SatResult::Sat => {
+            let verdict = Verdict::Unknown("a model (not every hypothesis assumed)".into());
+            (Tried { verdict, spent }, None)
+        }
+        SatResult::Unknown => {
+            let reason = solver
+                .get_reason_unknown()
+                .unwrap_or_else(|| "no reason given".into());
+            let verdict = unknown_verdict(reason, spent, units, deadline);
+            (Tried { verdict, spent }, None)
+        }
+    }
+}
+
 /// The budget of the check that names the hypotheses a proof used: twice what the proof took,
 /// within these bounds (it is not part of the obligation's budget: the verdict never waits
 /// for it).
@@ -256,21 +348,6 @@ const CORE_MAX_UNITS: u64 = 2_000_000;
 /// quantified obligations than with assumptions; this second check only names what was used,
 /// and `None` says it ran out of its budget. Returns the core and the units spent.
 pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<Vec<String>>, u64) {
-    let plain = Attempt {
-        seed: 0,
-        mbqi: true,
-        bound: None,
-    };
-    unsat_core_as(ob, units, deadline, &plain)
-}
-
-/// [`unsat_core`] with the seed and instantiation mode of `how`.
-fn unsat_core_as(
-    ob: &Obligation,
-    units: u64,
-    deadline: &Deadline,
-    how: &Attempt,
-) -> (Option<Vec<String>>, u64) {
     if ob.hypotheses.is_empty() {
         return (Some(vec![]), 0);
     }
@@ -278,12 +355,6 @@ fn unsat_core_as(
     let mut params = Params::new();
     params.set_u32("rlimit", budget::param(units));
     params.set_u32("timeout", deadline.millis_left());
-    if !how.mbqi {
-        params.set_bool("mbqi", false);
-    }
-    if how.seed != 0 {
-        params.set_u32("random_seed", how.seed);
-    }
     // No `core.minimize`: Z3 4.8.12 minimises outside its resource and time limits (a
     // simulation step spent minutes there).
     solver.set_params(&params);
