@@ -132,13 +132,60 @@ struct Tried {
 /// in Z3's resource units, so the verdict is the same at any machine load; the wall-clock limit
 /// only stops a runaway check, and its expiry is reported as [`Verdict::Timeout`].
 pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
+    portfolio(budget, true, |attempt, share, deadline| {
+        let tried = attempt_check(spec, ob, share, deadline, attempt);
+        if !matches!(tried.verdict, Verdict::Proved) || attempt.bound.is_some() {
+            return (tried, None);
+        }
+        // Naming the core costs about what the proof did (often more); a proof that took
+        // more than the core's cap is not repeated. The core's checks are bounded by their own
+        // resource budgets, under a safety limit of their own: the obligation's wall clock (a
+        // few seconds for the export's hints) must not make the core depend on the machine's
+        // load.
+        let core = if tried.spent <= CORE_MAX_UNITS {
+            let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
+            let limit = Deadline::after(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS));
+            z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &limit).0)
+                .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
+        } else {
+            None
+        };
+        (tried, core)
+    })
+}
+
+/// As [`check`], but every attempt checks with the hypotheses' guards as assumptions
+/// (`check-sat-assuming`), so that a proof names its unsat core in the same attempt: the core
+/// costs nothing beyond the proof (a second check naming it may run far longer than the proof
+/// did). Only the hypotheses labelled in `only` are assumed when it is given (the others are
+/// left free: a proof from fewer hypotheses is still a proof; a model is then no counterexample
+/// to the obligation, so only the unbounded attempts run and only a proof is reported as such).
+/// The Isabelle export asks its order sub-obligations this way: their proofs take millions of
+/// units, and only their cores make the leaves small.
+pub fn check_naming_core(ob: &Obligation, budget: &Budget, only: Option<&[String]>) -> Outcome {
+    portfolio(budget, false, |attempt, share, deadline| {
+        attempt_assuming(ob, share, deadline, attempt, only)
+    })
+}
+
+/// The portfolio of [`check`]: `try_one(attempt, share, deadline)` runs one attempt in a
+/// fresh Z3 context (Z3's search, and its resource count, depend on the history of its
+/// context, and a verdict must depend only on the obligation's text and budget) and answers
+/// with the attempt's verdict and, for a proof, its unsat core. With `bounded`, the searches for
+/// small counterexamples of [`BOUNDED`] run in the first round too.
+fn portfolio(
+    budget: &Budget,
+    bounded: bool,
+    try_one: impl Fn(&Attempt, u64, &Deadline) -> (Tried, Option<Vec<String>>) + Sync,
+) -> Outcome {
     let deadline = Deadline::after(budget.wall);
     let mut spent = 0u64;
     let mut last = Verdict::Exhausted;
     let first_share = (budget.rlimit / FIRST_ROUND_SHARE).max(1);
+    let small: &[Attempt] = if bounded { &BOUNDED } else { &[] };
     let plan = UNBOUNDED
         .iter()
-        .chain(BOUNDED.iter())
+        .chain(small.iter())
         .map(|a| (a, None))
         .chain(
             UNBOUNDED
@@ -158,114 +205,24 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
             last = Verdict::Timeout;
             break;
         }
-        // A fresh Z3 context per attempt: Z3's search (and its resource count) depends on the
-        // history of its context, and an obligation's verdict must depend only on its own text
-        // and budget, not on what was checked before it in the same run.
-        let tried = z3::with_z3_config(&z3::Config::new(), || {
-            attempt_check(spec, ob, share, &deadline, attempt)
-        });
+        let (tried, core) =
+            z3::with_z3_config(&z3::Config::new(), || try_one(attempt, share, &deadline));
         spent += tried.spent;
+        let done = |verdict, core| Outcome {
+            verdict,
+            time: deadline.elapsed(),
+            rlimit: spent,
+            core,
+        };
         match tried.verdict {
             Verdict::Proved if attempt.bound.is_some() => {}
-            Verdict::Proved => {
-                // Naming the core costs about what the proof did (often more); a proof that took
-                // more than the core's cap is not repeated. The core's checks are bounded by
-                // their own resource budgets, under a safety limit of their own: the
-                // obligation's wall clock (a few seconds for the export's hints) must not make
-                // the core depend on the machine's load.
-                let core = if tried.spent <= CORE_MAX_UNITS {
-                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
-                    let limit =
-                        Deadline::after(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS));
-                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &limit).0)
-                        .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
-                } else {
-                    None
-                };
-                return Outcome {
-                    verdict: tried.verdict,
-                    time: deadline.elapsed(),
-                    rlimit: spent,
-                    core,
-                };
-            }
-            Verdict::Failed(_) => {
-                return Outcome {
-                    verdict: tried.verdict,
-                    time: deadline.elapsed(),
-                    rlimit: spent,
-                    core: None,
-                }
-            }
+            Verdict::Proved => return done(Verdict::Proved, core),
+            v @ Verdict::Failed(_) => return done(v, None),
             Verdict::Timeout => {
                 last = Verdict::Timeout;
                 break;
             }
-            Verdict::Unknown(_) if attempt.bound.is_none() => last = tried.verdict,
-            _ => {}
-        }
-    }
-    Outcome {
-        verdict: last,
-        time: deadline.elapsed(),
-        rlimit: spent,
-        core: None,
-    }
-}
-
-/// As [`check`], but every attempt checks with the hypotheses' guards as assumptions
-/// (`check-sat-assuming`), so that a proof names its unsat core in the same attempt: the core
-/// costs nothing beyond the proof (a second check naming it may run far longer than the proof
-/// did). Only the hypotheses labelled in `only` are assumed when it is given (the others are
-/// left free: a proof from fewer hypotheses is still a proof; a model is then no counterexample
-/// to the obligation, so only unbounded attempts run and only a proof is reported as such).
-/// The Isabelle export asks its order sub-obligations this way: their proofs take millions of
-/// units, and only their cores make the leaves small.
-pub fn check_naming_core(
-    ob: &Obligation,
-    budget: &Budget,
-    only: Option<&[String]>,
-) -> Outcome {
-    let deadline = Deadline::after(budget.wall);
-    let mut spent = 0u64;
-    let mut last = Verdict::Exhausted;
-    let first_share = (budget.rlimit / FIRST_ROUND_SHARE).max(1);
-    let plan = UNBOUNDED.iter().map(|a| (a, None)).chain(
-        UNBOUNDED
-            .iter()
-            .enumerate()
-            .map(|(k, a)| (a, Some(UNBOUNDED.len() - k))),
-    );
-    for (attempt, second_round_left) in plan {
-        let share = match second_round_left {
-            None => first_share,
-            Some(n) => budget.rlimit.saturating_sub(spent) / n as u64,
-        };
-        if share == 0 {
-            break;
-        }
-        if deadline.expired() {
-            last = Verdict::Timeout;
-            break;
-        }
-        let (tried, core) = z3::with_z3_config(&z3::Config::new(), || {
-            attempt_assuming(ob, share, &deadline, attempt, only)
-        });
-        spent += tried.spent;
-        match tried.verdict {
-            Verdict::Proved => {
-                return Outcome {
-                    verdict: Verdict::Proved,
-                    time: deadline.elapsed(),
-                    rlimit: spent,
-                    core,
-                }
-            }
-            Verdict::Timeout => {
-                last = Verdict::Timeout;
-                break;
-            }
-            v @ Verdict::Unknown(_) => last = v,
+            v @ Verdict::Unknown(_) if attempt.bound.is_none() => last = v,
             _ => {}
         }
     }
