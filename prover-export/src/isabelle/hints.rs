@@ -14,7 +14,7 @@
 use super::expr::walk;
 use crate::obligations::{invariant, simulation, Assumptions, Obligation};
 use crate::solve::{self, budget, budget::Budget, Verdict};
-use ioa_lang::ir::{AutomatonBody, AutomatonId, BinOp, Expr, ExprKind, Spec, Type, VarRef};
+use ioa_lang::ir::{AutomatonBody, AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Type, VarRef};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -323,13 +323,32 @@ impl Hints {
         let settled: Vec<Option<Vec<String>>> = atoms
             .par_iter()
             .map(|(k, action, p)| {
-                let only = core_of(*k, action, p)?;
-                let outcome = solve::check_naming_core(&p.obligation, &small, Some(&only));
-                debug_order(action, p, &outcome);
-                match outcome.verdict {
-                    Verdict::Proved => outcome.core,
-                    _ => None,
-                }
+                let case_core = core_of(*k, action, p)?;
+                // First without the counting invariants of the core (`size`: the leaf proves
+                // the atom by metis, which knows nothing of cardinalities), with the
+                // invariants that do not count over the same state variables instead.
+                let counting: Vec<&String> =
+                    case_core.iter().filter(|l| counts(spec, l)).collect();
+                let read: BTreeSet<u32> = counting.iter().flat_map(|l| reads(spec, l)).collect();
+                let first_order: Vec<String> = p
+                    .obligation
+                    .hypotheses
+                    .iter()
+                    .map(|(label, _)| label.clone())
+                    .filter(|l| {
+                        !counts(spec, l)
+                            && (case_core.contains(l) || reads(spec, l).iter().any(|v| read.contains(v)))
+                    })
+                    .collect();
+                let tries = if counting.is_empty() { vec![case_core] } else { vec![first_order, case_core] };
+                tries.iter().find_map(|only| {
+                    let outcome = solve::check_naming_core(&p.obligation, &small, Some(only));
+                    debug_order(action, p, &outcome);
+                    match outcome.verdict {
+                        Verdict::Proved => outcome.core,
+                        _ => None,
+                    }
+                })
             })
             .collect();
         for ((k, action, p), core) in own.into_iter().zip(answers).chain(atoms.into_iter().zip(settled)) {
@@ -343,6 +362,30 @@ impl Hints {
                 });
         }
     }
+}
+
+/// Whether the invariant labelled `label` takes a collection's `size` (a cardinality).
+fn counts(spec: &Spec, label: &str) -> bool {
+    spec.invariants.iter().filter(|i| i.name == label).any(|i| {
+        let mut found = false;
+        walk(&i.body, &mut |e: &Expr| {
+            found |= matches!(e.kind, ExprKind::Call(Builtin::Size, _));
+        });
+        found
+    })
+}
+
+/// The state variables (slots) the invariant labelled `label` reads.
+fn reads(spec: &Spec, label: &str) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for i in spec.invariants.iter().filter(|i| i.name == label) {
+        walk(&i.body, &mut |e: &Expr| {
+            if let ExprKind::Var(VarRef::State(slot) | VarRef::Qualified { slot, .. }) = &e.kind {
+                out.insert(*slot);
+            }
+        });
+    }
+    out
 }
 
 /// TEMPORARY measurement print (IOA_DEBUG_ORDER=1).

@@ -630,10 +630,7 @@ impl<'a> StepScript<'a> {
                     Some(c) => c.join(", "),
                     None => "not known".to_string(),
                 };
-                out.push_str(&format!(
-                    "{ind}  (* Z3's unsat core of this order case (the witness a constant): {words}. *)\n"
-                ));
-                if let Some(text) = self.settled_case(
+                let settled = self.settled_case(
                     ind,
                     k,
                     steps,
@@ -641,7 +638,15 @@ impl<'a> StepScript<'a> {
                     using,
                     wfact,
                     order_cores.unwrap_or_default(),
-                ) {
+                );
+                let method = match settled {
+                    Some(_) => " Method: each settled atom by metis with the invariants Z3 settled it with, the order formulas at the newer and the older, then auto with the relation and the transition only.",
+                    None => "",
+                };
+                out.push_str(&format!(
+                    "{ind}  (* Z3's unsat core of this order case (the witness a constant): {words}.{method} *)\n"
+                ));
+                if let Some(text) = settled {
                     out.push_str(&text);
                     continue;
                 }
