@@ -445,17 +445,22 @@ pub fn escape_sets(spec: &Spec, a: AutomatonId, ty: &Type) -> Vec<u32> {
             }
         }
     };
+    walk_claims(spec, a, &mut note);
+    out
+}
+
+/// Walks every subexpression of automaton `a`'s preconditions and invariants.
+fn walk_claims(spec: &Spec, a: AutomatonId, f: &mut dyn FnMut(&Expr)) {
     if let AutomatonBody::Primitive(p) = &spec.automata[a.0 as usize].body {
         for tr in &p.transitions {
             for pre in &tr.pre {
-                walk(pre, &mut note);
+                walk(pre, &mut *f);
             }
         }
     }
     for inv in spec.invariants.iter().filter(|x| x.automaton == a) {
-        walk(&inv.body, &mut note);
+        walk(&inv.body, &mut *f);
     }
-    out
 }
 
 /// The (tuple type, field index) pairs compared by `<`, `≤`, `>` or `≥` in the preconditions
@@ -473,16 +478,7 @@ pub fn compared_fields(spec: &Spec, a: AutomatonId) -> Vec<(Type, u32)> {
             }
         }
     };
-    if let AutomatonBody::Primitive(p) = &spec.automata[a.0 as usize].body {
-        for tr in &p.transitions {
-            for pre in &tr.pre {
-                walk(pre, &mut note);
-            }
-        }
-    }
-    for inv in spec.invariants.iter().filter(|x| x.automaton == a) {
-        walk(&inv.body, &mut note);
-    }
+    walk_claims(spec, a, &mut note);
     out
 }
 
