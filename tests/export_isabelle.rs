@@ -387,7 +387,11 @@ fn isabelle_builds_the_exports_when_available() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("isabelle-verify");
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
-        .args(["verify", "examples/consensus/global1_to_cons.ioa", "--export-isabelle"])
+        .args([
+            "verify",
+            "examples/consensus/global1_to_cons.ioa",
+            "--export-isabelle",
+        ])
         .arg(&dir)
         .args(["--color", "never"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))

@@ -14,7 +14,9 @@
 use super::expr::walk;
 use crate::obligations::{invariant, simulation, Assumptions, Obligation};
 use crate::solve::{self, budget, budget::Budget, Verdict};
-use ioa_lang::ir::{AutomatonBody, AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Type, VarRef};
+use ioa_lang::ir::{
+    AutomatonBody, AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Type, VarRef,
+};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -299,12 +301,12 @@ impl Hints {
         use rayon::prelude::*;
         let wall = std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS);
         let goals = Budget::new(ORDER_RLIMIT.max(recheck_rlimit), wall);
-        let (own, atoms): (Vec<_>, Vec<_>) = asked.into_iter().partition(|(_, _, p)| p.settled.is_none());
+        let (own, atoms): (Vec<_>, Vec<_>) =
+            asked.into_iter().partition(|(_, _, p)| p.settled.is_none());
         let answers: Vec<Option<Vec<String>>> = own
             .par_iter()
-            .map(|(_, action, p)| {
+            .map(|(_, _, p)| {
                 let outcome = solve::check_naming_core(&p.obligation, &goals, None);
-                debug_order(action, p, &outcome);
                 match outcome.verdict {
                     Verdict::Proved => outcome.core,
                     _ => None,
@@ -327,8 +329,7 @@ impl Hints {
                 // First without the counting invariants of the core (`size`: the leaf proves
                 // the atom by metis, which knows nothing of cardinalities), with the
                 // invariants that do not count over the same state variables instead.
-                let counting: Vec<&String> =
-                    case_core.iter().filter(|l| counts(spec, l)).collect();
+                let counting: Vec<&String> = case_core.iter().filter(|l| counts(spec, l)).collect();
                 let read: BTreeSet<u32> = counting.iter().flat_map(|l| reads(spec, l)).collect();
                 let first_order: Vec<String> = p
                     .obligation
@@ -337,13 +338,17 @@ impl Hints {
                     .map(|(label, _)| label.clone())
                     .filter(|l| {
                         !counts(spec, l)
-                            && (case_core.contains(l) || reads(spec, l).iter().any(|v| read.contains(v)))
+                            && (case_core.contains(l)
+                                || reads(spec, l).iter().any(|v| read.contains(v)))
                     })
                     .collect();
-                let tries = if counting.is_empty() { vec![case_core] } else { vec![first_order, case_core] };
+                let tries = if counting.is_empty() {
+                    vec![case_core]
+                } else {
+                    vec![first_order, case_core]
+                };
                 tries.iter().find_map(|only| {
                     let outcome = solve::check_naming_core(&p.obligation, &small, Some(only));
-                    debug_order(action, p, &outcome);
                     match outcome.verdict {
                         Verdict::Proved => outcome.core,
                         _ => None,
@@ -351,7 +356,11 @@ impl Hints {
                 })
             })
             .collect();
-        for ((k, action, p), core) in own.into_iter().zip(answers).chain(atoms.into_iter().zip(settled)) {
+        for ((k, action, p), core) in own
+            .into_iter()
+            .zip(answers)
+            .chain(atoms.into_iter().zip(settled))
+        {
             self.sim_order_cores
                 .entry((k, action, p.case))
                 .or_default()
@@ -386,22 +395,6 @@ fn reads(spec: &Spec, label: &str) -> BTreeSet<u32> {
         });
     }
     out
-}
-
-/// TEMPORARY measurement print (IOA_DEBUG_ORDER=1).
-fn debug_order(action: &str, p: &simulation::OrderCase, o: &solve::Outcome) {
-    if std::env::var_os("IOA_DEBUG_ORDER").is_some() {
-        eprintln!(
-            "ORDER {action} case {} {:?} settled {:?}: {} {} units {:.1} s core {:?}",
-            p.case + 1,
-            p.order,
-            p.settled,
-            o.verdict.word(),
-            o.rlimit,
-            o.time.as_secs_f64(),
-            o.core
-        );
-    }
 }
 
 /// Z3 resource units for a settled atom (see [`simulation::OrderSplit::settle`]), asked with

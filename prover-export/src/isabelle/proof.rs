@@ -639,9 +639,10 @@ impl<'a> StepScript<'a> {
                     wfact,
                     order_cores.unwrap_or_default(),
                 );
-                let method = match settled {
-                    Some(_) => " Method: each settled atom by metis with the invariants Z3 settled it with, the order formulas at the newer and the older, then auto with the relation and the transition only.",
-                    None => "",
+                let method = match (&settled, *case == "equal" && *only) {
+                    (Some(_), _) => " Method: each settled atom by metis with the invariants Z3 settled it with, the order formulas at the newer and the older, then auto with the relation and the transition only.",
+                    (None, true) => " Method: the witness is the parameter (their field identifies them), the invariants over them instantiated, then auto.",
+                    (None, false) => " Method: the invariants over the witness and the parameter instantiated, then auto.",
                 };
                 out.push_str(&format!(
                     "{ind}  (* Z3's unsat core of this order case (the witness a constant): {words}.{method} *)\n"
