@@ -308,6 +308,22 @@ fn step(
     walk(spec, b, &body, start, split, &mut paths)?;
     let n_paths = paths.len();
     let mut out = Vec::new();
+    let obligation = |p: Path, case, goals, shown| Obligation {
+        target: sim.name.clone(),
+        kind: Kind::SimulationStep,
+        action: Some(action.name.clone()),
+        action_kind: Some(action.kind.keyword()),
+        case,
+        assumed: assumed
+            .iter()
+            .map(|k| spec.invariants[*k].name.clone())
+            .collect(),
+        hypotheses: p.enc.script.hypotheses().to_vec(),
+        script: p.enc.finish(),
+        goals,
+        shown,
+        span: entry.map(|e| e.span).unwrap_or(t.span),
+    };
     for (case_no, mut path) in paths.into_iter().enumerate() {
         // The settled atoms of a split path: `older ∉ X` as the only goal.
         let mut settled_paths: Vec<(u32, Path)> = Vec::new();
@@ -360,26 +376,12 @@ fn step(
         }
         for (slot, mut q) in settled_paths {
             let goals = assert_goals(&mut q.enc, &q.goals);
+            let case = Some(format!("case {}, settled atom", case_no + 1));
             out.push(StepCase {
                 branches: q.branches.clone(),
                 order: q.order,
                 settled: Some(slot),
-                obligation: Obligation {
-                    target: sim.name.clone(),
-                    kind: Kind::SimulationStep,
-                    action: Some(action.name.clone()),
-                    action_kind: Some(action.kind.keyword()),
-                    case: Some(format!("case {}, settled atom", case_no + 1)),
-                    assumed: assumed
-                        .iter()
-                        .map(|k| spec.invariants[*k].name.clone())
-                        .collect(),
-                    script: q.enc.finish(),
-                    goals,
-                    hypotheses: q.enc.script.hypotheses().to_vec(),
-                    shown: vec![],
-                    span: entry.map(|e| e.span).unwrap_or(t.span),
-                },
+                obligation: obligation(q, case, goals, vec![]),
             });
         }
         // The external trace: A's action (if external) must be exactly what B fired externally.
@@ -477,22 +479,7 @@ fn step(
             branches,
             order,
             settled: None,
-            obligation: Obligation {
-                target: sim.name.clone(),
-                kind: Kind::SimulationStep,
-                action: Some(action.name.clone()),
-                action_kind: Some(action.kind.keyword()),
-                case,
-                assumed: assumed
-                    .iter()
-                    .map(|k| spec.invariants[*k].name.clone())
-                    .collect(),
-                script: path.enc.finish(),
-                goals,
-                hypotheses: path.enc.script.hypotheses().to_vec(),
-                shown,
-                span: entry.map(|e| e.span).unwrap_or(t.span),
-            },
+            obligation: obligation(path, case, goals, shown),
         });
     }
     Ok(out)

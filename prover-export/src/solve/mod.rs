@@ -256,27 +256,11 @@ fn attempt_assuming(
         .iter()
         .filter(|(label, _)| only.is_none_or(|o| o.contains(label)))
         .collect();
-    let guards: Vec<Bool> = assumed
-        .iter()
-        .map(|(_, g)| Bool::new_const(g.as_str()))
-        .collect();
-    let before = budget::count(&solver);
-    let result = solver.check_assumptions(&guards);
-    let spent = budget::count(&solver).saturating_sub(before);
+    let (result, spent, core) = check_assuming(&solver, &assumed);
     match result {
         SatResult::Unsat => {
-            let used: Vec<String> = solver
-                .get_unsat_core()
-                .iter()
-                .map(|c| c.to_string())
-                .collect();
-            let core = assumed
-                .iter()
-                .filter(|(_, g)| used.contains(g))
-                .map(|(label, _)| label.clone())
-                .collect();
             let verdict = Verdict::Proved;
-            (Tried { verdict, spent }, Some(core))
+            (Tried { verdict, spent }, core)
         }
         SatResult::Sat => {
             let verdict = Verdict::Unknown("a model (not every hypothesis assumed)".into());
@@ -316,29 +300,39 @@ pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<V
     // simulation step spent minutes there).
     solver.set_params(&params);
     solver.from_string(ob.script.as_str());
-    let guards: Vec<Bool> = ob
-        .hypotheses
+    let all: Vec<&(String, String)> = ob.hypotheses.iter().collect();
+    let (_, spent, core) = check_assuming(&solver, &all);
+    (core, spent)
+}
+
+/// Checks `solver` with the guards of `hypotheses` as assumptions: Z3's answer, the units it
+/// spent and, on unsat, the labels of the hypotheses whose guards are in its core (in the
+/// order of `hypotheses`).
+fn check_assuming(
+    solver: &Solver,
+    hypotheses: &[&(String, String)],
+) -> (SatResult, u64, Option<Vec<String>>) {
+    let guards: Vec<Bool> = hypotheses
         .iter()
         .map(|(_, g)| Bool::new_const(g.as_str()))
         .collect();
-    let before = budget::count(&solver);
+    let before = budget::count(solver);
     let result = solver.check_assumptions(&guards);
-    let spent = budget::count(&solver).saturating_sub(before);
+    let spent = budget::count(solver).saturating_sub(before);
     if result != SatResult::Unsat {
-        return (None, spent);
+        return (result, spent, None);
     }
     let used: Vec<String> = solver
         .get_unsat_core()
         .iter()
         .map(|c| c.to_string())
         .collect();
-    let core = ob
-        .hypotheses
+    let core = hypotheses
         .iter()
         .filter(|(_, g)| used.contains(g))
         .map(|(label, _)| label.clone())
         .collect();
-    (Some(core), spent)
+    (result, spent, Some(core))
 }
 
 /// What the checks of [`core_by_deletion`] may spend together, and each at least (a check gets
