@@ -54,6 +54,9 @@ pub struct OrderAnswer {
     pub settled: Option<u32>,
     /// The unsat core when Z3 proved it and named one.
     pub core: Option<Vec<String>>,
+    /// Whether the core names an invariant that takes a `size` (metis, which proves a settled
+    /// atom in the leaf, knows nothing of cardinalities: such an atom is not stated).
+    pub counting: bool,
 }
 
 /// What Z3 answered for the step of one invariant at one action (all of its cases together).
@@ -367,6 +370,7 @@ impl Hints {
                 .push(OrderAnswer {
                     order: p.order,
                     settled: p.settled,
+                    counting: core.iter().flatten().any(|l| counts(spec, l)),
                     core,
                 });
         }

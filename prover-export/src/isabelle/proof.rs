@@ -378,7 +378,8 @@ impl<'a> StepScript<'a> {
     /// `have` by metis with only its query's invariants, the order formulas instantiated at
     /// (newer, older) (the transition's `∀ x: T` preconditions at the witness, the core's
     /// nested invariants `∀ y (A ⇒ ∀ x B)`), then auto with the relation and the transition
-    /// only. `None` when an answer is missing (the case keeps the plain order leaf).
+    /// only. `None` when an answer is missing or a settled atom's core counts (`size`): the
+    /// case keeps the plain order leaf.
     #[allow(clippy::too_many_arguments)]
     fn settled_case(
         &self,
@@ -411,7 +412,7 @@ impl<'a> StepScript<'a> {
             .copied()
             .filter(|a| a.settled.is_some())
             .collect();
-        if settled.is_empty() || settled.iter().any(|a| a.core.is_none()) {
+        if settled.is_empty() || settled.iter().any(|a| a.core.is_none() || a.counting) {
             return None;
         }
         let i2 = format!("{ind}  ");
