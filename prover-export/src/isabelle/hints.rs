@@ -7,6 +7,11 @@
 //! When Z3 proved an obligation but could not name its core within the budget of that second
 //! check, the hypotheses the obligation assumed are used (the invariant's `using` list).
 //!
+//! A simulation case Z3 proves only with a large budget gets no core; when its path assumes
+//! `∃ x: T` with `T` compared by a field (ballots by `ordering`), Z3 is asked the case once per
+//! order of the witness and the action's parameter, and whether the older one's escape atom
+//! (`older ∉ X`) follows, naming each core (the leaf then proves the atom by metis with it).
+//!
 //! It also records which start and step obligations Z3 does not prove (a counterexample, or
 //! no proof within the export's budget): the export does not state those as
 //! lemmas (see `invariants`), so that every lemma of a theory is one that holds.
@@ -255,7 +260,8 @@ impl Hints {
 
     /// For every simulation case Z3 proved without naming its core, whose path assumes an
     /// `∃` over a tuple type compared by a field of which the action has a parameter: asks Z3
-    /// the three order sub-obligations (see [`simulation::order_split`]) and keeps their cores.
+    /// the three order sub-obligations (see [`simulation::order_split`]) and, for `less` and
+    /// `greater` cases it proves, their settled atoms; keeps every core.
     fn ask_order_cases(&mut self, spec: &Spec, recheck_rlimit: u64) {
         let mut asked: Vec<(usize, String, simulation::OrderCase)> = Vec::new();
         for (k, sim) in spec.simulations.iter().enumerate() {
@@ -324,40 +330,9 @@ impl Hints {
                 })
                 .and_then(|(_, c)| c.clone())
         };
-        let small = Budget::new(SETTLED_RLIMIT, wall);
         let settled: Vec<Option<Vec<String>>> = atoms
             .par_iter()
-            .map(|(k, action, p)| {
-                let case_core = core_of(*k, action, p)?;
-                // First without the counting invariants of the core (`size`: the leaf proves
-                // the atom by metis, which knows nothing of cardinalities), with the
-                // invariants that do not count over the same state variables instead.
-                let counting: Vec<&String> = case_core.iter().filter(|l| counts(spec, l)).collect();
-                let read: BTreeSet<u32> = counting.iter().flat_map(|l| reads(spec, l)).collect();
-                let first_order: Vec<String> = p
-                    .obligation
-                    .hypotheses
-                    .iter()
-                    .map(|(label, _)| label.clone())
-                    .filter(|l| {
-                        !counts(spec, l)
-                            && (case_core.contains(l)
-                                || reads(spec, l).iter().any(|v| read.contains(v)))
-                    })
-                    .collect();
-                let tries = if counting.is_empty() {
-                    vec![case_core]
-                } else {
-                    vec![first_order, case_core]
-                };
-                tries.iter().find_map(|only| {
-                    let outcome = solve::check_naming_core(&p.obligation, &small, Some(only));
-                    match outcome.verdict {
-                        Verdict::Proved => outcome.core,
-                        _ => None,
-                    }
-                })
-            })
+            .map(|(k, action, p)| settle(spec, p, core_of(*k, action, p)?))
             .collect();
         for ((k, action, p), core) in own
             .into_iter()
@@ -375,6 +350,43 @@ impl Hints {
                 });
         }
     }
+}
+
+/// The core of settled atom `p` (see [`simulation::OrderSplit::settle`]) when Z3 proves it
+/// within [`SETTLED_RLIMIT`] from its order case's core `case_core` (the counting invariants of
+/// that core first replaced, see below).
+fn settle(spec: &Spec, p: &simulation::OrderCase, case_core: Vec<String>) -> Option<Vec<String>> {
+    let small = Budget::new(
+        SETTLED_RLIMIT,
+        std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
+    );
+    // First without the counting invariants of the core (`size`: the leaf proves
+    // the atom by metis, which knows nothing of cardinalities), with the
+    // invariants that do not count over the same state variables instead.
+    let counting: Vec<&String> = case_core.iter().filter(|l| counts(spec, l)).collect();
+    let read: BTreeSet<u32> = counting.iter().flat_map(|l| reads(spec, l)).collect();
+    let first_order: Vec<String> = p
+        .obligation
+        .hypotheses
+        .iter()
+        .map(|(label, _)| label.clone())
+        .filter(|l| {
+            !counts(spec, l)
+                && (case_core.contains(l) || reads(spec, l).iter().any(|v| read.contains(v)))
+        })
+        .collect();
+    let tries = if counting.is_empty() {
+        vec![case_core]
+    } else {
+        vec![first_order, case_core]
+    };
+    tries.iter().find_map(|only| {
+        let outcome = solve::check_naming_core(&p.obligation, &small, Some(only));
+        match outcome.verdict {
+            Verdict::Proved => outcome.core,
+            _ => None,
+        }
+    })
 }
 
 /// Whether the invariant labelled `label` takes a collection's `size` (a cardinality).
