@@ -316,10 +316,7 @@ fn every_example_exports_or_explains() {
 /// Exports `args` and runs `$ISABELLE_HOME/bin/isabelle build -D` on it; `None` (and a
 /// SKIPPED line) without `ISABELLE_HOME`. Returns whether the build succeeded, and its output.
 fn isabelle_build(label: &str, args: &[&str]) -> Option<(bool, String)> {
-    let Some(home) = std::env::var_os("ISABELLE_HOME") else {
-        eprintln!("SKIPPED: ISABELLE_HOME is not set, so no Isabelle/HOL to check {label} with");
-        return None;
-    };
+    let home = isabelle_home(label)?;
     let e = export(label, args);
     assert_eq!(e.code, 0, "{}", e.stderr);
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("isabelle-{label}"));
@@ -328,20 +325,34 @@ fn isabelle_build(label: &str, args: &[&str]) -> Option<(bool, String)> {
     for (name, text) in &e.files {
         std::fs::write(dir.join(name), text).expect("a theory written");
     }
-    let isabelle = PathBuf::from(home).join("bin/isabelle");
+    Some(isabelle_build_dir(&home, &dir))
+}
+
+/// `ISABELLE_HOME`, or `None` and a SKIPPED line naming what was not checked.
+fn isabelle_home(label: &str) -> Option<PathBuf> {
+    let Some(home) = std::env::var_os("ISABELLE_HOME") else {
+        eprintln!("SKIPPED: ISABELLE_HOME is not set, so no Isabelle/HOL to check {label} with");
+        return None;
+    };
+    Some(PathBuf::from(home))
+}
+
+/// Runs `HOME/bin/isabelle build -D dir`: whether it succeeded, and its output.
+fn isabelle_build_dir(home: &std::path::Path, dir: &std::path::Path) -> (bool, String) {
+    let isabelle = home.join("bin/isabelle");
     let out = Command::new(&isabelle)
         .args(["build", "-D"])
-        .arg(&dir)
+        .arg(dir)
         .output()
         .unwrap_or_else(|err| panic!("cannot run {}: {err}", isabelle.display()));
-    Some((
+    (
         out.status.success(),
         format!(
             "{}\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         ),
-    ))
+    )
 }
 
 /// The exports that check in Isabelle within two minutes each on the development machine (see
@@ -361,6 +372,8 @@ const ISABELLE_CHECKED: [(&str, &str); 6] = [
 /// With a real Isabelle/HOL (`ISABELLE_HOME` set; see the README): each export above builds,
 /// with no `sorry`/`oops` (the checker runs with quick_and_dirty off). Without it the test
 /// prints SKIPPED and passes.
+/// Also `ioa verify examples/consensus/global1_to_cons.ioa --export-isabelle DIR` (the invariants
+/// it finds, and the simulation's order leaves settled by Z3).
 #[test]
 fn isabelle_builds_the_exports_when_available() {
     for (label, file) in ISABELLE_CHECKED {
@@ -368,6 +381,57 @@ fn isabelle_builds_the_exports_when_available() {
             assert!(ok, "isabelle build of the export of {file} failed:\n{log}");
         }
     }
+    let Some(home) = isabelle_home("the verify export") else {
+        return;
+    };
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("isabelle-verify");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args([
+            "verify",
+            "examples/consensus/global1_to_cons.ioa",
+            "--export-isabelle",
+        ])
+        .arg(&dir)
+        .args(["--color", "never"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ioa runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let (ok, log) = isabelle_build_dir(&home, &dir);
+    assert!(ok, "isabelle build of the verify export failed:\n{log}");
+}
+
+/// The invariants `ioa verify` finds for Global1 → Cons leave two simulation cases whose
+/// proofs Z3 finds only with tens of millions of units, naming no core: the export splits each
+/// on the order of the case's witness ballot and the action's ballot, and Z3 names the core of
+/// every order case and of every settled atom (`older ∉ dead`); the `less` and `greater` leaves
+/// prove the atom by metis with that core and then need no invariant in their `auto`.
+#[test]
+fn verified_invariants_give_settled_order_leaves() {
+    let e = export(
+        "verified",
+        &[
+            "tests/data/isabelle/ok/global1_to_cons_verified.ioa",
+            "--simulation",
+            "Global1_to_Cons",
+            // `ioa verify`'s recheck budget (its --proof-rlimit), as its export uses.
+            "--rlimit",
+            "50000000",
+        ],
+    );
+    assert_well_formed(&e);
+    let sim = &e.files["Global1_to_Cons.thy"];
+    let settled: Vec<&str> = sim
+        .lines()
+        .filter(|l| l.contains("order case") || l.contains("Z3 settles"))
+        .map(str::trim)
+        .collect();
+    insta::assert_snapshot!("verified_order_leaves", settled.join("\n"));
+    // Two split cases, each with a settled `less` and `greater` leaf.
+    assert_eq!(sim.matches("have nd1: ").count(), 4);
+    assert_eq!(sim.matches("by (metis disjoint_iff)").count(), 4);
 }
 
 /// With a real Isabelle/HOL: the Global1 → Cons forward simulation is proved, all 11 lemmas

@@ -7,13 +7,22 @@
 //! When Z3 proved an obligation but could not name its core within the budget of that second
 //! check, the hypotheses the obligation assumed are used (the invariant's `using` list).
 //!
+//! A simulation case Z3 proves only with a large budget gets no core; when its path assumes
+//! `∃ x: T` with `T` compared by a field (ballots by `ordering`), Z3 is asked the case once per
+//! order of the witness and the action's parameter, and whether the older one's escape atom
+//! (`older ∉ X`) follows, naming each core (the leaf then proves the atom by metis with it).
+//!
 //! It also records which start and step obligations Z3 does not prove (a counterexample, or
 //! no proof within the export's budget): the export does not state those as
 //! lemmas (see `invariants`), so that every lemma of a theory is one that holds.
 
+use super::expr::walk;
 use crate::obligations::{invariant, simulation, Assumptions, Obligation};
 use crate::solve::{self, budget, budget::Budget, Verdict};
-use ioa_lang::ir::{AutomatonId, Spec};
+use ioa_lang::ir::{
+    AutomatonBody, AutomatonId, BinOp, Builtin, Expr, ExprKind, Spec, Type, VarRef,
+};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The invariants each invariant step needs, by (index of the invariant in `spec.invariants`,
@@ -29,12 +38,30 @@ pub struct Hints {
     /// of each case of the proof block's entry, in the order of its branches (`None`: Z3 did not
     /// name the core of that case).
     sim_cores: BTreeMap<(usize, String), Vec<Option<Vec<String>>>>,
+    /// Per (simulation, action, case) whose whole core Z3 did not name and whose path assumes
+    /// `∃ x: T` with T compared by a field: the unsat core of each order sub-obligation
+    /// (`None`: not proved, or no core named), see [`simulation::OrderSplit`].
+    sim_order_cores: BTreeMap<(usize, String, usize), Vec<OrderAnswer>>,
     /// The invariants (by index in `spec.invariants`) whose start obligation Z3 did not prove.
     start_unproved: BTreeSet<usize>,
     /// The simulations (by index in `spec.simulations`) whose start obligation Z3 did not prove.
     sim_start_unproved: BTreeSet<usize>,
     /// The steps (simulation index, action) of which Z3 did not prove every case.
     sim_step_unproved: BTreeSet<(usize, String)>,
+}
+
+/// What Z3 answered for one order sub-obligation of a simulation case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderAnswer {
+    /// How the witness's field compares with the parameter's.
+    pub order: Ordering,
+    /// `None`: the case's goal; `Some(slot)`: "the older is not in state variable `slot`".
+    pub settled: Option<u32>,
+    /// The unsat core when Z3 proved it and named one.
+    pub core: Option<Vec<String>>,
+    /// Whether the core names an invariant that takes a `size` (metis, which proves a settled
+    /// atom in the leaf, knows nothing of cardinalities: such an atom is not stated).
+    pub counting: bool,
 }
 
 /// What Z3 answered for the step of one invariant at one action (all of its cases together).
@@ -67,6 +94,14 @@ impl Hints {
     pub fn sim_cores(&self, sim: usize, action: &str) -> Option<&[Option<Vec<String>>]> {
         self.sim_cores
             .get(&(sim, action.to_string()))
+            .map(|v| v.as_slice())
+    }
+
+    /// The cores of the order sub-obligations of case `case` (counted from 0) of simulation
+    /// number `sim`'s step at `action`, when they were asked.
+    pub fn sim_order_cores(&self, sim: usize, action: &str, case: usize) -> Option<&[OrderAnswer]> {
+        self.sim_order_cores
+            .get(&(sim, action.to_string(), case))
             .map(|v| v.as_slice())
     }
 
@@ -219,8 +254,241 @@ impl Hints {
                 .or_default()
                 .push(core);
         }
+        hints.ask_order_cases(spec, recheck_rlimit);
         hints
     }
+
+    /// For every simulation case Z3 proved without naming its core, whose path assumes an
+    /// `∃` over a tuple type compared by a field of which the action has a parameter: asks Z3
+    /// the three order sub-obligations (see [`simulation::order_split`]) and, for `less` and
+    /// `greater` cases it proves, their settled atoms; keeps every core.
+    fn ask_order_cases(&mut self, spec: &Spec, recheck_rlimit: u64) {
+        let mut asked: Vec<(usize, String, simulation::OrderCase)> = Vec::new();
+        for (k, sim) in spec.simulations.iter().enumerate() {
+            let Ok(ts) = invariant::transitions(spec, sim.from) else {
+                continue;
+            };
+            let fields = compared_fields(spec, sim.from);
+            let actions = &spec.automata[sim.from.0 as usize].actions;
+            for (t_index, t) in ts.iter().enumerate() {
+                let action = &actions[t.action.0 as usize];
+                if ts.iter().filter(|u| u.action == t.action).count() != 1 {
+                    continue;
+                }
+                let Some(cores) = self.sim_cores.get(&(k, action.name.clone())) else {
+                    continue;
+                };
+                if !cores.iter().any(|c| c.is_none()) || self.sim_step_unproved(k, &action.name) {
+                    continue;
+                }
+                let split = fields.iter().find_map(|(ty, field)| {
+                    let param = action.params.iter().position(|p| p.ty == *ty)?;
+                    Some(simulation::OrderSplit {
+                        ty: ty.clone(),
+                        field: *field,
+                        param: param as u32,
+                        settle: escape_sets(spec, sim.from, ty),
+                    })
+                });
+                let Some(split) = split else { continue };
+                let Ok(parts) =
+                    simulation::order_split(spec, k, t_index, &split, &Assumptions::AsDeclared)
+                else {
+                    continue;
+                };
+                asked.extend(
+                    parts
+                        .into_iter()
+                        .filter(|p| cores.get(p.case).is_some_and(|c| c.is_none()))
+                        .map(|p| (k, action.name.clone(), p)),
+                );
+            }
+        }
+        // First the order cases' own goals (each proof names its core in the same attempt),
+        // then the settled atoms of the cases that proved: asked with only that case's core
+        // assumed and a small budget (a settled atom follows from few invariants or not at all).
+        use rayon::prelude::*;
+        let wall = std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS);
+        let goals = Budget::new(ORDER_RLIMIT.max(recheck_rlimit), wall);
+        let (own, atoms): (Vec<_>, Vec<_>) =
+            asked.into_iter().partition(|(_, _, p)| p.settled.is_none());
+        let answers: Vec<Option<Vec<String>>> = own
+            .par_iter()
+            .map(|(_, _, p)| {
+                let outcome = solve::check_naming_core(&p.obligation, &goals, None);
+                match outcome.verdict {
+                    Verdict::Proved => outcome.core,
+                    _ => None,
+                }
+            })
+            .collect();
+        let core_of = |k: usize, action: &str, p: &simulation::OrderCase| {
+            own.iter()
+                .zip(&answers)
+                .find(|((k2, a2, q), _)| {
+                    *k2 == k && a2 == action && q.case == p.case && q.order == p.order
+                })
+                .and_then(|(_, c)| c.clone())
+        };
+        let settled: Vec<Option<Vec<String>>> = atoms
+            .par_iter()
+            .map(|(k, action, p)| settle(spec, p, core_of(*k, action, p)?))
+            .collect();
+        for ((k, action, p), core) in own
+            .into_iter()
+            .zip(answers)
+            .chain(atoms.into_iter().zip(settled))
+        {
+            self.sim_order_cores
+                .entry((k, action, p.case))
+                .or_default()
+                .push(OrderAnswer {
+                    order: p.order,
+                    settled: p.settled,
+                    counting: core.iter().flatten().any(|l| counts(spec, l)),
+                    core,
+                });
+        }
+    }
+}
+
+/// The core of settled atom `p` (see [`simulation::OrderSplit::settle`]) when Z3 proves it
+/// within [`SETTLED_RLIMIT`] from its order case's core `case_core` (the counting invariants of
+/// that core first replaced, see below).
+fn settle(spec: &Spec, p: &simulation::OrderCase, case_core: Vec<String>) -> Option<Vec<String>> {
+    let small = Budget::new(
+        SETTLED_RLIMIT,
+        std::time::Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS),
+    );
+    // First without the counting invariants of the core (`size`: the leaf proves
+    // the atom by metis, which knows nothing of cardinalities), with the
+    // invariants that do not count over the same state variables instead.
+    let counting: Vec<&String> = case_core.iter().filter(|l| counts(spec, l)).collect();
+    let read: BTreeSet<u32> = counting.iter().flat_map(|l| reads(spec, l)).collect();
+    let first_order: Vec<String> = p
+        .obligation
+        .hypotheses
+        .iter()
+        .map(|(label, _)| label.clone())
+        .filter(|l| {
+            !counts(spec, l)
+                && (case_core.contains(l) || reads(spec, l).iter().any(|v| read.contains(v)))
+        })
+        .collect();
+    let tries = if counting.is_empty() {
+        vec![case_core]
+    } else {
+        vec![first_order, case_core]
+    };
+    tries.iter().find_map(|only| {
+        let outcome = solve::check_naming_core(&p.obligation, &small, Some(only));
+        match outcome.verdict {
+            Verdict::Proved => outcome.core,
+            _ => None,
+        }
+    })
+}
+
+/// Whether the invariant labelled `label` takes a collection's `size` (a cardinality).
+fn counts(spec: &Spec, label: &str) -> bool {
+    spec.invariants.iter().filter(|i| i.name == label).any(|i| {
+        let mut found = false;
+        walk(&i.body, &mut |e: &Expr| {
+            found |= matches!(e.kind, ExprKind::Call(Builtin::Size, _));
+        });
+        found
+    })
+}
+
+/// The state variables (slots) the invariant labelled `label` reads.
+fn reads(spec: &Spec, label: &str) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for i in spec.invariants.iter().filter(|i| i.name == label) {
+        walk(&i.body, &mut |e: &Expr| {
+            if let ExprKind::Var(VarRef::State(slot) | VarRef::Qualified { slot, .. }) = &e.kind {
+                out.insert(*slot);
+            }
+        });
+    }
+    out
+}
+
+/// Z3 resource units for a settled atom (see [`simulation::OrderSplit::settle`]), asked with
+/// only its order case's core assumed.
+pub const SETTLED_RLIMIT: u64 = 2_000_000;
+
+/// Z3 resource units for each order sub-obligation: `ioa prove`'s default budget (their proofs
+/// take 4–8 million units on the bundled consensus simulation, and the portfolio's seed that
+/// proves may be the third).
+pub const ORDER_RLIMIT: u64 = 50_000_000;
+
+/// The state variables `X` (slots) of automaton `a` that occur as `x ∈ X`, `x` of type `ty`,
+/// in the conclusion of an implication whose premise compares fields of `ty` by order (in its
+/// preconditions and invariants): the escape disjuncts of order formulas such as
+/// `∀ x (x.f < y.f ⇒ … ∨ x ∈ X)`.
+pub fn escape_sets(spec: &Spec, a: AutomatonId, ty: &Type) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    let ordered = |e: &Expr| {
+        let mut found = false;
+        walk(e, &mut |x: &Expr| {
+            if let ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, l, _) = &x.kind {
+                if let ExprKind::Field(t, _) = &l.kind {
+                    found |= t.ty == *ty;
+                }
+            }
+        });
+        found
+    };
+    let mut note = |e: &Expr| {
+        if let ExprKind::Binary(BinOp::Implies, l, r) = &e.kind {
+            if ordered(l) {
+                walk(r, &mut |x: &Expr| {
+                    if let ExprKind::Binary(BinOp::In, m, set) = &x.kind {
+                        if let ExprKind::Var(VarRef::State(slot)) = &set.kind {
+                            if m.ty == *ty && !out.contains(slot) {
+                                out.push(*slot);
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    };
+    walk_claims(spec, a, &mut note);
+    out
+}
+
+/// Walks every subexpression of automaton `a`'s preconditions and invariants.
+fn walk_claims(spec: &Spec, a: AutomatonId, f: &mut dyn FnMut(&Expr)) {
+    if let AutomatonBody::Primitive(p) = &spec.automata[a.0 as usize].body {
+        for tr in &p.transitions {
+            for pre in &tr.pre {
+                walk(pre, &mut *f);
+            }
+        }
+    }
+    for inv in spec.invariants.iter().filter(|x| x.automaton == a) {
+        walk(&inv.body, &mut *f);
+    }
+}
+
+/// The (tuple type, field index) pairs compared by `<`, `≤`, `>` or `≥` in the preconditions
+/// and invariants of automaton `a`, in the order they occur.
+pub fn compared_fields(spec: &Spec, a: AutomatonId) -> Vec<(Type, u32)> {
+    let mut out: Vec<(Type, u32)> = Vec::new();
+    let mut note = |e: &Expr| {
+        if let ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, l, r) = &e.kind {
+            for side in [l, r] {
+                if let ExprKind::Field(t, k) = &side.kind {
+                    if matches!(t.ty, Type::Named(_)) && !out.contains(&(t.ty.clone(), *k)) {
+                        out.push((t.ty.clone(), *k));
+                    }
+                }
+            }
+        }
+    };
+    walk_claims(spec, a, &mut note);
+    out
 }
 
 /// How an obligation of the export ended: proved (within the hint budget or on recheck), or not.

@@ -12,7 +12,7 @@ use super::automaton::AutomatonInfo;
 use super::error::{Construct, ExportError};
 use super::expr::{term, Env};
 use ioa_lang::ast::Quantifier;
-use ioa_lang::ir::{ExprKind, Stmt, StmtKind, Type};
+use ioa_lang::ir::{BinOp, Expr, ExprKind, Stmt, StmtKind, Type, VarRef};
 
 /// The definitions of the implementation's invariants a leaf may unfold.
 #[derive(Debug, Clone)]
@@ -43,6 +43,17 @@ pub struct OrderHints {
     pub ground: Vec<(String, String)>,
     /// The action's parameters with their types.
     pub params: Vec<(String, Type)>,
+    /// The action's precondition conjuncts (its only transition's).
+    pub pre: Vec<Expr>,
+    /// The definitions that unfold the transition to its precondition.
+    pub pre_defs: Vec<String>,
+    /// Precondition conjuncts `∀ x: T (body)` over a compared type: (slot of x, body).
+    pub pre_forall: Vec<(u32, Expr)>,
+    /// Invariants `∀ y: T (A ⇒ ∀ x: T B)` over a compared type: (IOA name, slot of y, slot of
+    /// x, `A ⇒ B`).
+    pub nested: Vec<(String, u32, u32, Expr)>,
+    /// The implementation's state variables' types, by slot.
+    pub state_types: Vec<Type>,
 }
 
 impl InvariantDefs {
@@ -51,6 +62,10 @@ impl InvariantDefs {
         self.by_name.iter().find(|(n, _)| n == name).map(|(_, d)| d)
     }
 }
+
+/// Z3's unsat cores of a case's order sub-obligations: the order and the core (`None`: not
+/// proved or not named).
+pub type OrderCores = Vec<super::hints::OrderAnswer>;
 
 /// Writes the proof of one step lemma.
 pub struct StepScript<'a> {
@@ -67,6 +82,9 @@ pub struct StepScript<'a> {
     /// which the leaves split with `if_split_asm`).
     split_cases: bool,
     order: OrderHints,
+    /// Per leaf: Z3's cores of the order sub-obligations, when it was asked them (see
+    /// `Hints::sim_order_cores`).
+    order_cores: Vec<Option<OrderCores>>,
     /// Witnesses obtained from the existential conditions on the path: name, type, fact.
     witnesses: Vec<(String, Type, String)>,
     n_witnesses: usize,
@@ -95,6 +113,7 @@ impl<'a> StepScript<'a> {
             n_leaves: 0,
             split_cases: false,
             order: OrderHints::default(),
+            order_cores: Vec::new(),
             witnesses: Vec::new(),
             n_witnesses: 0,
         }
@@ -110,6 +129,12 @@ impl<'a> StepScript<'a> {
     /// Splits leaves on the order of tuples as `order` says (see [`OrderHints`]).
     pub fn with_order(mut self, order: OrderHints) -> Self {
         self.order = order;
+        self
+    }
+
+    /// Z3's cores of the order sub-obligations, leaf by leaf (see [`OrderCores`]).
+    pub fn with_order_cores(mut self, cores: Vec<Option<OrderCores>>) -> Self {
+        self.order_cores = cores;
         self
     }
 
@@ -251,6 +276,7 @@ impl<'a> StepScript<'a> {
             .collect();
         let mut simp = self.simp.clone();
         let core = self.cores.get(self.n_leaves).cloned().flatten();
+        let order_cores = self.order_cores.get(self.n_leaves).cloned().flatten();
         self.n_leaves += 1;
         let core_words = match (&self.invs, &core) {
             (None, _) => String::new(),
@@ -284,7 +310,15 @@ impl<'a> StepScript<'a> {
             using.push(' ');
             using.push_str(f);
         }
-        if let Some(text) = self.order_leaf(&ind, &steps, &simp, &using, &core, &core_words) {
+        if let Some(text) = self.order_leaf(
+            &ind,
+            &steps,
+            &simp,
+            &using,
+            &core,
+            &core_words,
+            order_cores.as_deref(),
+        ) {
             return Ok(text);
         }
         Ok(format!(
@@ -339,8 +373,168 @@ impl<'a> StepScript<'a> {
         Ok(Some(text))
     }
 
+    /// The `less` (`k` = 0) or `greater` (2) case of an order leaf when Z3 proved that case with
+    /// a core and settled each escape atom `older ∉ X` with a core: each settled atom as a
+    /// `have` by metis with only its query's invariants, the order formulas instantiated at
+    /// (newer, older) (the transition's `∀ x: T` preconditions at the witness, the core's
+    /// nested invariants `∀ y (A ⇒ ∀ x B)`), then auto with the relation and the transition
+    /// only. `None` when an answer is missing or a settled atom's core counts (`size`): the
+    /// case keeps the plain order leaf.
+    #[allow(clippy::too_many_arguments)]
+    fn settled_case(
+        &self,
+        ind: &str,
+        k: usize,
+        steps: &[String],
+        simp: &[String],
+        using: &str,
+        wfact: &str,
+        answers: &[super::hints::OrderAnswer],
+    ) -> Option<String> {
+        use std::cmp::Ordering;
+        let invs = self.invs.as_ref()?;
+        let order = [Ordering::Less, Ordering::Equal, Ordering::Greater][k];
+        if order == Ordering::Equal {
+            return None;
+        }
+        let (w, ty, _) = self.witnesses.first()?;
+        let (p, _) = self.order.params.iter().find(|(_, t)| t == ty)?;
+        let (older, newer) = if order == Ordering::Less {
+            (w.as_str(), p.as_str())
+        } else {
+            (p.as_str(), w.as_str())
+        };
+        let mine: Vec<&super::hints::OrderAnswer> =
+            answers.iter().filter(|a| a.order == order).collect();
+        let case_core = mine.iter().find(|a| a.settled.is_none())?.core.as_ref()?;
+        let settled: Vec<&super::hints::OrderAnswer> = mine
+            .iter()
+            .copied()
+            .filter(|a| a.settled.is_some())
+            .collect();
+        if settled.is_empty() || settled.iter().any(|a| a.core.is_none() || a.counting) {
+            return None;
+        }
+        let i2 = format!("{ind}  ");
+        let mut out = String::new();
+        let env = self.env.clone();
+        let bind = |env: &mut Env<'a>, slot: u32, name: &str| {
+            if env.locals.len() <= slot as usize {
+                env.locals.resize(slot as usize + 1, None);
+            }
+            env.locals[slot as usize] = Some(name.to_string());
+        };
+        let span = ioa_lang::span::Span::default();
+        let mk = |kind, ty| Expr { kind, ty, span };
+        // The transition's preconditions, as facts for the settled atoms' metis.
+        let mut pre_facts = Vec::new();
+        for (n, pre) in self.order.pre.iter().enumerate() {
+            let f = format!("pre{}", n + 1);
+            out.push_str(&format!(
+                "{i2}have {f}: \"{}\" using T by (simp add: {})\n",
+                term(&env, pre).ok()?,
+                self.order.pre_defs.join(" ")
+            ));
+            pre_facts.push(f);
+        }
+        let mut case_facts: Vec<&str> = using
+            .split_whitespace()
+            .filter(|f| !matches!(*f, "F" | "I" | "T"))
+            .collect();
+        case_facts.push(wfact);
+        let mut nds = Vec::new();
+        for (n, a) in settled.iter().enumerate() {
+            let slot = a.settled?;
+            let tmp = env.locals.len().max(64) as u32;
+            let mut e = env.clone();
+            bind(&mut e, tmp, older);
+            let set_ty = self.order.state_types.get(slot as usize)?.clone();
+            let atom = mk(
+                ExprKind::Binary(
+                    BinOp::NotIn,
+                    Box::new(mk(ExprKind::Var(VarRef::Local(tmp)), ty.clone())),
+                    Box::new(mk(ExprKind::Var(VarRef::State(slot)), set_ty)),
+                ),
+                Type::Bool,
+            );
+            let defs: Vec<&String> = a
+                .core
+                .as_ref()?
+                .iter()
+                .filter_map(|c| invs.def_of(c))
+                .collect();
+            let f = format!("nd{}", n + 1);
+            out.push_str(&format!(
+                "{i2}(* Z3 settles `{}` in this case with: {}. *)\n{i2}have {f}: \"{}\" using I {} {} unfolding {} {} by (metis disjoint_iff)\n",
+                term(&e, &atom).ok()?,
+                a.core.as_ref()?.join(", "),
+                term(&e, &atom).ok()?,
+                case_facts.join(" "),
+                pre_facts.join(" "),
+                invs.conj,
+                defs.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(" ")
+            ));
+            nds.push(f);
+        }
+        // The order formulas at (newer, older).
+        let mut inst = Vec::new();
+        if order == Ordering::Less {
+            for (slot, body) in &self.order.pre_forall {
+                let mut e = env.clone();
+                bind(&mut e, *slot, older);
+                let f = format!("p{}", inst.len() + 1);
+                out.push_str(&format!(
+                    "{i2}have {f}: \"{}\" using T by (simp add: {})\n",
+                    term(&e, body).ok()?,
+                    self.order.pre_defs.join(" ")
+                ));
+                inst.push(f);
+            }
+        }
+        for (name, y, x, body) in &self.order.nested {
+            if !case_core.contains(name) {
+                continue;
+            }
+            let def = invs.def_of(name)?;
+            let mut e = env.clone();
+            bind(&mut e, *y, newer);
+            bind(&mut e, *x, older);
+            let f = format!("p{}", inst.len() + 1);
+            out.push_str(&format!(
+                "{i2}have {f}: \"{}\" using I by (simp add: {} {def})\n",
+                term(&e, body).ok()?,
+                invs.conj
+            ));
+            inst.push(f);
+        }
+        let inv_defs: Vec<&String> = invs.by_name.iter().map(|(_, d)| d).collect();
+        let plain: Vec<&String> = simp
+            .iter()
+            .filter(|d| {
+                **d != invs.all
+                    && **d != invs.conj
+                    && **d != invs.finite
+                    && d.as_str() != "int_card_eq_0_iff disjoint_iff"
+                    && !inv_defs.contains(d)
+            })
+            .collect();
+        let facts: Vec<&str> = using.split_whitespace().filter(|f| *f != "I").collect();
+        out.push_str(&format!(
+            "{i2}show ?thesis\n{i2}  using {} {} {} {} {}\n{i2}  by - (rule sim_goalI[where steps = \"[{}]\"], auto simp: {})\n",
+            facts.join(" "),
+            ["less", "equal", "greater"][k],
+            wfact,
+            nds.join(" "),
+            inst.join(" "),
+            steps.join(", "),
+            plain.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(" ")
+        ));
+        Some(out)
+    }
+
     /// The leaf as a case split on the order of a witness and a parameter of a tuple type
     /// compared by a field, when there are both; `None` otherwise.
+    #[allow(clippy::too_many_arguments)]
     fn order_leaf(
         &self,
         ind: &str,
@@ -349,6 +543,7 @@ impl<'a> StepScript<'a> {
         using: &str,
         core: &Option<Vec<String>>,
         core_words: &str,
+        order_cores: Option<&[super::hints::OrderAnswer]>,
     ) -> Option<String> {
         let invs = self.invs.as_ref()?;
         let (w, ty, wfact) = self.witnesses.first()?;
@@ -424,6 +619,40 @@ impl<'a> StepScript<'a> {
                 out.push_str(&format!("{ind}next\n"));
             }
             out.push_str(&format!("{ind}  case {case}\n"));
+            let asked = order_cores.and_then(|c| {
+                c.iter().find(|a| {
+                    a.settled.is_none()
+                        && crate::obligations::simulation::order_word(a.order) == *case
+                })
+            });
+            if let Some(a) = asked {
+                let words = match &a.core {
+                    Some(c) if c.is_empty() => "none".to_string(),
+                    Some(c) => c.join(", "),
+                    None => "not known".to_string(),
+                };
+                let settled = self.settled_case(
+                    ind,
+                    k,
+                    steps,
+                    &simp,
+                    using,
+                    wfact,
+                    order_cores.unwrap_or_default(),
+                );
+                let method = match (&settled, *case == "equal" && *only) {
+                    (Some(_), _) => " Method: each settled atom by metis with the invariants Z3 settled it with, the order formulas at the newer and the older, then auto with the relation and the transition only.",
+                    (None, true) => " Method: the witness is the parameter (their field identifies them), the invariants over them instantiated, then auto.",
+                    (None, false) => " Method: the invariants over the witness and the parameter instantiated, then auto.",
+                };
+                out.push_str(&format!(
+                    "{ind}  (* Z3's unsat core of this order case (the witness a constant): {words}.{method} *)\n"
+                ));
+                if let Some(text) = settled {
+                    out.push_str(&text);
+                    continue;
+                }
+            }
             let mut extra = String::new();
             if *case == "equal" && *only {
                 out.push_str(&format!(

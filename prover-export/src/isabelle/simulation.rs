@@ -334,7 +334,7 @@ pub fn simulation_theory(
                 })
                 .collect(),
         });
-        let order = OrderHints {
+        let mut order = OrderHints {
             params: act
                 .param_names
                 .iter()
@@ -343,6 +343,31 @@ pub fn simulation_theory(
                 .collect(),
             ..order_base.clone()
         };
+        // The precondition of the action's only transition, for the settled order cases.
+        if let AutomatonBody::Primitive(p) = &spec.automata[a.id.0 as usize].body {
+            let ts: Vec<_> = p
+                .transitions
+                .iter()
+                .filter(|t| {
+                    spec.automata[a.id.0 as usize].actions[t.action.0 as usize].name == act.name
+                })
+                .collect();
+            if let [t] = ts.as_slice() {
+                order.pre = t.pre.clone();
+                order.pre_defs = std::iter::once(format!("{}_def", a.names.trans()))
+                    .chain(act.defs.iter().cloned())
+                    .collect();
+                for pre in &t.pre {
+                    if let ExprKind::Quant(Quantifier::ForAll, vars, body) = &pre.kind {
+                        if let [(slot, ty)] = vars.as_slice() {
+                            if order.fields.iter().any(|(t, _, _)| t == ty) {
+                                order.pre_forall.push((*slot, (**body).clone()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
         let mut script = StepScript::new(
             entry_env.clone(),
             b,
@@ -352,7 +377,16 @@ pub fn simulation_theory(
             cores.clone(),
         )
         .split_cases(act.effect.is_none())
-        .with_order(order);
+        .with_order(order)
+        .with_order_cores(
+            (0..cores.len())
+                .map(|case| {
+                    sim_index
+                        .and_then(|k| hints.sim_order_cores(k, &act.name, case))
+                        .map(|c| c.to_vec())
+                })
+                .collect(),
+        );
         let mut text = script.body(&body, vec![], "\\<tau>".into(), 1)?;
         if script.leaves() != cores.len() && !cores.is_empty() {
             let mut plain = StepScript::new(entry_env, b, facts.into(), simp, inv_defs, Vec::new())
@@ -464,6 +498,30 @@ fn order_hints(spec: &Spec, types: &TypeNames, a: &AutomatonInfo) -> OrderHints 
         .collect();
     for inv in &invariants {
         walk(&inv.body, &mut note);
+    }
+    if let Some(p) = prim {
+        hints.state_types = p.state.iter().map(|v| v.ty.clone()).collect();
+    }
+    for inv in &invariants {
+        // `∀ y: T (A ⇒ ∀ x: T B)` over a compared type: kept as `A ⇒ B`.
+        if let ExprKind::Quant(Quantifier::ForAll, vars, body) = &inv.body.kind {
+            if let ([(y, ty)], ExprKind::Binary(BinOp::Implies, l, r)) =
+                (vars.as_slice(), &body.kind)
+            {
+                if let ExprKind::Quant(Quantifier::ForAll, inner, b) = &r.kind {
+                    if let [(x, ty2)] = inner.as_slice() {
+                        if ty == ty2 && hints.fields.iter().any(|(t, _, _)| t == ty) {
+                            let e = Expr {
+                                kind: ExprKind::Binary(BinOp::Implies, l.clone(), b.clone()),
+                                ty: Type::Bool,
+                                span: inv.body.span,
+                            };
+                            hints.nested.push((inv.name.clone(), *y, *x, e));
+                        }
+                    }
+                }
+            }
+        }
     }
     for inv in invariants {
         let konst = a.names.invariant(&inv.name);

@@ -18,8 +18,10 @@ use super::{
 use crate::error::EncodeError;
 use crate::smt::expr::{state_vars, Encoder, Env};
 use ioa_lang::ast::ActionKind;
+use ioa_lang::ast::Quantifier;
 use ioa_lang::ir::{
-    AutomatonBody, AutomatonId, Expr, ProofBlock, Simulation, Spec, Stmt, StmtKind,
+    AutomatonBody, AutomatonId, BinOp, Expr, ExprKind, ProofBlock, Simulation, Spec, Stmt,
+    StmtKind, Type, VarRef,
 };
 use std::collections::BTreeSet;
 
@@ -40,9 +42,76 @@ pub fn obligations(
     let mut out = vec![start(spec, sim, proof)?];
     let ts = transitions(spec, sim.from)?;
     for t_index in 0..ts.len() {
-        out.extend(step(spec, sim, proof, t_index, &assumed)?);
+        out.extend(
+            step(spec, sim, proof, t_index, &assumed, None)?
+                .into_iter()
+                .map(|c| c.obligation),
+        );
     }
     Ok(out)
+}
+
+/// Which step cases to split on the order of a witness and a parameter: a case whose path
+/// assumes `∃ x: ty (P x)` (the first such condition on the path) is asked three times, with
+/// `x` a constant `w` such that `P w` and `w.field` less than, equal to or greater than the
+/// `param`-th parameter's `field`. Z3 names small unsat cores for these where it names none
+/// for the whole case (the Isabelle export gives each order leaf its own core).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderSplit {
+    /// The witness's (tuple) type.
+    pub ty: Type,
+    /// The index of the compared (integer) field of `ty`.
+    pub field: u32,
+    /// The index of the implementation action's parameter of type `ty`.
+    pub param: u32,
+    /// State variables (slots) of the implementation, sets over `ty`, whose membership of the
+    /// older of witness and parameter is also asked in the `less` and `greater` cases: "does
+    /// `older ∉ X` follow?" (a settled atom: the escape disjunct `x ∈ X` of an order formula).
+    pub settle: Vec<u32>,
+}
+
+/// One sub-obligation of a split case (see [`OrderSplit`]).
+#[derive(Debug, Clone)]
+pub struct OrderCase {
+    /// The index of the case among the step's cases (the order of [`obligations`]).
+    pub case: usize,
+    /// How the witness's field compares with the parameter's.
+    pub order: std::cmp::Ordering,
+    /// `None`: the case's own goal; `Some(slot)`: the goal is that the older of witness and
+    /// parameter is not in state variable `slot` (see [`OrderSplit::settle`]).
+    pub settled: Option<u32>,
+    /// The obligation.
+    pub obligation: Obligation,
+}
+
+/// The order sub-obligations of simulation `index`'s step at the transition numbered
+/// `t_index` (as in `transitions`), for the cases whose path assumes an `∃` over `split.ty`.
+pub fn order_split(
+    spec: &Spec,
+    index: usize,
+    t_index: usize,
+    split: &OrderSplit,
+    assume: &Assumptions,
+) -> Result<Vec<OrderCase>, EncodeError> {
+    let sim = &spec.simulations[index];
+    let Some(proof) = &sim.proof else {
+        return Ok(vec![]);
+    };
+    let assumed = assumed_invariants(spec, sim.from, assume, &sim.using, sim.span)?;
+    let whole = step(spec, sim, proof, t_index, &assumed, None)?;
+    let parts = step(spec, sim, proof, t_index, &assumed, Some(split))?;
+    Ok(parts
+        .into_iter()
+        .filter_map(|c| {
+            let case = whole.iter().position(|w| w.branches == c.branches)?;
+            Some(OrderCase {
+                case,
+                order: c.order?,
+                settled: c.settled,
+                obligation: c.obligation,
+            })
+        })
+        .collect())
 }
 
 fn aux_env(enc: &mut Encoder, proof: &ProofBlock, env: &mut Env) {
@@ -157,6 +226,19 @@ struct Path<'s> {
     goals: Vec<(String, String)>,
     external: Vec<(String, Vec<String>)>,
     branches: Vec<String>,
+    /// The order assumed of the split witness (see [`OrderSplit`]).
+    order: Option<std::cmp::Ordering>,
+    /// The SMT terms of the split's witness and parameter.
+    split_terms: Option<(String, String)>,
+}
+
+/// A step case: its path's branch labels, the order assumed (a split case), the settled atom
+/// asked instead of the goal (see [`OrderSplit::settle`]) and the obligation.
+struct StepCase {
+    branches: Vec<String>,
+    order: Option<std::cmp::Ordering>,
+    settled: Option<u32>,
+    obligation: Obligation,
 }
 
 fn step(
@@ -165,7 +247,8 @@ fn step(
     proof: &ProofBlock,
     t_index: usize,
     assumed: &[usize],
-) -> Result<Vec<Obligation>, EncodeError> {
+    split: Option<&OrderSplit>,
+) -> Result<Vec<StepCase>, EncodeError> {
     let (a, b) = (sim.from, sim.to);
     let t = &transitions(spec, a)?[t_index];
     let action = &spec.automata[a.0 as usize].actions[t.action.0 as usize];
@@ -217,13 +300,90 @@ fn step(
         goals: vec![],
         external: vec![],
         branches: vec![],
+        order: None,
+        split_terms: None,
     };
     enc_comment(&start, "the proof block's entry");
     let mut paths = Vec::new();
-    walk(spec, b, &body, start, &mut paths)?;
+    walk(spec, b, &body, start, split, &mut paths)?;
     let n_paths = paths.len();
     let mut out = Vec::new();
+    let obligation = |p: Path, case, goals, shown| Obligation {
+        target: sim.name.clone(),
+        kind: Kind::SimulationStep,
+        action: Some(action.name.clone()),
+        action_kind: Some(action.kind.keyword()),
+        case,
+        assumed: assumed
+            .iter()
+            .map(|k| spec.invariants[*k].name.clone())
+            .collect(),
+        hypotheses: p.enc.script.hypotheses().to_vec(),
+        script: p.enc.finish(),
+        goals,
+        shown,
+        span: entry.map(|e| e.span).unwrap_or(t.span),
+    };
     for (case_no, mut path) in paths.into_iter().enumerate() {
+        // The settled atoms of a split path: `older ∉ X` as the only goal.
+        let mut settled_paths: Vec<(u32, Path)> = Vec::new();
+        if let (Some(split), Some(order), Some((w, p))) =
+            (split, path.order, path.split_terms.clone())
+        {
+            let older = match order {
+                std::cmp::Ordering::Less => Some(w),
+                std::cmp::Ordering::Greater => Some(p),
+                std::cmp::Ordering::Equal => None,
+            };
+            // (`equal` has no older: nothing to settle.)
+            for (slot, older) in older
+                .iter()
+                .flat_map(|o| split.settle.iter().map(move |s| (s, o)))
+            {
+                let mut q = path.clone();
+                let AutomatonBody::Primitive(ap) = &spec.automata[a.0 as usize].body else {
+                    break;
+                };
+                let tmp = q.env.locals.len() as u32;
+                let mut env = q.env.clone();
+                env.bind(tmp, older.clone());
+                let var = |kind, ty| Expr {
+                    kind,
+                    ty,
+                    span: sim.span,
+                };
+                let atom = var(
+                    ExprKind::Binary(
+                        BinOp::NotIn,
+                        Box::new(var(ExprKind::Var(VarRef::Local(tmp)), split.ty.clone())),
+                        Box::new(var(
+                            ExprKind::Var(VarRef::Qualified {
+                                automaton: a,
+                                slot: *slot,
+                            }),
+                            ap.state[*slot as usize].ty.clone(),
+                        )),
+                    ),
+                    Type::Bool,
+                );
+                let t = q.enc.expr(&atom, &env)?;
+                q.goals = vec![(
+                    format!("the older is not in {}", ap.state[*slot as usize].name),
+                    t,
+                )];
+                settled_paths.push((*slot, q));
+            }
+        }
+        for (slot, mut q) in settled_paths {
+            let goals = assert_goals(&mut q.enc, &q.goals);
+            let case = Some(format!("case {}, settled atom", case_no + 1));
+            out.push(StepCase {
+                branches: q.branches.clone(),
+                order: q.order,
+                settled: Some(slot),
+                obligation: obligation(q, case, goals, vec![]),
+            });
+        }
         // The external trace: A's action (if external) must be exactly what B fired externally.
         let trace_goal = if action.kind == ActionKind::Internal {
             if path.external.is_empty() {
@@ -310,27 +470,110 @@ fn step(
                 path.branches.join(", ")
             ));
         }
-        out.push(Obligation {
-            target: sim.name.clone(),
-            kind: Kind::SimulationStep,
-            action: Some(action.name.clone()),
-            action_kind: Some(action.kind.keyword()),
-            case,
-            assumed: assumed
-                .iter()
-                .map(|k| spec.invariants[*k].name.clone())
-                .collect(),
-            script: path.enc.finish(),
-            goals,
-            hypotheses: path.enc.script.hypotheses().to_vec(),
-            shown,
-            span: entry.map(|e| e.span).unwrap_or(t.span),
+        let order = path.order;
+        let branches = path.branches.clone();
+        if let Some(o) = order {
+            case = case.map(|c| format!("{c}, witness {}", order_word(o)));
+        }
+        out.push(StepCase {
+            branches,
+            order,
+            settled: None,
+            obligation: obligation(path, case, goals, shown),
         });
     }
     Ok(out)
 }
 
+/// `less`, `equal` or `greater` (as Isabelle's `linorder_cases` names them).
+pub fn order_word(o: std::cmp::Ordering) -> &'static str {
+    match o {
+        std::cmp::Ordering::Less => "less",
+        std::cmp::Ordering::Equal => "equal",
+        std::cmp::Ordering::Greater => "greater",
+    }
+}
+
 fn enc_comment(_p: &Path, _text: &str) {}
+
+/// When `c` is `∃ x: split.ty (P x)` over that one variable: its slot and `P`.
+fn witnessed<'e, 'o>(
+    c: &'e Expr,
+    split: &'o OrderSplit,
+) -> Option<(u32, &'e Expr, &'o OrderSplit)> {
+    let ExprKind::Quant(Quantifier::Exists, vars, body) = &c.kind else {
+        return None;
+    };
+    match vars.as_slice() {
+        [(slot, ty)] if *ty == split.ty => Some((*slot, body, split)),
+        _ => None,
+    }
+}
+
+/// Assumes `P w` for a fresh constant `w` (bound to `slot`) and that `w`'s compared field is
+/// `order` to the parameter's.
+fn assume_ordered(
+    p: &mut Path<'_>,
+    slot: u32,
+    body: &Expr,
+    split: &OrderSplit,
+    order: std::cmp::Ordering,
+) -> Result<(), EncodeError> {
+    let sort = p.enc.elem_sort(&split.ty);
+    let w = p.enc.script.fresh_const("w", &sort);
+    let value = p.enc.unbox(&split.ty, &w);
+    let mut inner = p.env.clone();
+    inner.bind(slot, value.clone());
+    let t = p.enc.expr(body, &inner)?;
+    p.enc.script.assert(&t);
+    let field = |var: VarRef| Expr {
+        kind: ExprKind::Field(
+            Box::new(Expr {
+                kind: ExprKind::Var(var),
+                ty: split.ty.clone(),
+                span: body.span,
+            }),
+            split.field,
+        ),
+        ty: Type::Int,
+        span: body.span,
+    };
+    let op = match order {
+        std::cmp::Ordering::Less => BinOp::Lt,
+        std::cmp::Ordering::Equal => BinOp::Eq,
+        std::cmp::Ordering::Greater => BinOp::Gt,
+    };
+    let cmp = Expr {
+        kind: ExprKind::Binary(
+            op,
+            Box::new(field(VarRef::Local(slot))),
+            Box::new(field(VarRef::Local(split.param))),
+        ),
+        ty: Type::Bool,
+        span: body.span,
+    };
+    // The parameter is the entry's local `split.param`; the witness is bound over it only
+    // when their slots differ (the entry binds parameters first).
+    if slot == split.param {
+        return Err(EncodeError::Unsupported {
+            what: "an order split whose witness hides the parameter",
+            span: body.span,
+        });
+    }
+    let t = p.enc.expr(&cmp, &inner)?;
+    p.enc.script.assert(&t);
+    let param = p.enc.expr(
+        &Expr {
+            kind: ExprKind::Var(VarRef::Local(split.param)),
+            ty: split.ty.clone(),
+            span: body.span,
+        },
+        &p.env,
+    )?;
+    p.split_terms = Some((value, param));
+    p.order = Some(order);
+    Ok(())
+}
 
 /// Expands the entry's statements into paths, firing B's actions along each.
 fn walk<'s>(
@@ -338,6 +581,7 @@ fn walk<'s>(
     b: AutomatonId,
     stmts: &[&Stmt],
     mut path: Path<'s>,
+    split: Option<&OrderSplit>,
     out: &mut Vec<Path<'s>>,
 ) -> Result<(), EncodeError> {
     let Some((first, rest)) = stmts.split_first() else {
@@ -345,11 +589,11 @@ fn walk<'s>(
         return Ok(());
     };
     match &first.kind {
-        StmtKind::Ignore => walk(spec, b, rest, path, out),
+        StmtKind::Ignore => walk(spec, b, rest, path, split, out),
         StmtKind::Assign { .. } => {
             let env = path.env.clone();
             path.env = path.enc.exec(std::slice::from_ref(*first), &env)?;
-            walk(spec, b, rest, path, out)
+            walk(spec, b, rest, path, split, out)
         }
         StmtKind::If {
             branches,
@@ -363,12 +607,30 @@ fn walk<'s>(
                 for e in &earlier {
                     p.enc.script.assert(&format!("(not {e})"));
                 }
-                p.enc.script.assert(&ct);
                 p.branches.push(format!("branch {} of {n}", i + 1));
-                earlier.push(ct);
+                earlier.push(ct.clone());
                 let mut next: Vec<&Stmt> = body.iter().collect();
                 next.extend(rest.iter().copied());
-                walk(spec, b, &next, p, out)?;
+                match split
+                    .filter(|_| p.order.is_none())
+                    .and_then(|s| witnessed(c, s))
+                {
+                    Some((slot, inner, s)) => {
+                        for order in [
+                            std::cmp::Ordering::Less,
+                            std::cmp::Ordering::Equal,
+                            std::cmp::Ordering::Greater,
+                        ] {
+                            let mut q = p.clone();
+                            assume_ordered(&mut q, slot, inner, s, order)?;
+                            walk(spec, b, &next, q, split, out)?;
+                        }
+                    }
+                    None => {
+                        p.enc.script.assert(&ct);
+                        walk(spec, b, &next, p, split, out)?;
+                    }
+                }
             }
             let mut p = path;
             for e in &earlier {
@@ -377,7 +639,7 @@ fn walk<'s>(
             p.branches.push(format!("branch {n} of {n}"));
             let mut next: Vec<&Stmt> = otherwise.iter().collect();
             next.extend(rest.iter().copied());
-            walk(spec, b, &next, p, out)
+            walk(spec, b, &next, p, split, out)
         }
         StmtKind::Fire {
             automaton,
@@ -450,7 +712,7 @@ fn walk<'s>(
             if b_action.kind != ActionKind::Internal {
                 path.external.push((b_action.name.clone(), arg_terms));
             }
-            walk(spec, b, rest, path, out)
+            walk(spec, b, rest, path, split, out)
         }
         _ => Err(EncodeError::Unsupported {
             what: "this statement in a proof-block entry (use fire, ignore, if and assignments)",

@@ -132,13 +132,60 @@ struct Tried {
 /// in Z3's resource units, so the verdict is the same at any machine load; the wall-clock limit
 /// only stops a runaway check, and its expiry is reported as [`Verdict::Timeout`].
 pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
+    portfolio(budget, true, |attempt, share, deadline| {
+        let tried = attempt_check(spec, ob, share, deadline, attempt);
+        if !matches!(tried.verdict, Verdict::Proved) || attempt.bound.is_some() {
+            return (tried, None);
+        }
+        // Naming the core costs about what the proof did (often more); a proof that took
+        // more than the core's cap is not repeated. The core's checks are bounded by their own
+        // resource budgets, under a safety limit of their own: the obligation's wall clock (a
+        // few seconds for the export's hints) must not make the core depend on the machine's
+        // load.
+        let core = if tried.spent <= CORE_MAX_UNITS {
+            let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
+            let limit = Deadline::after(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS));
+            z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &limit).0)
+                .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
+        } else {
+            None
+        };
+        (tried, core)
+    })
+}
+
+/// As [`check`], but every attempt checks with the hypotheses' guards as assumptions
+/// (`check-sat-assuming`), so that a proof names its unsat core in the same attempt: the core
+/// costs nothing beyond the proof (a second check naming it may run far longer than the proof
+/// did). Only the hypotheses labelled in `only` are assumed when it is given (the others are
+/// left free: a proof from fewer hypotheses is still a proof; a model is then no counterexample
+/// to the obligation, so only the unbounded attempts run and only a proof is reported as such).
+/// The Isabelle export asks its order sub-obligations this way: their proofs take millions of
+/// units, and only their cores make the leaves small.
+pub fn check_naming_core(ob: &Obligation, budget: &Budget, only: Option<&[String]>) -> Outcome {
+    portfolio(budget, false, |attempt, share, deadline| {
+        attempt_assuming(ob, share, deadline, attempt, only)
+    })
+}
+
+/// The portfolio of [`check`]: `try_one(attempt, share, deadline)` runs one attempt in a
+/// fresh Z3 context (Z3's search, and its resource count, depend on the history of its
+/// context, and a verdict must depend only on the obligation's text and budget) and answers
+/// with the attempt's verdict and, for a proof, its unsat core. With `bounded`, the searches for
+/// small counterexamples of [`BOUNDED`] run in the first round too.
+fn portfolio(
+    budget: &Budget,
+    bounded: bool,
+    try_one: impl Fn(&Attempt, u64, &Deadline) -> (Tried, Option<Vec<String>>) + Sync,
+) -> Outcome {
     let deadline = Deadline::after(budget.wall);
     let mut spent = 0u64;
     let mut last = Verdict::Exhausted;
     let first_share = (budget.rlimit / FIRST_ROUND_SHARE).max(1);
+    let small: &[Attempt] = if bounded { &BOUNDED } else { &[] };
     let plan = UNBOUNDED
         .iter()
-        .chain(BOUNDED.iter())
+        .chain(small.iter())
         .map(|a| (a, None))
         .chain(
             UNBOUNDED
@@ -158,50 +205,24 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
             last = Verdict::Timeout;
             break;
         }
-        // A fresh Z3 context per attempt: Z3's search (and its resource count) depends on the
-        // history of its context, and an obligation's verdict must depend only on its own text
-        // and budget, not on what was checked before it in the same run.
-        let tried = z3::with_z3_config(&z3::Config::new(), || {
-            attempt_check(spec, ob, share, &deadline, attempt)
-        });
+        let (tried, core) =
+            z3::with_z3_config(&z3::Config::new(), || try_one(attempt, share, &deadline));
         spent += tried.spent;
+        let done = |verdict, core| Outcome {
+            verdict,
+            time: deadline.elapsed(),
+            rlimit: spent,
+            core,
+        };
         match tried.verdict {
             Verdict::Proved if attempt.bound.is_some() => {}
-            Verdict::Proved => {
-                // Naming the core costs about what the proof did (often more); a proof that took
-                // more than the core's cap is not repeated. The core's checks are bounded by
-                // their own resource budgets, under a safety limit of their own: the
-                // obligation's wall clock (a few seconds for the export's hints) must not make
-                // the core depend on the machine's load.
-                let core = if tried.spent <= CORE_MAX_UNITS {
-                    let units = (2 * tried.spent).clamp(CORE_MIN_UNITS, CORE_MAX_UNITS);
-                    let limit =
-                        Deadline::after(Duration::from_secs_f64(budget::DEFAULT_WALL_SECONDS));
-                    z3::with_z3_config(&z3::Config::new(), || unsat_core(ob, units, &limit).0)
-                        .or_else(|| core_by_deletion(ob, attempt, tried.spent, &limit))
-                } else {
-                    None
-                };
-                return Outcome {
-                    verdict: tried.verdict,
-                    time: deadline.elapsed(),
-                    rlimit: spent,
-                    core,
-                };
-            }
-            Verdict::Failed(_) => {
-                return Outcome {
-                    verdict: tried.verdict,
-                    time: deadline.elapsed(),
-                    rlimit: spent,
-                    core: None,
-                }
-            }
+            Verdict::Proved => return done(Verdict::Proved, core),
+            v @ Verdict::Failed(_) => return done(v, None),
             Verdict::Timeout => {
                 last = Verdict::Timeout;
                 break;
             }
-            Verdict::Unknown(_) if attempt.bound.is_none() => last = tried.verdict,
+            v @ Verdict::Unknown(_) if attempt.bound.is_none() => last = v,
             _ => {}
         }
     }
@@ -210,6 +231,48 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
         time: deadline.elapsed(),
         rlimit: spent,
         core: None,
+    }
+}
+
+/// One attempt of [`check_naming_core`]: the script checked with the guards of the hypotheses
+/// in `only` (all when `None`) as assumptions; on a proof, the labels of the core's guards in
+/// the obligation's order. A model is reported as [`Verdict::Unknown`] (with hypotheses left
+/// out it refutes nothing).
+fn attempt_assuming(
+    ob: &Obligation,
+    units: u64,
+    deadline: &Deadline,
+    attempt: &Attempt,
+    only: Option<&[String]>,
+) -> (Tried, Option<Vec<String>>) {
+    let solver = attempt_solver(units, deadline, attempt);
+    solver.from_string(ob.script.as_str());
+    if !parsed_completely(&solver, &ob.script) {
+        let verdict = Verdict::Unknown("internal error: Z3 rejected the generated SMT-LIB2".into());
+        return (Tried { verdict, spent: 0 }, None);
+    }
+    let assumed: Vec<&(String, String)> = ob
+        .hypotheses
+        .iter()
+        .filter(|(label, _)| only.is_none_or(|o| o.contains(label)))
+        .collect();
+    let (result, spent, core) = check_assuming(&solver, &assumed);
+    match result {
+        SatResult::Unsat => {
+            let verdict = Verdict::Proved;
+            (Tried { verdict, spent }, core)
+        }
+        SatResult::Sat => {
+            let verdict = Verdict::Unknown("a model (not every hypothesis assumed)".into());
+            (Tried { verdict, spent }, None)
+        }
+        SatResult::Unknown => {
+            let reason = solver
+                .get_reason_unknown()
+                .unwrap_or_else(|| "no reason given".into());
+            let verdict = unknown_verdict(reason, spent, units, deadline);
+            (Tried { verdict, spent }, None)
+        }
     }
 }
 
@@ -237,29 +300,39 @@ pub fn unsat_core(ob: &Obligation, units: u64, deadline: &Deadline) -> (Option<V
     // simulation step spent minutes there).
     solver.set_params(&params);
     solver.from_string(ob.script.as_str());
-    let guards: Vec<Bool> = ob
-        .hypotheses
+    let all: Vec<&(String, String)> = ob.hypotheses.iter().collect();
+    let (_, spent, core) = check_assuming(&solver, &all);
+    (core, spent)
+}
+
+/// Checks `solver` with the guards of `hypotheses` as assumptions: Z3's answer, the units it
+/// spent and, on unsat, the labels of the hypotheses whose guards are in its core (in the
+/// order of `hypotheses`).
+fn check_assuming(
+    solver: &Solver,
+    hypotheses: &[&(String, String)],
+) -> (SatResult, u64, Option<Vec<String>>) {
+    let guards: Vec<Bool> = hypotheses
         .iter()
         .map(|(_, g)| Bool::new_const(g.as_str()))
         .collect();
-    let before = budget::count(&solver);
+    let before = budget::count(solver);
     let result = solver.check_assumptions(&guards);
-    let spent = budget::count(&solver).saturating_sub(before);
+    let spent = budget::count(solver).saturating_sub(before);
     if result != SatResult::Unsat {
-        return (None, spent);
+        return (result, spent, None);
     }
     let used: Vec<String> = solver
         .get_unsat_core()
         .iter()
         .map(|c| c.to_string())
         .collect();
-    let core = ob
-        .hypotheses
+    let core = hypotheses
         .iter()
         .filter(|(_, g)| used.contains(g))
         .map(|(label, _)| label.clone())
         .collect();
-    (Some(core), spent)
+    (result, spent, Some(core))
 }
 
 /// What the checks of [`core_by_deletion`] may spend together, and each at least (a check gets
