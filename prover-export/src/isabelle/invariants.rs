@@ -8,6 +8,8 @@
 //! is finite, as IOA's values are), proved like an invariant, so that `card` in an invariant
 //! means the number of elements.
 
+mod projection;
+
 use super::automaton::AutomatonInfo;
 use super::error::ExportError;
 use super::expr::{term, Env};
@@ -450,11 +452,29 @@ fn case_split_leaf(
             out.push_str(&text);
             continue;
         }
+        let core_words = if core.is_empty() {
+            "none".to_string()
+        } else {
+            core.join(", ")
+        };
+        // A deterministic case (its effect is a function): the projection leaf.
+        if case_defs.first() == Some(&format!("{}_def", n.effect(def))) {
+            out.push_str(&projection::projection_case(&projection::ProjectionCase {
+                k: k + 1,
+                def,
+                tr_args: &tr_args,
+                fields: opts.fields,
+                defs: &defs,
+                core_words: &core_words,
+                dest,
+            }));
+            continue;
+        }
         out.push_str(&format!(
             "    (* Case {} (`{}`): its condition and effect, then the invariants (Z3's core of this case: {}). *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
             k + 1,
             def,
-            if core.is_empty() { "none".to_string() } else { core.join(", ") },
+            core_words,
             k + 1,
             case_defs.join(" "),
             defs.join(" "),
@@ -646,6 +666,7 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
             standalone,
             case_cores: case_cores.as_deref(),
             int_binders: &c.int_binders,
+            fields: &info.fields,
         },
     )
 }
@@ -705,6 +726,9 @@ struct LeafOpts<'a> {
     /// variable their outer quantifier binds, the state variables it indexes (instances are given
     /// at the parameters that index the same ones).
     int_binders: &'a BTreeMap<String, Vec<BTreeSet<u32>>>,
+    /// The record's field selectors, by state slot (the projection leaf pushes each through
+    /// the effect).
+    fields: &'a [String],
 }
 
 fn kind_word(kind: ioa_lang::ast::ActionKind) -> &'static str {
