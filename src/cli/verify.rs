@@ -7,7 +7,7 @@
 use super::model::{self, Model};
 use super::output::{print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use ::verify::explore_filter::{explore_filter, Explored};
+use ::verify::explore_filter::{explore_filter, Explored, SearchEnd, SearchLimits};
 use ::verify::fixpoint::{houdini, Dropped};
 use ::verify::sample::{sample, Sampled};
 use interpreter::machine::Machine;
@@ -82,8 +82,14 @@ pub struct VerifyArgs {
     /// model, if there is one.
     #[arg(long)]
     pub explore_universe: Option<PathBuf>,
-    /// Seconds the exploration may take (what it covered in that time still refutes).
-    #[arg(long, default_value_t = 30.0)]
+    /// States each search of the exploration may store: the limit that decides how far it
+    /// goes, so that the same number refutes the same candidates on any machine and at any load.
+    #[arg(long, default_value_t = 50_000)]
+    pub explore_states: u64,
+    /// Wall-clock safety limit of the exploration, in seconds; what it covered still refutes,
+    /// but when it stops the search before the state limit the survivors depend on the
+    /// machine's speed and load (the report says so).
+    #[arg(long, default_value_t = 120.0)]
     pub explore_time: f64,
     /// Explore up to permutations of this type's values (repeatable; see `ioa explore`).
     #[arg(long)]
@@ -259,7 +265,10 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             Target::Invariant(i) => Some(m.spec.invariants[i].name.clone()),
             Target::Simulation(_) => None,
         };
-        let budget = Duration::from_secs_f64(args.explore_time.max(0.0));
+        let limits = SearchLimits {
+            states: args.explore_states.max(1),
+            time: Duration::from_secs_f64(args.explore_time.max(0.0)),
+        };
         let explored_started = Instant::now();
         match explore_filter(
             &cm.spec,
@@ -268,7 +277,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             &names,
             target_name.as_deref(),
             &args.explore_symmetric,
-            budget,
+            limits,
         ) {
             Err(e) => say(format!("exploration of {} skipped: {e}", path.display())),
             Ok(Explored::TargetViolated { name, trace }) => {
@@ -295,7 +304,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             Ok(Explored::Filtered {
                 refuted,
                 states,
-                complete,
+                end,
             }) => {
                 held.retain(|k| {
                     !refuted
@@ -305,10 +314,14 @@ pub fn run(args: VerifyArgs) -> ExitCode {
                 say(format!(
                     "exploration of {} ({states} states, {}, {:.1} s): {} refuted, {} left",
                     path.display(),
-                    if complete {
-                        "every reachable state"
-                    } else {
-                        "stopped by --explore-time"
+                    match end {
+                        SearchEnd::Complete => "every reachable state".to_string(),
+                        SearchEnd::States(n) => format!("stopped by --explore-states {n}"),
+                        SearchEnd::Time => format!(
+                            "stopped by the --explore-time safety limit of {} s before \
+                             --explore-states: what it covered depends on the machine's load",
+                            args.explore_time
+                        ),
                     },
                     explored_started.elapsed().as_secs_f64(),
                     refuted.len(),

@@ -1,9 +1,12 @@
 //! Discarding candidates that an exhaustive exploration of a small instance refutes, and
 //! looking there for a counterexample to the property itself. Breadth-first search finds the
 //! shallowest refutation first; each refuted candidate is removed and the search restarts, until
-//! the instance is covered (or the time budget runs out: what was covered still refutes).
+//! the instance is covered or a limit stops it: what was covered still refutes. The limit that
+//! decides is the number of states each search may store, which gives the same refutations on
+//! any machine; the time limit is a safety net whose expiry makes the result depend on the
+//! machine's speed and load, and is reported as such.
 
-use checker::explore::{explore, Options, Verdict};
+use checker::explore::{explore, Limit, Options, Verdict};
 use checker::model::MachineModel;
 use checker::symmetry::Symmetry;
 use interpreter::machine::Machine;
@@ -29,9 +32,29 @@ pub enum Explored {
         refuted: Vec<(String, usize)>,
         /// States stored in the last (most complete) search.
         states: u64,
-        /// Whether the last search covered every reachable state.
-        complete: bool,
+        /// How the last search ended.
+        end: SearchEnd,
     },
+}
+
+/// How the exploration's last search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchEnd {
+    /// Every reachable state was covered.
+    Complete,
+    /// The state limit stopped it (deterministic).
+    States(u64),
+    /// The wall-clock safety limit stopped it (depends on the machine's load).
+    Time,
+}
+
+/// The limits of the exploration.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchLimits {
+    /// States each search may store.
+    pub states: u64,
+    /// Wall-clock safety limit of the whole exploration.
+    pub time: Duration,
 }
 
 /// Explores automaton `a` of `spec` (with parameter values `params`: `root` is `(a, params)`)
@@ -44,8 +67,9 @@ pub fn explore_filter(
     candidates: &[String],
     target: Option<&str>,
     symmetric: &[String],
-    budget: Duration,
+    limits: SearchLimits,
 ) -> Result<Explored, String> {
+    let budget = limits.time;
     let (a, params) = root;
     let started = Instant::now();
     // The property first, alone: checking it is cheap, and a counterexample ends the story.
@@ -80,7 +104,7 @@ pub fn explore_filter(
         let remaining = budget.saturating_sub(started.elapsed());
         let options = Options {
             threads: 0,
-            max_states: None,
+            max_states: Some(limits.states),
             max_depth: None,
             time_limit: Some(remaining),
             memory_limit: None,
@@ -104,23 +128,27 @@ pub fn explore_filter(
                 return Ok(Explored::Filtered {
                     refuted,
                     states: report.stats.distinct,
-                    complete: true,
+                    end: SearchEnd::Complete,
                 })
             }
-            Verdict::LimitReached(_) | Verdict::Deadlock { .. } if first => {
-                // The property was not refuted in the time given; no time is left for the
-                // candidates either.
+            // A limit (when it stops the property's own search, no budget is left for the
+            // candidates either), or a deadlock, which is not what is checked here.
+            Verdict::LimitReached(limit) => {
+                let end = match limit {
+                    Limit::States(n) => SearchEnd::States(n),
+                    _ => SearchEnd::Time,
+                };
                 return Ok(Explored::Filtered {
                     refuted,
                     states: report.stats.distinct,
-                    complete: false,
+                    end,
                 });
             }
-            Verdict::LimitReached(_) | Verdict::Deadlock { .. } => {
+            Verdict::Deadlock { .. } => {
                 return Ok(Explored::Filtered {
                     refuted,
                     states: report.stats.distinct,
-                    complete: false,
+                    end: SearchEnd::Time,
                 })
             }
             Verdict::Error { .. } => {
