@@ -546,3 +546,21 @@ fn templates_complete_the_papers_six_invariants() {
         o.both()
     );
 }
+
+/// A state bound makes the precision stage's exploration stop at the same place on every run
+/// (unlike `--explore-time`): the same survivors, and the summary says which limit stopped it.
+#[test]
+fn a_state_bound_gives_the_same_survivors_every_time() {
+    let args = [GLOBAL1, "--explore-states", "3000", "--refute-runs", "0"];
+    let first = infer_explored(&args);
+    assert_eq!(first.code, 0, "{}", first.both());
+    assert!(
+        first
+            .stderr
+            .contains("explored 3000 state(s) of the small instance (stopped by --explore-states 3000 at depth 4)"),
+        "{}",
+        first.both()
+    );
+    let second = infer_explored(&args);
+    assert_eq!(second.stdout, first.stdout);
+}

@@ -83,6 +83,10 @@ pub struct InferArgs {
     /// Explore the small instance only this many steps deep.
     #[arg(long, value_name = "STEPS")]
     pub explore_depth: Option<u32>,
+    /// Store at most this many states of the small instance: a bound that, unlike
+    /// `--explore-time`, gives the same survivors on any machine and at any load.
+    #[arg(long, value_name = "N")]
+    pub explore_states: Option<u64>,
     /// After the small instance's exploration, check the survivors on this many further random
     /// runs, each four times as long as the inference's (seeds far from the inference's and
     /// the validation's), and three times as many swarm runs (each leaves out every input
@@ -272,6 +276,7 @@ pub fn run(args: InferArgs) -> ExitCode {
             universe: args.explore_universe.clone(),
             time: args.explore_time,
             depth: args.explore_depth,
+            states: args.explore_states,
         });
         let filter_started = std::time::Instant::now();
         // Further runs: four times as long, seeds a billion past the inference's (the
@@ -478,10 +483,12 @@ fn filter_summary(f: &Filtered, seconds: f64) -> String {
         (Some((_, pass)), _) => format!(
             "explored {} state(s) of the small instance ({}), refuted {}",
             pass.states,
-            if pass.complete {
-                "every reachable state".to_string()
-            } else {
-                format!("stopped at depth {}", pass.depth)
+            match (pass.complete, pass.limit) {
+                (true, _) => "every reachable state".to_string(),
+                (false, Some(checker::explore::Limit::States(n))) => {
+                    format!("stopped by --explore-states {n} at depth {}", pass.depth)
+                }
+                (false, _) => format!("stopped at depth {}", pass.depth),
             },
             f.refuted.len()
         ),

@@ -94,6 +94,8 @@ pub struct Exploring {
     pub time: f64,
     /// `--explore-depth`.
     pub depth: Option<u32>,
+    /// `--explore-states`.
+    pub states: Option<u64>,
 }
 
 /// Checks the model with `candidates` appended as declarations of automaton `a_name`, dropping
@@ -304,7 +306,7 @@ fn explore_stage(
     let bounds = Bounds {
         time: Some(Duration::from_secs_f64(ex.time.max(0.0))),
         depth: ex.depth,
-        states: None,
+        states: ex.states,
     };
     let pass = match refute_all(&spec, &universe, (a, params), &names, bounds) {
         Ok(p) => p,

@@ -8,7 +8,7 @@
 //! refuted too (it is not an invariant there). Only a pass that covered every reachable state
 //! lets the survivors be called verified on the instance.
 
-use checker::explore::{explore, Model, Options, Verdict};
+use checker::explore::{explore, Limit, Model, Options, Verdict};
 use checker::fingerprint::Fingerprint;
 use checker::model::{MachineError, MachineModel, MachineStep};
 use interpreter::machine::{Machine, State};
@@ -43,6 +43,8 @@ pub struct Pass {
     pub depth: u32,
     /// Whether every reachable state was explored.
     pub complete: bool,
+    /// The limit that stopped the search, if one did.
+    pub limit: Option<Limit>,
     /// How long it took.
     pub elapsed: Duration,
 }
@@ -150,6 +152,10 @@ pub fn refute_all(
         batch: 0,
     };
     let report = explore(&model, &options, &mut |_| {});
+    let limit = match report.verdict {
+        Verdict::LimitReached(l) => Some(l),
+        _ => None,
+    };
     let complete = match report.verdict {
         Verdict::Verified => true,
         Verdict::LimitReached(_) | Verdict::Deadlock { .. } | Verdict::Violated { .. } => false,
@@ -177,6 +183,7 @@ pub fn refute_all(
         states: report.stats.distinct,
         depth: report.stats.depth,
         complete,
+        limit,
         elapsed: started.elapsed(),
     })
 }
