@@ -131,8 +131,7 @@ pub fn explore_filter(
                     end: SearchEnd::Complete,
                 })
             }
-            // A limit (when it stops the property's own search, no budget is left for the
-            // candidates either), or a deadlock, which is not what is checked here.
+            // A limit stops the property's own search, so no budget is left for the candidates.
             Verdict::LimitReached(limit) => {
                 let end = match limit {
                     Limit::States(n) => SearchEnd::States(n),
@@ -144,12 +143,12 @@ pub fn explore_filter(
                     end,
                 });
             }
+            // Deadlocks are not checked here (`deadlock_is_violation: false` above), so the
+            // explorer cannot report one; if it ever does, say so rather than mislabel the end.
             Verdict::Deadlock { .. } => {
-                return Ok(Explored::Filtered {
-                    refuted,
-                    states: report.stats.distinct,
-                    end: SearchEnd::Time,
-                })
+                return Err(
+                    "the exploration reported a deadlock, which this filter does not check".into(),
+                )
             }
             Verdict::Error { .. } => {
                 return Err("evaluating a candidate failed during the exploration".into())

@@ -302,18 +302,20 @@ pub fn simulation_theory(
         let facts = if invs.is_some() { "F I T" } else { "F T" };
         let mut simp = common.clone();
         simp.extend(act.defs.iter().cloned());
-        // What Z3 needed in each case of this entry; used only when its cases and the leaves
-        // of the script correspond one to one.
-        let transitions = match &spec.automata[a.id.0 as usize].body {
+        // The primitive's transitions for this action (one per transition case of the action).
+        let action_transitions: Vec<_> = match &spec.automata[a.id.0 as usize].body {
             AutomatonBody::Primitive(p) => p
                 .transitions
                 .iter()
                 .filter(|t| {
                     spec.automata[a.id.0 as usize].actions[t.action.0 as usize].name == act.name
                 })
-                .count(),
-            _ => 1,
+                .collect(),
+            _ => Vec::new(),
         };
+        // What Z3 needed in each case of this entry; used only when its cases and the leaves
+        // of the script correspond one to one.
+        let transitions = action_transitions.len().max(1);
         let cores = sim_index
             .and_then(|k| hints.sim_cores(k, &act.name))
             .map(|c| super::hints::cores_per_leaf(c, transitions))
@@ -344,25 +346,16 @@ pub fn simulation_theory(
             ..order_base.clone()
         };
         // The precondition of the action's only transition, for the settled order cases.
-        if let AutomatonBody::Primitive(p) = &spec.automata[a.id.0 as usize].body {
-            let ts: Vec<_> = p
-                .transitions
-                .iter()
-                .filter(|t| {
-                    spec.automata[a.id.0 as usize].actions[t.action.0 as usize].name == act.name
-                })
+        if let [t] = action_transitions.as_slice() {
+            order.pre = t.pre.clone();
+            order.pre_defs = std::iter::once(format!("{}_def", a.names.trans()))
+                .chain(act.defs.iter().cloned())
                 .collect();
-            if let [t] = ts.as_slice() {
-                order.pre = t.pre.clone();
-                order.pre_defs = std::iter::once(format!("{}_def", a.names.trans()))
-                    .chain(act.defs.iter().cloned())
-                    .collect();
-                for pre in &t.pre {
-                    if let ExprKind::Quant(Quantifier::ForAll, vars, body) = &pre.kind {
-                        if let [(slot, ty)] = vars.as_slice() {
-                            if order.fields.iter().any(|(t, _, _)| t == ty) {
-                                order.pre_forall.push((*slot, (**body).clone()));
-                            }
+            for pre in &t.pre {
+                if let ExprKind::Quant(Quantifier::ForAll, vars, body) = &pre.kind {
+                    if let [(slot, ty)] = vars.as_slice() {
+                        if order.fields.iter().any(|(t, _, _)| t == ty) {
+                            order.pre_forall.push((*slot, (**body).clone()));
                         }
                     }
                 }

@@ -196,7 +196,18 @@ struct Evaluator<'n> {
     funcs: BTreeMap<String, Val>,
     candidates: BTreeMap<String, Vec<Val>>,
     ints: BTreeSet<i128>,
+    /// Evaluation steps left for the whole counterexample, and how deeply function tables are
+    /// applied now: Z3's model of a lambda can define a function through itself (`k!54` in terms
+    /// of `(_ as-array k!54)`), whose evaluation never ends. What is not evaluated within them is
+    /// shown as unknown (`?`).
+    fuel: std::cell::Cell<u64>,
+    depth: std::cell::Cell<u32>,
 }
+
+/// Evaluation steps for one counterexample (see [`Evaluator::fuel`]).
+const EVAL_FUEL: u64 = 2_000_000;
+/// How deeply function tables and lambdas may be applied inside one another.
+const EVAL_DEPTH: u32 = 48;
 
 fn eq(a: &Val, b: &Val) -> Option<bool> {
     match (a, b) {
@@ -258,6 +269,10 @@ impl Evaluator<'_> {
         let Some(head) = items.first() else {
             return Val::Unknown;
         };
+        if self.fuel.get() == 0 {
+            return Val::Unknown;
+        }
+        self.fuel.set(self.fuel.get() - 1);
         let args = &items[1..];
         let ev = |k: usize| {
             args.get(k)
@@ -534,6 +549,20 @@ impl Evaluator<'_> {
                 Some(Some(false)) => self.apply(a, args),
                 _ => Val::Unknown,
             },
+            Val::Lambda(..) | Val::Table(..) if self.depth.get() >= EVAL_DEPTH => Val::Unknown,
+            Val::Lambda(..) | Val::Table(..) => {
+                self.depth.set(self.depth.get() + 1);
+                let v = self.apply_function(f, args);
+                self.depth.set(self.depth.get() - 1);
+                v
+            }
+            _ => Val::Unknown,
+        }
+    }
+
+    /// Applies a lambda or a function table (within the depth [`Self::apply`] checked).
+    fn apply_function(&self, f: &Val, args: &[Val]) -> Val {
+        match f {
             Val::Lambda(params, body, env) => {
                 let mut inner = env.clone();
                 for (p, a) in params.iter().zip(args) {
@@ -669,6 +698,22 @@ impl Printer<'_> {
         }
     }
 
+    /// The set of the candidates of type `t` whose membership `has` evaluates to true; `?`
+    /// when the model leaves the membership of a candidate unknown (never a guess).
+    fn set_of(&self, t: &Type, has: impl Fn(&Val) -> Val) -> String {
+        let mut members = Vec::new();
+        for c in self.candidates(t) {
+            match has(&c) {
+                Val::Bool(true) => members.push(self.show(&c, t)),
+                Val::Bool(false) => {}
+                _ => return "?".into(),
+            }
+        }
+        members.sort();
+        members.dedup();
+        format!("{{{}}}", members.join(", "))
+    }
+
     fn show(&self, v: &Val, ty: &Type) -> String {
         let spec = self.spec;
         if let Val::Ctor(name, _) = v {
@@ -678,20 +723,7 @@ impl Printer<'_> {
                     let Some(f) = self.ev.funcs.get(&has) else {
                         return "?".into();
                     };
-                    let mut members: Vec<String> = self
-                        .candidates(t)
-                        .iter()
-                        .filter(|c| {
-                            matches!(
-                                self.ev.apply(f, &[v.clone(), (*c).clone()]),
-                                Val::Bool(true)
-                            )
-                        })
-                        .map(|c| self.show(c, t))
-                        .collect();
-                    members.sort();
-                    members.dedup();
-                    return format!("{{{}}}", members.join(", "));
+                    return self.set_of(t, |c| self.ev.apply(f, &[v.clone(), c.clone()]));
                 }
                 let of = format!("{}.of", mangle(spec, ty));
                 let value = match self.ev.funcs.get(&of) {
@@ -785,19 +817,7 @@ impl Printer<'_> {
                 let parts: Vec<String> = xs.iter().map(|x| self.show(x, t)).collect();
                 format!("{{{}}}", parts.join(", "))
             }
-            (_, Type::Set(t)) => {
-                let mut members: Vec<String> = self
-                    .candidates(t)
-                    .iter()
-                    .filter(|c| {
-                        matches!(self.ev.apply(v, std::slice::from_ref(c)), Val::Bool(true))
-                    })
-                    .map(|c| self.show(c, t))
-                    .collect();
-                members.sort();
-                members.dedup();
-                format!("{{{}}}", members.join(", "))
-            }
+            (_, Type::Set(t)) => self.set_of(t, |c| self.ev.apply(v, std::slice::from_ref(c))),
             (_, Type::Mset(t)) => {
                 let mut members = Vec::new();
                 for c in self.candidates(t) {
@@ -815,22 +835,10 @@ impl Printer<'_> {
                 let Type::Set(t) = &**val_ty else {
                     return "?".into();
                 };
-                let elems = self.candidates(t);
                 let mut rows = BTreeMap::new();
                 for key in self.candidates(k) {
-                    let mut members: Vec<String> = elems
-                        .iter()
-                        .filter(|c| {
-                            matches!(
-                                self.ev.apply(v, &[key.clone(), (*c).clone()]),
-                                Val::Bool(true)
-                            )
-                        })
-                        .map(|c| self.show(c, t))
-                        .collect();
-                    members.sort();
-                    members.dedup();
-                    rows.insert(self.show(&key, k), format!("{{{}}}", members.join(", ")));
+                    let row = self.set_of(t, |c| self.ev.apply(v, &[key.clone(), c.clone()]));
+                    rows.insert(self.show(&key, k), row);
                 }
                 with_default(rows, None)
             }
@@ -880,6 +888,8 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
         funcs: BTreeMap::new(),
         candidates: BTreeMap::new(),
         ints: BTreeSet::new(),
+        fuel: std::cell::Cell::new(EVAL_FUEL),
+        depth: std::cell::Cell::new(0),
     };
     let mut consts: BTreeMap<String, z3::ast::Dynamic> = BTreeMap::new();
     let mut texts = Vec::new();
@@ -924,12 +934,17 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
         .collect();
     let mut sexps = BTreeMap::new();
     for w in &wanted {
-        let text = match consts.get(*w) {
-            Some(c) => model
+        let Some(c) = consts.get(*w) else {
+            continue;
+        };
+        // An array given as a function table (`(_ as-array k!54)`) is read here, through the
+        // tables above: Z3 4.8's evaluator expands a table defined through itself without end.
+        let text = match model.get_const_interp(c).map(|v| v.to_string()) {
+            Some(t) if t.contains("as-array") => t,
+            _ => model
                 .eval(c, true)
                 .map(|v| v.to_string())
                 .unwrap_or_else(|| "?".into()),
-            None => continue,
         };
         texts.push(text.clone());
         if let Some(s) = parse(&text) {
