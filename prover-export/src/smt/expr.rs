@@ -518,22 +518,6 @@ impl<'s> Encoder<'s> {
                     format!("(not {t})")
                 }
             }
-            // Z3 4.8's `subset` on a `lambda` (a set read out of an array of sets, `voted[n]`)
-            // can give models that violate it (a wrong counterexample) and seldom proves; the
-            // pointwise form is sound and E-matching proves it (`∀ n (voted[n] ⊆ ballots)`).
-            BinOp::SubsetEq | BinOp::Subset
-                if set && (a.starts_with("(lambda") || b.starts_with("(lambda")) =>
-            {
-                let sort = self.element_sort(&l.ty);
-                let x = self.script.fresh("x");
-                let within =
-                    format!("(forall (({x} {sort})) (=> (select {a} {x}) (select {b} {x})))");
-                if op == BinOp::SubsetEq {
-                    within
-                } else {
-                    format!("(and {within} (not (= {a} {b})))")
-                }
-            }
             BinOp::SubsetEq if set => format!("(subset {a} {b})"),
             BinOp::Subset if set => format!("(and (subset {a} {b}) (not (= {a} {b})))"),
             BinOp::Union if set => format!("(union {a} {b})"),

@@ -48,12 +48,12 @@ impl Counterexample {
 
 /// An s-expression of a Z3 term.
 #[derive(Debug, Clone, PartialEq)]
-enum Sexp {
+pub(super) enum Sexp {
     Atom(String),
     List(Vec<Sexp>),
 }
 
-fn parse(text: &str) -> Option<Sexp> {
+pub(super) fn parse(text: &str) -> Option<Sexp> {
     let mut tokens = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
