@@ -293,7 +293,7 @@ fn every_example_exports_or_explains() {
             let label = rel.replace(['/', '.'], "_");
             // The hint budget as the recheck budget, so nothing is asked twice: this test checks
             // the theories' shape, not which claims Z3 settles (inferred candidates would each
-            // take the default 20 M units).
+            // take the default 50 M units).
             let e = export(&label, &[&rel, "--rlimit", "300000"]);
             if e.code == 0 {
                 let problems = isabelle_check::check_export(&e.files);

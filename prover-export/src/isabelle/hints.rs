@@ -527,12 +527,12 @@ fn checked<'a>(
 }
 
 /// Z3 resource units for asking again about an obligation the hint budget did not settle:
-/// twice what the costliest obligation of the bundled examples needs (Global1's `Inv3` at
-/// `abstain`, about 9.5 million with `ioa prove`'s portfolio), yet below `ioa prove`'s default
-/// (50 million), so that a model with many obligations Z3 cannot settle (inferred candidate
-/// invariants) exports in minutes rather than tens of minutes. `ioa export isabelle --rlimit`
-/// sets another.
-pub const RECHECK_RLIMIT: u64 = 20_000_000;
+/// `ioa prove`'s own default, so that the export states exactly what `ioa prove` proves (with
+/// 20 million, Global1 → Cons's `internalDecide` case 3 with `ioa verify`'s invariants, 17–28
+/// million units, went unstated although `ioa prove` proves it). A model with many obligations
+/// Z3 cannot settle (inferred candidate invariants) then exports as slowly as `ioa prove` runs;
+/// `ioa export isabelle --rlimit` sets a smaller budget for a quicker export that states less.
+pub const RECHECK_RLIMIT: u64 = crate::solve::budget::DEFAULT_PROVE_RLIMIT;
 
 /// Whether Z3 proves `ob`, given the verdict of the (small) hint budget: a proof or a
 /// counterexample settles it; any other answer is asked again with `recheck_rlimit` units when
