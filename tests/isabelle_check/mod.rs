@@ -52,6 +52,7 @@ const HOL_CONSTANTS: &[&str] = &[
     "mod",
     "List",
     "map_filter",
+    "inj",
 ];
 
 /// HOL types the export may use.
@@ -82,6 +83,7 @@ const HOL_FACTS: &[&str] = &[
     "imp_conjL",
     "allI",
     "impI",
+    "injI",
 ];
 
 /// What `IOA_Base` defines (checked by review, not by this checker: it is fixed text).
@@ -114,6 +116,8 @@ const BASE_FACTS: &[&str] = &[
     "all_int_index",
     "hd_tl_conv_nth",
     "tl_Nil_iff",
+    "finite_setcompr_image",
+    "finite_int_field_range",
 ];
 
 /// Greek letters the export uses as variable names.

@@ -47,6 +47,21 @@ text \<open>IOA's sets are finite: the subsets of a finite set that satisfy a co
 lemma finite_subsets_with [simp]: "finite S \<Longrightarrow> finite {q. q \<subseteq> S \<and> P q}"
   by (rule finite_subset[of _ "Pow S"]) auto
 
+text \<open>The image of a finite set is finite, as an effect writes it (a broadcast's messages,
+  one per node of a finite range).\<close>
+
+lemma finite_setcompr_image [simp]: "finite {x. P x} \<Longrightarrow> finite {f x | x. P x}"
+  by (simp add: setcompr_eq_image)
+
+text \<open>A record of one integer field is infinite in HOL, its range between two bounds is not
+  (each type of the model gets the instance for its field).\<close>
+
+lemma finite_int_field_range:
+  assumes "inj (f :: 'a \<Rightarrow> int)"
+  shows "finite {x. lo \<le> f x \<and> f x < hi}" "finite {x. lo \<le> f x \<and> f x \<le> hi}"
+  by (rule finite_imageD[OF _ inj_on_subset[OF assms subset_UNIV]],
+      rule finite_subset[of _ "{lo..hi}"], auto)+
+
 text \<open>Sizes of finite sets, as the leaves of the invariant proofs use them: an integer size is
   0 exactly when the set is empty (or infinite, which the finiteness of the state excludes), and
   two majorities of one finite set share an element.\<close>

@@ -276,7 +276,10 @@ fn leaf(
         Some(c) => c.join(", "),
         None => "not asked (all invariants)".to_string(),
     };
-    let mut metis = "metis option.distinct(1) majorities_intersect_int".to_string();
+    // `option.inject` and `option.sel`: two decisions or learned values `Some x = Some y` are
+    // one value (without them metis searches without end: Paxos's `Agreement` at `decide`).
+    let mut metis =
+        "metis option.distinct(1) option.inject option.sel majorities_intersect_int".to_string();
     for e in exhaust.iter().chain(opts.distinct) {
         metis.push(' ');
         metis.push_str(e);
@@ -358,7 +361,9 @@ fn leaf(
             // `if_split_asm`: a transition with several cases is an `if` among the hypotheses;
             // `finite_subset`: a subset of a finite set is finite (the finiteness conjunct).
             out.push_str(&format!(
-                "  with inv step{} show ?thesis\n    by (auto simp: {inv_defs} {step_defs} Let_def int_card_eq_0_iff split: if_split_asm dest: finite_subset; {metis})\n",
+                "  {} inv step{} show ?thesis\n    by (auto simp: {inv_defs} {step_defs} Let_def int_card_eq_0_iff split: if_split_asm dest: finite_subset; {metis})\n",
+                // A standalone lemma has no case facts to chain (`with` would need them).
+                if opts.standalone { "from" } else { "with" },
                 if opts.standalone {
                     format!(" {}", act.constructor)
                 } else {

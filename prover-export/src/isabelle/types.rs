@@ -189,6 +189,9 @@ pub fn type_declarations(names: &TypeNames) -> String {
                         hol_type_bare(names, ty)
                     ));
                 }
+                if let [(_, Type::Int)] = fields.as_slice() {
+                    out.push_str(&index_range_lemmas(&name, &names.field(id, 0)));
+                }
             }
             TypeDefKind::Enumeration(consts) => {
                 let alts: Vec<String> = (0..consts.len() as u32)
@@ -217,6 +220,16 @@ pub fn type_declarations(names: &TypeNames) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The lemmas that make a range of a one-integer record finite (`{x::Node. 0 ≤ Node_location x ∧
+/// Node_location x < 3}`), as a broadcast `for j: Node where 0 ≤ j.location ∧ j.location < n`
+/// builds one: HOL's record of an `int` is infinite, its range by the field is not.
+fn index_range_lemmas(name: &str, field: &str) -> String {
+    format!(
+        "\nlemma {field}_inj: \"inj ({field} :: {name} \\<Rightarrow> int)\"\n  by (rule injI) simp\n\n\
+         lemmas {name}_finite_range [simp] = finite_int_field_range[OF {field}_inj]\n"
+    )
 }
 
 /// The comment naming an IOA type in generated text (`Set[Node]`).
