@@ -42,6 +42,9 @@ pub struct Hints {
     /// `∃ x: T` with T compared by a field: the unsat core of each order sub-obligation
     /// (`None`: not proved, or no core named), see [`simulation::OrderSplit`].
     sim_order_cores: BTreeMap<(usize, String, usize), Vec<OrderAnswer>>,
+    /// Per (invariant, action): whether Z3 proved each transition case of the step, in the order
+    /// of the action's transitions.
+    case_proved: BTreeMap<(usize, String), Vec<bool>>,
     /// The invariants (by index in `spec.invariants`) whose start obligation Z3 did not prove.
     start_unproved: BTreeSet<usize>,
     /// The simulations (by index in `spec.simulations`) whose start obligation Z3 did not prove.
@@ -114,6 +117,14 @@ impl Hints {
     /// Whether Z3 was asked and did not prove the start obligation of simulation number `sim`.
     pub fn sim_start_unproved(&self, sim: usize) -> bool {
         self.sim_start_unproved.contains(&sim)
+    }
+
+    /// Whether Z3 proved each transition case of invariant number `invariant`'s step at `action`
+    /// (`None`: not asked).
+    pub fn case_proved(&self, invariant: usize, action: &str) -> Option<&[bool]> {
+        self.case_proved
+            .get(&(invariant, action.to_string()))
+            .map(|v| v.as_slice())
     }
 
     /// Whether Z3 was asked and did not prove every case of the step of invariant number
@@ -223,6 +234,11 @@ impl Hints {
                 .entry((*k, action.clone()))
                 .or_default()
                 .push(core.clone());
+            hints
+                .case_proved
+                .entry((*k, action.clone()))
+                .or_default()
+                .push(proved);
             match core {
                 Some(core) => hints.record(*k, action, &core, true, proved),
                 None => hints.record(*k, action, &ob.assumed, false, proved),

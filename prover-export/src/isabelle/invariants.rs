@@ -163,6 +163,10 @@ pub fn invariants_theory(
             let inv_name = &indexed[t - 1].1.name;
             for (k, act) in info.actions.iter().enumerate() {
                 if missing.contains(&act.name.as_str()) {
+                    if let Some(text) = case_lemmas(&ctx, t, name, k, &mut unproved) {
+                        out.push_str(&text);
+                        continue;
+                    }
                     unproved.push(format!("`{inv_name}` after `{}`", act.name));
                     out.push_str(&format!(
                         "text \\<open>Not stated: `{inv_name}` after `{}` (Z3 did not prove this step: a counterexample, or no proof within the export's budget).\\<close>\n\n",
@@ -190,7 +194,7 @@ pub fn invariants_theory(
                     n.trans(),
                     act.constructor,
                 ));
-                out.push_str(&step_case(&ctx, t, name, k, true));
+                out.push_str(&step_case(&ctx, t, name, k, true, None));
                 out.push_str("qed\n\n");
             }
             continue;
@@ -205,7 +209,7 @@ pub fn invariants_theory(
             if k > 0 {
                 out.push_str("next\n");
             }
-            out.push_str(&step_case(&ctx, t, name, k, false));
+            out.push_str(&step_case(&ctx, t, name, k, false, None));
         }
         out.push_str("qed\n\n");
     }
@@ -285,6 +289,10 @@ fn leaf(
         metis.push_str(e);
     }
     let split = act.effect.is_none() && !act.cases.is_empty() && core.is_some();
+    if opts.only_case.is_some() && !split {
+        // Only a split action has cases to state one by one.
+        return String::new();
+    }
     let method = if split {
         "one subgoal per transition case, clarsimp, then auto"
     } else {
@@ -335,7 +343,11 @@ fn leaf(
             ));
         }
         (None, Some(core)) if !act.cases.is_empty() => {
-            out.push_str(&case_split_leaf(n, all, target, act, core, opts));
+            let body = case_split_leaf(n, all, target, act, core, opts);
+            if opts.only_case.is_some() && body.is_empty() {
+                return String::new();
+            }
+            out.push_str(&body);
         }
         _ => {
             let step_defs = std::iter::once(format!("{}_def", n.trans()))
@@ -418,7 +430,8 @@ fn case_split_leaf(
         act.constructor,
         n.trans()
     );
-    out.push_str(&pre_state_facts(n, all, core));
+    let facts = pre_state_facts(n, all, core);
+    out.push_str(&facts);
     let alts: Vec<String> = act
         .cases
         .iter()
@@ -429,6 +442,7 @@ fn case_split_leaf(
         "  from tr consider {}\n    by (auto simp: {action_tr}_def split: if_split_asm)\n  then show ?thesis\n  proof cases\n",
         alts.join(" | ")
     ));
+    let mut texts: Vec<String> = Vec::new();
     for (k, (def, case_defs)) in act.cases.iter().enumerate() {
         let own = per_case.as_ref().and_then(|cs| cs[k]);
         let core = own.unwrap_or(core);
@@ -447,14 +461,11 @@ fn case_split_leaf(
         } else {
             ""
         };
-        if k > 0 {
-            out.push_str("  next\n");
-        }
         // Instances only from the case's own core (the action's would give too many).
         if let Some(text) =
             own.and_then(|core| instance_case(n, target, act, k, core, opts.int_binders, core_all))
         {
-            out.push_str(&text);
+            texts.push(text);
             continue;
         }
         let core_words = if core.is_empty() {
@@ -464,7 +475,7 @@ fn case_split_leaf(
         };
         // A deterministic case (its effect is a function): the projection leaf.
         if case_defs.first() == Some(&format!("{}_def", n.effect(def))) {
-            out.push_str(&projection::projection_case(&projection::ProjectionCase {
+            texts.push(projection::projection_case(&projection::ProjectionCase {
                 k: k + 1,
                 def,
                 tr_args: &tr_args,
@@ -475,7 +486,7 @@ fn case_split_leaf(
             }));
             continue;
         }
-        out.push_str(&format!(
+        texts.push(format!(
             "    (* Case {} (`{}`): its condition and effect, then the invariants (Z3's core of this case: {}). *)\n    case c{}\n    with fin show ?thesis\n      by (clarsimp simp: {} Let_def ring_mod;\n          auto simp: {} Let_def nth_append nth_tl hd_conv_nth imp_conjL all_int_index mod_succ_ring mod_pred_ring int_card_eq_0_iff disjoint_iff{dest})\n",
             k + 1,
             def,
@@ -485,6 +496,27 @@ fn case_split_leaf(
             defs.join(" "),
         ));
     }
+    if let Some(k) = opts.only_case {
+        // The case's relation is the lemma's assumption `c{k}` rather than a case of the split.
+        let c = format!("c{}", k + 1);
+        let text = texts.get(k).map_or(String::new(), |t| {
+            t.replace(
+                &format!("    case {c}\n    then have"),
+                &format!("    from {c} have"),
+            )
+            .replace(
+                &format!("    case {c}\n    with fin"),
+                &format!("    from fin {c}"),
+            )
+            .replace(&format!("    case {c}\n"), "")
+        });
+        return if text.is_empty() || text.contains("\n    case ") {
+            String::new()
+        } else {
+            format!("{facts}{text}")
+        };
+    }
+    out.push_str(&texts.join("  next\n"));
     out.push_str("  qed\n");
     out
 }
@@ -600,7 +632,14 @@ struct StepCtx<'a> {
 /// The proof of conjunct `t` (0: finiteness, else invariant `t - 1`) named `name` at action
 /// number `k`: a case of the step lemma's `proof (cases α)`, or (`standalone`) the body of a
 /// lemma of its own for that action, which assumes `α = …` as a fact named by the constructor.
-fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> String {
+fn step_case(
+    c: &StepCtx,
+    t: usize,
+    name: &str,
+    k: usize,
+    standalone: bool,
+    only_case: Option<usize>,
+) -> String {
     let (spec, types, info, hints, indexed) = (c.spec, c.types, c.info, c.hints, c.indexed);
     let n = &info.names;
     let aut = &spec.automata[info.id.0 as usize];
@@ -669,11 +708,71 @@ fn step_case(c: &StepCtx, t: usize, name: &str, k: usize, standalone: bool) -> S
             exhaust: &exhaust,
             distinct: &distinct,
             standalone,
+            only_case,
             case_cores: case_cores.as_deref(),
             int_binders: &c.int_binders,
             fields: &info.fields,
         },
     )
+}
+
+/// For an action some of whose transition cases Z3 proved (a composite's shared action whose
+/// components' side it proved and the other's not), one lemma per proved case — the case's
+/// relation assumed, its leaf as in the split — and a `text` for each other case (pushed on
+/// `unproved`). `None` when the action has no such cases or a case leaf cannot stand alone:
+/// the caller then leaves the whole action unstated.
+fn case_lemmas(
+    c: &StepCtx,
+    t: usize,
+    name: &str,
+    k: usize,
+    unproved: &mut Vec<String>,
+) -> Option<String> {
+    let (info, types) = (c.info, c.types);
+    let n = &info.names;
+    let act = &info.actions[k];
+    let (index, inv) = c.indexed[t - 1];
+    let proved = c.hints.case_proved(index, &act.name)?;
+    if proved.len() != act.cases.len() || !proved.iter().any(|p| *p) {
+        return None;
+    }
+    let state_ty = n.state_type();
+    let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
+    let params: String = act
+        .param_names
+        .iter()
+        .zip(&act.param_types)
+        .map(|(p, ty)| format!(" and {p} :: \"{}\"", super::types::hol_type_bare(types, ty)))
+        .collect();
+    let action_tr = n.transition(&act.name, None);
+    let mut out = String::new();
+    let mut not_stated = Vec::new();
+    for (j, ((def, _), ok)) in act.cases.iter().zip(proved).enumerate() {
+        let case = def.strip_prefix(&format!("{action_tr}_")).unwrap_or(def);
+        if !ok {
+            not_stated.push(format!(
+                "`{}` after `{}` (case `{case}`)",
+                inv.name, act.name
+            ));
+            out.push_str(&format!(
+                "text \\<open>Not stated: `{}` after `{}`, case `{case}` (Z3 did not prove this case: a counterexample, or no proof within the export's budget).\\<close>\n\n",
+                inv.name, act.name
+            ));
+            continue;
+        }
+        let body = step_case(c, t, name, k, true, Some(j));
+        if body.is_empty() {
+            return None;
+        }
+        out.push_str(&format!(
+            "lemma {name}_step_{}_{case}:\n  fixes \\<sigma> \\<sigma>' :: {state_ty}{params}\n  assumes inv: \"{} \\<sigma>\" and c{}: \"{def} {tr_args}\\<sigma> \\<sigma>'\"\n  shows \"{name} \\<sigma>'\"\nproof -\n{body}qed\n\n",
+            super::names::part(&act.name),
+            c.all,
+            j + 1,
+        ));
+    }
+    unproved.extend(not_stated);
+    Some(out)
 }
 
 /// The `T.distinct` facts of the enumerations (of two or more constants) whose constants occur in
@@ -725,6 +824,9 @@ struct LeafOpts<'a> {
     distinct: &'a [String],
     /// A lemma of its own (no `case` line; the action is the fact named by its constructor).
     standalone: bool,
+    /// A lemma of one transition case of a multi-case action (the case's relation is the
+    /// assumption `c{k+1}`): its leaf alone, without the split.
+    only_case: Option<usize>,
     /// Z3's core of each transition case (see [`Hints::case_cores`]), for multi-case actions.
     case_cores: Option<&'a [Option<Vec<String>>]>,
     /// The invariants of the automaton of the form `∀ k0 … kn: Int (…)`, by name: for each
