@@ -45,6 +45,8 @@ pub struct Hints {
     /// Per (invariant, action): whether Z3 proved each transition case of the step, in the order
     /// of the action's transitions.
     case_proved: BTreeMap<(usize, String), Vec<bool>>,
+    /// The invariant steps (invariant, action) Z3 did not prove that `--state-unproved` states.
+    stated_unproved: BTreeSet<(usize, String)>,
     /// The invariants (by index in `spec.invariants`) whose start obligation Z3 did not prove.
     start_unproved: BTreeSet<usize>,
     /// The simulations (by index in `spec.simulations`) whose start obligation Z3 did not prove.
@@ -169,9 +171,19 @@ impl Hints {
         self.start_unproved.clear();
         self.sim_start_unproved.clear();
         self.sim_step_unproved.clear();
-        for core in self.cores.values_mut() {
+        for (key, core) in self.cores.iter_mut() {
+            if !core.proved {
+                self.stated_unproved.insert(key.clone());
+            }
             core.proved = true;
         }
+    }
+
+    /// Whether the step of invariant number `invariant` at `action` is stated although Z3 did
+    /// not prove it (`--state-unproved`).
+    pub fn stated_unproved(&self, invariant: usize, action: &str) -> bool {
+        self.stated_unproved
+            .contains(&(invariant, action.to_string()))
     }
 
     /// Whether Z3 was asked at all.

@@ -283,10 +283,16 @@ fn leaf(
     // `option.inject` and `option.sel`: two decisions or learned values `Some x = Some y` are
     // one value (without them metis searches without end: Paxos's `Agreement` at `decide`).
     let mut metis =
-        "metis option.distinct(1) option.inject option.sel majorities_intersect_int".to_string();
+        "; metis option.distinct(1) option.inject option.sel majorities_intersect_int".to_string();
     for e in exhaust.iter().chain(opts.distinct) {
         metis.push(' ');
         metis.push_str(e);
+    }
+    if opts.refuted {
+        // A claim Z3 did not prove, stated anyway (`--state-unproved`): `auto` alone, which stops;
+        // `metis` on a false goal may search without end (the mutation `dead_means_voted`'s
+        // `DeadVoted` after `abstain` ran over 13 min).
+        metis.clear();
     }
     let split = act.effect.is_none() && !act.cases.is_empty() && core.is_some();
     if opts.only_case.is_some() && !split {
@@ -336,7 +342,7 @@ fn leaf(
                 }
             }
             out.push_str(&format!(
-                "  from pre {} show ?thesis unfolding eff\n    by (auto simp: {} {}_def {eff}_def fin(1)[unfolded {finite}_def] Let_def int_card_eq_0_iff disjoint_iff split: if_split_asm{dest}; {metis})\n",
+                "  from pre {} show ?thesis unfolding eff\n    by (auto simp: {} {}_def {eff}_def fin(1)[unfolded {finite}_def] Let_def int_card_eq_0_iff disjoint_iff split: if_split_asm{dest}{metis})\n",
                 h.join(" "),
                 defs.join(" "),
                 tr,
@@ -373,7 +379,7 @@ fn leaf(
             // `if_split_asm`: a transition with several cases is an `if` among the hypotheses;
             // `finite_subset`: a subset of a finite set is finite (the finiteness conjunct).
             out.push_str(&format!(
-                "  {} inv step{} show ?thesis\n    by (auto simp: {inv_defs} {step_defs} Let_def int_card_eq_0_iff split: if_split_asm dest: finite_subset; {metis})\n",
+                "  {} inv step{} show ?thesis\n    by (auto simp: {inv_defs} {step_defs} Let_def int_card_eq_0_iff split: if_split_asm dest: finite_subset{metis})\n",
                 // A standalone lemma has no case facts to chain (`with` would need them).
                 if opts.standalone { "from" } else { "with" },
                 if opts.standalone {
@@ -708,6 +714,7 @@ fn step_case(
             exhaust: &exhaust,
             distinct: &distinct,
             standalone,
+            refuted: t > 0 && c.hints.stated_unproved(indexed[t - 1].0, &act.name),
             only_case,
             case_cores: case_cores.as_deref(),
             int_binders: &c.int_binders,
@@ -824,6 +831,8 @@ struct LeafOpts<'a> {
     distinct: &'a [String],
     /// A lemma of its own (no `case` line; the action is the fact named by its constructor).
     standalone: bool,
+    /// The claim is one Z3 did not prove, stated because the user asked (`--state-unproved`).
+    refuted: bool,
     /// A lemma of one transition case of a multi-case action (the case's relation is the
     /// assumption `c{k+1}`): its leaf alone, without the split.
     only_case: Option<usize>,

@@ -152,20 +152,21 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
         ..ob.clone()
     };
     let second = check_script(spec, &again, budget);
-    let spent = |o: Outcome| Outcome {
-        time: first.time + second.time,
-        rlimit: first.rlimit + second.rlimit,
-        ..o
-    };
-    match &second.verdict {
-        Verdict::Proved | Verdict::Failed(_) => spent(second.clone()),
-        _ => spent(Outcome {
+    let (time, rlimit) = (first.time + second.time, first.rlimit + second.rlimit);
+    match second.verdict {
+        Verdict::Proved | Verdict::Failed(_) => Outcome {
+            time,
+            rlimit,
+            ..second
+        },
+        _ => Outcome {
             verdict: Verdict::Unknown(
                 "Z3 gave a model for `subset` of a set read out of an array, and the pointwise encoding of the same obligation confirmed no counterexample within the budget".into(),
             ),
             core: None,
-            ..second.clone()
-        }),
+            time,
+            rlimit,
+        },
     }
 }
 

@@ -61,24 +61,24 @@ fn rewrite(e: Sexp, fresh: &mut usize, hit: &mut bool) -> Sexp {
                 *fresh += 1;
                 let x = format!("pointwise.{fresh}");
                 let (in_a, in_b) = (member(a, &x), member(b, &x));
-                let body = atom_list(vec![Sexp::Atom("=>".into()), in_a.clone(), in_b]);
+                let body = Sexp::List(vec![Sexp::Atom("=>".into()), in_a.clone(), in_b]);
                 // A plain array read is the pattern (Z3's own choice can loop).
                 let plain_read = matches!(&in_a, Sexp::List(r)
                     if matches!(r.first(), Some(Sexp::Atom(s)) if s == "select")
                         && r.iter().all(|t| matches!(t, Sexp::Atom(_))));
                 let body = if plain_read {
-                    atom_list(vec![
+                    Sexp::List(vec![
                         Sexp::Atom("!".into()),
                         body,
                         Sexp::Atom(":pattern".into()),
-                        atom_list(vec![in_a]),
+                        Sexp::List(vec![in_a]),
                     ])
                 } else {
                     body
                 };
-                return atom_list(vec![
+                return Sexp::List(vec![
                     Sexp::Atom("forall".into()),
-                    atom_list(vec![atom_list(vec![Sexp::Atom(x), sort])]),
+                    Sexp::List(vec![Sexp::List(vec![Sexp::Atom(x), sort])]),
                     body,
                 ]);
             }
@@ -87,15 +87,11 @@ fn rewrite(e: Sexp, fresh: &mut usize, hit: &mut bool) -> Sexp {
     Sexp::List(items)
 }
 
-fn atom_list(items: Vec<Sexp>) -> Sexp {
-    Sexp::List(items)
-}
-
 /// `x ∈ set`: a lambda's body with its variable replaced by `x`, else `(select set x)`.
 fn member(set: &Sexp, x: &str) -> Sexp {
     match as_lambda(set) {
         Some((v, _, body)) => substitute(body, v, x),
-        None => atom_list(vec![
+        None => Sexp::List(vec![
             Sexp::Atom("select".into()),
             set.clone(),
             Sexp::Atom(x.into()),
