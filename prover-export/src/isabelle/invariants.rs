@@ -179,14 +179,7 @@ pub fn invariants_theory(
                 } else {
                     format!("({} {})", act.constructor, act.param_names.join(" "))
                 };
-                let params: String = act
-                    .param_names
-                    .iter()
-                    .zip(&act.param_types)
-                    .map(|(p, ty)| {
-                        format!(" and {p} :: \"{}\"", super::types::hol_type_bare(types, ty))
-                    })
-                    .collect();
+                let params = param_decls(act, types);
                 out.push_str(&format!(
                     "lemma {name}_step_{}:\n  fixes \\<sigma> \\<sigma>' :: {state_ty} and \\<alpha> :: {}{params}\n  assumes inv: \"{all} \\<sigma>\" and step: \"{} \\<sigma> \\<alpha> \\<sigma>'\" and {}: \"\\<alpha> = {pattern}\"\n  shows \"{name} \\<sigma>'\"\nproof -\n",
                     super::names::part(&act.name),
@@ -288,7 +281,7 @@ fn leaf(
         metis.push(' ');
         metis.push_str(e);
     }
-    if opts.refuted {
+    if opts.stated_unproved {
         // A claim Z3 did not prove, stated anyway (`--state-unproved`): `auto` alone, which stops;
         // `metis` on a false goal may search without end (the mutation `dead_means_voted`'s
         // `DeadVoted` after `abstain` ran over 13 min).
@@ -714,13 +707,22 @@ fn step_case(
             exhaust: &exhaust,
             distinct: &distinct,
             standalone,
-            refuted: t > 0 && c.hints.stated_unproved(indexed[t - 1].0, &act.name),
+            stated_unproved: t > 0 && c.hints.stated_unproved(indexed[t - 1].0, &act.name),
             only_case,
             case_cores: case_cores.as_deref(),
             int_binders: &c.int_binders,
             fields: &info.fields,
         },
     )
+}
+
+/// The action's parameters as `fixes` entries (` and i :: "Node"` each) of a lemma of its own.
+fn param_decls(act: &super::automaton::ActionInfo, types: &TypeNames) -> String {
+    act.param_names
+        .iter()
+        .zip(&act.param_types)
+        .map(|(p, ty)| format!(" and {p} :: \"{}\"", super::types::hol_type_bare(types, ty)))
+        .collect()
 }
 
 /// For an action some of whose transition cases Z3 proved (a composite's shared action whose
@@ -745,12 +747,7 @@ fn case_lemmas(
     }
     let state_ty = n.state_type();
     let tr_args: String = act.param_names.iter().map(|p| format!("{p} ")).collect();
-    let params: String = act
-        .param_names
-        .iter()
-        .zip(&act.param_types)
-        .map(|(p, ty)| format!(" and {p} :: \"{}\"", super::types::hol_type_bare(types, ty)))
-        .collect();
+    let params = param_decls(act, types);
     let action_tr = n.transition(&act.name, None);
     let mut out = String::new();
     let mut not_stated = Vec::new();
@@ -832,7 +829,7 @@ struct LeafOpts<'a> {
     /// A lemma of its own (no `case` line; the action is the fact named by its constructor).
     standalone: bool,
     /// The claim is one Z3 did not prove, stated because the user asked (`--state-unproved`).
-    refuted: bool,
+    stated_unproved: bool,
     /// A lemma of one transition case of a multi-case action (the case's relation is the
     /// assumption `c{k+1}`): its leaf alone, without the split.
     only_case: Option<usize>,
