@@ -74,10 +74,10 @@ fn describe(view: &SystemView) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "network declared: {}\n",
-        if view.network_declared {
-            "yes"
-        } else {
-            "no (default)"
+        match view.network_source {
+            checker::system::NetworkSource::Declared => "yes",
+            checker::system::NetworkSource::Given => "given",
+            checker::system::NetworkSource::Found => "no (found)",
         }
     ));
     for (title, members) in [("node", &view.nodes), ("network", &view.network)] {
@@ -132,7 +132,10 @@ fn check_lcr(n: i64) -> String {
     let n_usize = n as usize;
     assert_eq!(view.nodes.len(), n_usize, "one node per process");
     assert_eq!(view.network.len(), n_usize, "one channel per process");
-    assert!(view.network_declared);
+    assert_eq!(
+        view.network_source,
+        checker::system::NetworkSource::Declared
+    );
     let node_names: Vec<String> = (0..n).map(|i| format!("P[{i}]")).collect();
     assert_eq!(
         view.nodes
@@ -237,7 +240,11 @@ fn lossy_network() {
     let loaded = load("checker/tests/data/system/lossy_ping.ioa");
     let machine = loaded.machine("LossyPing", ints(&[2]));
     let view = SystemView::new(&machine).unwrap_or_else(|e| panic!("view: {e:?}"));
-    assert!(!view.network_declared, "no clause: the default");
+    assert_eq!(
+        view.network_source,
+        checker::system::NetworkSource::Found,
+        "no clause: found"
+    );
     assert_eq!(view.nodes.len(), 2);
     assert_eq!(view.network.len(), 1);
     let kinds = |name: &str| view.actions[action(&machine, name)].kinds();
@@ -310,7 +317,10 @@ fn composite_nodes_and_a_network_declared_first() {
     let loaded = common::load("checker/tests/data/system/nested_nodes.ioa", "Int = 0..1");
     let machine = loaded.machine("Hosts", vec![]);
     let view = SystemView::new(&machine).unwrap_or_else(|e| panic!("view: {e:?}"));
-    assert!(view.network_declared);
+    assert_eq!(
+        view.network_source,
+        checker::system::NetworkSource::Declared
+    );
     assert_eq!(view.network.len(), 1);
     assert_eq!(view.network[0].slots, 0..3, "the network comes first");
     assert_eq!(view.nodes.len(), 2);

@@ -21,9 +21,18 @@ use std::process::ExitCode;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct LocalArgs {
     /// Local model checking: explore each node's local states over a network that keeps every
-    /// message (LMC), for composites whose first component family is the nodes.
+    /// message (LMC), for composites of nodes and a network (see `ioa system`).
     #[arg(long)]
     pub local: bool,
+    /// With --local: the components that form the network (comma-separated), overriding the
+    /// composite's `network` clause; without either, the components that share actions with
+    /// the nodes (the first component being a node).
+    #[arg(long, requires = "local", value_name = "C,D", value_delimiter = ',')]
+    pub network: Vec<String>,
+    /// With --local: leave out (and list) the invariants that read network state instead of
+    /// reporting the run as incomplete (exit 3).
+    #[arg(long, requires = "local")]
+    pub skip_network_invariants: bool,
     /// With --local: also run the global explorer with the same limits and print both.
     #[arg(long, requires = "local")]
     pub compare_global: bool,
@@ -67,7 +76,16 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             Ok(s) => s,
             Err(code) => return ExitCode::from(code),
         };
+    let network = if args.local.network.is_empty() {
+        None
+    } else {
+        match checker::system::resolve_network(machine, &args.local.network) {
+            Ok(n) => Some(n),
+            Err(e) => return fail(m, &[e.to_diagnostic()], args),
+        }
+    };
     let local_options = LocalOptions {
+        network,
         invariants: None,
         max_depth: options.max_depth,
         max_local_events: args.local.max_local_events,
@@ -93,9 +111,14 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         print_stderr(&format!("{}\n", eager_line(&report)));
     }
     if args.format == Format::Text {
+        let severity = if args.local.skip_network_invariants {
+            "note"
+        } else {
+            "warning"
+        };
         for (k, component) in &report.left_out {
             print_stderr(&format!(
-                "note: invariant `{}` is not checked: it reads the network component `{component}`, and local model checking combines node states only\n",
+                "{severity}: invariant `{}` is not checked: it reads the network component `{component}`, and local model checking combines node states only\n",
                 machine.spec.invariants[*k].name
             ));
         }
@@ -119,7 +142,17 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             }
         },
         LocalVerdict::Limit(_) => (ExitCode::from(EXIT_LIMIT), None),
-        LocalVerdict::NoViolation { .. } => (ExitCode::SUCCESS, None),
+        // Exit 0 only for a complete verification: a bound, an unsettled preliminary
+        // violation or an invariant left out unasked make the run incomplete.
+        LocalVerdict::NoViolation { .. }
+            if report.verified()
+                || (args.local.skip_network_invariants
+                    && report.stats.unsettled == 0
+                    && matches!(report.verdict, LocalVerdict::NoViolation { bounded: false })) =>
+        {
+            (ExitCode::SUCCESS, None)
+        }
+        LocalVerdict::NoViolation { .. } => (ExitCode::from(EXIT_LIMIT), None),
     };
     let global = if args.local.compare_global {
         Some(run_global(machine, &options, &start))
@@ -192,8 +225,18 @@ fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
             invariant,
             component,
         } => usage(format!(
-            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (name only node-state invariants with --invariant, or leave --invariant out to check those and skip the others)"
+            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (name only node-state invariants with --invariant, say which components are the network with --network, or check it with the global explorer: leave out --local)"
         )),
+        LocalError::NothingToCheck { left_out } => {
+            let list: Vec<String> = left_out
+                .iter()
+                .map(|(i, c)| format!("`{i}` reads `{c}`"))
+                .collect();
+            usage(format!(
+                "--local: nothing to check: every invariant reads network state ({}); local model checking combines node states only. Check them with the global explorer (leave out --local), or say which components are the network with --network (see `ioa system`)",
+                list.join(", ")
+            ))
+        }
     }
 }
 
@@ -298,10 +341,11 @@ fn print_text(
     match &report.verdict {
         LocalVerdict::NoViolation { bounded } => {
             let n_inv = report.optimised.len();
-            let what = match n_inv {
-                0 => "no invariant was checked".to_string(),
-                1 => "the invariant".to_string(),
-                n => format!("all {n} invariants"),
+            let (what, verb) = match n_inv {
+                0 => ("no invariant was checked".to_string(), "holds"),
+                1 => ("the invariant".to_string(), "holds"),
+                n if report.left_out.is_empty() => (format!("all {n} invariants"), "hold"),
+                n => (format!("the {n} invariants checked"), "hold"),
             };
             if n_inv == 0 {
                 print_stderr(&format!(
@@ -318,10 +362,27 @@ fn print_text(
                     s.unsettled
                 ));
             } else {
-                print_stderr(&format!(
-                    "verified: {what} hold in every reachable system state (every local state explored, {} combinations built)\n",
-                    thousands(s.system_states)
-                ));
+                let left_out: Vec<&str> = report
+                    .left_out
+                    .iter()
+                    .map(|(k, _)| machine.spec.invariants[*k].name.as_str())
+                    .collect();
+                if left_out.is_empty() {
+                    print_stderr(&format!(
+                        "verified: {what} {verb} in every reachable system state (every local state explored, {} combinations built)\n",
+                        thousands(s.system_states)
+                    ));
+                } else {
+                    print_stderr(&format!(
+                        "incomplete: {what} {verb} in every reachable system state (every local state explored, {} combinations built), but {} {} not checked ({} network state: check {} with the global explorer{})\n",
+                        thousands(s.system_states),
+                        left_out.join(", "),
+                        if left_out.len() == 1 { "was" } else { "were" },
+                        if left_out.len() == 1 { "it reads" } else { "they read" },
+                        if left_out.len() == 1 { "it" } else { "them" },
+                        if args.local.skip_network_invariants { "" } else { ", or pass --skip-network-invariants to accept this" }
+                    ));
+                }
             }
         }
         LocalVerdict::Limit(Limit::Time(t)) => print_stderr(&format!(

@@ -135,7 +135,7 @@ struct Report {
     params: Vec<String>,
     /// The network's components, and whether a `network` clause named them.
     network_components: Vec<String>,
-    network_declared: bool,
+    network_source: String,
     nodes: Vec<MemberReport>,
     network: Vec<MemberReport>,
     /// Names of the actions a node shares with the network.
@@ -259,7 +259,7 @@ impl Report {
                 .iter()
                 .map(|&c| components[c as usize].name.clone())
                 .collect(),
-            network_declared: view.network_declared,
+            network_source: view.network_source.describe().to_string(),
             nodes: view.nodes.iter().map(member).collect(),
             network: view.network.iter().map(member).collect(),
             message_actions: view
@@ -306,11 +306,7 @@ impl Report {
             format!(
                 "network {} ({})",
                 self.network_components.join(", "),
-                if self.network_declared {
-                    "declared"
-                } else {
-                    "by default: every component but the first"
-                }
+                self.network_source
             )
         };
         let nodes = match self.nodes.len() {

@@ -209,10 +209,16 @@ impl Lmc<'_, '_, '_> {
         n: usize,
         id: LocalId,
     ) -> Result<Option<LocalVerdict>, LocalError> {
-        let n_nodes = self.nodes.nodes.len();
+        // Only the members of the family the binders range over; a node outside it (a
+        // coordinator beside the family) is in no assignment, so its new state changes nothing.
+        if !shape.candidates.contains(&n) {
+            return Ok(None);
+        }
+        let n_candidates = shape.candidates.len();
         let n_binders = shape.binders.len();
-        let mut binder_node = vec![0usize; n_binders];
+        let mut pick = vec![0usize; n_binders];
         loop {
+            let binder_node: Vec<usize> = pick.iter().map(|&p| shape.candidates[p]).collect();
             if binder_node.contains(&n)
                 && self.assignment_may_violate(k, shape, &binder_node, n, id)?
             {
@@ -220,7 +226,7 @@ impl Lmc<'_, '_, '_> {
                     return Ok(Some(v));
                 }
             }
-            if !advance(&mut binder_node, &vec![n_nodes; n_binders], None) {
+            if !advance(&mut pick, &vec![n_candidates; n_binders], None) {
                 return Ok(None);
             }
         }

@@ -55,8 +55,12 @@ pub struct LocalOptions {
     pub max_sequences: u64,
     /// Use the LMC-OPT filter where an invariant's shape allows it.
     pub optimise: bool,
-    /// Refuse (rather than leave out, with a note) invariants that read network state.
+    /// Refuse (rather than leave out, reported in [`LocalReport::left_out`]) invariants that
+    /// read network state: set when the user named the invariants.
     pub strict: bool,
+    /// The network's components (positions in the composite), overriding the `network` clause
+    /// and the components found from the model ([`crate::system::SystemView::with_network`]).
+    pub network: Option<Vec<u32>>,
     /// Fire drain sends eagerly when [`eager::check`] shows it is sound.
     pub eager_sends: bool,
 }
@@ -71,6 +75,7 @@ impl Default for LocalOptions {
             max_sequences: 1_000_000,
             optimise: true,
             strict: false,
+            network: None,
             eager_sends: true,
         }
     }
@@ -157,6 +162,11 @@ pub enum LocalError {
         /// The network component it reads.
         component: String,
     },
+    /// No invariant is left to check: every one reads network state (invariant, component).
+    NothingToCheck {
+        /// The invariants and the network component each reads.
+        left_out: Vec<(String, String)>,
+    },
     /// Evaluating or executing failed.
     Run(RunError),
 }
@@ -164,6 +174,17 @@ pub enum LocalError {
 impl From<RunError> for LocalError {
     fn from(e: RunError) -> Self {
         LocalError::Run(e)
+    }
+}
+
+impl LocalReport {
+    /// Whether the search proves every invariant asked for: no violation, no bound, no limit, no
+    /// unsettled preliminary violation and no invariant left out. Only then is the run
+    /// "verified".
+    pub fn verified(&self) -> bool {
+        matches!(self.verdict, LocalVerdict::NoViolation { bounded: false })
+            && self.stats.unsettled == 0
+            && self.left_out.is_empty()
     }
 }
 

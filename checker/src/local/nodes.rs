@@ -13,7 +13,9 @@ use std::ops::Range;
 pub struct Node {
     /// Its name (`P[0]`).
     pub name: String,
-    /// Its family indices.
+    /// The top-level component it is a member of (position in the composite).
+    pub component: u32,
+    /// Its family indices (empty for a single component).
     pub indices: Vec<Value>,
     /// Its slots in the state vector.
     pub slots: Range<usize>,
@@ -40,6 +42,7 @@ impl Nodes {
                 .iter()
                 .map(|m| Node {
                     name: m.name.clone(),
+                    component: m.component,
                     indices: m.indices.clone(),
                     slots: m.slots.clone(),
                 })
@@ -47,6 +50,21 @@ impl Nodes {
             node_of_instance: (0..n_instances).map(|i| view.node_of_instance(i)).collect(),
             network: view.network.iter().map(|m| m.name.clone()).collect(),
         }
+    }
+
+    /// The top-level components whose members are nodes, in order.
+    pub fn node_components(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = self.nodes.iter().map(|n| n.component).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The nodes that are members of top-level component `component`.
+    pub fn members_of(&self, component: u32) -> Vec<usize> {
+        (0..self.nodes.len())
+            .filter(|&k| self.nodes[k].component == component)
+            .collect()
     }
 
     /// Node `n`'s local state in a global state.

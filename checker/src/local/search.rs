@@ -126,7 +126,8 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         options: LocalOptions,
     ) -> Result<Self, LocalError> {
         let machine = model.machine();
-        let view = SystemView::new(machine).map_err(LocalError::System)?;
+        let view = SystemView::with_network(machine, options.network.as_deref())
+            .map_err(LocalError::System)?;
         let nodes = Nodes::of(&view);
         let classes = classify(&view, model.instances())?;
         let spec = machine.spec;
@@ -156,6 +157,14 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                 None
             };
             invariants.push((k, sh));
+        }
+        if invariants.is_empty() && !left_out.is_empty() {
+            return Err(LocalError::NothingToCheck {
+                left_out: left_out
+                    .iter()
+                    .map(|(k, c)| (spec.invariants[*k].name.clone(), c.clone()))
+                    .collect(),
+            });
         }
         let eager = if options.eager_sends {
             let checked: Vec<usize> = invariants.iter().map(|(k, _)| *k).collect();

@@ -3,11 +3,13 @@
 //!
 //! **Which invariants qualify.** LMC builds system states from node-local states only; the
 //! network is not part of them. So an invariant qualifies when it reads no network component's
-//! state. Others are rejected with the name of the component they read.
+//! state (it may read any node component: several families and single components alike).
+//! Others are rejected with the name of the component they read.
 //!
-//! **LMC-OPT.** An invariant of the form `∀ b1, …, bk: I (G ⇒ R)` (binders over the node
-//! family's index type), in which every component read is `P[bj].x` for the node family `P` and
-//! a binder `bj`, depends only on the states of the nodes the binders name. Split `G` into the
+//! **LMC-OPT.** An invariant of the form `∀ b1, …, bk: I (G ⇒ R)` (binders over a node
+//! family's index type), in which every component read is `P[bj].x` for one node family `P` and
+//! a binder `bj`, depends only on the states of the nodes the binders name; binders range over
+//! `P`'s members only. Split `G` into the
 //! conjuncts that mention exactly one binder `bj` (its *guard* `Aj`, e.g.
 //! `P[i].status ≠ unknown`, `0 ≤ i ∧ i < n`) and the rest. A violation needs an assignment of
 //! nodes to binders under which every `Aj` holds of its node's state. So when node `v` reaches a
@@ -35,6 +37,8 @@ pub struct Shape<'s> {
     /// primitive automaton: two local states that agree on them give the same verdict in every
     /// combination, so combinations are checked per group of states.
     pub reads: Option<Vec<u32>>,
+    /// The nodes a binder may name: the members of the family `P` the invariant reads.
+    pub candidates: Vec<usize>,
 }
 
 /// Why an invariant cannot be checked locally.
@@ -46,11 +50,11 @@ pub struct NotLocal {
 
 /// Whether `inv` reads only node state; `Err` names a network component it reads.
 pub fn qualifies(machine: &Machine, nodes: &Nodes, inv: &Invariant) -> Result<(), NotLocal> {
-    let node_component = node_component(machine, nodes);
+    let node_components = nodes.node_components();
     let mut bad = None;
     walk(&inv.body, &mut |e| {
         if let ExprKind::Var(VarRef::Component { component, .. }) = &e.kind {
-            if Some(*component) != node_component && bad.is_none() {
+            if !node_components.contains(component) && bad.is_none() {
                 bad = Some(*component);
             }
         }
@@ -65,7 +69,7 @@ pub fn qualifies(machine: &Machine, nodes: &Nodes, inv: &Invariant) -> Result<()
 
 /// The LMC-OPT shape of `inv`, if it has one.
 pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option<Shape<'s>> {
-    let node_component = node_component(machine, nodes)?;
+    let _ = machine;
     let mut binders = Vec::new();
     let mut e = &inv.body;
     while let ExprKind::Quant(Quantifier::ForAll, bs, inner) = &e.kind {
@@ -78,8 +82,9 @@ pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option
     if binders.is_empty() {
         return None;
     }
-    // Every component read must be `P[b]` for a binder `b`.
+    // Every component read must be `P[b]` for one node family `P` and a binder `b`.
     let mut ok = true;
+    let mut family: Option<u32> = None;
     let mut reads = Vec::new();
     walk(e, &mut |x| {
         if let ExprKind::Var(VarRef::Component {
@@ -92,10 +97,19 @@ pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option
             reads.push(*slot);
             let by_binder = matches!(indices.as_slice(),
                 [i] if matches!(i.kind, ExprKind::Var(VarRef::Local(s)) if binders.contains(&s)));
-            ok &= *component == node_component && by_binder;
+            ok &= by_binder && family.is_none_or(|f| f == *component);
+            family = Some(*component);
         }
     });
-    if !ok {
+    let family = family?;
+    let candidates = nodes.members_of(family);
+    // A family of nodes: every member has one index, the binder's value.
+    if !ok
+        || candidates.is_empty()
+        || candidates
+            .iter()
+            .any(|&k| nodes.nodes[k].indices.len() != 1)
+    {
         return None;
     }
     let mut guards = vec![Vec::new(); binders.len()];
@@ -121,25 +135,15 @@ pub fn shape<'s>(machine: &Machine, nodes: &Nodes, inv: &'s Invariant) -> Option
             .count()
             == 1
     });
-    let width = nodes.nodes.first().map_or(0, |n| n.slots.len() as u32);
+    let width = nodes.nodes[candidates[0]].slots.len() as u32;
     let reads = (one_primitive && reads.iter().all(|r| *r < width)).then_some(reads);
     Some(Shape {
         binders,
         guards,
         body: e,
         reads,
+        candidates,
     })
-}
-
-fn node_component(machine: &Machine, nodes: &Nodes) -> Option<u32> {
-    let first = nodes.nodes.first()?;
-    let instance = nodes.node_of_instance.iter().position(|n| *n == Some(0))?;
-    let _ = first;
-    machine
-        .members
-        .iter()
-        .find(|m| m.instances.contains(&instance))
-        .map(|m| m.component)
 }
 
 fn component_name(machine: &Machine, c: u32) -> String {

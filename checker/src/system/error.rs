@@ -25,14 +25,25 @@ pub enum SystemError {
         span: Span,
         /// The network's components.
         network: Vec<String>,
-        /// Whether the network was named by a clause (else it is the default).
-        declared: bool,
+        /// Where the network's components came from.
+        source: super::NetworkSource,
         /// The components outside the network (all without members for these parameters).
         empty: Vec<String>,
     },
     /// E0703: an action shared directly by two nodes: one node's step would change another
     /// node's state without going through the network.
     SharedByNodes(Box<DirectShare>),
+    /// E0704: a component named with `--network` is not a component of the composite.
+    UnknownComponent {
+        /// The composite.
+        automaton: String,
+        /// The name given.
+        name: String,
+        /// Its components' names.
+        components: Vec<String>,
+        /// The composite's declaration.
+        span: Span,
+    },
     /// Enumerating or classifying action instances failed (a parameter without a universe, an
     /// evaluation error): the interpreter's error.
     Run(RunError),
@@ -77,13 +88,17 @@ impl IntoDiagnostic for SystemError {
                 automaton,
                 span,
                 network,
-                declared,
+                source,
                 empty,
             } => {
-                let label = match (declared, empty.is_empty()) {
-                    (true, true) => "every component is named here",
-                    (true, false) => "the network is named here",
-                    (false, _) => "the first component is the nodes by default",
+                let declared = &(*source != super::NetworkSource::Found);
+                let label = match (source, empty.is_empty()) {
+                    (super::NetworkSource::Declared, true) => "every component is named here",
+                    (super::NetworkSource::Declared, false) => "the network is named here",
+                    (super::NetworkSource::Given, _) => "--network names the network",
+                    (super::NetworkSource::Found, _) => {
+                        "the first component is a node unless --network says otherwise"
+                    }
                 };
                 let mut d = Diagnostic::error(
                     "E0702",
@@ -163,6 +178,19 @@ impl IntoDiagnostic for SystemError {
                     "connect the nodes through a network component (the sender's output is the network's input, the network's output the receiver's input), or list the component that relays `{action}` in `network`"
                 ))
             }
+            SystemError::UnknownComponent {
+                automaton,
+                name,
+                components,
+                span,
+            } => Diagnostic::error(
+                "E0704",
+                format!("`{name}` is not a component of `{automaton}`"),
+                *span,
+            )
+            .with_label_message("the composite is declared here")
+            .with_note(format!("its components are {}", and_list(components)))
+            .with_hint("name the network's components with --network C,D (comma-separated)"),
             SystemError::Run(e) => e.to_diagnostic(),
         }
     }

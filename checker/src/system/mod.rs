@@ -3,9 +3,9 @@
 //! liveness walks reason about it. It is computed once, from the IR and the interpreter's
 //! [`Machine`] layout, and the explorers only read it.
 //!
-//! - Which top-level components are the network comes from the composite's `network C, D`
-//!   clause; without one, the first declared component (or family) is the nodes and every other
-//!   component is the network.
+//! - Which top-level components are the network comes from the command line (`--network`), the
+//!   composite's `network C, D` clause, or else is found from the model ([`network`]: the first
+//!   component and every later one that shares no action with a node are the nodes).
 //! - A *node* is a member of a top-level component that is not part of the network (`P[0]`),
 //!   with the machine instances it consists of and its slice of the state vector: its *local
 //!   state* is [`SystemView::local_state`].
@@ -19,14 +19,16 @@
 
 pub mod classify;
 pub mod error;
+pub mod network;
 
 pub use classify::{ActionClass, ActionSummary, ClassCounts, ClassKind};
 pub use error::SystemError;
+pub use network::NetworkSource;
 
 use crate::model::{action_instances, ActionInstance};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
-use ioa_lang::ir::{AutomatonBody, Composite};
+use ioa_lang::ir::AutomatonBody;
 use ioa_lang::span::Span;
 use std::ops::Range;
 
@@ -54,9 +56,8 @@ pub struct SystemView<'m, 's> {
     pub network: Vec<Member>,
     /// The top-level components that form the network.
     pub network_components: Vec<u32>,
-    /// Whether the network was named by a `network` clause (else it is the default: every
-    /// component but the first).
-    pub network_declared: bool,
+    /// Where the network's components came from.
+    pub network_source: NetworkSource,
     /// For each machine instance, the node it belongs to.
     node_of_instance: Vec<Option<usize>>,
     /// For each machine instance, the network member it belongs to.
@@ -74,6 +75,16 @@ impl<'m, 's> SystemView<'m, 's> {
     /// over the machine's universe (so the universe must bound every action parameter) and
     /// classifies it; every action shared directly by two nodes is reported.
     pub fn new(machine: &'m Machine<'s>) -> Result<Self, Vec<SystemError>> {
+        Self::with_network(machine, None)
+    }
+
+    /// The view with the network's components given (positions in the composite, from
+    /// [`resolve_network`]), overriding the composite's `network` clause; `None`: the clause, or
+    /// else the components found from the model ([`network::choose_network`]).
+    pub fn with_network(
+        machine: &'m Machine<'s>,
+        given: Option<&[u32]>,
+    ) -> Result<Self, Vec<SystemError>> {
         let root = &machine.spec.automata[machine.root.0 as usize];
         let AutomatonBody::Composite(composite) = &root.body else {
             // `automaton NAME`, the head of the declaration, as printed canonically.
@@ -87,7 +98,10 @@ impl<'m, 's> SystemView<'m, 's> {
                 span,
             }]);
         };
-        let (network_components, network_declared) = network_components(composite);
+        let instances = action_instances(machine).map_err(|e| vec![SystemError::Run(e)])?;
+        let (network_components, network_source) =
+            network::choose_network(machine, composite, given, &instances)
+                .map_err(|e| vec![SystemError::Run(e)])?;
         let (nodes, network) = members(machine, &network_components);
         if nodes.is_empty() {
             return Err(vec![SystemError::NoNodes {
@@ -97,7 +111,7 @@ impl<'m, 's> SystemView<'m, 's> {
                     .iter()
                     .map(|&c| composite.components[c as usize].name.clone())
                     .collect(),
-                declared: network_declared,
+                source: network_source,
                 empty: (0..composite.components.len() as u32)
                     .filter(|c| !network_components.contains(c))
                     .map(|c| composite.components[c as usize].name.clone())
@@ -116,13 +130,12 @@ impl<'m, 's> SystemView<'m, 's> {
                 network_of_instance[i] = Some(k);
             }
         }
-        let instances = action_instances(machine).map_err(|e| vec![SystemError::Run(e)])?;
         let mut view = SystemView {
             machine,
             nodes,
             network,
             network_components,
-            network_declared,
+            network_source,
             node_of_instance,
             network_of_instance,
             classes: Vec::with_capacity(instances.len()),
@@ -190,12 +203,37 @@ impl<'m, 's> SystemView<'m, 's> {
     }
 }
 
-/// The network's components: the clause's, or by default every component but the first.
-fn network_components(composite: &Composite) -> (Vec<u32>, bool) {
-    match &composite.network {
-        Some(n) => (n.components.clone(), true),
-        None => ((1..composite.components.len() as u32).collect(), false),
+/// The positions of the components named (`--network C,D`) in `machine`'s root composite; an
+/// unknown name is E0704.
+pub fn resolve_network(machine: &Machine, names: &[String]) -> Result<Vec<u32>, SystemError> {
+    let root = &machine.spec.automata[machine.root.0 as usize];
+    let AutomatonBody::Composite(composite) = &root.body else {
+        return Err(SystemError::NotComposite {
+            automaton: root.name.clone(),
+            span: root.span,
+        });
+    };
+    let mut out = Vec::new();
+    for name in names {
+        match composite.components.iter().position(|c| &c.name == name) {
+            Some(k) => out.push(k as u32),
+            None => {
+                return Err(SystemError::UnknownComponent {
+                    automaton: root.name.clone(),
+                    name: name.clone(),
+                    components: composite
+                        .components
+                        .iter()
+                        .map(|c| c.name.clone())
+                        .collect(),
+                    span: root.span,
+                })
+            }
+        }
     }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// The members of the top-level components, split into nodes and network members.
