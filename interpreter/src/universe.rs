@@ -151,16 +151,34 @@ impl Universe {
                 line.rhs_offset + dots + 2,
                 &ty,
             )?;
-            range(&lo, &hi).ok_or_else(|| {
-                Diagnostic::error(
-                    "E0512",
-                    "a range needs integers or one-integer tuples, low to high",
-                    Span::new(
-                        file,
-                        line.rhs_offset,
-                        line.rhs_offset + line.rhs.trim_end().len(),
-                    ),
-                )
+            range(&lo, &hi).map_err(|e| {
+                let span = Span::new(
+                    file,
+                    line.rhs_offset,
+                    line.rhs_offset + line.rhs.trim_end().len(),
+                );
+                match e {
+                    RangeError::Kind => Diagnostic::error(
+                        "E0512",
+                        "a range needs integers, characters or one-integer tuples",
+                        span,
+                    )
+                    .with_hint("write `LOW..HIGH`, e.g. `Int = 0..3` or `Node = [0]..[2]`, or list the values"),
+                    RangeError::Reversed => Diagnostic::error(
+                        "E0512",
+                        "this range is empty: its low end is above its high end",
+                        span,
+                    )
+                    .with_hint("write the low end first: `LOW..HIGH`"),
+                    RangeError::TooLarge(n) => Diagnostic::error(
+                        "E0512",
+                        format!("this range has {n} values; a universe range may have at most {MAX_RANGE}"),
+                        span,
+                    )
+                    .with_label_message("too many values")
+                    .with_note("every value of a universe is enumerated by runs and explorations")
+                    .with_hint("give a smaller range: exploration needs small universes (a few values per type)"),
+                }
             })?
         } else {
             let text = format!("{{{}}}", line.rhs);
@@ -393,26 +411,47 @@ pub fn type_text(spec: &Spec, ty: &Type) -> String {
     }
 }
 
-fn range(lo: &Value, hi: &Value) -> Option<Vec<Value>> {
-    match (lo, hi) {
-        (Value::Int(a), Value::Int(b))
-            if a <= b && b.checked_sub(*a).is_some_and(|w| w <= 1_000_000) =>
-        {
-            Some((*a..=*b).map(Value::Int).collect())
+/// The most values one universe range may list.
+pub const MAX_RANGE: u64 = 1_000_000;
+
+/// Why a universe range cannot be listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RangeError {
+    /// Not two integers, characters or one-integer tuples.
+    Kind,
+    /// The low end is above the high end.
+    Reversed,
+    /// More than [`MAX_RANGE`] values (how many).
+    TooLarge(u128),
+}
+
+fn range(lo: &Value, hi: &Value) -> Result<Vec<Value>, RangeError> {
+    let check = |a: i128, b: i128| {
+        if a > b {
+            Err(RangeError::Reversed)
+        } else if (b - a + 1) as u128 > MAX_RANGE as u128 {
+            Err(RangeError::TooLarge((b - a + 1) as u128))
+        } else {
+            Ok(())
         }
-        (Value::Char(a), Value::Char(b)) if a <= b && (*b as u32 - *a as u32) <= 1_000_000 => {
-            Some((*a..=*b).map(Value::Char).collect())
+    };
+    match (lo, hi) {
+        (Value::Int(a), Value::Int(b)) => {
+            check(*a as i128, *b as i128)?;
+            Ok((*a..=*b).map(Value::Int).collect())
+        }
+        (Value::Char(a), Value::Char(b)) => {
+            check(*a as i128, *b as i128)?;
+            Ok((*a..=*b).map(Value::Char).collect())
         }
         (Value::Tuple(x), Value::Tuple(y)) if x.len() == 1 && y.len() == 1 => {
             let inner = range(&x[0], &y[0])?;
-            Some(
-                inner
-                    .into_iter()
-                    .map(|v| Value::Tuple(vec![v].into()))
-                    .collect(),
-            )
+            Ok(inner
+                .into_iter()
+                .map(|v| Value::Tuple(vec![v].into()))
+                .collect())
         }
-        _ => None,
+        _ => Err(RangeError::Kind),
     }
 }
 

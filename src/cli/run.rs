@@ -269,7 +269,7 @@ pub fn run(args: RunArgs) -> ExitCode {
                 return usage(e);
             }
             let code = finish(&args, &m, &machine, &report, meta, &what);
-            if !report.ok() {
+            if !report.ok() && args.runs > 1 {
                 print_stderr(&format!(
                     "found by run {} of {} (seed {seed}); rerun it with `--seed {seed} --runs 1`\n",
                     r + 1,

@@ -28,6 +28,10 @@ pub struct SystemArgs {
     /// Also list every action instance some component takes part in, with its class and node.
     #[arg(long)]
     instances: bool,
+    /// The components that form the network (comma-separated), overriding the composite's
+    /// `network` clause; without either, the components that share actions with the nodes.
+    #[arg(long, value_name = "C,D", value_delimiter = ',')]
+    network: Vec<String>,
     /// Print the view as text or as one JSON document.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -76,7 +80,15 @@ pub fn run(args: SystemArgs) -> ExitCode {
         Ok(mach) => mach,
         Err(e) => return fail(&[e.to_diagnostic()], &m, &args),
     };
-    let view = match SystemView::new(&machine) {
+    let given = if args.network.is_empty() {
+        None
+    } else {
+        match checker::system::resolve_network(&machine, &args.network) {
+            Ok(n) => Some(n),
+            Err(e) => return fail(&[e.to_diagnostic()], &m, &args),
+        }
+    };
+    let view = match SystemView::with_network(&machine, given.as_deref()) {
         Ok(v) => v,
         Err(errors) => {
             let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();

@@ -11,6 +11,8 @@
 //! - [`shape`]: which invariants qualify, and the LMC-OPT filter read off their shape;
 //! - [`eager`]: eager sends, a reduction that fires a node's queued sends as part of the event
 //!   that queued them, used when a check on the model's text shows it loses nothing;
+//! - [`redelivery`]: which deliveries may reach a node twice (a network that keeps or duplicates
+//!   messages, a message sent twice), so that the at-most-once rule is used only where it holds;
 //! - [`combine`]: building system states from local states to check invariants;
 //! - [`soundness`]: for a preliminary violation, a directed search of the real system (network
 //!   included) that takes only the recorded node transitions leading to the violating local
@@ -29,6 +31,7 @@ pub mod combine;
 pub mod eager;
 pub mod events;
 pub mod nodes;
+pub mod redelivery;
 pub mod search;
 pub mod shape;
 pub mod soundness;
@@ -109,6 +112,9 @@ pub struct LocalStats {
     pub messages: u64,
     /// Deliveries made available to nodes.
     pub deliveries: u64,
+    /// Steps of the network's own actions that made a delivery available (an input from the
+    /// environment the network takes, a duplication).
+    pub network_steps: u64,
     /// The deepest local state of each node (events from the start).
     pub node_depths: Vec<u32>,
     /// Bytes held by the local states and the network.

@@ -37,6 +37,9 @@ pub struct Lmc<'a, 'm, 's> {
     event_index: FxHashMap<(u32, Box<[u32]>), EventId>,
     /// Per node: the positions of its local and send instances.
     node_events: Vec<Vec<u32>>,
+    /// The action instances only the network takes part in (loss, duplication, the
+    /// environment's inputs to the network).
+    pub(super) network_only: Vec<u32>,
     /// Per network instance: the deliveries it controls, not yet available.
     pending_by_controller: FxHashMap<usize, Vec<u32>>,
     /// The network's monotone state (node slices are those of `start`).
@@ -81,6 +84,12 @@ pub struct Lmc<'a, 'm, 's> {
     pub(super) outbox_slots: Vec<Vec<u32>>,
     /// The check's verdict, for the report.
     eager_sends: Result<Vec<String>, String>,
+    /// Which deliveries may repeat along a path ([`super::redelivery`]).
+    pub(super) redelivery: super::redelivery::Redelivery,
+    /// Per node: the sends each recorded transition fired, by (source state, event).
+    edge_sends: Vec<FxHashMap<(LocalId, EventId), Vec<u32>>>,
+    /// Per node: the sends its start state's closure fired (eager sends).
+    start_sends: Vec<Vec<u32>>,
     /// The soundness check's closures: a node's local state (by node and fingerprint) to the
     /// fingerprint of its closure under its drain sends and the drain sends enabled in it.
     pub(super) closed: FxHashMap<(usize, crate::fingerprint::Fingerprint), Closed>,
@@ -192,6 +201,16 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         }
         let node_masks = (0..n).map(|k| nodes.mask_of_node(k)).collect();
         let network_mask = nodes.mask_of_network();
+        let mut network_only = Vec::new();
+        for (k, c) in classes.iter().enumerate() {
+            let inst = &model.instances()[k];
+            if *c == EventClass::Other && !machine.participants(inst.action, &inst.args)?.is_empty()
+            {
+                network_only.push(k as u32);
+            }
+        }
+        let redelivery =
+            super::redelivery::probe(machine, model.instances(), &classes, &start, &network_mask)?;
         let stores: Vec<NodeStore> = (0..n).map(|_| NodeStore::default()).collect();
         let mut lmc = Lmc {
             model,
@@ -230,11 +249,16 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             drains: eager.drains,
             outbox_slots: eager.outbox_slots,
             closed: FxHashMap::default(),
+            redelivery,
+            network_only,
+            edge_sends: vec![FxHashMap::default(); n],
+            start_sends: vec![Vec::new(); n],
         };
         // The start states (closed under eager sends, whose messages reach the network).
         for k in 0..n {
             let slice = lmc.nodes.local(k, &lmc.start);
-            let (slice, _) = lmc.close(k, slice, true)?;
+            let (slice, fired) = lmc.close(k, slice, true)?;
+            lmc.start_sends[k] = fired;
             lmc.stores[k].add(slice, None, None, 0);
         }
         let controllers: Vec<usize> = lmc.pending_by_controller.keys().copied().collect();
@@ -281,7 +305,9 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                         self.stores[n].states[i].cursor = c + 1;
                         changed = true;
                         let k = self.stores[n].available[c];
-                        if self.stores[n].states[i].history.binary_search(&k).is_ok() {
+                        if !self.redelivery.repeat[k as usize]
+                            && self.stores[n].states[i].history.binary_search(&k).is_ok()
+                        {
                             continue;
                         }
                         if let Some(v) = self.step(n, id, k)? {
@@ -307,6 +333,13 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             // The refused preliminary violations, against the transitions recorded since.
             if let Some(v) = self.recheck_refused()? {
                 return Ok(v);
+            }
+            // Everything explored: the network's own steps, then the at-most-once rule.
+            if !changed {
+                changed = self.network_steps()?;
+            }
+            if !changed {
+                changed = self.allow_repeats();
             }
         }
         Ok(LocalVerdict::NoViolation {
@@ -367,11 +400,24 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             let event = self.intern(k, script.clone().into());
             let (slice, fired) = self.close(n, self.nodes.local(n, &next), true)?;
             let delivery = is_delivery.then_some(k);
-            let (new_id, fresh) =
-                self.stores[n].add(slice, Some((id, event, !is_delivery)), delivery, 1 + fired);
+            let steps = 1 + fired.len() as u32;
+            let mut sends = fired;
+            let (new_id, fresh, shrank) =
+                self.stores[n].add(slice, Some((id, event, !is_delivery)), delivery, steps);
+            if shrank {
+                let (events, classes) = (&self.events, &self.classes);
+                self.stores[n].narrow_history(new_id, |e| {
+                    let k = events[e as usize].0;
+                    matches!(classes[k as usize], EventClass::Handler { .. }).then_some(k)
+                });
+            }
             if let EventClass::Send { takers, .. } = &self.classes[k as usize] {
+                sends.insert(0, k);
                 let takers = takers.clone();
                 self.send(k, &takers)?;
+            }
+            if !sends.is_empty() {
+                self.edge_sends[n].insert((id, event), sends);
             }
             if fresh {
                 if let Some(v) = self.check_new(n, new_id)? {
@@ -387,23 +433,23 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
     }
 
     /// The closure of node `n`'s local state `slice` under its drain sends (the slice itself
-    /// when eager sends are off), and how many sends it fired. With `apply`, the sends are
-    /// counted as transitions and applied to the monotone network.
+    /// when eager sends are off), and the sends it fired. With `apply`, the sends are counted as
+    /// transitions and applied to the monotone network.
     pub(super) fn close(
         &mut self,
         n: usize,
         slice: Vec<Value>,
         apply: bool,
-    ) -> Result<(Vec<Value>, u32), LocalError> {
+    ) -> Result<(Vec<Value>, Vec<u32>), LocalError> {
         let Some(drains) = self.drains.as_ref().map(|d| d[n].clone()) else {
-            return Ok((slice, 0));
+            return Ok((slice, Vec::new()));
         };
         if drains.is_empty() || super::eager::outboxes_empty(&slice, &self.outbox_slots[n]) {
-            return Ok((slice, 0));
+            return Ok((slice, Vec::new()));
         }
         let mut global = self.start.clone();
         self.nodes.put(n, &slice, &mut global);
-        let mut fired = 0u32;
+        let mut fired = Vec::new();
         loop {
             let mut any = false;
             for &k in &drains {
@@ -419,7 +465,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                 global = self
                     .machine
                     .execute(&global, plan, &mut interpreter::eval::NoChoice)?;
-                fired += 1;
+                fired.push(k);
                 any = true;
                 if apply {
                     self.stats.transitions += 1;
@@ -435,6 +481,132 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             }
         }
         Ok((self.nodes.local(n, &global), fired))
+    }
+
+    /// At the end of the exploration, the network's own actions (an input from the environment
+    /// that the network takes, a duplication) taken on the monotone network: a delivery one of
+    /// them makes possible is made available (and the soundness check takes the same actions
+    /// on the real system). One step, and a second after a step that made something possible.
+    /// Whether anything became available.
+    fn network_steps(&mut self) -> Result<bool, LocalError> {
+        let mut changed = false;
+        let mut frontier = vec![(self.network.clone(), 0u32)];
+        while let Some((state, depth)) = frontier.pop() {
+            for k in self.network_only.clone() {
+                let inst = &self.model.instances()[k as usize];
+                let mut script: Vec<u32> = Vec::new();
+                loop {
+                    let Ok(plan) = self.machine.enabled_among(
+                        &state,
+                        inst.action,
+                        &inst.args,
+                        false,
+                        Some(&self.network_mask),
+                    )?
+                    else {
+                        break;
+                    };
+                    let mut ch = Scripted::new(&script);
+                    let Ok(after) = self.machine.execute(&state, plan, &mut ch) else {
+                        break;
+                    };
+                    if self.make_available_in(&after)? {
+                        changed = true;
+                        self.stats.network_steps += 1;
+                        if depth == 0 {
+                            frontier.push((after, 1));
+                        }
+                    }
+                    match ch.next_script() {
+                        Some(next) => script = next,
+                        None => break,
+                    }
+                }
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Moves every pending delivery that its controller could make in network state `state` to
+    /// its node's available list; whether there was one.
+    fn make_available_in(&mut self, state: &State) -> Result<bool, LocalError> {
+        let controllers: Vec<usize> = self.pending_by_controller.keys().copied().collect();
+        let mut any = false;
+        for c in controllers {
+            let Some(pending) = self.pending_by_controller.remove(&c) else {
+                continue;
+            };
+            let mut only = vec![false; self.network_mask.len()];
+            only[c] = true;
+            let mut still = Vec::new();
+            for k in pending {
+                let inst = &self.model.instances()[k as usize];
+                let enabled = self
+                    .machine
+                    .enabled_among(state, inst.action, &inst.args, false, Some(&only))?
+                    .is_ok();
+                match self.classes[k as usize] {
+                    EventClass::Handler { node, .. } if enabled => {
+                        self.stores[node].available.push(k);
+                        self.stats.deliveries += 1;
+                        // Made possible without a send: it may come again.
+                        self.redelivery.repeat[k as usize] = true;
+                        any = true;
+                    }
+                    _ => still.push(k),
+                }
+            }
+            self.pending_by_controller.insert(c, still);
+        }
+        Ok(any)
+    }
+
+    /// At the end of the exploration, the check of [`super::redelivery`]: each delivery still
+    /// taken at most once along a path whose sends may go out twice in all is allowed to repeat,
+    /// and retried on every state that had skipped it. Whether anything changed.
+    fn allow_repeats(&mut self) -> bool {
+        if self.redelivery.fed_by.is_empty() {
+            return false;
+        }
+        let (events, classes, repeat) = (&self.events, &self.classes, &self.redelivery.repeat);
+        let once_delivery = |e: u32| {
+            let k = events[e as usize].0;
+            (matches!(classes[k as usize], EventClass::Handler { .. }) && !repeat[k as usize])
+                .then_some(k)
+        };
+        let mult = super::redelivery::multiplicities(
+            &self.stores,
+            &self.edge_sends,
+            &self.start_sends,
+            self.classes.len(),
+            &once_delivery,
+        );
+        let flipped: Vec<u32> = self
+            .redelivery
+            .fed_by
+            .iter()
+            .filter(|(_, sends)| {
+                sends
+                    .iter()
+                    .map(|&s| u32::from(mult[s as usize]))
+                    .sum::<u32>()
+                    >= 2
+            })
+            .map(|(&k, _)| k)
+            .collect();
+        for &k in &flipped {
+            self.redelivery.fed_by.remove(&k);
+            self.redelivery.repeat[k as usize] = true;
+            let EventClass::Handler { node, .. } = self.classes[k as usize] else {
+                continue;
+            };
+            for st in &mut self.stores[node].states {
+                if st.history.binary_search(&k).is_ok() {
+                    st.retry.push(k);
+                }
+            }
+        }
+        !flipped.is_empty()
     }
 
     pub(super) fn intern(&mut self, instance: u32, script: Box<[u32]>) -> EventId {

@@ -212,9 +212,34 @@ impl Lmc<'_, '_, '_> {
                     run: self.run_of(&path(&states, at)),
                 }));
             }
+            // The network's own actions (loss, duplication, inputs from the environment) are
+            // steps of the real system too: a run may need a duplicate or a message that no
+            // node sent.
+            let mut network_moves: Vec<EventId> = Vec::new();
+            for net in self.network_only.clone() {
+                let inst = &model.instances()[net as usize];
+                let mut script: Vec<u32> = Vec::new();
+                loop {
+                    let Ok(plan) = self
+                        .machine
+                        .enabled(&state, inst.action, &inst.args, false)?
+                    else {
+                        break;
+                    };
+                    let mut ch = Scripted::new(&script);
+                    if self.machine.execute(&state, plan, &mut ch).is_err() {
+                        break;
+                    }
+                    network_moves.push(self.intern(net, script.clone().into()));
+                    match ch.next_script() {
+                        Some(next) => script = next,
+                        None => break,
+                    }
+                }
+            }
+            let mut moves: Vec<EventId> = network_moves;
             for n in 0..targets.len() {
                 let Some(id) = here[n] else { continue };
-                let mut moves: Vec<EventId> = Vec::new();
                 // Eager sends: the node's pending sends are steps of their own here, taken
                 // at any time (they leave the node's closure, so its store state, unchanged).
                 if self.drains.is_some() {
@@ -231,6 +256,8 @@ impl Lmc<'_, '_, '_> {
                     }
                     moves.push(e);
                 }
+            }
+            {
                 for e in moves {
                     let (instance, script) = &self.events[e as usize];
                     let inst = &model.instances()[*instance as usize];

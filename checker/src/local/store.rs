@@ -36,6 +36,25 @@ pub struct LocalState {
     pub retry: Vec<u32>,
 }
 
+impl LocalState {
+    /// Keeps in the history only what `history` (another path's, sorted) consumed too; the
+    /// deliveries dropped are to be tried again. Whether anything was dropped.
+    fn narrow(&mut self, history: &[u32]) -> bool {
+        let dropped: Vec<u32> = self
+            .history
+            .iter()
+            .copied()
+            .filter(|d| history.binary_search(d).is_err())
+            .collect();
+        if dropped.is_empty() {
+            return false;
+        }
+        self.history.retain(|d| history.binary_search(d).is_ok());
+        self.retry.extend(dropped);
+        true
+    }
+}
+
 /// A node's visited local states.
 #[derive(Debug, Default)]
 pub struct NodeStore {
@@ -51,7 +70,9 @@ pub struct NodeStore {
 
 impl NodeStore {
     /// Adds a local state reached from `pred` by `event` (or a start state), returning its id
-    /// and whether it is new.
+    /// and whether it is new. When the state was known and its history shrank (this path did
+    /// not consume what every earlier one did), the caller propagates the change to its
+    /// successors ([`NodeStore::narrow_history`]).
     /// `delivery` is the delivery consumed by the step, if it was one; `steps` the actions the
     /// step executed (1, or more when eager sends followed the event).
     pub fn add(
@@ -60,7 +81,7 @@ impl NodeStore {
         pred: Option<(LocalId, EventId, bool)>,
         delivery: Option<u32>,
         steps: u32,
-    ) -> (LocalId, bool) {
+    ) -> (LocalId, bool, bool) {
         let fp = fingerprint(&slice);
         let (depth, local_events, mut history) = match pred {
             Some((p, _, is_local)) => {
@@ -90,18 +111,10 @@ impl NodeStore {
                 }
                 // Keep only what every path consumed; what this path did not consume may be
                 // delivered here after all.
-                let dropped: Vec<u32> = s
-                    .history
-                    .iter()
-                    .copied()
-                    .filter(|d| history.binary_search(d).is_err())
-                    .collect();
-                if !dropped.is_empty() {
-                    s.history.retain(|d| history.binary_search(d).is_ok());
-                    s.retry.extend(dropped);
-                }
+                let shrank = s.narrow(&history);
+                return (id, false, shrank);
             }
-            return (id, false);
+            return (id, false, false);
         }
         let id = self.states.len() as LocalId;
         self.index.insert(fp, id);
@@ -120,7 +133,28 @@ impl NodeStore {
             history,
             retry: Vec::new(),
         });
-        (id, true)
+        (id, true, false)
+    }
+
+    /// After state `from`'s history shrank: every successor's history becomes its meet with
+    /// what the path through `from` consumed (`delivery_of` tells the delivery an event
+    /// consumes), down the recorded links, so that a delivery some path did not consume is
+    /// tried again on every state after it.
+    pub fn narrow_history(&mut self, from: LocalId, delivery_of: impl Fn(EventId) -> Option<u32>) {
+        let mut work = vec![from];
+        while let Some(s) = work.pop() {
+            for (t, e) in self.states[s as usize].succs.clone() {
+                let mut h = self.states[s as usize].history.clone();
+                if let Some(d) = delivery_of(e) {
+                    if let Err(at) = h.binary_search(&d) {
+                        h.insert(at, d);
+                    }
+                }
+                if self.states[t as usize].narrow(&h) {
+                    work.push(t);
+                }
+            }
+        }
     }
 
     /// Bytes held by this store's states (values counted at their inline size).

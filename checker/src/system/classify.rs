@@ -200,7 +200,14 @@ impl SystemView<'_, '_> {
             return Ok(Some(ActionClass::Network));
         };
         if nodes.iter().any(|&(other, _, _)| other != node) {
-            return Err(self.shared_by_nodes(action, args, &nodes));
+            let network_controller = participants
+                .iter()
+                .find(|&&(inst, kind)| {
+                    self.network_of_instance(inst).is_some() && kind != ActionKind::Input
+                })
+                .and_then(|&(inst, _)| self.network_of_instance(inst))
+                .map(|m| self.network[m].name.clone());
+            return Err(self.shared_by_nodes(action, args, &nodes, network_controller));
         }
         let node_controls = nodes.iter().any(|&(_, _, kind)| kind != ActionKind::Input);
         Ok(Some(if !network_takes_part {
@@ -274,6 +281,7 @@ impl SystemView<'_, '_> {
         action: usize,
         args: &[Value],
         nodes: &[(usize, usize, ActionKind)],
+        network_controller: Option<String>,
     ) -> SystemError {
         let machine = self.machine;
         let controller = nodes
@@ -309,6 +317,7 @@ impl SystemView<'_, '_> {
             instance,
             nodes: names,
             controller: controller.map(|c| self.nodes[c.0].name.clone()),
+            network_controller,
             controller_span: controller.map(|c| self.write_of(action, c.1).1),
             target: self.nodes[target.0].name.clone(),
             write,

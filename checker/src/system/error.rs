@@ -62,6 +62,9 @@ pub struct DirectShare {
     pub controller: Option<String>,
     /// The controller's signature entry for the action.
     pub controller_span: Option<Span>,
+    /// The network member that controls it, when no node does (a delivery to several nodes at
+    /// once).
+    pub network_controller: Option<String>,
     /// The node whose state the action changes although another node performs it.
     pub target: String,
     /// The target's first assignment to its state in its transition for the action.
@@ -142,11 +145,15 @@ impl IntoDiagnostic for SystemError {
                     nodes,
                     controller,
                     controller_span,
+                    network_controller,
                     target,
                     write,
                     signature,
                 } = share.as_ref();
-                let performer = controller.as_deref().unwrap_or("the environment");
+                let performer = controller
+                    .as_deref()
+                    .or(network_controller.as_deref())
+                    .unwrap_or("the environment");
                 let (span, label) = match write {
                     Some(w) => (
                         *w,
@@ -170,6 +177,15 @@ impl IntoDiagnostic for SystemError {
                 .with_label_message(label);
                 if let (Some(c), Some(s)) = (controller, controller_span) {
                     d = d.with_secondary(*s, format!("{c} controls `{action}`"));
+                }
+                if let Some(n) = network_controller {
+                    return d
+                        .with_note(format!(
+                            "{n} delivers `{instance}` to several nodes in one step; a node's step may change only its own state, and a delivery reaches one node"
+                        ))
+                        .with_hint(format!(
+                            "give `{action}` the receiver as a parameter (`{action}(i, …)` taken by node i only), so that each node receives its own copy"
+                        ));
                 }
                 d.with_note(
                     "a node's step may change only its own state; nodes talk through the network",

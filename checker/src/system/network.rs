@@ -34,7 +34,7 @@ impl NetworkSource {
             NetworkSource::Declared => "declared",
             NetworkSource::Given => "given with --network",
             NetworkSource::Found => {
-                "found: the components that share actions with the nodes, the first component being a node"
+                "found from the model: the components the nodes share actions with"
             }
         }
     }
