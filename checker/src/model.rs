@@ -103,6 +103,25 @@ pub enum MachineError {
     },
 }
 
+impl std::fmt::Display for MachineError {
+    /// The underlying error's diagnostic message (for a one-line reason; the full diagnostic,
+    /// with its span, comes from the error itself).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use ioa_lang::diagnostics::IntoDiagnostic;
+        match self {
+            MachineError::Start(e) => write!(f, "{}", e.to_diagnostic().message),
+            MachineError::Step { error, .. } => write!(f, "{}", error.to_diagnostic().message),
+            MachineError::Invariant { error, .. } => {
+                write!(f, "{}", error.to_diagnostic().message)
+            }
+            MachineError::Diverged { step } => write!(
+                f,
+                "re-executing step {step} did not reproduce it (a bug in ioa: please report it)"
+            ),
+        }
+    }
+}
+
 /// A chooser that follows a script of candidate indices and records every choice it makes.
 pub(crate) struct Scripted<'a> {
     script: &'a [u32],

@@ -24,6 +24,7 @@ use interpreter::machine::Machine;
 use interpreter::runner::{Runner, Weights};
 use interpreter::universe::Universe;
 use interpreter::value::Value;
+use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::{AutomatonId, Spec};
 use rustc_hash::FxHashSet;
 
@@ -323,5 +324,5 @@ fn holds(machine: &Machine, spec: &Spec, k: usize, state: &[Value]) -> Result<bo
     let mut locals = vec![Value::Bool(false); inv.n_locals as usize + 1];
     scope
         .truth(&inv.body, &mut locals, &mut NoChoice)
-        .map_err(|e| format!("{e:?}"))
+        .map_err(|e| e.to_diagnostic().message)
 }

@@ -47,7 +47,7 @@ pub(super) fn flat_spec(
 /// instances (numbered alike, from the same actions) and one start state each, reached without
 /// choices; otherwise why not.
 pub(super) fn same_steps(composite: &Machine, flat: &CompiledModel) -> Result<(), String> {
-    let model = MachineModel::new(composite, None).map_err(|e| format!("{e:?}"))?;
+    let model = MachineModel::new(composite, None).map_err(|e| e.to_diagnostic().message)?;
     let mut starts = Vec::new();
     model
         .initial_states(&mut starts)

@@ -164,7 +164,7 @@ pub fn refute_all(
                 MachineError::Start(e)
                 | MachineError::Step { error: e, .. }
                 | MachineError::Invariant { error: e, .. } => e.to_diagnostic().message,
-                other => format!("{other:?}"),
+                other => other.to_string(),
             })
         }
     };

@@ -36,6 +36,7 @@ use code::{eval, exec, Code, Fault, Stmt};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ast::ActionKind;
+use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::{AutomatonBody, Expr};
 use layout::{repr_of, word_of, Fins, Layout, Unsupported};
 use lower::Lower;
@@ -112,7 +113,8 @@ impl<'m, 's> CompiledModel<'m, 's> {
         let mut layout = Layout::new(&mut fins, &machine.instances[0].state_types)?;
 
         // Start states, from the interpreter.
-        let interpreted = MachineModel::new(machine, None).map_err(|e| format!("{e:?}"))?;
+        let interpreted =
+            MachineModel::new(machine, None).map_err(|e| e.to_diagnostic().message)?;
         let mut raw = Vec::new();
         interpreted
             .initial_states(&mut raw)
@@ -187,7 +189,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             n_locals = n_locals.max(inv.n_locals as usize + 1);
         }
         let mut instances = Vec::new();
-        for inst in action_instances(machine).map_err(|e| format!("{e:?}"))? {
+        for inst in action_instances(machine).map_err(|e| e.to_diagnostic().message)? {
             let types = &machine.actions[inst.action].param_types;
             let mut args = Vec::new();
             for (ty, v) in types.iter().zip(&inst.args) {
