@@ -76,17 +76,19 @@ pub struct InferArgs {
     /// runs' universe).
     #[arg(long, value_name = "FILE")]
     pub explore_universe: Option<PathBuf>,
-    /// Stop exploring the small instance after this many seconds (survivors of an unfinished
-    /// exploration are statistical only).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    /// Wall-clock safety limit of the small instance's exploration, in seconds: when it stops
+    /// the search before the state limit, what the exploration refuted depends on the
+    /// machine's speed and load (the summary says so).
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
     pub explore_time: f64,
     /// Explore the small instance only this many steps deep.
     #[arg(long, value_name = "STEPS")]
     pub explore_depth: Option<u32>,
-    /// Store at most this many states of the small instance: a bound that, unlike
-    /// `--explore-time`, gives the same survivors on any machine and at any load.
-    #[arg(long, value_name = "N")]
-    pub explore_states: Option<u64>,
+    /// Store at most this many states of the small instance: the bound that decides how far
+    /// the exploration goes, so that the same command proposes the same invariants on any
+    /// machine and at any load.
+    #[arg(long, value_name = "N", default_value_t = 50_000)]
+    pub explore_states: u64,
     /// After the small instance's exploration, check the survivors on this many further random
     /// runs, each four times as long as the inference's (seeds far from the inference's and
     /// the validation's), and three times as many swarm runs (each leaves out every input
@@ -276,7 +278,7 @@ pub fn run(args: InferArgs) -> ExitCode {
             universe: args.explore_universe.clone(),
             time: args.explore_time,
             depth: args.explore_depth,
-            states: args.explore_states,
+            states: Some(args.explore_states.max(1)),
         });
         let filter_started = std::time::Instant::now();
         // Further runs: four times as long, seeds a billion past the inference's (the
@@ -488,6 +490,10 @@ fn filter_summary(f: &Filtered, seconds: f64) -> String {
                 (false, Some(checker::explore::Limit::States(n))) => {
                     format!("stopped by --explore-states {n} at depth {}", pass.depth)
                 }
+                (false, Some(checker::explore::Limit::Time(_))) => format!(
+                    "stopped by the --explore-time safety limit at depth {}: what it refuted depends on the machine's load; raise --explore-time or lower --explore-states",
+                    pass.depth
+                ),
                 (false, _) => format!("stopped at depth {}", pass.depth),
             },
             f.refuted.len()

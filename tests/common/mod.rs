@@ -29,7 +29,32 @@ pub fn ioa(args: &[&str]) -> (i32, String, String) {
         !stderr.contains("panicked") && code != 101,
         "ioa panicked:\n{stderr}"
     );
+    assert_no_debug_rendering(args, &stdout, &stderr);
     (code, stdout, stderr)
+}
+
+/// What a Rust `{:?}` rendering of the tool's own data looks like in output: no command may
+/// print one (errors are rendered as diagnostics, values in IOA syntax).
+const DEBUG_RENDERINGS: &[&str] = &["{ span:", "Span {", "Some(", "None,", "Err(", "Ok("];
+
+/// Fails the test if the output of `ioa ARGS…` contains a Rust debug rendering.
+pub fn assert_no_debug_rendering<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    stdout: &str,
+    stderr: &str,
+) {
+    for pattern in DEBUG_RENDERINGS {
+        for (name, text) in [("stdout", stdout), ("stderr", stderr)] {
+            assert!(
+                !text.contains(pattern),
+                "`ioa {}` printed a Rust debug rendering (`{pattern}`) on {name}:\n{text}",
+                args.iter()
+                    .map(|a| a.as_ref().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
 }
 
 /// What one run of the binary did.
@@ -76,6 +101,7 @@ pub fn ioa_in<S: AsRef<std::ffi::OsStr>>(group: &str, args: &[S]) -> Outcome {
         "ioa panicked:\n{}",
         o.both()
     );
+    assert_no_debug_rendering(args, &o.stdout, &o.stderr);
     o
 }
 

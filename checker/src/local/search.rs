@@ -282,8 +282,12 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         while changed {
             changed = false;
             for n in 0..self.nodes.nodes.len() {
+                // The states this node has now; those its events add wait for the next round, so
+                // that every node advances a layer per round (with repeated deliveries a node's
+                // local space may be infinite, and must not starve the others).
                 let mut i = 0;
-                while i < self.stores[n].states.len() {
+                let end = self.stores[n].states.len();
+                while i < end {
                     ticks += 1;
                     if ticks % 64 == 0 {
                         if let Some(limit) = self.time_limit() {
