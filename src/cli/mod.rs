@@ -95,7 +95,7 @@ enum Command {
     Trace(trace::TraceArgs),
     /// Explore every reachable state of an automaton over finite universes (breadth first),
     /// checking its invariants in each; exit 0 verified, 1 violation, 2 error, 3 limit reached.
-    Explore(explore::ExploreArgs),
+    Explore(Box<explore::ExploreArgs>),
     /// Show a composite as a distributed system: its nodes (with their slots in the state
     /// vector), the network, the message actions and the class of every action instance
     /// (message handler, send, local, network).
@@ -297,7 +297,7 @@ pub fn run() -> ExitCode {
         } => check::run(&files, format, color),
         Command::Run(args) => run::run(args),
         Command::Pair(args) => pair::run(args),
-        Command::Explore(args) => explore::run(args),
+        Command::Explore(args) => explore::run(*args),
         Command::System(args) => system::run(args),
         Command::View(args) => view::run(args),
         Command::Serve(args) => serve::run(args),
