@@ -206,6 +206,34 @@ fn typeck_err() {
     });
 }
 
+/// Files under `typeck/warn/` check without errors but with warnings, recorded like errors.
+#[test]
+fn typeck_warn() {
+    insta::glob!("data/typeck/warn/*.ioa", |path| {
+        readable_snapshot_metadata();
+        let checked = check(path);
+        assert_eq!(
+            checked.errors(),
+            0,
+            "{}: {}",
+            checked.name,
+            checked.rendered
+        );
+        assert!(
+            checked.rendered.contains("warning["),
+            "{} should warn: {}",
+            checked.name,
+            checked.rendered
+        );
+        insta::with_settings!({
+            description => checked.source,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!("typeck_warn", checked.rendered);
+        });
+    });
+}
+
 #[test]
 fn err_files_report_the_expected_code_first() {
     let mut problems = Vec::new();

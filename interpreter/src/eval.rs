@@ -516,6 +516,18 @@ impl Scope<'_> {
                     _ => return Err(undefined(span, "append to a non-sequence")),
                 }
             }
+            Concat => {
+                let a = self.eval(l, locals, ch)?;
+                let b = self.eval(r, locals, ch)?;
+                match (a, b) {
+                    (Value::Seq(x), Value::Seq(y)) => {
+                        let mut v = (*x).clone();
+                        v.append((*y).clone());
+                        Value::seq(v)
+                    }
+                    _ => return Err(undefined(span, "`||` of a non-sequence")),
+                }
+            }
             Prepend => {
                 let x = self.eval(l, locals, ch)?;
                 let s = self.eval(r, locals, ch)?;

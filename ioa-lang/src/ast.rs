@@ -547,6 +547,8 @@ pub enum BinOp {
     Append,
     /// `⊣` (put an element in front of a sequence).
     Prepend,
+    /// `||` (one sequence followed by another).
+    Concat,
     /// `*`.
     Mul,
     /// `∩`.

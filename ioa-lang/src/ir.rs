@@ -622,6 +622,8 @@ pub enum BinOp {
     Append,
     /// Put an element in front of a sequence (`e ⊣ s`).
     Prepend,
+    /// One sequence followed by another (`s || t`).
+    Concat,
 }
 
 /// Built-in functions.

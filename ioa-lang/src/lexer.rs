@@ -250,6 +250,9 @@ pub enum Token<'input> {
     #[token("⊢")]
     #[token("|-")]
     Append,
+    /// `s || t`: sequence `s` followed by sequence `t` (the IOA manual's concatenation).
+    #[token("||")]
+    Concat,
     /// `e ⊣ s`: `e` put in front of sequence `s`.
     #[token("⊣")]
     #[token("-|")]
@@ -324,7 +327,6 @@ impl<'input> Iterator for Lexer<'input> {
 pub fn hint_for_bad_text(text: &str) -> Option<&'static str> {
     let hint = match text {
         t if t.starts_with("&&") || t.starts_with('&') => "write `∧` or `/\\` for conjunction",
-        t if t.starts_with("||") => "write `∨` or `\\/` for disjunction",
         t if t.starts_with('!') => "write `¬` or `~` for negation, `≠` or `~=` for inequality",
         t if t.starts_with('"') => "a string literal must end on the line it starts",
         t if t.starts_with('\\') => "backslash operators are \\A \\E \\in \\notin \\union \\U \\intersect \\I \\subseteq \\subset \\/",

@@ -476,6 +476,9 @@ impl Printer<'_> {
                 self.text(&[&name.name]);
                 self.opt_ty(ty.as_ref());
             }
+            // A literal prints bare, as the manual writes it (`send(0)`); it reads back as the
+            // same `const`.
+            ActionArg::Const(e) if is_literal(e) => self.clause("", Some(e)),
             ActionArg::Const(e) => self.clause("const ", Some(e)),
         }
     }
@@ -704,5 +707,16 @@ impl Printer<'_> {
                 self.do_block(body, last);
             }
         }
+    }
+}
+
+/// Whether `e` is a literal an action argument may stand as without `const`: a number, a
+/// negated number, a string, a character, `true`, `false`, `nil`, or a tuple.
+fn is_literal(e: &Expr) -> bool {
+    use crate::ast::{ExprKind as K, UnOp};
+    match &e.kind {
+        K::Int(_) | K::Str(_) | K::Char(_) | K::Bool(_) | K::Nil | K::Tuple(_) => true,
+        K::Unary(UnOp::Neg, x) => matches!(x.kind, K::Int(_)),
+        _ => false,
     }
 }

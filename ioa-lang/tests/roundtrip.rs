@@ -503,7 +503,7 @@ fn binop() -> impl Strategy<Value = BinOp> {
     use BinOp::*;
     prop::sample::select(vec![
         Iff, Implies, Or, And, Eq, Neq, Lt, Le, Gt, Ge, In, NotIn, SubsetEq, Subset, Add, Sub,
-        Union, Append, Prepend, Mul, Intersect, Div, Mod,
+        Union, Append, Prepend, Concat, Mul, Intersect, Div, Mod,
     ])
 }
 

@@ -13,11 +13,13 @@ use std::process::ExitCode;
 /// Runs `ioa check`.
 pub fn run(files: &[PathBuf], format: Format, color: ColorChoice) -> ExitCode {
     let mut errors = 0;
+    let mut warnings = 0;
     let mut all: Vec<(ioa_lang::CheckResult, Vec<Diagnostic>)> = Vec::new();
     for file in files {
         let mut result = ioa_lang::check_files(std::slice::from_ref(file), &OsFileSystem);
         let diags = std::mem::take(&mut result.diagnostics);
         errors += diags.iter().filter(|d| d.is_error()).count();
+        warnings += diags.iter().filter(|d| !d.is_error()).count();
         all.push((result, diags));
     }
     match format {
@@ -26,7 +28,15 @@ pub fn run(files: &[PathBuf], format: Format, color: ColorChoice) -> ExitCode {
                 print_diagnostics(diags, &result.sources, format, color);
             }
             if errors == 0 {
-                print_stderr(&format!("checked {} file(s): no errors\n", files.len()));
+                let warned = match warnings {
+                    0 => String::new(),
+                    1 => ", 1 warning".to_string(),
+                    n => format!(", {n} warnings"),
+                };
+                print_stderr(&format!(
+                    "checked {} file(s): no errors{warned}\n",
+                    files.len()
+                ));
             } else {
                 print_stderr(&format!("{errors} error(s)\n"));
             }

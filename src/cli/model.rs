@@ -73,6 +73,16 @@ pub fn load(
     let Some(spec) = result.spec else {
         return Err((result.diagnostics, sources));
     };
+    // Warnings do not stop a command, but every command shows them (a hidden input nobody
+    // controls changes what a run or an exploration does).
+    if !result.diagnostics.is_empty() {
+        print_diagnostics(
+            &result.diagnostics,
+            &sources,
+            Format::Text,
+            ColorChoice::Auto,
+        );
+    }
     // Each source of universe lines is its own file in the source map, so errors name it.
     let mut universe = Universe::default();
     let mut text = String::new();

@@ -616,6 +616,20 @@ impl Checker {
                 .where_clause
                 .as_ref()
                 .map(|w| self.bool_expr(&mut body, w));
+            if decl.kind == ast::ActionKind::Input {
+                let takers: Vec<String> = members
+                    .get(action.0 as usize)
+                    .into_iter()
+                    .flatten()
+                    .map(|&(k, _)| components[k as usize].name.clone())
+                    .collect();
+                self.warnings.push(CheckError::HiddenUncontrolled {
+                    action: decl.name.clone(),
+                    automaton: self.spec.automata[id.0 as usize].name.clone(),
+                    takers,
+                    span: h.span,
+                });
+            }
             if h.args.is_empty() && where_clause.is_none() {
                 self.spec.automata[id.0 as usize].actions[action.0 as usize].kind =
                     ast::ActionKind::Internal;

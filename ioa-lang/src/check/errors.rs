@@ -283,6 +283,19 @@ pub enum CheckError {
         /// A similar invariant name.
         suggestion: Option<String>,
     },
+    /// W0421 (a warning): `hidden` names an action that no component controls: hiding turns an
+    /// input from the environment into an internal action that nothing drives but the
+    /// explorers, which then take it spontaneously.
+    HiddenUncontrolled {
+        /// The action.
+        action: String,
+        /// The composite.
+        automaton: String,
+        /// The components that take it as an input.
+        takers: Vec<String>,
+        /// The `hidden` entry.
+        span: Span,
+    },
     /// E0420: a `network` clause names something that is not a component of the composite.
     NotAComponent {
         /// The name.
@@ -486,6 +499,20 @@ impl IntoDiagnostic for CheckError {
                     .with_note("`using` lists the invariants of the automaton that a proof may assume"),
                 suggestion,
             ),
+            HiddenUncontrolled { action, automaton, takers, span } => Diagnostic::warning(
+                "W0421",
+                format!("`hidden` makes `{action}` an internal action of `{automaton}`, but no component controls it"),
+                *span,
+            )
+            .with_label_message("hidden here")
+            .with_note(format!(
+                "{} {} `{action}` as an input only; hidden, it is an internal action that any run or exploration may take at any time, with any arguments",
+                takers.join(", "),
+                if takers.len() == 1 { "takes" } else { "take" }
+            ))
+            .with_hint(format!(
+                "connect a component whose output is `{action}`, or leave `{action}` out of `hidden` so that it stays an input from the environment"
+            )),
             NotAComponent { name, automaton, components, span, suggestion } => did_you_mean(
                 Diagnostic::error("E0420", format!("`{name}` is not a component of `{automaton}`"), *span)
                     .with_label_message("named in `network`")

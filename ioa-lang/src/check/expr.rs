@@ -409,6 +409,25 @@ impl Checker {
                 let ty = seq.ty.clone();
                 bin(op, l, r, ty)
             }
+            B::Concat => {
+                let l = self.expr(body, l);
+                let r = self.expr(body, r);
+                let elem = self.unifier.fresh(VarKind::Any, l.span);
+                let want = Type::Seq(Box::new(elem));
+                if matches!(self.unifier.shallow(&l.ty), Type::Bool) {
+                    self.error(CheckError::BadOperand {
+                        op: "||".to_string(),
+                        ty: "Bool".to_string(),
+                        needs: "a sequence (`||` is concatenation; disjunction is `∨` or `\\/`)",
+                        span: l.span,
+                    });
+                    return bin(BinOp::Concat, l, r, Type::Bool);
+                }
+                self.operand(&l, &want, "||", "a sequence");
+                self.operand(&r, &want, "||", "a sequence of the same element type");
+                let ty = l.ty.clone();
+                bin(BinOp::Concat, l, r, ty)
+            }
             B::Sub => {
                 let l = self.expr(body, l);
                 let r = self.expr(body, r);

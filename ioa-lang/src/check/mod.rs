@@ -37,6 +37,8 @@ enum TypeEntry {
 pub(crate) struct Checker {
     spec: Spec,
     errors: Vec<CheckError>,
+    /// Findings that do not reject the model (their diagnostics are warnings).
+    warnings: Vec<CheckError>,
     unifier: Unifier,
     type_names: FxHashMap<String, (TypeEntry, Span)>,
     /// Enumeration constants by name: several enumerations may share a constant, and the
@@ -60,6 +62,7 @@ pub fn check(files: &[(FileId, SourceFile)]) -> (Option<Spec>, Vec<Diagnostic>) 
     let mut checker = Checker {
         spec: Spec::default(),
         errors: Vec::new(),
+        warnings: Vec::new(),
         unifier: Unifier::default(),
         type_names: FxHashMap::default(),
         enum_consts: FxHashMap::default(),
@@ -77,8 +80,12 @@ pub fn check(files: &[(FileId, SourceFile)]) -> (Option<Spec>, Vec<Diagnostic>) 
     if checker.errors.is_empty() {
         checker.finish();
     }
-    let mut diagnostics: Vec<Diagnostic> =
-        checker.errors.iter().map(|e| e.to_diagnostic()).collect();
+    let mut diagnostics: Vec<Diagnostic> = checker
+        .errors
+        .iter()
+        .chain(&checker.warnings)
+        .map(|e| e.to_diagnostic())
+        .collect();
     diagnostics.sort_by_key(|d| d.primary_span().map(|s| (s.file, s.start)));
     if diagnostics.iter().any(|d| d.is_error()) {
         (None, diagnostics)

@@ -54,6 +54,7 @@ pub(super) fn binop_info(op: BinOp) -> (&'static str, u8, u8, u8) {
         BinOp::Sub => ("-", ADD),
         BinOp::Union => ("∪", ADD),
         BinOp::Append => ("⊢", ADD),
+        BinOp::Concat => ("||", ADD),
         BinOp::Prepend => ("⊣", ADD),
         BinOp::Mul => ("*", MUL),
         BinOp::Intersect => ("∩", MUL),

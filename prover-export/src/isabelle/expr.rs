@@ -231,6 +231,7 @@ fn binary(env: &Env, op: BinOp, a: &Expr, b: &Expr) -> Result<String, ExportErro
         BinOp::Intersect => format!("({x} \\<inter> {y})"),
         BinOp::Difference => format!("({x} - {y})"),
         BinOp::Append => format!("({x} @ [{y}])"),
+        BinOp::Concat => format!("({x} @ {y})"),
         BinOp::Prepend => format!("({x} # {y})"),
     })
 }

@@ -529,6 +529,7 @@ impl<'s> Encoder<'s> {
                 format!("(forall (({x} {sort})) (<= (select {a} {x}) (select {b} {x})))")
             }
             BinOp::Append => format!("(seq.++ {a} (seq.unit {b}))"),
+            BinOp::Concat => format!("(seq.++ {a} {b})"),
             BinOp::Prepend => format!("(seq.++ (seq.unit {a}) {b})"),
             _ => return Err(unsupported("this operator on this type", e)),
         })
