@@ -24,8 +24,9 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const ERR_DIRS: [&str; 2] = ["tests/data/parse/err", "tests/data/typeck/err"];
 
 /// The sources that define diagnostic codes, relative to [`ROOT`].
-const CODE_SOURCES: [&str; 3] = [
+const CODE_SOURCES: [&str; 4] = [
     "ioa-lang/src/check/errors.rs",
+    "ioa-lang/src/generics.rs",
     "ioa-lang/src/parse.rs",
     "ioa-lang/src/loader.rs",
 ];

@@ -8,6 +8,7 @@ pub mod ast;
 pub mod check;
 pub mod compose;
 pub mod diagnostics;
+pub mod generics;
 pub mod ir;
 pub mod lexer;
 pub mod loader;
@@ -56,8 +57,14 @@ pub fn check_files(paths: &[PathBuf], fs: &(dyn loader::FileSystem + Sync)) -> C
 }
 
 fn check_files_here(paths: &[PathBuf], fs: &dyn loader::FileSystem) -> CheckResult {
-    let loaded = loader::load(paths, fs);
+    let mut loaded = loader::load(paths, fs);
     let mut diagnostics = loaded.diagnostics;
+    if !diagnostics.iter().any(|d| d.is_error()) {
+        diagnostics.extend(generics::instantiate(
+            &mut loaded.files,
+            &mut loaded.sources,
+        ));
+    }
     let spec = if diagnostics.iter().any(|d| d.is_error()) {
         None
     } else {
