@@ -354,6 +354,17 @@ fn limits_stop_cleanly() {
         "{}",
         o.both()
     );
+    // Without a memory limit, the process stops at its memory ceiling (by default 80% of the
+    // machine's memory) with what it covered, instead of being killed by the kernel.
+    let o = with(&["--memory-ceiling", "1K"]);
+    assert_eq!(o.code, 3, "{}", o.both());
+    assert!(
+        o.stderr.contains("stopped at the memory ceiling (1000 B;"),
+        "{}",
+        o.both()
+    );
+    let o = with(&["--memory-ceiling", "lots"]);
+    assert_eq!(o.code, 2, "{}", o.both());
 }
 
 /// A type the model singles out cannot be declared symmetric: Global1 compares ballots by

@@ -180,6 +180,10 @@ pub struct Options {
     /// The memory budget of the visited set (bytes): when its tables reach it they move to
     /// disk and the search goes on ([`spill`]). The frontier's states are not counted.
     pub memory_limit: Option<u64>,
+    /// A ceiling on the whole process's resident memory (bytes): reaching it stops the search
+    /// with [`Limit::ProcessMemory`] and what it covered, before the machine runs out (the
+    /// command sets it from [`crate::memory::default_ceiling`] when no memory limit is given).
+    pub process_memory_ceiling: Option<u64>,
     /// Report a state without successors as a violation (otherwise deadlocks are counted).
     pub deadlock_is_violation: bool,
     /// States expanded per parallel batch; 0 means the default (1024).
@@ -198,6 +202,9 @@ pub enum Limit {
     /// The visited set reached its memory budget (bytes) and could not be spilled to disk
     /// ([`Stats::spill`] says why).
     Memory(u64),
+    /// The process's resident memory reached the ceiling (bytes) of
+    /// [`Options::process_memory_ceiling`].
+    ProcessMemory(u64),
 }
 
 /// Counters of a search, reported as it goes and at the end.
@@ -668,6 +675,12 @@ pub fn explore_spilling_to<M: Model>(
             }
             if let Some(t) = options.time_limit.filter(|&t| stats.elapsed >= t) {
                 return finish(Verdict::LimitReached(Limit::Time(t)), stats, &mut visited);
+            }
+            if let (Some(ceiling), Some(r)) = (options.process_memory_ceiling, resident) {
+                if r >= ceiling {
+                    let verdict = Verdict::LimitReached(Limit::ProcessMemory(ceiling));
+                    return finish(verdict, stats, &mut visited);
+                }
             }
             let expansions = workers.expand_all(model, &visited, batch);
             for ((id, _), expansion) in batch.iter().zip(expansions) {

@@ -65,6 +65,11 @@ pub struct ExploreArgs {
     /// reached the visited set moves to disk and the search goes on (same counts, slower).
     #[arg(long)]
     pub memory_limit: Option<String>,
+    /// Without --memory-limit: stop (exit 3, with what was covered) when the process's resident
+    /// memory reaches this (`2GiB`; default: 80% of the machine's memory), rather than be killed
+    /// by the kernel.
+    #[arg(long, value_name = "SIZE", conflicts_with = "memory_limit")]
+    pub memory_ceiling: Option<String>,
     /// Where the visited set spills under `--memory-limit` (a fresh directory inside DIR,
     /// removed at the end; default: the system's temporary directory).
     #[arg(long, value_name = "DIR")]
@@ -306,6 +311,10 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return usage(format!("--memory-limit: {e}")),
     };
+    let memory_ceiling = match args.memory_ceiling.as_deref().map(parse_memory).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(format!("--memory-ceiling: {e}")),
+    };
     // The same limits for every search: global, local (LMC), liveness and distributed.
     let options = Options {
         threads: args.threads,
@@ -313,6 +322,13 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         max_depth: args.max_depth,
         time_limit,
         memory_limit,
+        // Without --memory-limit, a ceiling on the process keeps the kernel from killing the
+        // run: it stops with what it covered instead.
+        process_memory_ceiling: if memory_limit.is_none() {
+            memory_ceiling.or_else(checker::memory::default_ceiling)
+        } else {
+            None
+        },
         deadlock_is_violation: args.deadlock,
         batch: 0,
     };
@@ -683,6 +699,18 @@ pub(super) fn finish(
                         });
                     format!("the memory limit ({}){why}", bytes(*b))
                 }
+                Limit::ProcessMemory(b) => format!(
+                    "the memory ceiling ({}{}; with --memory-limit the visited set spills to disk instead)",
+                    bytes(*b),
+                    if args.memory_ceiling.is_some() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {}% of this machine's memory",
+                            checker::memory::DEFAULT_CEILING_PERCENT
+                        )
+                    }
+                ),
             };
             print_stderr(&format!(
                 "stopped at {which}: {}; no invariant failed\n",
@@ -787,6 +815,7 @@ fn limit_json(limit: &Limit) -> serde_json::Value {
         Limit::Depth(d) => serde_json::json!({ "depth": d }),
         Limit::Time(t) => serde_json::json!({ "seconds": t.as_secs_f64() }),
         Limit::Memory(b) => serde_json::json!({ "bytes": b }),
+        Limit::ProcessMemory(b) => serde_json::json!({ "process_bytes": b }),
     }
 }
 

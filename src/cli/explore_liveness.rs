@@ -103,6 +103,11 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             Limit::Depth(d) => format!("the depth limit ({d}; deeper states exist)"),
             Limit::Time(t) => format!("the time limit ({:.0} s)", t.as_secs_f64()),
             Limit::Memory(_) => "the memory limit".to_string(),
+            Limit::ProcessMemory(b) => format!(
+                "the memory ceiling ({} bytes, {}% of this machine's memory)",
+                b,
+                checker::memory::DEFAULT_CEILING_PERCENT
+            ),
         };
         if args.format == Format::Json {
             let json = serde_json::json!({

@@ -108,6 +108,7 @@ pub fn explore_filter(
             max_depth: None,
             time_limit: Some(remaining),
             memory_limit: None,
+            process_memory_ceiling: checker::memory::default_ceiling(),
             deadlock_is_violation: false,
             batch: 0,
         };

@@ -148,6 +148,7 @@ pub fn refute_all(
         max_depth: bounds.depth,
         time_limit: bounds.time,
         memory_limit: None,
+        process_memory_ceiling: checker::memory::default_ceiling(),
         deadlock_is_violation: false,
         batch: 0,
     };
