@@ -90,6 +90,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         max_depth: options.max_depth,
         max_local_events: args.local.max_local_events,
         time_limit: options.time_limit,
+        memory_ceiling: options.process_memory_ceiling,
         max_sequences: args.local.max_sequences,
         optimise: !args.local.all_combinations,
         strict: !args.invariants.is_empty(),
@@ -394,6 +395,9 @@ fn print_text(
         LocalVerdict::Limit(Limit::Time(t)) => print_stderr(&format!(
             "stopped at the time limit ({:.0} s): no violation confirmed so far\n",
             t.as_secs_f64()
+        )),
+        LocalVerdict::Limit(Limit::ProcessMemory(b)) => print_stderr(&format!(
+            "stopped at the memory ceiling ({b} bytes of resident memory): no violation confirmed so far\n"
         )),
         LocalVerdict::Limit(_) => {
             print_stderr("stopped at a limit: no violation confirmed so far\n")

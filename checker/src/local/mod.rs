@@ -54,6 +54,8 @@ pub struct LocalOptions {
     pub max_local_events: Option<u32>,
     /// Stop after this much time.
     pub time_limit: Option<Duration>,
+    /// Stop when the process's resident memory reaches this many bytes.
+    pub memory_ceiling: Option<u64>,
     /// Global states the soundness check may visit for one preliminary violation.
     pub max_sequences: u64,
     /// Use the LMC-OPT filter where an invariant's shape allows it.
@@ -75,6 +77,7 @@ impl Default for LocalOptions {
             max_depth: None,
             max_local_events: None,
             time_limit: None,
+            memory_ceiling: None,
             max_sequences: 1_000_000,
             optimise: true,
             strict: false,

@@ -353,6 +353,11 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
 
     /// The time limit, once it has passed.
     pub(super) fn time_limit(&self) -> Option<Limit> {
+        if let Some(c) = self.options.memory_ceiling {
+            if crate::memory::resident_bytes().is_some_and(|r| r >= c) {
+                return Some(Limit::ProcessMemory(c));
+            }
+        }
         let t = self.options.time_limit?;
         (self.started.elapsed() >= t).then_some(Limit::Time(t))
     }
