@@ -162,27 +162,27 @@ fn low_majority_run(trace_name: &str, extra: &[&str]) -> (String, String) {
 /// local run must replay to the same violation.
 const ELSEWHERE: &[(&str, &str, &[&str])] = &[
     (
-        "tests/data/local/ping_echo_dup.ioa",
+        "tests/data/elsewhere/ping_echo_dup.ioa",
         "PingEcho",
         &["--param", "fixed=true"],
     ),
     (
-        "tests/data/local/ping_echo_dup.ioa",
+        "tests/data/elsewhere/ping_echo_dup.ioa",
         "PingEcho",
         &["--param", "fixed=false"],
     ),
     (
-        "tests/data/local/abp_retransmit.ioa",
+        "tests/data/elsewhere/abp_retransmit.ioa",
         "ABP",
         &["--param", "fixed=true", "--universe", "Int = 0..2"],
     ),
     (
-        "tests/data/local/abp_retransmit.ioa",
+        "tests/data/elsewhere/abp_retransmit.ioa",
         "ABP",
         &["--param", "fixed=false", "--universe", "Int = 0..2"],
     ),
     (
-        "tests/data/local/tpc_coordinator.ioa",
+        "tests/data/elsewhere/tpc_coordinator.ioa",
         "TPC",
         &[
             "--param",
@@ -194,7 +194,7 @@ const ELSEWHERE: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
-        "tests/data/local/tpc_coordinator.ioa",
+        "tests/data/elsewhere/tpc_coordinator.ioa",
         "TPC",
         &[
             "--param",
@@ -250,7 +250,7 @@ fn nothing_to_check_is_refused_and_network_can_be_named() {
     assert!(err.contains("reads the network component `C`"), "{err}");
     let (code, _, err) = ioa(&[
         "explore",
-        "tests/data/local/tpc_coordinator.ioa",
+        "tests/data/elsewhere/tpc_coordinator.ioa",
         "--automaton",
         "TPC",
         "--param",
@@ -267,7 +267,7 @@ fn nothing_to_check_is_refused_and_network_can_be_named() {
     assert!(err.contains("nothing to check"), "{err}");
     let (code, _, err) = ioa(&[
         "explore",
-        "tests/data/local/tpc_coordinator.ioa",
+        "tests/data/elsewhere/tpc_coordinator.ioa",
         "--automaton",
         "TPC",
         "--param",

@@ -241,8 +241,19 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         String::new()
     };
     if report.holds() {
+        // An `eventually` search stops at the states where the goal holds (what follows
+        // cannot matter), so it may store fewer states than `ioa explore` reaches.
+        let not_expanded = graph.expanded.iter().filter(|e| !**e).count();
+        let stopped = if property.liveness.property.trigger().is_none() && not_expanded > 0 {
+            format!(
+                "; the search stops at the goal, so the {} where it holds were not expanded and `ioa explore` may count more reachable states",
+                count(not_expanded as u64, "state")
+            )
+        } else {
+            String::new()
+        };
         print_stderr(&format!(
-            "holds: {name} holds in all {} states {fairness_words} ({} on the way to the goal{excluded})\n",
+            "holds: {name} holds in all {} states explored {fairness_words} ({} on the way to the goal{excluded}{stopped})\n",
             thousands(report.states),
             count(report.region, "state")
         ));
