@@ -246,8 +246,9 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         let not_expanded = graph.expanded.iter().filter(|e| !**e).count();
         let stopped = if property.liveness.property.trigger().is_none() && not_expanded > 0 {
             format!(
-                "; the search stops at the goal, so the {} where it holds were not expanded and `ioa explore` may count more reachable states",
-                count(not_expanded as u64, "state")
+                "; the search stops at the goal, so the {} where it holds {} not expanded and `ioa explore` may count more reachable states",
+                count(not_expanded as u64, "state"),
+                if not_expanded == 1 { "was" } else { "were" }
             )
         } else {
             String::new()
