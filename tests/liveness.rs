@@ -156,7 +156,7 @@ fn fairness_excludes_a_starved_task_only_when_on() {
     let (code, _, err) = ioa(&common);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("holds in all 4 states under task fairness")
+        err.contains("holds in all 4 states explored under task fairness")
             && err.contains("Starve {finish} enabled throughout and never taken"),
         "{err}"
     );
@@ -209,7 +209,7 @@ fn paxos_initiated_nodes_decide_holds_exactly() {
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stderr.contains(
-            "holds: InitiatedNodesDecide holds in all 257,948 states under task fairness"
+            "holds: InitiatedNodesDecide holds in all 257,948 states explored under task fairness"
         ),
         "{stderr}"
     );

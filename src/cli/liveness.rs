@@ -233,8 +233,16 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
                 };
                 let steps = run.trace.steps.len();
                 let critical = match &dead.critical {
-                    Critical::Found { step, live } => serde_json::json!({
-                        "found": { "step": step, "live_path_steps": live.len() - 1 }
+                    Critical::Found {
+                        step,
+                        live,
+                        confirm_walks,
+                    } => serde_json::json!({
+                        "found": {
+                            "step": step,
+                            "live_path_steps": live.len() - 1,
+                            "walks_from_after": confirm_walks,
+                        }
                     }),
                     Critical::TooShort { at } => serde_json::json!({ "too_short": at }),
                     Critical::DeadAtStart { at } => serde_json::json!({ "dead_at_start": at }),
@@ -355,9 +363,18 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         }
     }
     let (code, verdict) = match &dead.critical {
-        Critical::Found { step, .. } => {
+        Critical::Found {
+            step,
+            confirm_walks,
+            ..
+        } => {
             let line = dead_run.trace.log_line(&machine, *step);
             print_stdout(&format!("critical transition (C1): {line}"));
+            print_stdout(&format!(
+                "how sure: the state before it is live (the live path below reaches the goal from it); from the state after it, none of {} of length {} reached the goal (suspected dead, not proved: `ioa explore --liveness` decides it exactly on a small instance)",
+                count(*confirm_walks, "walk"),
+                args.depth_max
+            ));
             print_stdout(&format!("state change at step {step}:"));
             print_stdout(
                 state_diff(

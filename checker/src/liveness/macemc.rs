@@ -88,6 +88,9 @@ pub struct WalkRecord {
     pub outcome: WalkOutcome,
 }
 
+/// How many times the bisection's `k` walks confirm the state after a critical transition.
+pub const CONFIRM_FACTOR: u64 = 10;
+
 /// What FindCriticalTransition concluded.
 #[derive(Debug, Clone)]
 pub enum Critical {
@@ -98,6 +101,10 @@ pub enum Critical {
         step: usize,
         /// A path that shares the dead path's first `step - 1` steps and reaches the goal.
         live: Path,
+        /// How many walks from state `step` (after the critical transition) were tried, none
+        /// of which reached the goal: the bisection's `k`, then [`CONFIRM_FACTOR`] times as many
+        /// to confirm it. (The state before it is live: `live` shows it.)
+        confirm_walks: u64,
     },
     /// C2: the path was still recovering at state `at`, past half its length: the walks were
     /// too short to decide (raise `d_max`).
@@ -249,9 +256,14 @@ impl Search<'_, '_, '_> {
 
     /// `Recovers(i)`: a walk from `state` that reaches the goal, among `k`.
     fn recovers(&mut self, state: &State) -> Result<Option<Walk>, LivenessError> {
+        self.recovers_in(state, self.options.recover_walks.max(1))
+    }
+
+    /// A walk from `state` that reaches the goal, among `walks`.
+    fn recovers_in(&mut self, state: &State, walks: u64) -> Result<Option<Walk>, LivenessError> {
         let machine = self.model.machine();
         let property = *self.property;
-        for _ in 0..self.options.recover_walks.max(1) {
+        for _ in 0..walks {
             self.stats.recover_walks += 1;
             let walk = self.walk(state, &mut |s| property.goal(machine, s))?;
             if walk.end == WalkEnd::Goal {
@@ -304,15 +316,34 @@ impl Search<'_, '_, '_> {
             }
         }
         let (mut lo, mut live_walk) = live.expect("set above");
-        // Phase 2: binary search between a recovering state and a dead one.
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            match self.recovers(&states[mid])? {
-                Some(w) => {
-                    lo = mid;
-                    live_walk = w;
+        // Phase 2: binary search between a recovering state and a dead one. A state whose k
+        // walks all miss the goal may still be live (the walks are random): the state the
+        // search ends at is confirmed with CONFIRM_FACTOR times as many walks, and if one
+        // recovers, the search goes on above it.
+        let confirm = self.options.recover_walks.max(1) * CONFIRM_FACTOR;
+        loop {
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                match self.recovers(&states[mid])? {
+                    Some(w) => {
+                        lo = mid;
+                        live_walk = w;
+                    }
+                    None => hi = mid,
                 }
-                None => hi = mid,
+            }
+            match self.recovers_in(&states[hi], confirm)? {
+                None => break,
+                Some(w) => {
+                    // Live after all: the dead part starts later, or, at the end of the
+                    // search range, the walks cannot place it.
+                    if hi >= dead_at {
+                        return Ok(Critical::TooShort { at: hi });
+                    }
+                    lo = hi;
+                    live_walk = w;
+                    hi = dead_at;
+                }
             }
         }
         let mut live_path: Path = path[..=lo].to_vec();
@@ -320,6 +351,7 @@ impl Search<'_, '_, '_> {
         Ok(Critical::Found {
             step: hi,
             live: live_path,
+            confirm_walks: self.options.recover_walks.max(1) + confirm,
         })
     }
 }
