@@ -1,5 +1,5 @@
-//! A universe from the fuzzer, then a bounded exploration of Global1 under it (at most 2,000
-//! states, depth 6): the interpreter, the explorer's model and the invariant checks run on
+//! A universe from the fuzzer, then a bounded exploration of Global1 under it (at most 300
+//! states, depth 4): the interpreter, the explorer's model and the invariant checks run on
 //! whatever carriers the universe gives, and report errors as data, never a panic.
 #![no_main]
 
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(instances) = checker::model::action_instances(&machine) else {
         return;
     };
-    if instances.len() > 5_000 {
+    if instances.len() > 2_000 {
         return;
     }
     let Ok(model) = MachineModel::new(&machine, None) else {
@@ -51,8 +51,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let options = Options {
         threads: 1,
-        max_states: Some(2_000),
-        max_depth: Some(6),
+        max_states: Some(300),
+        max_depth: Some(4),
         ..Options::default()
     };
     let _ = explore(&model, &options, &mut |_| {});
