@@ -440,3 +440,40 @@ fn two_proposers_five_acceptors_on_1_2_and_4_processes() {
         json["states"], json["generated"], json["depth"]
     ));
 }
+
+/// A model whose states hold interned values (here sequences) is compiled for one process, but
+/// its words are ids into that process's own table of values: `--processes` and
+/// `--checkpoint` refuse it with the reason rather than send or write ids another process would
+/// misread; without them it explores compiled.
+#[test]
+fn interned_values_do_not_travel() {
+    let dir = scratch("interned");
+    let checkpoint = dir.join("ck");
+    let checkpoint = checkpoint.to_string_lossy().to_string();
+    for extra in [
+        vec!["--processes", "2", "--process", "0"],
+        vec!["--checkpoint", checkpoint.as_str()],
+    ] {
+        let mut args = vec!["explore", "tests/data/manual/fifo_queue.ioa", "--universe", "Int=0..1"];
+        args.extend(extra);
+        let out = ioa().args(&args).output().expect("ioa runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("states hold sequences, maps, strings, reals, union values"),
+            "{stderr}"
+        );
+    }
+    let out = ioa()
+        .args([
+            "explore",
+            "tests/data/manual/fifo_queue.ioa",
+            "--universe",
+            "Int=0..1",
+        ])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("; compiled ("), "{stderr}");
+}

@@ -352,10 +352,10 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     };
     // The compiled engine when asked for and the model allows it; the interpreter's model is
     // needed in any case, to turn a reported path into a trace.
-    // A composite compiles through its flattening (see explore_flat).
+    // A composite compiles through its flattening (checker::compiled::flat).
     let flat = match args.engine {
         Engine::Interpreter => None,
-        _ => super::explore_flat::flat_spec(&m.spec, automaton, !args.symmetric.is_empty()),
+        _ => checker::compiled::flat::flat_spec(&m.spec, automaton, !args.symmetric.is_empty()),
     };
     let flat_machine = match &flat {
         Some(Ok(spec)) => Some(
@@ -365,18 +365,11 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Some(Err(reason)) => Some(Err(reason.clone())),
         None => None,
     };
-    let to_compile = match &flat_machine {
-        Some(Ok(flat)) => Ok(flat),
+    let compiled = match &flat_machine {
+        Some(Ok(flat)) => checker::compiled::flat::compile(&machine, flat),
         Some(Err(reason)) => Err(reason.clone()),
-        None => Ok(&machine),
+        None => CompiledModel::new(&machine, symmetry).map_err(|r| r.to_string()),
     };
-    let compiled = to_compile.and_then(|mach| {
-        let c = CompiledModel::new(mach, symmetry).map_err(|r| r.to_string())?;
-        if flat_machine.is_some() {
-            super::explore_flat::same_steps(&machine, &c)?;
-        }
-        Ok(c)
-    });
     let (compiled, engine_note) = match args.engine {
         Engine::Interpreter => (None, "interpreted".to_string()),
         Engine::Auto | Engine::Compiled => match compiled {

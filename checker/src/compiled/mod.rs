@@ -1,22 +1,27 @@
-//! The compiled engine: a primitive automaton over finite types, turned into code over flat
-//! word vectors, explored by the same loop as the interpreter's model and with the same
-//! action instances, steps and invariant numbering.
+//! The compiled engine: a primitive automaton (or a composite's flattening, `flat.rs`) turned
+//! into code over flat word vectors, explored by the same loop as the interpreter's model and
+//! with the same action instances, steps and invariant numbering.
 //!
 //! **Why.** The interpreter walks the typed IR over reference-counted values; for exhaustive
 //! search, where the same few preconditions run millions of times, that costs an order of
 //! magnitude against tools that compile the model (SPIN, Stateright). Here a state is a few
 //! dozen machine words (`layout.rs`), expressions are trees of word operations with every name
 //! and type resolved (`code.rs`, made by `lower.rs`), and a successor is a copy of the words
-//! and a few stores. Fingerprints hash the words.
+//! and a few stores. Values of types without a fixed word layout (sequences, maps, multisets,
+//! strings, reals, union values, sets of open types) are interned (`intern.rs`): a word holds
+//! the value's id in a per-run table, and the interpreter's own operations compute on them.
+//! Fingerprints hash the words, with each interned id replaced by its value's hash, so they do
+//! not depend on the order threads interned values in.
 //!
 //! **Same answers.** [`CompiledModel`] numbers action instances exactly as
 //! [`crate::model::MachineModel`] does and its steps are [`MachineStep`]s, so a path it reports
 //! re-executes through the interpreter into the usual replayable trace (and a divergence would
 //! show there). Start states come from the interpreter (`choose`, `so that`) and are encoded.
-//! A model outside the compiled subset is refused by [`CompiledModel::new`] with the reason; a
-//! state the compiled code cannot handle (a value outside its universe, an arithmetic error)
-//! stops the search with a [`Fault`], and the caller explores again with the interpreter, which
-//! handles or reports it with its source position. Tests compare both engines' state counts,
+//! A model outside the compiled subset (`choose` inside an effect, `while`) is refused by
+//! [`CompiledModel::new`] with the reason; a state the compiled code cannot handle (a value
+//! outside its universe, an arithmetic error, any error of the interpreter's evaluation, a
+//! false `ensuring`) stops the search with a [`Fault`], and the caller explores again with the
+//! interpreter, which handles or reports it with its source position. Tests compare both engines' state counts,
 //! depths and counterexamples on every example that compiles.
 //!
 //! **Symmetry.** With a [`Symmetry`], a state is described to the same canonicaliser the
@@ -24,6 +29,8 @@
 //! to the same classes (and the same counts, which the tests compare).
 
 pub mod code;
+pub mod flat;
+pub mod intern;
 pub mod layout;
 mod lower;
 mod sym_tree;
@@ -32,7 +39,7 @@ use crate::explore::Model;
 use crate::fingerprint::Fingerprint;
 use crate::model::{action_instances, MachineModel, MachineStep};
 use crate::symmetry::Symmetry;
-use code::{eval, exec, Code, Fault, Stmt};
+use code::{eval, exec, Code, Cx, Fault, Stmt};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ast::ActionKind;
@@ -86,6 +93,17 @@ pub struct CompiledModel<'m, 's> {
     n_locals: usize,
     /// The symmetry, with how states are described to it.
     symmetry: Option<(Symmetry, SymTree)>,
+    /// The automaton's parameter values.
+    params: Vec<Value>,
+}
+
+/// How a flattened composite is compiled (see `flat.rs`): its start states, in the flat
+/// layout but with the composite's steps, and the members of each family variable.
+pub struct FlatStarts {
+    /// The composite's start states with their steps, as flat states.
+    pub starts: Vec<(MachineStep, Vec<Value>)>,
+    /// For each flat state variable of a component family: its members' index values.
+    pub members: Vec<(usize, Vec<Value>)>,
 }
 
 impl<'m, 's> CompiledModel<'m, 's> {
@@ -101,6 +119,16 @@ impl<'m, 's> CompiledModel<'m, 's> {
 
     /// Compiles `machine`, or says why it cannot be.
     pub fn new(machine: &'m Machine<'s>, symmetry: Option<Symmetry>) -> Result<Self, Unsupported> {
+        Self::build(machine, symmetry, None)
+    }
+
+    /// Compiles `machine`, with the start states and family members of a flattened composite
+    /// when `flat` is given.
+    pub fn build(
+        machine: &'m Machine<'s>,
+        symmetry: Option<Symmetry>,
+        flat: Option<FlatStarts>,
+    ) -> Result<Self, Unsupported> {
         let spec = machine.spec;
         if machine.instances.len() != 1 || machine.instances[0].automaton != machine.root {
             return Err("composite automata are not compiled".into());
@@ -113,12 +141,25 @@ impl<'m, 's> CompiledModel<'m, 's> {
         let mut layout = Layout::new(&mut fins, &machine.instances[0].state_types)?;
 
         // Start states, from the interpreter.
-        let interpreted =
-            MachineModel::new(machine, None).map_err(|e| e.to_diagnostic().message)?;
-        let mut raw = Vec::new();
-        interpreted
-            .initial_states(&mut raw)
-            .map_err(|_| "building a start state failed".to_string())?;
+        let raw = match flat {
+            Some(flat) => {
+                for (slot, members) in &flat.members {
+                    layout.set_members(&fins, *slot, members).ok_or(
+                        "a component family's members are outside its index type's universe",
+                    )?;
+                }
+                flat.starts
+            }
+            None => {
+                let interpreted =
+                    MachineModel::new(machine, None).map_err(|e| e.to_diagnostic().message)?;
+                let mut raw = Vec::new();
+                interpreted
+                    .initial_states(&mut raw)
+                    .map_err(|_| "building a start state failed".to_string())?;
+                raw
+            }
+        };
         let mut starts = Vec::new();
         for (step, state) in raw {
             let words = layout
@@ -129,6 +170,29 @@ impl<'m, 's> CompiledModel<'m, 's> {
         }
 
         let params = machine.instances[0].params.clone();
+        // Locals of the IR code; the inputs of interpreted code take slots above them.
+        let ir_locals = root
+            .actions
+            .iter()
+            .map(|a| a.n_locals)
+            .chain(prim.transitions.iter().map(|t| t.n_locals))
+            .chain(
+                spec.invariants
+                    .iter()
+                    .filter(|i| i.automaton == machine.root)
+                    .map(|i| i.n_locals),
+            )
+            .max()
+            .unwrap_or(0)
+            .max(
+                machine
+                    .actions
+                    .iter()
+                    .map(|a| a.param_types.len() as u32)
+                    .max()
+                    .unwrap_or(0),
+            )
+            + 1;
         let mut n_locals = 1usize;
         let mut actions = Vec::new();
         {
@@ -136,6 +200,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 fins: &mut fins,
                 layout: &layout,
                 params: &params,
+                first_free_local: ir_locals,
             };
             for (a, sig) in root.actions.iter().enumerate() {
                 let mut takes_part = Vec::new();
@@ -184,6 +249,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 fins: &mut fins,
                 layout: &layout,
                 params: &params,
+                first_free_local: ir_locals,
             };
             invariants.push((k, lower.expr(&inv.body)?));
             n_locals = n_locals.max(inv.n_locals as usize + 1);
@@ -193,7 +259,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             let types = &machine.actions[inst.action].param_types;
             let mut args = Vec::new();
             for (ty, v) in types.iter().zip(&inst.args) {
-                let repr = repr_of(&mut fins, ty)?;
+                let repr = repr_of(&mut fins, ty);
                 args.push(
                     word_of(&fins, repr, v)
                         .ok_or("an action argument outside its type's universe")?,
@@ -216,9 +282,29 @@ impl<'m, 's> CompiledModel<'m, 's> {
             actions,
             instances,
             invariants,
-            n_locals,
+            n_locals: n_locals.max(ir_locals as usize + 1),
             symmetry,
+            params,
         })
+    }
+
+    /// What evaluation reads besides a state.
+    fn cx(&self) -> Cx<'_, 'm, 's> {
+        Cx {
+            fins: &self.fins,
+            layout: &self.layout,
+            params: &self.params,
+        }
+    }
+
+    /// Whether some state words hold interned values (ids that mean nothing outside this run).
+    pub fn has_interned_words(&self) -> bool {
+        !self.layout.interned.is_empty()
+    }
+
+    /// How many distinct values have been interned so far.
+    pub fn interned_values(&self) -> usize {
+        self.fins.interner.len()
     }
 
     /// Words per state.
@@ -246,9 +332,10 @@ impl<'m, 's> CompiledModel<'m, 's> {
     ) -> Result<(), Fault> {
         let inst = &self.instances[k];
         let action = &self.actions[inst.action];
+        let cx = &self.cx();
         locals[..inst.args.len()].copy_from_slice(&inst.args);
         for c in &action.takes_part {
-            if eval(c, state, locals)? == 0 {
+            if eval(cx, c, state, locals)? == 0 {
                 return Ok(());
             }
         }
@@ -260,17 +347,17 @@ impl<'m, 's> CompiledModel<'m, 's> {
         // variables have slots of their own), so one copy serves every case.
         'cases: for case in &action.cases {
             for (slot, e) in &case.const_args {
-                if eval(e, state, locals)? != locals[*slot as usize] {
+                if eval(cx, e, state, locals)? != locals[*slot as usize] {
                     continue 'cases;
                 }
             }
             for g in &case.guards {
-                if eval(g, state, locals)? == 0 {
+                if eval(cx, g, state, locals)? == 0 {
                     continue 'cases;
                 }
             }
             let mut next = state.clone();
-            exec(&case.eff, &mut next, locals)?;
+            exec(cx, &case.eff, &mut next, locals)?;
             out.push((step(), next));
             return Ok(());
         }
@@ -321,8 +408,9 @@ impl Model for CompiledModel<'_, '_> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
+            let cx = &self.cx();
             for (k, code) in &self.invariants {
-                if eval(code, state, locals)? == 0 {
+                if eval(cx, code, state, locals)? == 0 {
                     return Ok(Some(*k));
                 }
             }
@@ -334,8 +422,16 @@ impl Model for CompiledModel<'_, '_> {
         let plain = SCRATCH.with(|s| {
             let bytes = &mut s.borrow_mut().1;
             bytes.clear();
-            for w in state.iter() {
-                bytes.extend_from_slice(&w.to_le_bytes());
+            // An interned word is hashed as its value's hash, not its id (ids depend on the
+            // order threads met the values; fingerprints must not).
+            let mut interned = self.layout.interned.iter().peekable();
+            for (k, w) in state.iter().enumerate() {
+                if interned.peek() == Some(&&(k as u32)) {
+                    interned.next();
+                    bytes.extend_from_slice(&self.fins.interner.hash(*w).to_le_bytes());
+                } else {
+                    bytes.extend_from_slice(&w.to_le_bytes());
+                }
             }
             xxh3_128_with_seed(bytes, crate::fingerprint::SEED)
         });
