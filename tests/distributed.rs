@@ -454,7 +454,12 @@ fn interned_values_do_not_travel() {
         vec!["--processes", "2", "--process", "0"],
         vec!["--checkpoint", checkpoint.as_str()],
     ] {
-        let mut args = vec!["explore", "tests/data/manual/fifo_queue.ioa", "--universe", "Int=0..1"];
+        let mut args = vec![
+            "explore",
+            "tests/data/manual/fifo_queue.ioa",
+            "--universe",
+            "Int=0..1",
+        ];
         args.extend(extra);
         let out = ioa().args(&args).output().expect("ioa runs");
         assert_eq!(out.status.code(), Some(2), "{args:?}");

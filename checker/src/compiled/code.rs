@@ -13,9 +13,10 @@
 //! included (an error is a [`Fault`], and the interpreter then reports it with its position).
 
 use super::layout::{value_of_word, word_of, Fins, Layout, Listed, Repr};
-use interpreter::eval::{NoChoice, NoView, Scope};
+use interpreter::eval::{Chooser, NoChoice, NoView, Scope};
 use interpreter::exec::{update_path, Key};
 use interpreter::value::Value;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// What evaluation reads besides the state and the locals: the types (and interned values),
@@ -27,6 +28,9 @@ pub struct Cx<'a, 'm, 's> {
     pub layout: &'a Layout,
     /// The automaton's parameter values.
     pub params: &'a [Value],
+    /// How an effect's `choose`s are resolved (the explorer's script of candidate indices);
+    /// `None` outside effects, where a `choose` must have one candidate.
+    pub choices: Option<&'a RefCell<dyn Chooser + 'a>>,
 }
 
 impl Cx<'_, '_, '_> {
@@ -82,7 +86,9 @@ impl std::fmt::Display for Fault {
                 "an arithmetic error (overflow, division by zero or a negative Nat)"
             }
             Fault::Nil => "`.val` of nil",
-            Fault::Interpreted => "an error in the evaluation of a sequence, map or other interned value",
+            Fault::Interpreted => {
+                "an error in the evaluation of a sequence, map or other interned value"
+            }
             Fault::Ensuring => "an `ensuring` predicate that does not hold",
             Fault::NoMember => "a read of a component family member that does not exist",
         })
@@ -248,9 +254,13 @@ impl Interp {
                 }
             }
         }
-        cx.scope()
-            .eval(&self.expr, &mut values, &mut NoChoice)
-            .map_err(|_| Fault::Interpreted)
+        let result = match cx.choices {
+            Some(choices) => cx
+                .scope()
+                .eval(&self.expr, &mut values, &mut *choices.borrow_mut()),
+            None => cx.scope().eval(&self.expr, &mut values, &mut NoChoice),
+        };
+        result.map_err(|_| Fault::Interpreted)
     }
 }
 
@@ -519,9 +529,15 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
         Code::Neg(a) => eval(cx, a, st, locals)?
             .checked_neg()
             .ok_or(Fault::Arithmetic)?,
-        Code::And(a, b) => (truth(eval(cx, a, st, locals)?) && truth(eval(cx, b, st, locals)?)) as i64,
-        Code::Or(a, b) => (truth(eval(cx, a, st, locals)?) || truth(eval(cx, b, st, locals)?)) as i64,
-        Code::Implies(a, b) => (!truth(eval(cx, a, st, locals)?) || truth(eval(cx, b, st, locals)?)) as i64,
+        Code::And(a, b) => {
+            (truth(eval(cx, a, st, locals)?) && truth(eval(cx, b, st, locals)?)) as i64
+        }
+        Code::Or(a, b) => {
+            (truth(eval(cx, a, st, locals)?) || truth(eval(cx, b, st, locals)?)) as i64
+        }
+        Code::Implies(a, b) => {
+            (!truth(eval(cx, a, st, locals)?) || truth(eval(cx, b, st, locals)?)) as i64
+        }
         Code::Cmp(op, a, b) => {
             let (x, y) = (eval(cx, a, st, locals)?, eval(cx, b, st, locals)?);
             (match op {
@@ -912,7 +928,10 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
                         index,
                         conv,
                         members,
-                    } => *base as usize + member(*conv, members, eval(cx, index, st, locals)?)? as usize,
+                    } => {
+                        *base as usize
+                            + member(*conv, members, eval(cx, index, st, locals)?)? as usize
+                    }
                 };
                 let old = cx.value(*root, st[at]);
                 let new = update_path(&old, &keys, v, ioa_lang::span::Span::default())

@@ -28,7 +28,11 @@ use ioa_lang::ir::{AutomatonBody, AutomatonId, Spec};
 
 /// The flattening of `automaton` when it is a composite: `None` for a primitive automaton,
 /// else the flat spec or why there is none.
-pub fn flat_spec(spec: &Spec, automaton: AutomatonId, symmetric: bool) -> Option<Result<Spec, String>> {
+pub fn flat_spec(
+    spec: &Spec,
+    automaton: AutomatonId,
+    symmetric: bool,
+) -> Option<Result<Spec, String>> {
     if !matches!(
         spec.automata[automaton.0 as usize].body,
         AutomatonBody::Composite(_)

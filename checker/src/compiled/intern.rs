@@ -48,13 +48,19 @@ impl Interner {
     pub fn intern(&self, value: Value) -> i64 {
         let hash = fingerprint(std::slice::from_ref(&value));
         {
-            let table = self.table.read().expect("the intern table is never poisoned");
+            let table = self
+                .table
+                .read()
+                .expect("the intern table is never poisoned");
             if let Some(&id) = table.ids.get(&hash) {
                 debug_assert!(table.values[id as usize].0 == value, "a hash collision");
                 return id as i64;
             }
         }
-        let mut table = self.table.write().expect("the intern table is never poisoned");
+        let mut table = self
+            .table
+            .write()
+            .expect("the intern table is never poisoned");
         if let Some(&id) = table.ids.get(&hash) {
             return id as i64;
         }
@@ -66,14 +72,31 @@ impl Interner {
 
     /// The value of an id this table gave.
     pub fn value(&self, id: i64) -> Value {
-        let table = self.table.read().expect("the intern table is never poisoned");
+        let table = self
+            .table
+            .read()
+            .expect("the intern table is never poisoned");
         table.values[id as usize].0.clone()
     }
 
     /// The hash of the value of an id this table gave (what fingerprints use in its place).
     pub fn hash(&self, id: i64) -> Fingerprint {
-        let table = self.table.read().expect("the intern table is never poisoned");
+        let table = self
+            .table
+            .read()
+            .expect("the intern table is never poisoned");
         table.values[id as usize].1
+    }
+
+    /// Calls `f` with the hash of each id's value, in order, under one lock.
+    pub fn each_hash(&self, ids: impl Iterator<Item = i64>, mut f: impl FnMut(Fingerprint)) {
+        let table = self
+            .table
+            .read()
+            .expect("the intern table is never poisoned");
+        for id in ids {
+            f(table.values[id as usize].1);
+        }
     }
 
     /// How many values have been interned.

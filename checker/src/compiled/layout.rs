@@ -123,7 +123,13 @@ pub struct Fins<'m, 's> {
     by_type: FxHashMap<Type, FinId>,
     /// The values of types without a word layout of their own, by id.
     pub interner: Interner,
+    /// The values of each finite type of at most [`MAX_TABLE_VALUES`] values, by rank (see
+    /// [`Fins::tabulate`]): the interpreter's operations read them often.
+    tables: Vec<Option<Arc<[Value]>>>,
 }
+
+/// The most values a finite type may have for [`Fins::tabulate`] to list them.
+const MAX_TABLE_VALUES: u64 = 1 << 12;
 
 impl<'m, 's> Fins<'m, 's> {
     /// No types yet.
@@ -133,7 +139,20 @@ impl<'m, 's> Fins<'m, 's> {
             list: Vec::new(),
             by_type: FxHashMap::default(),
             interner: Interner::default(),
+            tables: Vec::new(),
         }
+    }
+
+    /// Lists the values of every small finite type by rank, so that turning a word into a value
+    /// ([`value_of_word`]) is a clone; called once the types are all built.
+    pub fn tabulate(&mut self) {
+        self.tables = (0..self.list.len())
+            .map(|f| {
+                let fin = &self.list[f];
+                (fin.card <= MAX_TABLE_VALUES)
+                    .then(|| (0..fin.card).map(|r| self.value_of(fin, r)).collect())
+            })
+            .collect();
     }
 
     /// The machine whose types these are.
@@ -544,7 +563,10 @@ pub fn value_of_word(fins: &Fins, repr: Repr, w: i64) -> Value {
     match repr {
         Repr::Int => Value::Int(w),
         Repr::Char => char_value(w),
-        Repr::Fin(f) => fins.value_of(fins.get(f), w as u64),
+        Repr::Fin(f) => match fins.tables.get(f as usize) {
+            Some(Some(table)) => table[w as usize].clone(),
+            _ => fins.value_of(fins.get(f), w as u64),
+        },
         Repr::Interned => fins.interner.value(w),
     }
 }
@@ -571,9 +593,7 @@ impl Layout {
         for ty in types {
             let offset = words as u32;
             let indexed = |fins: &mut Fins, t: &Type| {
-                fins.of(t)
-                    .ok()
-                    .filter(|&f| fins.get(f).card <= MAX_INDEXED)
+                fins.of(t).ok().filter(|&f| fins.get(f).card <= MAX_INDEXED)
             };
             let slot = match ty {
                 Type::Array(index, elem) if indexed(fins, index).is_some() => {

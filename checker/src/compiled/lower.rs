@@ -7,9 +7,10 @@
 //! the words it reads as inputs (state words, locals, natively computed operands), evaluated
 //! over values and turned back into a word (interned when its type has no word layout). So
 //! `head(queue[i]) > u` is a native comparison whose left operand is the interpreter's `head`
-//! of the interned sequence in word `queue[i]`. What neither can take (`choose` inside an
-//! effect, `while`, variables of other automata) is refused with the reason, and the explorer
-//! uses the interpreter instead.
+//! of the interned sequence in word `queue[i]`. An expression with a `choose` is the
+//! interpreter's whole, so its choices are met in the interpreter's order. What neither can take
+//! (a `choose` with its own `det` block, `while`, variables of other automata) is refused with
+//! the reason, and the explorer uses the interpreter instead.
 
 use super::code::{
     Arith, Big, Cmp, Code, Conv, Domain, Input, Interp, SetCmp, SetOp, Step, Stmt, Target,
@@ -119,6 +120,12 @@ impl Lower<'_, '_, '_> {
     /// A word-valued expression: native word code where it can be, else the interpreter's
     /// evaluation of it.
     pub fn expr(&mut self, e: &Expr) -> Result<Code, Unsupported> {
+        // A `choose` is resolved by the explorer's script, in the order the interpreter meets
+        // them: an expression with one is the interpreter's to evaluate, whole.
+        if chooses(e) {
+            let repr = self.repr(&e.ty);
+            return Ok(Code::Interp(Box::new(self.interp(e)?), repr));
+        }
         match self.native(e) {
             Ok(code) => Ok(code),
             Err(_) => {
@@ -152,10 +159,9 @@ impl Lower<'_, '_, '_> {
                 }
                 Code::Const(*i)
             }
-            ExprKind::Int(i) if e.ty == Type::Real => self.constant(
-                e,
-                &Value::Real(num_rational::Rational64::from_integer(*i)),
-            )?,
+            ExprKind::Int(i) if e.ty == Type::Real => {
+                self.constant(e, &Value::Real(num_rational::Rational64::from_integer(*i)))?
+            }
             ExprKind::Int(i) => Code::Const(*i),
             ExprKind::Bool(x) => Code::Const(*x as i64),
             ExprKind::Nil => self.constant(e, &Value::Nil)?,
@@ -269,12 +275,14 @@ impl Lower<'_, '_, '_> {
     /// The word of a constant value of `e`'s type.
     fn constant(&mut self, e: &Expr, v: &Value) -> Result<Code, Unsupported> {
         let repr = self.repr(&e.ty);
-        Ok(Code::Const(word_of(self.fins, repr, v).ok_or_else(|| {
-            format!(
-                "a constant of type {} is outside the type's universe",
-                self.fins.name(&e.ty)
-            )
-        })?))
+        Ok(Code::Const(word_of(self.fins, repr, v).ok_or_else(
+            || {
+                format!(
+                    "a constant of type {} is outside the type's universe",
+                    self.fins.name(&e.ty)
+                )
+            },
+        )?))
     }
 
     /// What binder `slot` of a quantifier ranges over: the elements of `S` if a leading
@@ -379,9 +387,7 @@ impl Lower<'_, '_, '_> {
                 a: b(self.expr(l)?),
                 b: b(self.expr(r)?),
             },
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-                if int(&l.ty) || l.ty == Type::Char =>
-            {
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if int(&l.ty) || l.ty == Type::Char => {
                 let cmp = match op {
                     BinOp::Lt => Cmp::Lt,
                     BinOp::Le => Cmp::Le,
@@ -453,7 +459,8 @@ impl Lower<'_, '_, '_> {
                 Code::Embed(b(self.expr(x)?), conv)
             }
             (Builtin::Min | Builtin::Max, [x, y])
-                if matches!(x.ty, Type::Int | Type::Nat) && matches!(y.ty, Type::Int | Type::Nat) =>
+                if matches!(x.ty, Type::Int | Type::Nat)
+                    && matches!(y.ty, Type::Int | Type::Nat) =>
             {
                 Code::Arith(
                     if f == Builtin::Min {
@@ -575,12 +582,14 @@ impl Lower<'_, '_, '_> {
             | ExprKind::Nil
             | ExprKind::EnumConst(_) => return Ok(e.clone()),
             ExprKind::Var(_) => return unsupported("a variable of another automaton"),
-            ExprKind::Choose { .. } => return unsupported("`choose` inside an effect"),
+            ExprKind::Choose { det: Some(_), .. } => {
+                return unsupported("a `choose` with a `det` block in an effect")
+            }
             _ => {}
         }
         // A subexpression evaluated on every evaluation, reading nothing bound inside, whose
         // value has words of its own (or is read straight from the state): computed natively.
-        if when == When::Always && free {
+        if when == When::Always && free && !chooses(e) {
             let plain_read = matches!(&e.kind, ExprKind::Index(base, _)
                 if matches!(base.kind, ExprKind::Var(VarRef::State(_))));
             if plain_read || self.repr(&e.ty) != Repr::Interned {
@@ -596,9 +605,10 @@ impl Lower<'_, '_, '_> {
             }
         }
         let mut out = e.clone();
-        let sub = |lower: &mut Self, x: &Expr, when: When, inputs: &mut Vec<Input>, next: &mut u32| {
-            lower.rewrite(x, when, bound, inputs, next)
-        };
+        let sub =
+            |lower: &mut Self, x: &Expr, when: When, inputs: &mut Vec<Input>, next: &mut u32| {
+                lower.rewrite(x, when, bound, inputs, next)
+            };
         match (&e.kind, &mut out.kind) {
             (ExprKind::Tuple(xs), ExprKind::Tuple(ys))
             | (ExprKind::Collection(xs), ExprKind::Collection(ys))
@@ -637,6 +647,17 @@ impl Lower<'_, '_, '_> {
                 inner.extend(binders.iter().map(|(s, _)| *s));
                 **ybody = self.rewrite(body, When::Sometimes, &inner, inputs, next)?;
             }
+            (
+                ExprKind::Choose {
+                    var, cond: Some(c), ..
+                },
+                ExprKind::Choose { cond: Some(yc), .. },
+            ) => {
+                let mut inner: Vec<u32> = bound.to_vec();
+                inner.push(*var);
+                **yc = self.rewrite(c, When::Sometimes, &inner, inputs, next)?;
+            }
+            (ExprKind::Choose { cond: None, .. }, _) => {}
             _ => return unsupported("this expression"),
         }
         Ok(out)
@@ -673,6 +694,13 @@ impl Lower<'_, '_, '_> {
                     _ => return unsupported("an assignment to an auxiliary variable"),
                 };
                 let repr = self.repr(&value.ty);
+                let keys_choose = target.path.iter().any(|p| match p {
+                    PlaceStep::Index(i) => chooses(i),
+                    PlaceStep::Field(_) => false,
+                });
+                if keys_choose {
+                    return unsupported("a `choose` in an assignment's index");
+                }
                 match (
                     self.layout.slots[slot as usize].clone(),
                     target.path.as_slice(),
@@ -682,7 +710,12 @@ impl Lower<'_, '_, '_> {
                         value: self.expr(value)?,
                         nat,
                     },
-                    (Slot::Word { offset, repr: root, .. }, path) => Stmt::Update {
+                    (
+                        Slot::Word {
+                            offset, repr: root, ..
+                        },
+                        path,
+                    ) => Stmt::Update {
                         target: Target::Word(offset),
                         root,
                         path: self.steps(path)?,
@@ -805,7 +838,10 @@ impl Lower<'_, '_, '_> {
                     (Domain::All(self.conv_of(ty)?), self.loop_order(ty, true)?)
                 } else {
                     let carrier = self.fins.carrier(ty).ok_or_else(|| {
-                        format!("a loop over type {}, which has no finite carrier,", self.fins.name(ty))
+                        format!(
+                            "a loop over type {}, which has no finite carrier,",
+                            self.fins.name(ty)
+                        )
                     })?;
                     let repr = self.repr(ty);
                     let words = carrier
@@ -875,6 +911,65 @@ impl Lower<'_, '_, '_> {
             return Ok(None);
         }
         Ok(Some(Arc::new(key)))
+    }
+}
+
+/// Whether statements evaluate a `choose`.
+pub fn stmts_choose(stmts: &[IrStmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Assign { target, value } => {
+            chooses(value)
+                || target.path.iter().any(|p| match p {
+                    PlaceStep::Index(i) => chooses(i),
+                    PlaceStep::Field(_) => false,
+                })
+        }
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
+            branches
+                .iter()
+                .any(|(c, body)| chooses(c) || stmts_choose(body))
+                || stmts_choose(otherwise)
+        }
+        StmtKind::ForIn {
+            collection: e,
+            body,
+            ..
+        }
+        | StmtKind::ForWhere { cond: e, body, .. }
+        | StmtKind::While { cond: e, body } => chooses(e) || stmts_choose(body),
+        StmtKind::Ensure(e) | StmtKind::Yield(e) => chooses(e),
+        StmtKind::Fire { .. } => true,
+        StmtKind::Ignore => false,
+    })
+}
+
+/// Whether `e` contains a `choose`.
+fn chooses(e: &Expr) -> bool {
+    let walk = |x: &Expr| chooses(x);
+    match &e.kind {
+        ExprKind::Choose { .. } => true,
+        ExprKind::Var(VarRef::Component { indices, .. }) => indices.iter().any(walk),
+        ExprKind::Var(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Nil
+        | ExprKind::EnumConst(_) => false,
+        ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
+            xs.iter().any(walk)
+        }
+        ExprKind::Unary(_, x)
+        | ExprKind::Field(x, _)
+        | ExprKind::NullVal(x)
+        | ExprKind::UnionPayload(x, _)
+        | ExprKind::UnionNew(_, x)
+        | ExprKind::Is(x, _)
+        | ExprKind::Quant(_, _, x) => chooses(x),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => chooses(a) || chooses(b),
+        ExprKind::Cond(c, a, b) => chooses(c) || chooses(a) || chooses(b),
     }
 }
 

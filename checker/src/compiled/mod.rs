@@ -17,8 +17,11 @@
 //! [`crate::model::MachineModel`] does and its steps are [`MachineStep`]s, so a path it reports
 //! re-executes through the interpreter into the usual replayable trace (and a divergence would
 //! show there). Start states come from the interpreter (`choose`, `so that`) and are encoded.
-//! A model outside the compiled subset (`choose` inside an effect, `while`) is refused by
-//! [`CompiledModel::new`] with the reason; a state the compiled code cannot handle (a value
+//! An effect's `choose` is resolved by the interpreter's evaluator under the same script of
+//! candidate indices the interpreter's model enumerates (`crate::model`), so both branch
+//! alike and number steps alike. A model outside the compiled subset (a `choose` with its own
+//! `det` block, `while`, variables of other automata) is refused by [`CompiledModel::new`]
+//! with the reason; a state the compiled code cannot handle (a value
 //! outside its universe, an arithmetic error, any error of the interpreter's evaluation, a
 //! false `ensuring`) stops the search with a [`Fault`], and the caller explores again with the
 //! interpreter, which handles or reports it with its source position. Tests compare both engines' state counts,
@@ -37,7 +40,7 @@ mod sym_tree;
 
 use crate::explore::Model;
 use crate::fingerprint::Fingerprint;
-use crate::model::{action_instances, MachineModel, MachineStep};
+use crate::model::{action_instances, MachineModel, MachineStep, Scripted};
 use crate::symmetry::Symmetry;
 use code::{eval, exec, Code, Cx, Fault, Stmt};
 use interpreter::machine::Machine;
@@ -58,20 +61,45 @@ pub type Words = Box<[i64]>;
 struct Case {
     /// `const` arguments: local `k` must equal the expression.
     const_args: Vec<(u32, Code)>,
-    /// The `where` clause and precondition conjuncts.
+    /// The transition's `where` clause.
+    where_clause: Option<Code>,
+    /// Whether the `const` arguments and the `where` clause read no state (they are then
+    /// decided once per instance, see [`Live`]).
+    stateless: bool,
+    /// The precondition conjuncts.
     guards: Vec<Code>,
+    /// How many leading precondition conjuncts read no state (a flattened composite's
+    /// participation conditions): decided once per instance with the `where` clause.
+    stateless_guards: usize,
     /// The effect.
     eff: Vec<Stmt>,
+    /// Whether the effect has a `choose` (its successors are every resolution of it).
+    chooses: bool,
 }
 
 /// An action: whether the automaton takes part with given arguments, and its cases.
 struct Action {
     /// Fixed-parameter checks and the signature's `where` clause.
     takes_part: Vec<Code>,
+    /// Whether those read no state (they are then decided once per instance, see
+    /// [`CompiledModel::live`]).
+    stateless: bool,
     /// The transitions, in declaration order (the first enabled one is taken).
     cases: Vec<Case>,
     /// Input actions are always enabled (with no effect when no case is).
     input: bool,
+}
+
+/// An instance as every state tries it: what could be decided once, from its arguments, is.
+struct Live {
+    /// The instance.
+    instance: u32,
+    /// Whether its `takes_part` checks are known to hold (they read no state and held).
+    takes_part: bool,
+    /// Its action's cases that may apply, by position; those whose `const` arguments,
+    /// `where` clause and leading stateless precondition conjuncts read no state are known to
+    /// hold them.
+    cases: Box<[(u16, bool)]>,
 }
 
 /// An action instance: the action and its argument words.
@@ -87,6 +115,8 @@ pub struct CompiledModel<'m, 's> {
     starts: Vec<(MachineStep, Words)>,
     actions: Vec<Action>,
     instances: Vec<Instance>,
+    /// The instances tried in every state, in order.
+    live: Vec<Live>,
     /// The root's invariants: index in the spec, and code.
     invariants: Vec<(usize, Code)>,
     /// Locals any code needs.
@@ -204,37 +234,61 @@ impl<'m, 's> CompiledModel<'m, 's> {
             };
             for (a, sig) in root.actions.iter().enumerate() {
                 let mut takes_part = Vec::new();
+                let mut reads = interpreter::deps::Reads::default();
                 for (k, p) in sig.params.iter().enumerate() {
                     if let Some(e) = &p.fixed {
                         takes_part.push(equals_local(&mut lower, k as u32, e)?);
+                        reads.expr(e);
                     }
                 }
                 if let Some(w) = &sig.where_clause {
                     takes_part.push(lower.expr(w)?);
+                    reads.expr(w);
                 }
+                let stateless = !reads.everything && reads.slots.is_empty();
                 n_locals = n_locals.max(sig.n_locals as usize + 1);
                 let mut cases = Vec::new();
                 for t in prim.transitions.iter().filter(|t| t.action.0 as usize == a) {
                     let mut const_args = Vec::new();
+                    let mut reads = interpreter::deps::Reads::default();
                     for (k, e) in &t.const_args {
                         const_args.push((*k, lower.expr(e)?));
+                        reads.expr(e);
                     }
+                    let where_clause = match &t.where_clause {
+                        Some(w) => {
+                            reads.expr(w);
+                            Some(lower.expr(w)?)
+                        }
+                        None => None,
+                    };
                     let mut guards = Vec::new();
-                    if let Some(w) = &t.where_clause {
-                        guards.push(lower.expr(w)?);
-                    }
+                    let mut stateless_guards = 0;
                     for c in &t.pre {
                         guards.push(lower.expr(c)?);
+                        let mut r = interpreter::deps::Reads::default();
+                        r.expr(c);
+                        if stateless_guards + 1 == guards.len()
+                            && !r.everything
+                            && r.slots.is_empty()
+                        {
+                            stateless_guards += 1;
+                        }
                     }
                     cases.push(Case {
                         const_args,
+                        where_clause,
+                        stateless: !reads.everything && reads.slots.is_empty(),
                         guards,
+                        stateless_guards,
                         eff: lower.stmts(&t.eff)?,
+                        chooses: lower::stmts_choose(&t.eff),
                     });
                     n_locals = n_locals.max(t.n_locals as usize + 1);
                 }
                 actions.push(Action {
                     takes_part,
+                    stateless,
                     cases,
                     input: sig.kind == ActionKind::Input,
                 });
@@ -271,6 +325,86 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 args,
             });
         }
+        // What reads no state is decided here, once per instance: whether the automaton takes
+        // part, and which cases' `const` arguments and `where` clauses hold.
+        let mut live = Vec::new();
+        {
+            let cx = Cx {
+                fins: &fins,
+                layout: &layout,
+                params: &params,
+                choices: None,
+            };
+            let zero = vec![0i64; layout.words];
+            let mut locals = vec![0i64; n_locals.max(ir_locals as usize + 1)];
+            // `Some(b)`: decided; `None`: to be decided in each state (a fault is met there).
+            let all_hold = |codes: &mut dyn Iterator<Item = (&Code, Option<u32>)>,
+                            locals: &mut Vec<i64>| {
+                for (c, slot) in codes {
+                    match eval(&cx, c, &zero, locals) {
+                        Ok(w) => {
+                            let holds = match slot {
+                                Some(k) => w == locals[k as usize],
+                                None => w != 0,
+                            };
+                            if !holds {
+                                return Some(false);
+                            }
+                        }
+                        Err(_) => return None,
+                    }
+                }
+                Some(true)
+            };
+            for (k, inst) in instances.iter().enumerate() {
+                let action = &actions[inst.action];
+                locals[..inst.args.len()].copy_from_slice(&inst.args);
+                let takes_part = if action.stateless {
+                    match all_hold(
+                        &mut action.takes_part.iter().map(|c| (c, None)),
+                        &mut locals,
+                    ) {
+                        Some(false) => continue,
+                        Some(true) => true,
+                        None => false,
+                    }
+                } else {
+                    false
+                };
+                let mut cases = Vec::new();
+                for (c, case) in action.cases.iter().enumerate() {
+                    if !case.stateless {
+                        cases.push((c as u16, false));
+                        continue;
+                    }
+                    let mut codes = case
+                        .const_args
+                        .iter()
+                        .map(|(slot, e)| (e, Some(*slot)))
+                        .chain(case.where_clause.iter().map(|w| (w, None)))
+                        .chain(
+                            case.guards[..case.stateless_guards]
+                                .iter()
+                                .map(|g| (g, None)),
+                        );
+                    match all_hold(&mut codes, &mut locals) {
+                        Some(false) => {}
+                        Some(true) => cases.push((c as u16, true)),
+                        None => cases.push((c as u16, false)),
+                    }
+                }
+                // A non-input instance none of whose cases can apply is never enabled.
+                if cases.is_empty() && !action.input && takes_part {
+                    continue;
+                }
+                live.push(Live {
+                    instance: k as u32,
+                    takes_part,
+                    cases: cases.into(),
+                });
+            }
+        }
+        fins.tabulate();
         let symmetry = symmetry.map(|s| {
             let tree = SymTree::new(&fins, fins.len(), &layout, &s);
             (s, tree)
@@ -281,6 +415,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             starts,
             actions,
             instances,
+            live,
             invariants,
             n_locals: n_locals.max(ir_locals as usize + 1),
             symmetry,
@@ -294,6 +429,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             fins: &self.fins,
             layout: &self.layout,
             params: &self.params,
+            choices: None,
         }
     }
 
@@ -325,18 +461,21 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// Tests instance `k` and, if it is enabled, appends its successor.
     fn step(
         &self,
-        k: usize,
+        live: &Live,
         state: &Words,
         locals: &mut [i64],
         out: &mut Vec<(MachineStep, Words)>,
     ) -> Result<(), Fault> {
+        let k = live.instance as usize;
         let inst = &self.instances[k];
         let action = &self.actions[inst.action];
         let cx = &self.cx();
         locals[..inst.args.len()].copy_from_slice(&inst.args);
-        for c in &action.takes_part {
-            if eval(cx, c, state, locals)? == 0 {
-                return Ok(());
+        if !live.takes_part {
+            for c in &action.takes_part {
+                if eval(cx, c, state, locals)? == 0 {
+                    return Ok(());
+                }
             }
         }
         let step = || MachineStep {
@@ -345,21 +484,57 @@ impl<'m, 's> CompiledModel<'m, 's> {
         };
         // Code never assigns the argument slots (effects assign state; quantifier and loop
         // variables have slots of their own), so one copy serves every case.
-        'cases: for case in &action.cases {
-            for (slot, e) in &case.const_args {
-                if eval(cx, e, state, locals)? != locals[*slot as usize] {
-                    continue 'cases;
+        'cases: for &(c, known) in live.cases.iter() {
+            let case = &action.cases[c as usize];
+            let mut guards = &case.guards[..];
+            if known {
+                guards = &guards[case.stateless_guards..];
+            } else {
+                for (slot, e) in &case.const_args {
+                    if eval(cx, e, state, locals)? != locals[*slot as usize] {
+                        continue 'cases;
+                    }
+                }
+                if let Some(w) = &case.where_clause {
+                    if eval(cx, w, state, locals)? == 0 {
+                        continue 'cases;
+                    }
                 }
             }
-            for g in &case.guards {
+            for g in guards {
                 if eval(cx, g, state, locals)? == 0 {
                     continue 'cases;
                 }
             }
-            let mut next = state.clone();
-            exec(cx, &case.eff, &mut next, locals)?;
-            out.push((step(), next));
-            return Ok(());
+            if !case.chooses {
+                let mut next = state.clone();
+                exec(cx, &case.eff, &mut next, locals)?;
+                out.push((step(), next));
+                return Ok(());
+            }
+            // Every resolution of the effect's `choose`s, in the interpreter's order (the
+            // interpreter's model enumerates the same scripts, see `crate::model`).
+            let mut script: Vec<u32> = Vec::new();
+            loop {
+                let chooser = RefCell::new(Scripted::new(&script));
+                let cx = Cx {
+                    choices: Some(&chooser),
+                    ..self.cx()
+                };
+                let mut next = state.clone();
+                exec(&cx, &case.eff, &mut next, locals)?;
+                out.push((
+                    MachineStep {
+                        instance: k as u32,
+                        choices: script.clone().into(),
+                    },
+                    next,
+                ));
+                match chooser.into_inner().next_script() {
+                    Some(s) => script = s,
+                    None => return Ok(()),
+                }
+            }
         }
         if action.input {
             out.push((step(), state.clone()));
@@ -397,8 +572,8 @@ impl Model for CompiledModel<'_, '_> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
-            for k in 0..self.instances.len() {
-                self.step(k, state, locals, out)?;
+            for live in &self.live {
+                self.step(live, state, locals, out)?;
             }
             Ok(())
         })
@@ -424,14 +599,20 @@ impl Model for CompiledModel<'_, '_> {
             bytes.clear();
             // An interned word is hashed as its value's hash, not its id (ids depend on the
             // order threads met the values; fingerprints must not).
-            let mut interned = self.layout.interned.iter().peekable();
-            for (k, w) in state.iter().enumerate() {
-                if interned.peek() == Some(&&(k as u32)) {
-                    interned.next();
-                    bytes.extend_from_slice(&self.fins.interner.hash(*w).to_le_bytes());
-                } else {
-                    bytes.extend_from_slice(&w.to_le_bytes());
-                }
+            for w in state.iter() {
+                bytes.extend_from_slice(&w.to_le_bytes());
+            }
+            let interned = &self.layout.interned;
+            if !interned.is_empty() {
+                let ids = interned.iter().map(|&k| state[k as usize]);
+                let mut at = interned.iter();
+                self.fins.interner.each_hash(ids, |h| {
+                    let k = *at.next().expect("one position per id") as usize;
+                    // The word's 8 bytes become the low half of the hash, the high half goes
+                    // after the words (the layout fixes where, so this is still injective).
+                    bytes[k * 8..k * 8 + 8].copy_from_slice(&(h as u64).to_le_bytes());
+                    bytes.extend_from_slice(&((h >> 64) as u64).to_le_bytes());
+                });
             }
             xxh3_128_with_seed(bytes, crate::fingerprint::SEED)
         });
