@@ -237,10 +237,30 @@ pub enum Input {
     },
 }
 
+thread_local! {
+    /// Each worker's spare local arrays for [`Interp`] evaluations (a stack: inputs are
+    /// computed, possibly by nested evaluations, before the interpreter runs).
+    static VALUES: RefCell<Vec<Vec<Value>>> = const { RefCell::new(Vec::new()) };
+}
+
 impl Interp {
     /// The value of the expression in state `st`.
     pub fn value(&self, cx: &Cx, st: &[i64], locals: &mut [i64]) -> Eval<Value> {
-        let mut values = vec![Value::Nil; self.n_locals as usize];
+        let mut values = VALUES.with(|v| v.borrow_mut().pop()).unwrap_or_default();
+        values.resize(self.n_locals as usize, Value::Nil);
+        let result = self.value_with(cx, st, locals, &mut values);
+        values.clear();
+        VALUES.with(|v| v.borrow_mut().push(values));
+        result
+    }
+
+    fn value_with(
+        &self,
+        cx: &Cx,
+        st: &[i64],
+        locals: &mut [i64],
+        values: &mut [Value],
+    ) -> Eval<Value> {
         for input in &self.inputs {
             match input {
                 Input::Word { local, code, repr } => {
@@ -257,8 +277,8 @@ impl Interp {
         let result = match cx.choices {
             Some(choices) => cx
                 .scope()
-                .eval(&self.expr, &mut values, &mut *choices.borrow_mut()),
-            None => cx.scope().eval(&self.expr, &mut values, &mut NoChoice),
+                .eval(&self.expr, values, &mut *choices.borrow_mut()),
+            None => cx.scope().eval(&self.expr, values, &mut NoChoice),
         };
         result.map_err(|_| Fault::Interpreted)
     }
