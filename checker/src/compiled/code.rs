@@ -33,6 +33,15 @@ pub struct Cx<'a, 'm, 's> {
     pub choices: Option<&'a RefCell<dyn Chooser + 'a>>,
 }
 
+/// A state being read, with what evaluation reads besides it (one argument, so that the deep
+/// recursion of [`eval`] passes its arguments in registers).
+pub struct Env<'e, 'a, 'm, 's> {
+    /// The rest.
+    pub cx: &'e Cx<'a, 'm, 's>,
+    /// The state's words.
+    pub st: &'e [i64],
+}
+
 impl Cx<'_, '_, '_> {
     /// A scope for the interpreter's evaluator: no state (an [`Interp`] reads locals only), the
     /// automaton's parameters.
@@ -245,26 +254,21 @@ thread_local! {
 
 impl Interp {
     /// The value of the expression in state `st`.
-    pub fn value(&self, cx: &Cx, st: &[i64], locals: &mut [i64]) -> Eval<Value> {
+    pub fn value(&self, env: &Env, locals: &mut [i64]) -> Eval<Value> {
         let mut values = VALUES.with(|v| v.borrow_mut().pop()).unwrap_or_default();
         values.resize(self.n_locals as usize, Value::Nil);
-        let result = self.value_with(cx, st, locals, &mut values);
+        let result = self.value_with(env, locals, &mut values);
         values.clear();
         VALUES.with(|v| v.borrow_mut().push(values));
         result
     }
 
-    fn value_with(
-        &self,
-        cx: &Cx,
-        st: &[i64],
-        locals: &mut [i64],
-        values: &mut [Value],
-    ) -> Eval<Value> {
+    fn value_with(&self, env: &Env, locals: &mut [i64], values: &mut [Value]) -> Eval<Value> {
+        let (cx, st) = (env.cx, env.st);
         for input in &self.inputs {
             match input {
                 Input::Word { local, code, repr } => {
-                    let w = eval(cx, code, st, locals)?;
+                    let w = eval(env, code, locals)?;
                     values[*local as usize] = cx.value(*repr, w);
                 }
                 Input::Slot { local, slot } => {
@@ -301,8 +305,18 @@ pub enum Code {
         index: Box<Code>,
         /// Index word to rank.
         conv: Conv,
-        /// The ranks that are members, for a component family's variable.
-        members: Option<Arc<Vec<bool>>>,
+    },
+    /// An entry of a component family's variable (`P.x[i]` for `P[i].x`), which must be a
+    /// member's.
+    MemberGet {
+        /// The first entry's position.
+        base: u32,
+        /// The index.
+        index: Box<Code>,
+        /// Index word to rank.
+        conv: Conv,
+        /// The ranks that are members.
+        members: Arc<Vec<bool>>,
     },
     /// `¬`.
     Not(Box<Code>),
@@ -531,35 +545,39 @@ fn truth(w: i64) -> bool {
 }
 
 /// Evaluates a word expression in state `st`.
-pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
+pub fn eval(env: &Env, c: &Code, locals: &mut [i64]) -> Eval<i64> {
+    let st = env.st;
     Ok(match c {
         Code::Const(k) => *k,
         Code::Local(k) => locals[*k as usize],
         Code::Word(o) => st[*o as usize],
-        Code::ArrayGet {
+        Code::ArrayGet { base, index, conv } => {
+            let r = conv.rank(eval(env, index, locals)?)?;
+            st[*base as usize + r as usize]
+        }
+        Code::MemberGet {
             base,
             index,
             conv,
             members,
         } => {
-            let r = member(*conv, members, eval(cx, index, st, locals)?)?;
+            let r = conv.rank(eval(env, index, locals)?)?;
+            if !members[r as usize] {
+                return Err(Fault::NoMember);
+            }
             st[*base as usize + r as usize]
         }
-        Code::Not(a) => !truth(eval(cx, a, st, locals)?) as i64,
-        Code::Neg(a) => eval(cx, a, st, locals)?
+        Code::Not(a) => !truth(eval(env, a, locals)?) as i64,
+        Code::Neg(a) => eval(env, a, locals)?
             .checked_neg()
             .ok_or(Fault::Arithmetic)?,
-        Code::And(a, b) => {
-            (truth(eval(cx, a, st, locals)?) && truth(eval(cx, b, st, locals)?)) as i64
-        }
-        Code::Or(a, b) => {
-            (truth(eval(cx, a, st, locals)?) || truth(eval(cx, b, st, locals)?)) as i64
-        }
+        Code::And(a, b) => (truth(eval(env, a, locals)?) && truth(eval(env, b, locals)?)) as i64,
+        Code::Or(a, b) => (truth(eval(env, a, locals)?) || truth(eval(env, b, locals)?)) as i64,
         Code::Implies(a, b) => {
-            (!truth(eval(cx, a, st, locals)?) || truth(eval(cx, b, st, locals)?)) as i64
+            (!truth(eval(env, a, locals)?) || truth(eval(env, b, locals)?)) as i64
         }
         Code::Cmp(op, a, b) => {
-            let (x, y) = (eval(cx, a, st, locals)?, eval(cx, b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             (match op {
                 Cmp::Eq => x == y,
                 Cmp::Ne => x != y,
@@ -570,10 +588,7 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             }) as i64
         }
         Code::Eq { ne, a, b } => {
-            let equal = match (
-                eval_built(cx, a, st, locals)?,
-                eval_built(cx, b, st, locals)?,
-            ) {
+            let equal = match (eval_built(env, a, locals)?, eval_built(env, b, locals)?) {
                 (Some(x), Some(y)) => x == y,
                 (None, None) => return Err(Fault::Unrepresentable),
                 _ => false,
@@ -581,7 +596,7 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             (equal != *ne) as i64
         }
         Code::Arith(op, a, b) => {
-            let (x, y) = (eval(cx, a, st, locals)?, eval(cx, b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             match op {
                 Arith::Add => x.checked_add(y),
                 Arith::Sub => x.checked_sub(y),
@@ -593,13 +608,13 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             }
             .ok_or(Fault::Arithmetic)?
         }
-        Code::Abs(a) => eval(cx, a, st, locals)?
+        Code::Abs(a) => eval(env, a, locals)?
             .checked_abs()
             .ok_or(Fault::Arithmetic)?,
         Code::Tuple { fields, listed } => {
             let mut r = 0u64;
             for (f, conv, stride) in fields {
-                r += conv.rank(eval(cx, f, st, locals)?)? * stride;
+                r += conv.rank(eval(env, f, locals)?)? * stride;
             }
             match listed {
                 None => r as i64,
@@ -616,34 +631,34 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             card,
             lo,
         } => {
-            let t = eval(cx, tuple, st, locals)? as u64;
+            let t = eval(env, tuple, locals)? as u64;
             let p = match listed {
                 None => t,
                 Some(l) => l.to_product[t as usize],
             };
             lo + ((p / stride) % card) as i64
         }
-        Code::NullVal(a, lo) => match eval(cx, a, st, locals)? {
+        Code::NullVal(a, lo) => match eval(env, a, locals)? {
             0 => return Err(Fault::Nil),
             r => lo + r - 1,
         },
-        Code::Embed(a, conv) => 1 + conv.rank(eval(cx, a, st, locals)?)? as i64,
+        Code::Embed(a, conv) => 1 + conv.rank(eval(env, a, locals)?)? as i64,
         Code::Cond(c, a, b) => {
-            if truth(eval(cx, c, st, locals)?) {
-                eval(cx, a, st, locals)?
+            if truth(eval(env, c, locals)?) {
+                eval(env, a, locals)?
             } else {
-                eval(cx, b, st, locals)?
+                eval(env, b, locals)?
             }
         }
         Code::SetLit(items, conv) => {
             let mut m = 0u64;
             for x in items {
-                m |= 1 << conv.rank(eval(cx, x, st, locals)?)?;
+                m |= 1 << conv.rank(eval(env, x, locals)?)?;
             }
             m as i64
         }
         Code::SetOp(op, a, b) => {
-            let (x, y) = (eval(cx, a, st, locals)?, eval(cx, b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             match op {
                 SetOp::Union => x | y,
                 SetOp::Intersect => x & y,
@@ -651,35 +666,38 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             }
         }
         Code::SetInsert(x, conv, s) => {
-            let r = conv.rank(eval(cx, x, st, locals)?)?;
-            eval(cx, s, st, locals)? | 1 << r
+            let r = conv.rank(eval(env, x, locals)?)?;
+            eval(env, s, locals)? | 1 << r
         }
         Code::SetDelete(x, conv, s) => {
-            let r = conv.rank(eval(cx, x, st, locals)?)?;
-            eval(cx, s, st, locals)? & !(1 << r)
+            let r = conv.rank(eval(env, x, locals)?)?;
+            eval(env, s, locals)? & !(1 << r)
         }
         Code::SetHas(x, conv, s) => {
-            let w = eval_built(cx, x, st, locals)?;
-            let m = eval(cx, s, st, locals)?;
+            let w = match **x {
+                Code::Tuple { .. } | Code::Embed(..) => eval_built(env, x, locals)?,
+                _ => Some(eval(env, x, locals)?),
+            };
+            let m = eval(env, s, locals)?;
             match w.and_then(|w| conv.rank_if_any(w)) {
                 Some(r) => (m >> r) & 1,
                 // A value outside the carrier is in no representable set.
                 None => 0,
             }
         }
-        Code::SetSize(s) => eval(cx, s, st, locals)?.count_ones() as i64,
+        Code::SetSize(s) => eval(env, s, locals)?.count_ones() as i64,
         Code::SetCmp(op, a, b) => {
-            let (x, y) = (eval(cx, a, st, locals)?, eval(cx, b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             set_cmp(*op, x == y, x & !y == 0) as i64
         }
         Code::BigHas(x, conv, s) => {
-            let w = eval(cx, x, st, locals)?;
+            let w = eval(env, x, locals)?;
             let Ok(r) = conv.rank(w) else { return Ok(0) };
             let r = r as usize;
             match s {
                 Big::Var { offset, .. } => (st[*offset as usize + r / 64] >> (r % 64)) & 1,
                 _ => {
-                    let bits = big(cx, s, st, locals)?;
+                    let bits = big(env, s, locals)?;
                     (bits[r / 64] >> (r % 64)) & 1
                 }
             }
@@ -689,13 +707,13 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
                 .iter()
                 .map(|w| w.count_ones() as i64)
                 .sum(),
-            _ => big(cx, s, st, locals)?
+            _ => big(env, s, locals)?
                 .iter()
                 .map(|w| w.count_ones() as i64)
                 .sum(),
         },
         Code::BigCmp(op, a, b) => {
-            let (x, y) = (big(cx, a, st, locals)?, big(cx, b, st, locals)?);
+            let (x, y) = (big(env, a, locals)?, big(env, b, locals)?);
             let eq = x == y;
             let sub = x.iter().zip(&y).all(|(p, q)| p & !q == 0);
             set_cmp(*op, eq, sub) as i64
@@ -707,9 +725,9 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             body,
         } => {
             let mut found = !*exists;
-            for_each(cx, domain, st, locals, |w, locals| {
+            for_each(env, domain, locals, |w, locals| {
                 locals[*var as usize] = w;
-                let t = truth(eval(cx, body, st, locals)?);
+                let t = truth(eval(env, body, locals)?);
                 if t == *exists {
                     found = *exists;
                     return Ok(false);
@@ -718,22 +736,18 @@ pub fn eval(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             })?;
             found as i64
         }
-        Code::Interp(i, repr) => {
-            let v = i.value(cx, st, locals)?;
-            cx.word(*repr, &v)?
-        }
+        Code::Interp(i, repr) => interp_word(env, i, *repr, locals)?,
     })
 }
 
 /// The word of `c`, or `None` when `c` builds a tuple or `embed` outside its type's universe
 /// (which is then no value any word holds).
-fn eval_built(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<Option<i64>> {
+fn eval_built(env: &Env, c: &Code, locals: &mut [i64]) -> Eval<Option<i64>> {
     match c {
         Code::Tuple { fields, listed } => {
             let mut r = 0u64;
             for (f, conv, stride) in fields {
-                let Some(x) = eval_built(cx, f, st, locals)?.and_then(|w| conv.rank_if_any(w))
-                else {
+                let Some(x) = eval_built(env, f, locals)?.and_then(|w| conv.rank_if_any(w)) else {
                     return Ok(None);
                 };
                 r += x * stride;
@@ -746,10 +760,10 @@ fn eval_built(cx: &Cx, c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<Option<
                 },
             })
         }
-        Code::Embed(a, conv) => Ok(eval_built(cx, a, st, locals)?
+        Code::Embed(a, conv) => Ok(eval_built(env, a, locals)?
             .and_then(|w| conv.rank_if_any(w))
             .map(|r| 1 + r as i64)),
-        _ => eval(cx, c, st, locals).map(Some),
+        _ => eval(env, c, locals).map(Some),
     }
 }
 
@@ -774,9 +788,8 @@ fn set_cmp(op: SetCmp, eq: bool, subset_eq: bool) -> bool {
 
 /// Calls `f` with the word of every element of `domain` in rank order, until it returns false.
 fn for_each(
-    cx: &Cx,
+    env: &Env,
     domain: &Domain,
-    st: &[i64],
     locals: &mut [i64],
     mut f: impl FnMut(i64, &mut [i64]) -> Eval<bool>,
 ) -> Eval<()> {
@@ -789,7 +802,7 @@ fn for_each(
             }
         }
         Domain::Members(s, lo) => {
-            let mut m = eval(cx, s, st, locals)? as u64;
+            let mut m = eval(env, s, locals)? as u64;
             while m != 0 {
                 let r = m.trailing_zeros() as i64;
                 m &= m - 1;
@@ -801,9 +814,9 @@ fn for_each(
         Domain::BigMembers(s, lo) => {
             let owned;
             let bits: &[i64] = match s {
-                Big::Var { offset, words } => &st[*offset as usize..][..*words as usize],
+                Big::Var { offset, words } => &env.st[*offset as usize..][..*words as usize],
                 _ => {
-                    owned = big(cx, s, st, locals)?;
+                    owned = big(env, s, locals)?;
                     &owned
                 }
             };
@@ -826,18 +839,8 @@ fn for_each(
             }
         }
         Domain::Values { coll, repr, repeat } => {
-            let items: Vec<Value> = match coll.value(cx, st, locals)? {
-                Value::Set(x) => x.into_iter().collect(),
-                Value::Mset(m) if *repeat => m
-                    .into_iter()
-                    .flat_map(|(x, n)| std::iter::repeat_n(x, n as usize))
-                    .collect(),
-                Value::Mset(m) => m.keys().cloned().collect(),
-                Value::Seq(x) => x.iter().cloned().collect(),
-                _ => return Err(Fault::Interpreted),
-            };
-            for x in &items {
-                if !f(cx.word(*repr, x)?, locals)? {
+            for w in element_words(env, coll, *repr, *repeat, locals)? {
+                if !f(w, locals)? {
                     break;
                 }
             }
@@ -846,33 +849,64 @@ fn for_each(
     Ok(())
 }
 
+/// The word of an [`Interp`] node's value (kept out of [`eval`], whose frame stays small).
+#[inline(never)]
+fn interp_word(env: &Env, i: &Interp, repr: Repr, locals: &mut [i64]) -> Eval<i64> {
+    let v = i.value(env, locals)?;
+    env.cx.word(repr, &v)
+}
+
+/// The words of a collection's elements in the interpreter's order (a multiset's as often as
+/// it holds them with `repeat`).
+#[inline(never)]
+fn element_words(
+    env: &Env,
+    coll: &Interp,
+    repr: Repr,
+    repeat: bool,
+    locals: &mut [i64],
+) -> Eval<Vec<i64>> {
+    let items: Vec<Value> = match coll.value(env, locals)? {
+        Value::Set(x) => x.into_iter().collect(),
+        Value::Mset(m) if repeat => m
+            .into_iter()
+            .flat_map(|(x, n)| std::iter::repeat_n(x, n as usize))
+            .collect(),
+        Value::Mset(m) => m.keys().cloned().collect(),
+        Value::Seq(x) => x.iter().cloned().collect(),
+        _ => return Err(Fault::Interpreted),
+    };
+    items.iter().map(|x| env.cx.word(repr, x)).collect()
+}
+
 /// The words of a bit-set expression.
-pub fn big(cx: &Cx, b: &Big, st: &[i64], locals: &mut [i64]) -> Eval<Vec<i64>> {
+pub fn big(env: &Env, b: &Big, locals: &mut [i64]) -> Eval<Vec<i64>> {
+    let st = env.st;
     Ok(match b {
         Big::Var { offset, words } => st[*offset as usize..][..*words as usize].to_vec(),
         Big::Lit(items, conv, words) => {
             let mut out = vec![0i64; *words as usize];
             for x in items {
-                let r = conv.rank(eval(cx, x, st, locals)?)? as usize;
+                let r = conv.rank(eval(env, x, locals)?)? as usize;
                 out[r / 64] |= 1 << (r % 64);
             }
             out
         }
         Big::Insert(x, conv, s) => {
-            let r = conv.rank(eval(cx, x, st, locals)?)? as usize;
-            let mut out = big(cx, s, st, locals)?;
+            let r = conv.rank(eval(env, x, locals)?)? as usize;
+            let mut out = big(env, s, locals)?;
             out[r / 64] |= 1 << (r % 64);
             out
         }
         Big::Delete(x, conv, s) => {
-            let r = conv.rank(eval(cx, x, st, locals)?)? as usize;
-            let mut out = big(cx, s, st, locals)?;
+            let r = conv.rank(eval(env, x, locals)?)? as usize;
+            let mut out = big(env, s, locals)?;
             out[r / 64] &= !(1 << (r % 64));
             out
         }
         Big::Op(op, a, b) => {
-            let mut x = big(cx, a, st, locals)?;
-            let y = big(cx, b, st, locals)?;
+            let mut x = big(env, a, locals)?;
+            let y = big(env, b, locals)?;
             for (p, q) in x.iter_mut().zip(&y) {
                 *p = match op {
                     SetOp::Union => *p | q,
@@ -890,7 +924,7 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
     for s in stmts {
         match s {
             Stmt::SetWord { offset, value, nat } => {
-                let v = eval(cx, value, st, locals)?;
+                let v = eval(&Env { cx, st }, value, locals)?;
                 if *nat && v < 0 {
                     return Err(Fault::Arithmetic);
                 }
@@ -904,8 +938,8 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
                 nat,
                 members,
             } => {
-                let r = member(*conv, members, eval(cx, index, st, locals)?)?;
-                let v = eval(cx, value, st, locals)?;
+                let r = member(*conv, members, eval(&Env { cx, st }, index, locals)?)?;
+                let v = eval(&Env { cx, st }, value, locals)?;
                 if *nat && v < 0 {
                     return Err(Fault::Arithmetic);
                 }
@@ -915,11 +949,11 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
                 // `S := insert(x, S)`: one bit, in place.
                 Big::Insert(x, conv, inner) if matches!(**inner, Big::Var { offset: o, .. } if o == *offset) =>
                 {
-                    let r = conv.rank(eval(cx, x, st, locals)?)? as usize;
+                    let r = conv.rank(eval(&Env { cx, st }, x, locals)?)? as usize;
                     st[*offset as usize + r / 64] |= 1 << (r % 64);
                 }
                 _ => {
-                    let bits = big(cx, value, st, locals)?;
+                    let bits = big(&Env { cx, st }, value, locals)?;
                     st[*offset as usize..][..bits.len()].copy_from_slice(&bits);
                 }
             },
@@ -931,13 +965,13 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
                 repr,
             } => {
                 // As the interpreter: the value first, then the keys in order.
-                let v = cx.value(*repr, eval(cx, value, st, locals)?);
+                let v = cx.value(*repr, eval(&Env { cx, st }, value, locals)?);
                 let mut keys = Vec::with_capacity(path.len());
                 for step in path {
                     keys.push(match step {
                         Step::Field(k) => Key::Field(*k as usize),
                         Step::Index(code, repr) => {
-                            Key::Index(cx.value(*repr, eval(cx, code, st, locals)?))
+                            Key::Index(cx.value(*repr, eval(&Env { cx, st }, code, locals)?))
                         }
                     });
                 }
@@ -950,7 +984,8 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
                         members,
                     } => {
                         *base as usize
-                            + member(*conv, members, eval(cx, index, st, locals)?)? as usize
+                            + member(*conv, members, eval(&Env { cx, st }, index, locals)?)?
+                                as usize
                     }
                 };
                 let old = cx.value(*root, st[at]);
@@ -959,16 +994,16 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
                 st[at] = cx.word(*root, &new)?;
             }
             Stmt::SetSlot { slot, value } => {
-                let v = value.value(cx, st, locals)?;
+                let v = value.value(&Env { cx, st }, locals)?;
                 cx.layout
                     .encode_slot(cx.fins, *slot as usize, &v, st)
                     .ok_or(Fault::Unrepresentable)?;
             }
             Stmt::SetLocal { slot, value } => {
-                locals[*slot as usize] = eval(cx, value, st, locals)?;
+                locals[*slot as usize] = eval(&Env { cx, st }, value, locals)?;
             }
             Stmt::Ensure(c) => {
-                if !truth(eval(cx, c, st, locals)?) {
+                if !truth(eval(&Env { cx, st }, c, locals)?) {
                     return Err(Fault::Ensuring);
                 }
             }
@@ -978,7 +1013,7 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
             } => {
                 let mut taken = false;
                 for (c, body) in branches {
-                    if truth(eval(cx, c, st, locals)?) {
+                    if truth(eval(&Env { cx, st }, c, locals)?) {
                         exec(cx, body, st, locals)?;
                         taken = true;
                         break;
@@ -997,7 +1032,7 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
             } => {
                 // The domain is read once, before the body changes anything.
                 let mut items = Vec::new();
-                for_each(cx, domain, st, locals, |w, _| {
+                for_each(&Env { cx, st }, domain, locals, |w, _| {
                     items.push(w);
                     Ok(true)
                 })?;
@@ -1012,7 +1047,7 @@ pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval
                 for w in items {
                     locals[*var as usize] = w;
                     if let Some(c) = cond {
-                        if !truth(eval(cx, c, st, locals)?) {
+                        if !truth(eval(&Env { cx, st }, c, locals)?) {
                             continue;
                         }
                     }

@@ -234,11 +234,19 @@ impl Lower<'_, '_, '_> {
                     else {
                         return unsupported("indexing an array held as one value");
                     };
-                    Code::ArrayGet {
-                        base: offset,
-                        index: b(self.expr(index)?),
-                        conv: self.conv(ix),
-                        members,
+                    let (index, conv) = (b(self.expr(index)?), self.conv(ix));
+                    match members {
+                        None => Code::ArrayGet {
+                            base: offset,
+                            index,
+                            conv,
+                        },
+                        Some(members) => Code::MemberGet {
+                            base: offset,
+                            index,
+                            conv,
+                            members,
+                        },
                     }
                 }
                 _ => return unsupported("indexing other than into an array state variable"),
@@ -382,11 +390,19 @@ impl Lower<'_, '_, '_> {
             // Words are canonical (ranks, integers, interned ids), so equal words are equal
             // values. A tuple or `embed` built outside its type's universe equals nothing
             // that has a word (`f = [bit, next]` once `next` passed the universe).
-            BinOp::Eq | BinOp::Neq => Code::Eq {
-                ne: op == BinOp::Neq,
-                a: b(self.expr(l)?),
-                b: b(self.expr(r)?),
-            },
+            BinOp::Eq | BinOp::Neq => {
+                let (x, y) = (self.expr(l)?, self.expr(r)?);
+                if built(&x) || built(&y) {
+                    Code::Eq {
+                        ne: op == BinOp::Neq,
+                        a: b(x),
+                        b: b(y),
+                    }
+                } else {
+                    let cmp = if op == BinOp::Eq { Cmp::Eq } else { Cmp::Ne };
+                    Code::Cmp(cmp, b(x), b(y))
+                }
+            }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if int(&l.ty) || l.ty == Type::Char => {
                 let cmp = match op {
                     BinOp::Lt => Cmp::Lt,
@@ -912,6 +928,11 @@ impl Lower<'_, '_, '_> {
         }
         Ok(Some(Arc::new(key)))
     }
+}
+
+/// Whether `c` builds a tuple or `embed` (which may fall outside its type's universe).
+fn built(c: &Code) -> bool {
+    matches!(c, Code::Tuple { .. } | Code::Embed(..))
 }
 
 /// Whether statements evaluate a `choose`.

@@ -42,7 +42,7 @@ use crate::explore::Model;
 use crate::fingerprint::Fingerprint;
 use crate::model::{action_instances, MachineModel, MachineStep, Scripted};
 use crate::symmetry::Symmetry;
-use code::{eval, exec, Code, Cx, Fault, Stmt};
+use code::{eval, exec, Code, Cx, Env, Fault, Stmt};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ast::ActionKind;
@@ -341,7 +341,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             let all_hold = |codes: &mut dyn Iterator<Item = (&Code, Option<u32>)>,
                             locals: &mut Vec<i64>| {
                 for (c, slot) in codes {
-                    match eval(&cx, c, &zero, locals) {
+                    match eval(&Env { cx: &cx, st: &zero }, c, locals) {
                         Ok(w) => {
                             let holds = match slot {
                                 Some(k) => w == locals[k as usize],
@@ -461,6 +461,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// Tests instance `k` and, if it is enabled, appends its successor.
     fn step(
         &self,
+        cx: &Cx,
         live: &Live,
         state: &Words,
         locals: &mut [i64],
@@ -469,11 +470,10 @@ impl<'m, 's> CompiledModel<'m, 's> {
         let k = live.instance as usize;
         let inst = &self.instances[k];
         let action = &self.actions[inst.action];
-        let cx = &self.cx();
         locals[..inst.args.len()].copy_from_slice(&inst.args);
         if !live.takes_part {
             for c in &action.takes_part {
-                if eval(cx, c, state, locals)? == 0 {
+                if eval(&Env { cx, st: state }, c, locals)? == 0 {
                     return Ok(());
                 }
             }
@@ -491,18 +491,18 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 guards = &guards[case.stateless_guards..];
             } else {
                 for (slot, e) in &case.const_args {
-                    if eval(cx, e, state, locals)? != locals[*slot as usize] {
+                    if eval(&Env { cx, st: state }, e, locals)? != locals[*slot as usize] {
                         continue 'cases;
                     }
                 }
                 if let Some(w) = &case.where_clause {
-                    if eval(cx, w, state, locals)? == 0 {
+                    if eval(&Env { cx, st: state }, w, locals)? == 0 {
                         continue 'cases;
                     }
                 }
             }
             for g in guards {
-                if eval(cx, g, state, locals)? == 0 {
+                if eval(&Env { cx, st: state }, g, locals)? == 0 {
                     continue 'cases;
                 }
             }
@@ -572,8 +572,9 @@ impl Model for CompiledModel<'_, '_> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
+            let cx = &self.cx();
             for live in &self.live {
-                self.step(live, state, locals, out)?;
+                self.step(cx, live, state, locals, out)?;
             }
             Ok(())
         })
@@ -585,7 +586,7 @@ impl Model for CompiledModel<'_, '_> {
             locals.resize(self.n_locals, 0);
             let cx = &self.cx();
             for (k, code) in &self.invariants {
-                if eval(cx, code, state, locals)? == 0 {
+                if eval(&Env { cx, st: state }, code, locals)? == 0 {
                     return Ok(Some(*k));
                 }
             }
