@@ -204,5 +204,11 @@ fn fingerprints_do_not_depend_on_interning_order() {
         assert_eq!(a.fingerprint(x), b.fingerprint(y), "{s:?}");
         assert_eq!(a.decode(x), *s);
         assert_eq!(b.decode(y), *s);
+        // Portable words (what other processes and checkpoints read) carry the values.
+        let moved = b
+            .from_portable_words(&a.portable_words(x))
+            .expect("portable words");
+        assert_eq!(b.decode(&moved), *s);
+        assert_eq!(b.fingerprint(&moved), a.fingerprint(x));
     }
 }

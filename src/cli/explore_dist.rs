@@ -138,13 +138,6 @@ pub fn run(
             ))
         }
     };
-    if compiled.has_interned_words() {
-        // An interned word is an id into this process's own table of values; another process
-        // (or a resumed run) would read it as another value.
-        return usage(
-            "--processes, --checkpoint and --resume need states that are plain words, and this model's states hold sequences, maps, strings, reals, union values or other values without a word layout (interned per process, so they cannot travel); explore without these options".into(),
-        );
-    }
     let compiled: &'static CompiledModel<'static, 'static> = Box::leak(Box::new(compiled));
     let explorer = match MachineModel::new(machine, None) {
         Ok(x) => x,

@@ -36,6 +36,7 @@ pub mod flat;
 pub mod intern;
 pub mod layout;
 mod lower;
+mod portable;
 mod sym_tree;
 
 use crate::explore::Model;
