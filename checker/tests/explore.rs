@@ -457,3 +457,29 @@ fn param_guards_are_found_in_the_groove_paxos_model() {
         vec![("onAccept".to_string(), 1), ("onLearn".to_string(), 0)]
     );
 }
+
+/// A construct the compiled engine refuses is named by a sentence and its place (the
+/// assignment whose index has a `choose`, line 15), and the interpreter explores the model.
+#[test]
+fn a_refusal_names_its_place() {
+    let loaded = common::load(
+        "checker/tests/data/models/refused_choose_index.ioa",
+        "Int = 0..2",
+    );
+    let machine = loaded.machine("Marks", vec![]);
+    let refusal = CompiledModel::new(&machine, None)
+        .err()
+        .expect("the model is refused");
+    assert_eq!(
+        refusal.reason,
+        "a `choose` in an assignment's index is not compiled"
+    );
+    let span = refusal.span.expect("a place");
+    let text = std::fs::read_to_string(common::workspace(
+        "checker/tests/data/models/refused_choose_index.ioa",
+    ))
+    .expect("the model");
+    assert!(text[span.start as usize..].starts_with("marks[choose k"));
+    let (_, report) = common::run(&machine, &[], &Options::default());
+    assert!(matches!(report.verdict, Verdict::Verified));
+}

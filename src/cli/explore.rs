@@ -366,9 +366,11 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         None => None,
     };
     let compiled = match &flat_machine {
-        Some(Ok(flat)) => checker::compiled::flat::compile(&machine, flat),
+        Some(Ok(flat)) => {
+            checker::compiled::flat::compile(&machine, flat).map_err(|r| refusal(&m, r))
+        }
         Some(Err(reason)) => Err(reason.clone()),
-        None => CompiledModel::new(&machine, symmetry).map_err(|r| r.to_string()),
+        None => CompiledModel::new(&machine, symmetry).map_err(|r| refusal(&m, r)),
     };
     let (compiled, engine_note) = match args.engine {
         Engine::Interpreter => (None, "interpreted".to_string()),
@@ -472,6 +474,24 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         print_stderr("\r\x1b[2K");
     }
     finish(&args, &m, &explorer, &report, n_inv, None)
+}
+
+/// Why the compiled engine does not take the model, with the place of the construct that is
+/// the reason (`file:line:column`) when there is one.
+pub(super) fn refusal(m: &Model, r: checker::compiled::Refusal) -> String {
+    match r.span {
+        Some(span) => {
+            let at = m.sources.line_col(span.file, span.start);
+            format!(
+                "{}, at {}:{}:{}",
+                r.reason,
+                m.sources.name(span.file),
+                at.line,
+                at.column
+            )
+        }
+        None => r.reason,
+    }
 }
 
 /// The compiled engine's report as the interpreter's model would have made it (same steps and

@@ -18,7 +18,7 @@
 //! Symmetry describes a composite's states by component, so a composite with symmetry
 //! reduction is not flattened.
 
-use super::{CompiledModel, FlatStarts};
+use super::{CompiledModel, FlatStarts, Refusal};
 use crate::explore::Model;
 use crate::model::MachineModel;
 use interpreter::machine::Machine;
@@ -58,24 +58,27 @@ pub fn flat_spec(
 pub fn compile<'m, 's>(
     composite: &Machine,
     flat: &'m Machine<'s>,
-) -> Result<CompiledModel<'m, 's>, String> {
+) -> Result<CompiledModel<'m, 's>, Refusal> {
     let model = MachineModel::new(composite, None).map_err(|e| e.to_diagnostic().message)?;
     let spec = composite.spec;
+    let refuse = |reason: &str| Refusal::from(reason.to_string());
     let AutomatonBody::Composite(c) = &spec.automata[composite.root.0 as usize].body else {
-        return Err("the automaton is not a composite".into());
+        return Err(refuse("the automaton is not a composite"));
     };
     let AutomatonBody::Primitive(fp) = &flat.spec.automata[flat.root.0 as usize].body else {
-        return Err("the flattening is not a primitive automaton".into());
+        return Err(refuse("the flattening is not a primitive automaton"));
     };
     // Where each member's variables go: (flat slot, composite slot, family index).
     let mut places: Vec<(usize, usize, Option<Value>)> = Vec::new();
     for member in &composite.members {
         let comp = &c.components[member.component as usize];
         let AutomatonBody::Primitive(p) = &spec.automata[comp.automaton.0 as usize].body else {
-            return Err("a composite of composites is not compiled".into());
+            return Err(refuse("a composite of composites is not compiled"));
         };
         if member.instances.len() != 1 || member.indices.len() > 1 {
-            return Err("a component family with several indices is not compiled".into());
+            return Err(refuse(
+                "a component family with several indices is not compiled",
+            ));
         }
         let offset = composite.instances[member.instances.start].offset;
         for (x, v) in p.state.iter().enumerate() {
@@ -84,14 +87,14 @@ pub fn compile<'m, 's>(
                 .state
                 .iter()
                 .position(|d| d.name == name)
-                .ok_or("the flattening lacks a component variable")?;
+                .ok_or_else(|| refuse("the flattening lacks a component variable"))?;
             places.push((slot, offset + x, member.indices.first().cloned()));
         }
     }
     let mut starts = Vec::new();
     model
         .initial_states(&mut starts)
-        .map_err(|_| "building a start state failed".to_string())?;
+        .map_err(|_| refuse("building a start state failed"))?;
     let n = fp.state.len();
     // A family variable's entries outside the family are never read or written (see the
     // module documentation); they hold its first member's start value.
@@ -137,11 +140,11 @@ pub fn compile<'m, 's>(
         }),
     )?;
     if model.instances().len() != compiled.instance_count() {
-        return Err(format!(
+        return Err(Refusal::from(format!(
             "the composite has {} action instances and its flattening {}",
             model.instances().len(),
             compiled.instance_count()
-        ));
+        )));
     }
     Ok(compiled)
 }

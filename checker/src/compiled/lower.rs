@@ -24,6 +24,7 @@ use ioa_lang::ast::Quantifier;
 use ioa_lang::ir::{
     BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt as IrStmt, StmtKind, Type, UnOp, VarRef,
 };
+use ioa_lang::span::Span;
 use std::sync::Arc;
 
 /// Lowers the expressions and statements of one primitive automaton.
@@ -41,6 +42,27 @@ pub struct Lower<'a, 'm, 's> {
 
 fn unsupported<T>(what: &str) -> Result<T, Unsupported> {
     Err(format!("{what} is not compiled"))
+}
+
+thread_local! {
+    /// Where the construct that stopped the lowering on this thread is (see [`refuse`]).
+    static REFUSED_AT: std::cell::Cell<Option<Span>> = const { std::cell::Cell::new(None) };
+}
+
+/// [`unsupported`] for a construct neither native code nor the interpreter's evaluator can
+/// take, remembering where it is (the first such place since [`take_refused_at`]).
+fn refuse<T>(span: Span, what: &str) -> Result<T, Unsupported> {
+    REFUSED_AT.with(|r| {
+        if r.get().is_none() {
+            r.set(Some(span));
+        }
+    });
+    unsupported(what)
+}
+
+/// Where the construct that stopped the lowering is, if one did; clears it.
+pub fn take_refused_at() -> Option<Span> {
+    REFUSED_AT.with(|r| r.take())
 }
 
 /// Whether evaluating the subexpressions of an [`Interp`] node's expression at this point
@@ -597,9 +619,9 @@ impl Lower<'_, '_, '_> {
             | ExprKind::Str(_)
             | ExprKind::Nil
             | ExprKind::EnumConst(_) => return Ok(e.clone()),
-            ExprKind::Var(_) => return unsupported("a variable of another automaton"),
+            ExprKind::Var(_) => return refuse(e.span, "a variable of another automaton"),
             ExprKind::Choose { det: Some(_), .. } => {
-                return unsupported("a `choose` with a `det` block in an effect")
+                return refuse(e.span, "a `choose` with a `det` block in an effect")
             }
             _ => {}
         }
@@ -674,7 +696,7 @@ impl Lower<'_, '_, '_> {
                 **yc = self.rewrite(c, When::Sometimes, &inner, inputs, next)?;
             }
             (ExprKind::Choose { cond: None, .. }, _) => {}
-            _ => return unsupported("this expression"),
+            _ => return refuse(e.span, "this expression"),
         }
         Ok(out)
     }
@@ -707,7 +729,7 @@ impl Lower<'_, '_, '_> {
                             value: self.expr(value)?,
                         })
                     }
-                    _ => return unsupported("an assignment to an auxiliary variable"),
+                    _ => return refuse(s.span, "an assignment to an auxiliary variable"),
                 };
                 let repr = self.repr(&value.ty);
                 let keys_choose = target.path.iter().any(|p| match p {
@@ -715,7 +737,7 @@ impl Lower<'_, '_, '_> {
                     PlaceStep::Field(_) => false,
                 });
                 if keys_choose {
-                    return unsupported("a `choose` in an assignment's index");
+                    return refuse(s.span, "a `choose` in an assignment's index");
                 }
                 match (
                     self.layout.slots[slot as usize].clone(),
@@ -787,7 +809,7 @@ impl Lower<'_, '_, '_> {
                         value: self.expr(value)?,
                         repr,
                     },
-                    _ => return unsupported("an assignment into a field of a bit set"),
+                    _ => return refuse(s.span, "an assignment into a field of a bit set"),
                 }
             }
             StmtKind::If {
@@ -810,7 +832,7 @@ impl Lower<'_, '_, '_> {
             } => {
                 let elem = match &collection.ty {
                     Type::Set(t) | Type::Mset(t) | Type::Seq(t) => (**t).clone(),
-                    _ => return unsupported("`for` over this collection"),
+                    _ => return refuse(s.span, "`for` over this collection"),
                 };
                 let ranked = matches!(collection.ty, Type::Set(_))
                     && (self.is_big(&collection.ty) || self.is_small_set(&collection.ty));
@@ -880,7 +902,7 @@ impl Lower<'_, '_, '_> {
                 otherwise: Vec::new(),
             },
             StmtKind::While { .. } | StmtKind::Fire { .. } => {
-                return unsupported("`while` or `fire` in an effect")
+                return refuse(s.span, "`while` or `fire` in an effect")
             }
         })
     }

@@ -128,6 +128,33 @@ pub struct CompiledModel<'m, 's> {
     params: Vec<Value>,
 }
 
+/// Why a model is not compiled: a sentence, and the construct's place when one is the reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The reason.
+    pub reason: String,
+    /// The construct that neither the word code nor the interpreter's evaluator takes.
+    pub span: Option<ioa_lang::span::Span>,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl From<Refusal> for String {
+    fn from(r: Refusal) -> String {
+        r.reason
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(reason: String) -> Refusal {
+        Refusal { reason, span: None }
+    }
+}
+
 /// How a flattened composite is compiled (see `flat.rs`): its start states, in the flat
 /// layout but with the composite's steps, and the members of each family variable.
 pub struct FlatStarts {
@@ -149,13 +176,26 @@ impl<'m, 's> CompiledModel<'m, 's> {
     }
 
     /// Compiles `machine`, or says why it cannot be.
-    pub fn new(machine: &'m Machine<'s>, symmetry: Option<Symmetry>) -> Result<Self, Unsupported> {
+    pub fn new(machine: &'m Machine<'s>, symmetry: Option<Symmetry>) -> Result<Self, Refusal> {
         Self::build(machine, symmetry, None)
     }
 
     /// Compiles `machine`, with the start states and family members of a flattened composite
-    /// when `flat` is given.
+    /// when `flat` is given; or says why it cannot be, and where when a construct of the model
+    /// is the reason.
     pub fn build(
+        machine: &'m Machine<'s>,
+        symmetry: Option<Symmetry>,
+        flat: Option<FlatStarts>,
+    ) -> Result<Self, Refusal> {
+        lower::take_refused_at();
+        Self::build_here(machine, symmetry, flat).map_err(|reason| Refusal {
+            reason,
+            span: lower::take_refused_at(),
+        })
+    }
+
+    fn build_here(
         machine: &'m Machine<'s>,
         symmetry: Option<Symmetry>,
         flat: Option<FlatStarts>,
