@@ -440,3 +440,48 @@ fn two_proposers_five_acceptors_on_1_2_and_4_processes() {
         json["states"], json["generated"], json["depth"]
     ));
 }
+
+/// A model whose states hold interned values (the primitive Paxos's union-typed messages):
+/// a checkpoint holds the values, not this process's ids, so a resumed search (a new process,
+/// a new table of values) reports what the search that wrote it reported.
+#[test]
+fn interned_values_survive_a_checkpoint() {
+    let dir = scratch("interned");
+    let checkpoints = dir.join("checkpoints");
+    let cp = checkpoints.to_str().expect("UTF-8");
+    let args = [
+        "explore",
+        "examples/paxos/paxos_primitive.ioa",
+        "--automaton",
+        "Paxos",
+        "--universe-file",
+        "examples/paxos/explore.universe",
+        "--max-depth",
+        "9",
+        "--format",
+        "json",
+    ];
+    // A state limit (not part of a checkpoint's identity) stops the first search at level 8;
+    // the resumed one reads that level's states back and explores to the depth limit.
+    let first = ioa()
+        .args(args)
+        .args(["--max-states", "150"])
+        .args(["--checkpoint", cp, "--checkpoint-every", "0"])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(first.status.code(), Some(3));
+    let resumed = ioa()
+        .args(args)
+        .args(["--resume", cp])
+        .output()
+        .expect("ioa runs");
+    let whole = ioa().args(args).output().expect("ioa runs");
+    let (whole_json, resumed_json) = (json_of(&whole), json_of(&resumed));
+    assert_eq!(resumed.status.code(), Some(3));
+    for field in ["verdict", "states", "generated", "checked", "depth"] {
+        assert_eq!(resumed_json[field], whole_json[field], "{field}");
+    }
+    assert_eq!(resumed_json["states"], 334);
+    // The first search stopped early: the rest came from the states read back.
+    assert!(json_of(&first)["states"].as_u64().expect("a count") < 334);
+}

@@ -15,7 +15,7 @@
 
 mod common;
 
-use checker::compiled::CompiledModel;
+use checker::compiled::{flat, CompiledModel};
 use checker::explore::{explore, Model, Options, Verdict};
 use checker::model::{MachineModel, MachineStep};
 use checker::symmetry::Symmetry;
@@ -141,7 +141,24 @@ fn run_case_with(
                 let names: Vec<String> = symmetric.iter().map(|s| s.to_string()).collect();
                 Symmetry::new(&machine, &names).expect("a symmetry")
             });
-            let compiled = CompiledModel::new(&machine, symmetry)?;
+            // A composite compiles through its flattening, as `ioa explore` does.
+            let flat_spec = flat::flat_spec(&loaded.spec, id, symmetry.is_some()).transpose()?;
+            let flat_machine = match &flat_spec {
+                Some(spec) => Some(
+                    interpreter::machine::Machine::new(
+                        spec,
+                        &loaded.universe,
+                        id,
+                        machine.root_params.clone(),
+                    )
+                    .map_err(|e| format!("{e:?}"))?,
+                ),
+                None => None,
+            };
+            let compiled = match &flat_machine {
+                Some(fm) => flat::compile(&machine, fm)?,
+                None => CompiledModel::new(&machine, symmetry)?,
+            };
             let report = explore(&compiled, &options, &mut |_| {});
             if let Verdict::Error { error, .. } = &report.verdict {
                 return Err(format!("fault: {error}"));
@@ -208,42 +225,146 @@ fn describe<M: Model<Step = MachineStep, Property = usize>>(
     }
 }
 
-/// The compiled engine explores exactly the interpreter's state space: on every case it
-/// takes, the same verdict, counts, depth and counterexample (re-executed and replayed by the
-/// interpreter). Which cases it takes, and why not the others, is a snapshot.
-#[test]
-fn compiled_engine_agrees_with_the_interpreter() {
-    let mut coverage = String::new();
-    for dir in ["data/explore", "data/compiled"] {
-        let mut paths: Vec<_> = std::fs::read_dir(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests")
-                .join(dir),
-        )
-        .expect("a case directory")
+/// The manual models as cases: each model's first `% explore:` line gives the automaton, the
+/// parameters and universe lines (as `ioa explore` takes them), and `MODEL.universe` beside it
+/// the rest of its universe.
+fn manual_cases() -> Vec<(String, Case)> {
+    let dir = common::workspace("tests/data/manual");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the manual models")
         .map(|e| e.expect("an entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "case"))
+        .filter(|p| p.extension().is_some_and(|x| x == "ioa"))
         .collect();
-        paths.sort();
-        for path in paths {
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let name = path
+                .file_stem()
+                .expect("a name")
+                .to_string_lossy()
+                .to_string();
+            let source = std::fs::read_to_string(&path).expect("a model");
+            let mut case = Case {
+                model: format!("tests/data/manual/{name}.ioa"),
+                ..Case::default()
+            };
+            if let Ok(text) = std::fs::read_to_string(path.with_extension("universe")) {
+                case.universe.push_str(&text);
+                case.universe.push('\n');
+            }
+            let args: Vec<&str> = source
+                .lines()
+                .find_map(|l| l.strip_prefix("% explore:"))
+                .map(|l| l.split_whitespace().collect())
+                .unwrap_or_default();
+            for pair in args.chunks(2) {
+                match pair {
+                    ["--automaton", a] => case.automaton = a.to_string(),
+                    ["--param", p] => case.params.push(p.to_string()),
+                    ["--universe", u] => {
+                        case.universe.push_str(u);
+                        case.universe.push('\n');
+                    }
+                    _ => panic!("{name}: unexpected explore arguments {pair:?}"),
+                }
+            }
+            if case.automaton.is_empty() {
+                let loaded = common::load(&case.model, &case.universe);
+                case.automaton = loaded.spec.automata[0].name.clone();
+            }
+            (format!("manual/{name}"), case)
+        })
+        .collect()
+}
+
+/// The `.case` files of a directory under `tests/`, by name.
+fn case_files(dir: &str) -> Vec<(String, Case)> {
+    let mut paths: Vec<_> = std::fs::read_dir(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join(dir),
+    )
+    .expect("a case directory")
+    .map(|e| e.expect("an entry").path())
+    .filter(|p| p.extension().is_some_and(|x| x == "case"))
+    .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
             let case = parse_case(&std::fs::read_to_string(&path).expect("case file"));
             let name = path
                 .file_stem()
                 .expect("a name")
                 .to_string_lossy()
                 .to_string();
-            match run_case_with(&case, 2, 0, Engine::Compiled) {
-                Ok(compiled) => {
-                    let interpreted = run_case_guarded(&case, 2, 0, true);
-                    assert_eq!(compiled, interpreted, "{name}");
-                    let states = compiled.lines().nth(1).unwrap_or_default().to_string();
-                    coverage.push_str(&format!("{dir}/{name}: compiled, {states}\n"));
-                }
-                Err(why) => coverage.push_str(&format!("{dir}/{name}: interpreted ({why})\n")),
+            (format!("{dir}/{name}"), case)
+        })
+        .collect()
+}
+
+/// The compiled engine explores exactly the interpreter's state space: on every case it
+/// takes, the same verdict, counts, depth and counterexample (re-executed and replayed by the
+/// interpreter). The cases are the pinned ones, `data/compiled/` (one or more configurations
+/// of every example under `examples/`, on small universes) and every model of
+/// `tests/data/manual/`. Which cases it takes, and why not the others, is a snapshot.
+#[test]
+fn compiled_engine_agrees_with_the_interpreter() {
+    let mut coverage = String::new();
+    let mut cases = case_files("data/explore");
+    cases.extend(case_files("data/compiled"));
+    cases.extend(manual_cases());
+    for (name, case) in cases {
+        match run_case_with(&case, 2, 0, Engine::Compiled) {
+            Ok(compiled) => {
+                let interpreted = run_case_guarded(&case, 2, 0, true);
+                assert_eq!(compiled, interpreted, "{name}");
+                let states = compiled.lines().nth(1).unwrap_or_default().to_string();
+                coverage.push_str(&format!("{name}: compiled, {states}\n"));
             }
+            Err(why) => coverage.push_str(&format!("{name}: interpreted ({why})\n")),
         }
     }
     insta::assert_snapshot!(coverage);
+}
+
+/// A composite that reads a member outside its family is the composite's error (E0515), not
+/// the flattening's default entry: the compiled engine stops with a fault there, so `ioa
+/// explore` explores with the interpreter and reports the error (it used to verify).
+#[test]
+fn a_read_outside_a_family_is_not_a_default_entry() {
+    let case = parse_case(
+        "model checker/tests/data/models/outside_family.ioa\nautomaton Pair\nuniverse Int = 0..2\n",
+    );
+    assert_eq!(
+        run_case_with(&case, 1, 0, Engine::Compiled).expect_err("a fault"),
+        "fault: a read of a component family member that does not exist"
+    );
+    assert!(
+        interpreted_error(&case).contains("NoSuchMember"),
+        "the interpreter reports E0515"
+    );
+    // A map read at a missing key is the interpreter's error too.
+    let case = parse_case(
+        "model checker/tests/data/models/missing_key.ioa\nautomaton Lookup\nuniverse Int = 0..2\n",
+    );
+    assert_eq!(
+        run_case_with(&case, 1, 0, Engine::Compiled).expect_err("a fault"),
+        "fault: an error in the evaluation of a sequence, map or other interned value"
+    );
+    assert!(interpreted_error(&case).contains("a map lookup of a missing key"));
+}
+
+/// The error the interpreter's search stops with on `case` (an automaton without parameters).
+fn interpreted_error(case: &Case) -> String {
+    let loaded = common::load(&case.model, &case.universe);
+    let machine = loaded.machine(&case.automaton, vec![]);
+    let (_, report) = common::run(&machine, &[], &Options::default());
+    match report.verdict {
+        Verdict::Error { error, .. } => format!("{error:?}"),
+        _ => panic!("{}: the interpreter reports no error", case.model),
+    }
 }
 
 #[test]
@@ -292,6 +413,13 @@ fn outcome_does_not_depend_on_threads_or_batches() {
         let one = run_case(&case, 1, 0);
         assert_eq!(one, run_case(&case, 3, 7), "{name}");
         assert_eq!(one, run_case(&case, 2, 1), "{name}");
+        // The compiled engine too, whose threads intern values in any order.
+        let compiled = run_case_with(&case, 1, 0, Engine::Compiled).expect("compiled");
+        assert_eq!(one, compiled, "{name}");
+        for (threads, batch) in [(3, 7), (2, 1)] {
+            let again = run_case_with(&case, threads, batch, Engine::Compiled).expect("compiled");
+            assert_eq!(one, again, "{name}");
+        }
     }
 }
 
@@ -328,4 +456,30 @@ fn param_guards_are_found_in_the_groove_paxos_model() {
         guarded,
         vec![("onAccept".to_string(), 1), ("onLearn".to_string(), 0)]
     );
+}
+
+/// A construct the compiled engine refuses is named by a sentence and its place (the
+/// assignment whose index has a `choose`, line 15), and the interpreter explores the model.
+#[test]
+fn a_refusal_names_its_place() {
+    let loaded = common::load(
+        "checker/tests/data/models/refused_choose_index.ioa",
+        "Int = 0..2",
+    );
+    let machine = loaded.machine("Marks", vec![]);
+    let refusal = CompiledModel::new(&machine, None)
+        .err()
+        .expect("the model is refused");
+    assert_eq!(
+        refusal.reason,
+        "a `choose` in an assignment's index is not compiled"
+    );
+    let span = refusal.span.expect("a place");
+    let text = std::fs::read_to_string(common::workspace(
+        "checker/tests/data/models/refused_choose_index.ioa",
+    ))
+    .expect("the model");
+    assert!(text[span.start as usize..].starts_with("marks[choose k"));
+    let (_, report) = common::run(&machine, &[], &Options::default());
+    assert!(matches!(report.verdict, Verdict::Verified));
 }

@@ -2,7 +2,8 @@
 //! of one exchange round.
 //!
 //! States travel as words, so the distributed explorer runs the compiled engine's model
-//! ([`checker::compiled::CompiledModel`], whose states already are words); the interpreter's
+//! ([`checker::compiled::CompiledModel`], whose states already are words, with interned values
+//! written out as their ITF text: `checker/src/compiled/portable.rs`); the interpreter's
 //! states are persistent value trees with no wire form yet.
 
 use checker::compiled::CompiledModel;
@@ -31,10 +32,11 @@ pub trait Wire: Model {
 
 impl Wire for CompiledModel<'_, '_> {
     fn state_words(&self, state: &Self::State) -> Vec<i64> {
-        state.to_vec()
+        self.portable_words(state)
     }
     fn state_from(&self, words: Vec<i64>) -> Self::State {
-        words.into_boxed_slice()
+        self.from_portable_words(&words)
+            .unwrap_or_else(|e| panic!("a state from another process or a checkpoint: {e}"))
     }
     fn step_words(&self, step: &MachineStep) -> Vec<u32> {
         let mut words = Vec::with_capacity(1 + step.choices.len());

@@ -163,12 +163,17 @@ impl Frame<'_> {
     }
 }
 
-enum Key {
+/// A step into a place whose key has been evaluated.
+pub enum Key {
+    /// A tuple field by position.
     Field(usize),
+    /// An array, map or sequence key.
     Index(Value),
 }
 
-fn update_path(
+/// `old` with the place `keys` leads to set to `v`, as an assignment does (the compiled
+/// explorer updates interned values with it, so both engines share one meaning of places).
+pub fn update_path(
     old: &Value,
     keys: &[Key],
     v: Value,

@@ -368,10 +368,10 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     };
     // The compiled engine when asked for and the model allows it; the interpreter's model is
     // needed in any case, to turn a reported path into a trace.
-    // A composite compiles through its flattening (see explore_flat).
+    // A composite compiles through its flattening (checker::compiled::flat).
     let flat = match args.engine {
         Engine::Interpreter => None,
-        _ => super::explore_flat::flat_spec(&m.spec, automaton, !args.symmetric.is_empty()),
+        _ => checker::compiled::flat::flat_spec(&m.spec, automaton, !args.symmetric.is_empty()),
     };
     let flat_machine = match &flat {
         Some(Ok(spec)) => Some(
@@ -381,18 +381,13 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Some(Err(reason)) => Some(Err(reason.clone())),
         None => None,
     };
-    let to_compile = match &flat_machine {
-        Some(Ok(flat)) => Ok(flat),
-        Some(Err(reason)) => Err(reason.clone()),
-        None => Ok(&machine),
-    };
-    let compiled = to_compile.and_then(|mach| {
-        let c = CompiledModel::new(mach, symmetry).map_err(|r| r.to_string())?;
-        if flat_machine.is_some() {
-            super::explore_flat::same_steps(&machine, &c)?;
+    let compiled = match &flat_machine {
+        Some(Ok(flat)) => {
+            checker::compiled::flat::compile(&machine, flat).map_err(|r| refusal(&m, r))
         }
-        Ok(c)
-    });
+        Some(Err(reason)) => Err(reason.clone()),
+        None => CompiledModel::new(&machine, symmetry).map_err(|r| refusal(&m, r)),
+    };
     let (compiled, engine_note) = match args.engine {
         Engine::Interpreter => (None, "interpreted".to_string()),
         Engine::Auto | Engine::Compiled => match compiled {
@@ -495,6 +490,24 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         print_stderr("\r\x1b[2K");
     }
     finish(&args, &m, &explorer, &report, n_inv, None)
+}
+
+/// Why the compiled engine does not take the model, with the place of the construct that is
+/// the reason (`file:line:column`) when there is one.
+pub(super) fn refusal(m: &Model, r: checker::compiled::Refusal) -> String {
+    match r.span {
+        Some(span) => {
+            let at = m.sources.line_col(span.file, span.start);
+            format!(
+                "{}, at {}:{}:{}",
+                r.reason,
+                m.sources.name(span.file),
+                at.line,
+                at.column
+            )
+        }
+        None => r.reason,
+    }
 }
 
 /// The compiled engine's report as the interpreter's model would have made it (same steps and

@@ -132,9 +132,10 @@ pub fn run(
     };
     let compiled = match CompiledModel::new(machine, symmetry) {
         Ok(c) => c,
-        Err(reason) => {
+        Err(refusal) => {
             return usage(format!(
-                "--processes needs the compiled engine (states travel between processes as words), and this model is not compiled: {reason}"
+                "--processes needs the compiled engine (states travel between processes as words), and this model is not compiled: {}",
+                super::explore::refusal(m, refusal)
             ))
         }
     };

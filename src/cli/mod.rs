@@ -4,7 +4,6 @@ mod campaign;
 mod check;
 mod explore;
 mod explore_dist;
-mod explore_flat;
 mod explore_liveness;
 mod explore_local;
 mod export_isabelle;

@@ -4,9 +4,69 @@
 //! and every type turned into the arithmetic its values need (strides, ranges, bit positions),
 //! so evaluating it allocates nothing and never looks at a type or an interpreter value. It is
 //! what `lower.rs` makes of the typed IR; see `layout.rs` for how values are words.
+//!
+//! Values of types without a word layout (sequences, maps, strings, reals, union values…) are
+//! interned (`intern.rs`): their words are ids, and the operations on them are the
+//! interpreter's own. An [`Interp`] node hands a piece of the IR to the interpreter's
+//! evaluator, with the words it reads (computed here) turned into values, and turns the
+//! result back into a word; so such values have exactly the interpreter's semantics, errors
+//! included (an error is a [`Fault`], and the interpreter then reports it with its position).
 
-use super::layout::Listed;
+use super::layout::{value_of_word, word_of, Fins, Layout, Listed, Repr};
+use interpreter::eval::{Chooser, NoChoice, NoView, Scope};
+use interpreter::exec::{update_path, Key};
+use interpreter::value::Value;
+use std::cell::RefCell;
 use std::sync::Arc;
+
+/// What evaluation reads besides the state and the locals: the types (and interned values),
+/// the layout, and the automaton's parameters.
+pub struct Cx<'a, 'm, 's> {
+    /// The finite types and the interned values.
+    pub fins: &'a Fins<'m, 's>,
+    /// The state layout.
+    pub layout: &'a Layout,
+    /// The automaton's parameter values.
+    pub params: &'a [Value],
+    /// How an effect's `choose`s are resolved (the explorer's script of candidate indices);
+    /// `None` outside effects, where a `choose` must have one candidate.
+    pub choices: Option<&'a RefCell<dyn Chooser + 'a>>,
+}
+
+/// A state being read, with what evaluation reads besides it (one argument, so that the deep
+/// recursion of [`eval`] passes its arguments in registers).
+pub struct Env<'e, 'a, 'm, 's> {
+    /// The rest.
+    pub cx: &'e Cx<'a, 'm, 's>,
+    /// The state's words.
+    pub st: &'e [i64],
+}
+
+impl Cx<'_, '_, '_> {
+    /// A scope for the interpreter's evaluator: no state (an [`Interp`] reads locals only), the
+    /// automaton's parameters.
+    fn scope(&self) -> Scope<'_> {
+        let machine = self.fins.machine();
+        Scope {
+            spec: machine.spec,
+            universe: machine.universe,
+            state: &[],
+            params: self.params,
+            aux: &[],
+            view: &NoView,
+        }
+    }
+
+    #[inline]
+    fn value(&self, repr: Repr, w: i64) -> Value {
+        value_of_word(self.fins, repr, w)
+    }
+
+    #[inline]
+    fn word(&self, repr: Repr, v: &Value) -> Eval<i64> {
+        word_of(self.fins, repr, v).ok_or(Fault::Unrepresentable)
+    }
+}
 
 /// Why evaluation stopped. Every fault sends the search back to the interpreter, which
 /// either explores the state space itself or reports the error with its source position.
@@ -18,6 +78,13 @@ pub enum Fault {
     Arithmetic,
     /// The value inside `nil`.
     Nil,
+    /// An error of the interpreter's evaluation of an interned value (`head` of an empty
+    /// sequence, a missing map key…).
+    Interpreted,
+    /// An `ensuring` predicate that is false after the effect (E0516).
+    Ensuring,
+    /// A read or write of a member outside a component family (E0515).
+    NoMember,
 }
 
 impl std::fmt::Display for Fault {
@@ -28,6 +95,11 @@ impl std::fmt::Display for Fault {
                 "an arithmetic error (overflow, division by zero or a negative Nat)"
             }
             Fault::Nil => "`.val` of nil",
+            Fault::Interpreted => {
+                "an error in the evaluation of a sequence, map or other interned value"
+            }
+            Fault::Ensuring => "an `ensuring` predicate that does not hold",
+            Fault::NoMember => "a read of a component family member that does not exist",
         })
     }
 }
@@ -47,12 +119,13 @@ pub struct Conv {
 impl Conv {
     #[inline]
     fn rank(self, w: i64) -> Eval<u64> {
+        self.rank_if_any(w).ok_or(Fault::Unrepresentable)
+    }
+
+    #[inline]
+    fn rank_if_any(self, w: i64) -> Option<u64> {
         let r = w.wrapping_sub(self.lo) as u64;
-        if r < self.card {
-            Ok(r)
-        } else {
-            Err(Fault::Unrepresentable)
-        }
+        (r < self.card).then_some(r)
     }
 }
 
@@ -125,6 +198,94 @@ pub enum Domain {
     Members(Box<Code>, i64),
     /// The elements of a bit set.
     BigMembers(Big, i64),
+    /// These words, in this order (the carrier of a type without ranks).
+    Words(Vec<i64>),
+    /// The elements of a collection the interpreter computes, in its order, as words.
+    Values {
+        /// The collection.
+        coll: Box<Interp>,
+        /// How an element is held.
+        repr: Repr,
+        /// A multiset's elements as often as it holds them (`for` loops), else once.
+        repeat: bool,
+    },
+}
+
+/// A piece of the IR evaluated by the interpreter. Its expression reads locals and the
+/// automaton's parameters only: every state variable it reads, and every local it does not
+/// bind itself, is an input, computed by the word code (or decoded from the state) before the
+/// interpreter runs.
+#[derive(Debug)]
+pub struct Interp {
+    /// The expression.
+    pub expr: ioa_lang::ir::Expr,
+    /// The values it reads, by local slot.
+    pub inputs: Vec<Input>,
+    /// Local slots it uses.
+    pub n_locals: u32,
+}
+
+/// A value an [`Interp`] reads.
+#[derive(Debug)]
+pub enum Input {
+    /// A word, turned into a value.
+    Word {
+        /// The local slot.
+        local: u32,
+        /// The word.
+        code: Code,
+        /// How the word holds the value.
+        repr: Repr,
+    },
+    /// A whole state variable (an array or a bit set).
+    Slot {
+        /// The local slot.
+        local: u32,
+        /// The state variable.
+        slot: u32,
+    },
+}
+
+thread_local! {
+    /// Each worker's spare local arrays for [`Interp`] evaluations (a stack: inputs are
+    /// computed, possibly by nested evaluations, before the interpreter runs).
+    static VALUES: RefCell<Vec<Vec<Value>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Interp {
+    /// The value of the expression in state `st`.
+    pub fn value(&self, env: &Env, locals: &mut [i64]) -> Eval<Value> {
+        let mut values = VALUES.with(|v| v.borrow_mut().pop()).unwrap_or_default();
+        values.resize(self.n_locals as usize, Value::Nil);
+        let result = self.value_with(env, locals, &mut values);
+        values.clear();
+        VALUES.with(|v| v.borrow_mut().push(values));
+        result
+    }
+
+    fn value_with(&self, env: &Env, locals: &mut [i64], values: &mut [Value]) -> Eval<Value> {
+        let (cx, st) = (env.cx, env.st);
+        for input in &self.inputs {
+            match input {
+                Input::Word { local, code, repr } => {
+                    let w = eval(env, code, locals)?;
+                    values[*local as usize] = cx.value(*repr, w);
+                }
+                Input::Slot { local, slot } => {
+                    values[*local as usize] =
+                        cx.layout
+                            .decode_slot_for_reading(cx.fins, *slot as usize, st)
+                }
+            }
+        }
+        let result = match cx.choices {
+            Some(choices) => cx
+                .scope()
+                .eval(&self.expr, values, &mut *choices.borrow_mut()),
+            None => cx.scope().eval(&self.expr, values, &mut NoChoice),
+        };
+        result.map_err(|_| Fault::Interpreted)
+    }
 }
 
 /// A word-valued expression.
@@ -145,6 +306,18 @@ pub enum Code {
         /// Index word to rank.
         conv: Conv,
     },
+    /// An entry of a component family's variable (`P.x[i]` for `P[i].x`), which must be a
+    /// member's.
+    MemberGet {
+        /// The first entry's position.
+        base: u32,
+        /// The index.
+        index: Box<Code>,
+        /// Index word to rank.
+        conv: Conv,
+        /// The ranks that are members.
+        members: Arc<Vec<bool>>,
+    },
     /// `¬`.
     Not(Box<Code>),
     /// Integer negation.
@@ -157,6 +330,17 @@ pub enum Code {
     Implies(Box<Code>, Box<Code>),
     /// A comparison.
     Cmp(Cmp, Box<Code>, Box<Code>),
+    /// `a = b` (`a ≠ b` with `ne`) of any type: words are canonical, so equal words are
+    /// equal values; a tuple, `embed` or set literal built outside its type's universe equals
+    /// no value that has a word.
+    Eq {
+        /// `≠`.
+        ne: bool,
+        /// The left operand.
+        a: Box<Code>,
+        /// The right operand.
+        b: Box<Code>,
+    },
     /// Arithmetic.
     Arith(Arith, Box<Code>, Box<Code>),
     /// `abs`.
@@ -218,6 +402,35 @@ pub enum Code {
         /// The body.
         body: Box<Code>,
     },
+    /// A value the interpreter computes, as a word.
+    Interp(Box<Interp>, Repr),
+}
+
+/// The word an [`Stmt::Update`] changes.
+#[derive(Debug)]
+pub enum Target {
+    /// A one-word state variable.
+    Word(u32),
+    /// An entry of an array state variable.
+    Entry {
+        /// The first entry's position.
+        base: u32,
+        /// The index.
+        index: Code,
+        /// Index word to rank.
+        conv: Conv,
+        /// The ranks that are members, for a component family's variable.
+        members: Option<Arc<Vec<bool>>>,
+    },
+}
+
+/// A step into a place.
+#[derive(Debug)]
+pub enum Step {
+    /// A tuple field.
+    Field(u32),
+    /// An array, map or sequence entry, with how the key's word holds it.
+    Index(Code, Repr),
 }
 
 /// A set over a type with more than 63 values, as a bit set.
@@ -264,7 +477,39 @@ pub enum Stmt {
         value: Code,
         /// Whether entries are `Nat`s.
         nat: bool,
+        /// The ranks that are members, for a component family's variable.
+        members: Option<Arc<Vec<bool>>>,
     },
+    /// An assignment into a place inside a word (`m[k] := e` for a map, `t.f := e`,
+    /// `a[i].f := e`): the word's value is updated by the interpreter's own place update.
+    Update {
+        /// The word updated.
+        target: Target,
+        /// How it holds its value.
+        root: Repr,
+        /// The steps into it.
+        path: Vec<Step>,
+        /// The value assigned.
+        value: Code,
+        /// How the value's word holds it.
+        repr: Repr,
+    },
+    /// A whole state variable (an array, a bit set) assigned a value the interpreter computes.
+    SetSlot {
+        /// The state variable.
+        slot: u32,
+        /// The value.
+        value: Box<Interp>,
+    },
+    /// A local assigned (the pre-state values an `ensuring` clause reads).
+    SetLocal {
+        /// The local's slot.
+        slot: u32,
+        /// The value.
+        value: Code,
+    },
+    /// An `ensuring` predicate: false stops with [`Fault::Ensuring`].
+    Ensure(Code),
     /// `S := e` for a bit set variable.
     SetBig {
         /// The first word.
@@ -300,24 +545,39 @@ fn truth(w: i64) -> bool {
 }
 
 /// Evaluates a word expression in state `st`.
-pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
+pub fn eval(env: &Env, c: &Code, locals: &mut [i64]) -> Eval<i64> {
+    let st = env.st;
     Ok(match c {
         Code::Const(k) => *k,
         Code::Local(k) => locals[*k as usize],
         Code::Word(o) => st[*o as usize],
         Code::ArrayGet { base, index, conv } => {
-            let r = conv.rank(eval(index, st, locals)?)?;
+            let r = conv.rank(eval(env, index, locals)?)?;
             st[*base as usize + r as usize]
         }
-        Code::Not(a) => !truth(eval(a, st, locals)?) as i64,
-        Code::Neg(a) => eval(a, st, locals)?
+        Code::MemberGet {
+            base,
+            index,
+            conv,
+            members,
+        } => {
+            let r = conv.rank(eval(env, index, locals)?)?;
+            if !members[r as usize] {
+                return Err(Fault::NoMember);
+            }
+            st[*base as usize + r as usize]
+        }
+        Code::Not(a) => !truth(eval(env, a, locals)?) as i64,
+        Code::Neg(a) => eval(env, a, locals)?
             .checked_neg()
             .ok_or(Fault::Arithmetic)?,
-        Code::And(a, b) => (truth(eval(a, st, locals)?) && truth(eval(b, st, locals)?)) as i64,
-        Code::Or(a, b) => (truth(eval(a, st, locals)?) || truth(eval(b, st, locals)?)) as i64,
-        Code::Implies(a, b) => (!truth(eval(a, st, locals)?) || truth(eval(b, st, locals)?)) as i64,
+        Code::And(a, b) => (truth(eval(env, a, locals)?) && truth(eval(env, b, locals)?)) as i64,
+        Code::Or(a, b) => (truth(eval(env, a, locals)?) || truth(eval(env, b, locals)?)) as i64,
+        Code::Implies(a, b) => {
+            (!truth(eval(env, a, locals)?) || truth(eval(env, b, locals)?)) as i64
+        }
         Code::Cmp(op, a, b) => {
-            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             (match op {
                 Cmp::Eq => x == y,
                 Cmp::Ne => x != y,
@@ -327,8 +587,16 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
                 Cmp::Ge => x >= y,
             }) as i64
         }
+        Code::Eq { ne, a, b } => {
+            let equal = match (eval_built(env, a, locals)?, eval_built(env, b, locals)?) {
+                (Some(x), Some(y)) => x == y,
+                (None, None) => return Err(Fault::Unrepresentable),
+                _ => false,
+            };
+            (equal != *ne) as i64
+        }
         Code::Arith(op, a, b) => {
-            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             match op {
                 Arith::Add => x.checked_add(y),
                 Arith::Sub => x.checked_sub(y),
@@ -340,13 +608,13 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             }
             .ok_or(Fault::Arithmetic)?
         }
-        Code::Abs(a) => eval(a, st, locals)?
+        Code::Abs(a) => eval(env, a, locals)?
             .checked_abs()
             .ok_or(Fault::Arithmetic)?,
         Code::Tuple { fields, listed } => {
             let mut r = 0u64;
             for (f, conv, stride) in fields {
-                r += conv.rank(eval(f, st, locals)?)? * stride;
+                r += conv.rank(eval(env, f, locals)?)? * stride;
             }
             match listed {
                 None => r as i64,
@@ -363,34 +631,34 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             card,
             lo,
         } => {
-            let t = eval(tuple, st, locals)? as u64;
+            let t = eval(env, tuple, locals)? as u64;
             let p = match listed {
                 None => t,
                 Some(l) => l.to_product[t as usize],
             };
             lo + ((p / stride) % card) as i64
         }
-        Code::NullVal(a, lo) => match eval(a, st, locals)? {
+        Code::NullVal(a, lo) => match eval(env, a, locals)? {
             0 => return Err(Fault::Nil),
             r => lo + r - 1,
         },
-        Code::Embed(a, conv) => 1 + conv.rank(eval(a, st, locals)?)? as i64,
+        Code::Embed(a, conv) => 1 + conv.rank(eval(env, a, locals)?)? as i64,
         Code::Cond(c, a, b) => {
-            if truth(eval(c, st, locals)?) {
-                eval(a, st, locals)?
+            if truth(eval(env, c, locals)?) {
+                eval(env, a, locals)?
             } else {
-                eval(b, st, locals)?
+                eval(env, b, locals)?
             }
         }
         Code::SetLit(items, conv) => {
             let mut m = 0u64;
             for x in items {
-                m |= 1 << conv.rank(eval(x, st, locals)?)?;
+                m |= 1 << conv.rank(eval(env, x, locals)?)?;
             }
             m as i64
         }
         Code::SetOp(op, a, b) => {
-            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             match op {
                 SetOp::Union => x | y,
                 SetOp::Intersect => x & y,
@@ -398,35 +666,38 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             }
         }
         Code::SetInsert(x, conv, s) => {
-            let r = conv.rank(eval(x, st, locals)?)?;
-            eval(s, st, locals)? | 1 << r
+            let r = conv.rank(eval(env, x, locals)?)?;
+            eval(env, s, locals)? | 1 << r
         }
         Code::SetDelete(x, conv, s) => {
-            let r = conv.rank(eval(x, st, locals)?)?;
-            eval(s, st, locals)? & !(1 << r)
+            let r = conv.rank(eval(env, x, locals)?)?;
+            eval(env, s, locals)? & !(1 << r)
         }
         Code::SetHas(x, conv, s) => {
-            let w = eval(x, st, locals)?;
-            let m = eval(s, st, locals)?;
-            match conv.rank(w) {
-                Ok(r) => (m >> r) & 1,
+            let w = match **x {
+                Code::Tuple { .. } | Code::Embed(..) => eval_built(env, x, locals)?,
+                _ => Some(eval(env, x, locals)?),
+            };
+            let m = eval(env, s, locals)?;
+            match w.and_then(|w| conv.rank_if_any(w)) {
+                Some(r) => (m >> r) & 1,
                 // A value outside the carrier is in no representable set.
-                Err(_) => 0,
+                None => 0,
             }
         }
-        Code::SetSize(s) => eval(s, st, locals)?.count_ones() as i64,
+        Code::SetSize(s) => eval(env, s, locals)?.count_ones() as i64,
         Code::SetCmp(op, a, b) => {
-            let (x, y) = (eval(a, st, locals)?, eval(b, st, locals)?);
+            let (x, y) = (eval(env, a, locals)?, eval(env, b, locals)?);
             set_cmp(*op, x == y, x & !y == 0) as i64
         }
         Code::BigHas(x, conv, s) => {
-            let w = eval(x, st, locals)?;
+            let w = eval(env, x, locals)?;
             let Ok(r) = conv.rank(w) else { return Ok(0) };
             let r = r as usize;
             match s {
                 Big::Var { offset, .. } => (st[*offset as usize + r / 64] >> (r % 64)) & 1,
                 _ => {
-                    let bits = big(s, st, locals)?;
+                    let bits = big(env, s, locals)?;
                     (bits[r / 64] >> (r % 64)) & 1
                 }
             }
@@ -436,13 +707,13 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
                 .iter()
                 .map(|w| w.count_ones() as i64)
                 .sum(),
-            _ => big(s, st, locals)?
+            _ => big(env, s, locals)?
                 .iter()
                 .map(|w| w.count_ones() as i64)
                 .sum(),
         },
         Code::BigCmp(op, a, b) => {
-            let (x, y) = (big(a, st, locals)?, big(b, st, locals)?);
+            let (x, y) = (big(env, a, locals)?, big(env, b, locals)?);
             let eq = x == y;
             let sub = x.iter().zip(&y).all(|(p, q)| p & !q == 0);
             set_cmp(*op, eq, sub) as i64
@@ -454,9 +725,9 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             body,
         } => {
             let mut found = !*exists;
-            for_each(domain, st, locals, |w, locals| {
+            for_each(env, domain, locals, |w, locals| {
                 locals[*var as usize] = w;
-                let t = truth(eval(body, st, locals)?);
+                let t = truth(eval(env, body, locals)?);
                 if t == *exists {
                     found = *exists;
                     return Ok(false);
@@ -465,7 +736,45 @@ pub fn eval(c: &Code, st: &[i64], locals: &mut [i64]) -> Eval<i64> {
             })?;
             found as i64
         }
+        Code::Interp(i, repr) => interp_word(env, i, *repr, locals)?,
     })
+}
+
+/// The word of `c`, or `None` when `c` builds a tuple or `embed` outside its type's universe
+/// (which is then no value any word holds).
+fn eval_built(env: &Env, c: &Code, locals: &mut [i64]) -> Eval<Option<i64>> {
+    match c {
+        Code::Tuple { fields, listed } => {
+            let mut r = 0u64;
+            for (f, conv, stride) in fields {
+                let Some(x) = eval_built(env, f, locals)?.and_then(|w| conv.rank_if_any(w)) else {
+                    return Ok(None);
+                };
+                r += x * stride;
+            }
+            Ok(match listed {
+                None => Some(r as i64),
+                Some(l) => match l.to_rank.get(r as usize) {
+                    Some(&k) if k != u32::MAX => Some(k as i64),
+                    _ => None,
+                },
+            })
+        }
+        Code::Embed(a, conv) => Ok(eval_built(env, a, locals)?
+            .and_then(|w| conv.rank_if_any(w))
+            .map(|r| 1 + r as i64)),
+        _ => eval(env, c, locals).map(Some),
+    }
+}
+
+/// The rank of index word `w`, which must be a member when `members` is given.
+#[inline]
+fn member(conv: Conv, members: &Option<Arc<Vec<bool>>>, w: i64) -> Eval<u64> {
+    let r = conv.rank(w)?;
+    match members {
+        Some(m) if !m[r as usize] => Err(Fault::NoMember),
+        _ => Ok(r),
+    }
 }
 
 fn set_cmp(op: SetCmp, eq: bool, subset_eq: bool) -> bool {
@@ -479,8 +788,8 @@ fn set_cmp(op: SetCmp, eq: bool, subset_eq: bool) -> bool {
 
 /// Calls `f` with the word of every element of `domain` in rank order, until it returns false.
 fn for_each(
+    env: &Env,
     domain: &Domain,
-    st: &[i64],
     locals: &mut [i64],
     mut f: impl FnMut(i64, &mut [i64]) -> Eval<bool>,
 ) -> Eval<()> {
@@ -493,7 +802,7 @@ fn for_each(
             }
         }
         Domain::Members(s, lo) => {
-            let mut m = eval(s, st, locals)? as u64;
+            let mut m = eval(env, s, locals)? as u64;
             while m != 0 {
                 let r = m.trailing_zeros() as i64;
                 m &= m - 1;
@@ -505,9 +814,9 @@ fn for_each(
         Domain::BigMembers(s, lo) => {
             let owned;
             let bits: &[i64] = match s {
-                Big::Var { offset, words } => &st[*offset as usize..][..*words as usize],
+                Big::Var { offset, words } => &env.st[*offset as usize..][..*words as usize],
                 _ => {
-                    owned = big(s, st, locals)?;
+                    owned = big(env, s, locals)?;
                     &owned
                 }
             };
@@ -522,37 +831,82 @@ fn for_each(
                 }
             }
         }
+        Domain::Words(words) => {
+            for &w in words {
+                if !f(w, locals)? {
+                    break;
+                }
+            }
+        }
+        Domain::Values { coll, repr, repeat } => {
+            for w in element_words(env, coll, *repr, *repeat, locals)? {
+                if !f(w, locals)? {
+                    break;
+                }
+            }
+        }
     }
     Ok(())
 }
 
+/// The word of an [`Interp`] node's value (kept out of [`eval`], whose frame stays small).
+#[inline(never)]
+fn interp_word(env: &Env, i: &Interp, repr: Repr, locals: &mut [i64]) -> Eval<i64> {
+    let v = i.value(env, locals)?;
+    env.cx.word(repr, &v)
+}
+
+/// The words of a collection's elements in the interpreter's order (a multiset's as often as
+/// it holds them with `repeat`).
+#[inline(never)]
+fn element_words(
+    env: &Env,
+    coll: &Interp,
+    repr: Repr,
+    repeat: bool,
+    locals: &mut [i64],
+) -> Eval<Vec<i64>> {
+    let items: Vec<Value> = match coll.value(env, locals)? {
+        Value::Set(x) => x.into_iter().collect(),
+        Value::Mset(m) if repeat => m
+            .into_iter()
+            .flat_map(|(x, n)| std::iter::repeat_n(x, n as usize))
+            .collect(),
+        Value::Mset(m) => m.keys().cloned().collect(),
+        Value::Seq(x) => x.iter().cloned().collect(),
+        _ => return Err(Fault::Interpreted),
+    };
+    items.iter().map(|x| env.cx.word(repr, x)).collect()
+}
+
 /// The words of a bit-set expression.
-pub fn big(b: &Big, st: &[i64], locals: &mut [i64]) -> Eval<Vec<i64>> {
+pub fn big(env: &Env, b: &Big, locals: &mut [i64]) -> Eval<Vec<i64>> {
+    let st = env.st;
     Ok(match b {
         Big::Var { offset, words } => st[*offset as usize..][..*words as usize].to_vec(),
         Big::Lit(items, conv, words) => {
             let mut out = vec![0i64; *words as usize];
             for x in items {
-                let r = conv.rank(eval(x, st, locals)?)? as usize;
+                let r = conv.rank(eval(env, x, locals)?)? as usize;
                 out[r / 64] |= 1 << (r % 64);
             }
             out
         }
         Big::Insert(x, conv, s) => {
-            let r = conv.rank(eval(x, st, locals)?)? as usize;
-            let mut out = big(s, st, locals)?;
+            let r = conv.rank(eval(env, x, locals)?)? as usize;
+            let mut out = big(env, s, locals)?;
             out[r / 64] |= 1 << (r % 64);
             out
         }
         Big::Delete(x, conv, s) => {
-            let r = conv.rank(eval(x, st, locals)?)? as usize;
-            let mut out = big(s, st, locals)?;
+            let r = conv.rank(eval(env, x, locals)?)? as usize;
+            let mut out = big(env, s, locals)?;
             out[r / 64] &= !(1 << (r % 64));
             out
         }
         Big::Op(op, a, b) => {
-            let mut x = big(a, st, locals)?;
-            let y = big(b, st, locals)?;
+            let mut x = big(env, a, locals)?;
+            let y = big(env, b, locals)?;
             for (p, q) in x.iter_mut().zip(&y) {
                 *p = match op {
                     SetOp::Union => *p | q,
@@ -566,11 +920,11 @@ pub fn big(b: &Big, st: &[i64], locals: &mut [i64]) -> Eval<Vec<i64>> {
 }
 
 /// Runs statements on `st` in order (each sees the effects of the ones before).
-pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
+pub fn exec(cx: &Cx, stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
     for s in stmts {
         match s {
             Stmt::SetWord { offset, value, nat } => {
-                let v = eval(value, st, locals)?;
+                let v = eval(&Env { cx, st }, value, locals)?;
                 if *nat && v < 0 {
                     return Err(Fault::Arithmetic);
                 }
@@ -582,9 +936,10 @@ pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
                 conv,
                 value,
                 nat,
+                members,
             } => {
-                let r = conv.rank(eval(index, st, locals)?)?;
-                let v = eval(value, st, locals)?;
+                let r = member(*conv, members, eval(&Env { cx, st }, index, locals)?)?;
+                let v = eval(&Env { cx, st }, value, locals)?;
                 if *nat && v < 0 {
                     return Err(Fault::Arithmetic);
                 }
@@ -594,28 +949,78 @@ pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
                 // `S := insert(x, S)`: one bit, in place.
                 Big::Insert(x, conv, inner) if matches!(**inner, Big::Var { offset: o, .. } if o == *offset) =>
                 {
-                    let r = conv.rank(eval(x, st, locals)?)? as usize;
+                    let r = conv.rank(eval(&Env { cx, st }, x, locals)?)? as usize;
                     st[*offset as usize + r / 64] |= 1 << (r % 64);
                 }
                 _ => {
-                    let bits = big(value, st, locals)?;
+                    let bits = big(&Env { cx, st }, value, locals)?;
                     st[*offset as usize..][..bits.len()].copy_from_slice(&bits);
                 }
             },
+            Stmt::Update {
+                target,
+                root,
+                path,
+                value,
+                repr,
+            } => {
+                // As the interpreter: the value first, then the keys in order.
+                let v = cx.value(*repr, eval(&Env { cx, st }, value, locals)?);
+                let mut keys = Vec::with_capacity(path.len());
+                for step in path {
+                    keys.push(match step {
+                        Step::Field(k) => Key::Field(*k as usize),
+                        Step::Index(code, repr) => {
+                            Key::Index(cx.value(*repr, eval(&Env { cx, st }, code, locals)?))
+                        }
+                    });
+                }
+                let at = match target {
+                    Target::Word(offset) => *offset as usize,
+                    Target::Entry {
+                        base,
+                        index,
+                        conv,
+                        members,
+                    } => {
+                        *base as usize
+                            + member(*conv, members, eval(&Env { cx, st }, index, locals)?)?
+                                as usize
+                    }
+                };
+                let old = cx.value(*root, st[at]);
+                let new = update_path(&old, &keys, v, ioa_lang::span::Span::default())
+                    .map_err(|_| Fault::Interpreted)?;
+                st[at] = cx.word(*root, &new)?;
+            }
+            Stmt::SetSlot { slot, value } => {
+                let v = value.value(&Env { cx, st }, locals)?;
+                cx.layout
+                    .encode_slot(cx.fins, *slot as usize, &v, st)
+                    .ok_or(Fault::Unrepresentable)?;
+            }
+            Stmt::SetLocal { slot, value } => {
+                locals[*slot as usize] = eval(&Env { cx, st }, value, locals)?;
+            }
+            Stmt::Ensure(c) => {
+                if !truth(eval(&Env { cx, st }, c, locals)?) {
+                    return Err(Fault::Ensuring);
+                }
+            }
             Stmt::If {
                 branches,
                 otherwise,
             } => {
                 let mut taken = false;
                 for (c, body) in branches {
-                    if truth(eval(c, st, locals)?) {
-                        exec(body, st, locals)?;
+                    if truth(eval(&Env { cx, st }, c, locals)?) {
+                        exec(cx, body, st, locals)?;
                         taken = true;
                         break;
                     }
                 }
                 if !taken {
-                    exec(otherwise, st, locals)?;
+                    exec(cx, otherwise, st, locals)?;
                 }
             }
             Stmt::For {
@@ -627,7 +1032,7 @@ pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
             } => {
                 // The domain is read once, before the body changes anything.
                 let mut items = Vec::new();
-                for_each(domain, st, locals, |w, _| {
+                for_each(&Env { cx, st }, domain, locals, |w, _| {
                     items.push(w);
                     Ok(true)
                 })?;
@@ -635,17 +1040,18 @@ pub fn exec(stmts: &[Stmt], st: &mut [i64], locals: &mut [i64]) -> Eval<()> {
                     let lo = match domain {
                         Domain::All(conv) => conv.lo,
                         Domain::Members(_, lo) | Domain::BigMembers(_, lo) => *lo,
+                        Domain::Words(_) | Domain::Values { .. } => 0,
                     };
                     items.sort_by_key(|w| key[(w - lo) as usize]);
                 }
                 for w in items {
                     locals[*var as usize] = w;
                     if let Some(c) = cond {
-                        if !truth(eval(c, st, locals)?) {
+                        if !truth(eval(&Env { cx, st }, c, locals)?) {
                             continue;
                         }
                     }
-                    exec(body, st, locals)?;
+                    exec(cx, body, st, locals)?;
                 }
             }
         }

@@ -1,8 +1,9 @@
 //! Finite types as ranks, and a machine's state as a flat vector of 64-bit words.
 //!
 //! The compiled engine represents every value it handles as one word: an `Int` (or `Nat`) as
-//! itself, any other value of a finite type as its *rank*, its position among the type's
-//! values. Ranks are built from the type's structure so that the common operations are
+//! itself, a `Char` as its code point, any other value of a finite type as its *rank*, its
+//! position among the type's values, and a value of any other type (sequences, maps, reals,
+//! unions…) as its id in the run's table of interned values (`intern.rs`). Ranks are built from the type's structure so that the common operations are
 //! arithmetic: a tuple's rank is mixed-radix over its fields' ranks (first field most
 //! significant), `nil` is 0 and `embed(x)` is 1 + rank(x), a small set (of a type with at most
 //! 63 values) is the bit mask of its elements' ranks. A tuple type whose universe lists only some
@@ -15,13 +16,16 @@
 //! [`super::code::Fault`] and the caller falls back to the interpreter.
 //!
 //! A state is one word per scalar variable, one word per entry of an array over a finite index
-//! type, and a bit set of ⌈n/64⌉ words for a set over a type with n > 63 values.
+//! type, and a bit set of ⌈n/64⌉ words for a set over a type with n > 63 values. Equal values
+//! always have equal words, so word equality is value equality.
 
 use interpreter::machine::Machine;
 use interpreter::value::{ArrayValue, Value};
 use ioa_lang::ir::{Type, TypeDefKind, TypeId};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
+
+use super::intern::Interner;
 
 /// Index of a finite type in [`Fins`].
 pub type FinId = u32;
@@ -61,6 +65,11 @@ pub enum FinKind {
     },
     /// A bit mask of element ranks (element types of at most 63 values).
     Set(FinId),
+    /// The characters `lo ..= lo + card - 1` by code point (a word holds the code point).
+    Char {
+        /// The least code point.
+        lo: i64,
+    },
 }
 
 /// A tuple type's explicit carrier.
@@ -86,7 +95,7 @@ impl Fin {
     #[inline]
     pub fn rank(&self, word: i64) -> Option<u64> {
         match self.kind {
-            FinKind::Int { lo } => {
+            FinKind::Int { lo } | FinKind::Char { lo } => {
                 let r = word.checked_sub(lo)? as u64;
                 (r < self.card).then_some(r)
             }
@@ -98,7 +107,7 @@ impl Fin {
     #[inline]
     pub fn word(&self, rank: u64) -> i64 {
         match self.kind {
-            FinKind::Int { lo } => lo + rank as i64,
+            FinKind::Int { lo } | FinKind::Char { lo } => lo + rank as i64,
             _ => rank as i64,
         }
     }
@@ -112,7 +121,15 @@ pub struct Fins<'m, 's> {
     machine: &'m Machine<'s>,
     list: Vec<Fin>,
     by_type: FxHashMap<Type, FinId>,
+    /// The values of types without a word layout of their own, by id.
+    pub interner: Interner,
+    /// The values of each finite type of at most [`MAX_TABLE_VALUES`] values, by rank (see
+    /// [`Fins::tabulate`]): the interpreter's operations read them often.
+    tables: Vec<Option<Arc<[Value]>>>,
 }
+
+/// The most values a finite type may have for [`Fins::tabulate`] to list them.
+const MAX_TABLE_VALUES: u64 = 1 << 12;
 
 impl<'m, 's> Fins<'m, 's> {
     /// No types yet.
@@ -121,12 +138,26 @@ impl<'m, 's> Fins<'m, 's> {
             machine,
             list: Vec::new(),
             by_type: FxHashMap::default(),
+            interner: Interner::default(),
+            tables: Vec::new(),
         }
     }
 
-    /// The finite types, by [`FinId`].
-    pub fn into_list(self) -> Vec<Fin> {
-        self.list
+    /// Lists the values of every small finite type by rank, so that turning a word into a value
+    /// ([`value_of_word`]) is a clone; called once the types are all built.
+    pub fn tabulate(&mut self) {
+        self.tables = (0..self.list.len())
+            .map(|f| {
+                let fin = &self.list[f];
+                (fin.card <= MAX_TABLE_VALUES)
+                    .then(|| (0..fin.card).map(|r| self.value_of(fin, r)).collect())
+            })
+            .collect();
+    }
+
+    /// The machine whose types these are.
+    pub fn machine(&self) -> &'m Machine<'s> {
+        self.machine
     }
 
     /// How many finite types there are.
@@ -187,6 +218,27 @@ impl<'m, 's> Fins<'m, 's> {
                 Fin {
                     card: ints.len() as u64,
                     kind: FinKind::Int { lo },
+                }
+            }
+            Type::Char => {
+                let carrier = self.carrier(ty).ok_or_else(unbounded)?;
+                let points: Vec<i64> = carrier
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Char(c) => Some(*c as i64),
+                        _ => None,
+                    })
+                    .collect();
+                let lo = *points.first().ok_or_else(unbounded)?;
+                if points.iter().enumerate().any(|(k, &c)| c != lo + k as i64) {
+                    return Err(format!(
+                        "the universe's {} is not a contiguous range",
+                        self.name(ty)
+                    ));
+                }
+                Fin {
+                    card: points.len() as u64,
+                    kind: FinKind::Char { lo },
                 }
             }
             Type::Null(inner) => {
@@ -331,6 +383,7 @@ impl<'m, 's> Fins<'m, 's> {
             (FinKind::Bool, Value::Bool(b)) => Some(*b as u64),
             (FinKind::Enum(_), Value::Enum(_, k)) => Some(*k as u64),
             (FinKind::Int { .. }, Value::Int(i)) => fin.rank(*i),
+            (FinKind::Char { .. }, Value::Char(c)) => fin.rank(*c as i64),
             (FinKind::Null(_), Value::Nil) => Some(0),
             (FinKind::Null(i), Value::Embed(x)) => Some(1 + self.rank_of(self.get(*i), x)?),
             (
@@ -371,6 +424,7 @@ impl<'m, 's> Fins<'m, 's> {
             FinKind::Bool => Value::Bool(r != 0),
             FinKind::Enum(id) => Value::Enum(*id, r as u32),
             FinKind::Int { lo } => Value::Int(lo + r as i64),
+            FinKind::Char { lo } => char_value(lo + r as i64),
             FinKind::Null(i) => match r {
                 0 => Value::Nil,
                 _ => Value::Embed(Arc::new(self.value_of(self.get(*i), r - 1))),
@@ -417,13 +471,28 @@ pub fn field_ranks<'a>(
         .map(move |(f, s)| (*f, (p / s) % fins.get(*f).card))
 }
 
-/// How a type's values are held in words: the integer itself, or a rank.
+/// The character of a code point (one that came from a character: words of `Char` values are
+/// only ever made from characters).
+fn char_value(point: i64) -> Value {
+    Value::Char(
+        u32::try_from(point)
+            .ok()
+            .and_then(char::from_u32)
+            .unwrap_or(char::REPLACEMENT_CHARACTER),
+    )
+}
+
+/// How a type's values are held in words: the integer itself, a rank, or an interned id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Repr {
     /// `Int` or `Nat`: the integer.
     Int,
+    /// `Char`: the code point.
+    Char,
     /// Any other finite type: the rank.
     Fin(FinId),
+    /// Any other type: the id of the value in [`Fins::interner`].
+    Interned,
 }
 
 /// Where and how a state variable is stored.
@@ -448,6 +517,10 @@ pub enum Slot {
         elem: Repr,
         /// The array's default (arrays are compiled only while every state shares it).
         default: Option<Value>,
+        /// For the variable of a component family in a flattened composite: which index
+        /// ranks are members. Reading or writing another entry is the composite's error
+        /// (E0515, no such member), so the compiled code stops there with a fault.
+        members: Option<Arc<Vec<bool>>>,
     },
     /// A bit set of element ranks over `words` words.
     BigSet {
@@ -460,11 +533,17 @@ pub enum Slot {
     },
 }
 
-/// The word representation of a value of `ty` that is not a set or array state variable.
-pub fn repr_of(fins: &mut Fins, ty: &Type) -> Result<Repr, Unsupported> {
+/// The word representation of a value of `ty` (one that is not a set or array state
+/// variable): integers and characters as themselves, values of finite types by rank, and
+/// everything else interned.
+pub fn repr_of(fins: &mut Fins, ty: &Type) -> Repr {
     match ty {
-        Type::Int | Type::Nat => Ok(Repr::Int),
-        _ => Ok(Repr::Fin(fins.of(ty)?)),
+        Type::Int | Type::Nat => Repr::Int,
+        Type::Char => Repr::Char,
+        _ => match fins.of(ty) {
+            Ok(f) => Repr::Fin(f),
+            Err(_) => Repr::Interned,
+        },
     }
 }
 
@@ -472,8 +551,10 @@ pub fn repr_of(fins: &mut Fins, ty: &Type) -> Result<Repr, Unsupported> {
 pub fn word_of(fins: &Fins, repr: Repr, v: &Value) -> Option<i64> {
     match (repr, v) {
         (Repr::Int, Value::Int(i)) => Some(*i),
-        (Repr::Int, _) => None,
+        (Repr::Char, Value::Char(c)) => Some(*c as i64),
+        (Repr::Int | Repr::Char, _) => None,
         (Repr::Fin(f), v) => fins.rank_of(fins.get(f), v).map(|r| r as i64),
+        (Repr::Interned, v) => Some(fins.interner.intern(v.clone())),
     }
 }
 
@@ -481,7 +562,12 @@ pub fn word_of(fins: &Fins, repr: Repr, v: &Value) -> Option<i64> {
 pub fn value_of_word(fins: &Fins, repr: Repr, w: i64) -> Value {
     match repr {
         Repr::Int => Value::Int(w),
-        Repr::Fin(f) => fins.value_of(fins.get(f), w as u64),
+        Repr::Char => char_value(w),
+        Repr::Fin(f) => match fins.tables.get(f as usize) {
+            Some(Some(table)) => table[w as usize].clone(),
+            _ => fins.value_of(fins.get(f), w as u64),
+        },
+        Repr::Interned => fins.interner.value(w),
     }
 }
 
@@ -490,8 +576,12 @@ pub fn value_of_word(fins: &Fins, repr: Repr, w: i64) -> Value {
 pub struct Layout {
     /// The slots, by state variable.
     pub slots: Vec<Slot>,
+    /// The declared types of the state variables.
+    pub types: Vec<Type>,
     /// Total words.
     pub words: usize,
+    /// The positions of the words that hold interned ids, in order.
+    pub interned: Vec<u32>,
 }
 
 impl Layout {
@@ -499,57 +589,79 @@ impl Layout {
     pub fn new(fins: &mut Fins, types: &[Type]) -> Result<Layout, Unsupported> {
         let mut slots = Vec::new();
         let mut words = 0usize;
+        let mut interned = Vec::new();
         for ty in types {
             let offset = words as u32;
+            let indexed = |fins: &mut Fins, t: &Type| {
+                fins.of(t).ok().filter(|&f| fins.get(f).card <= MAX_INDEXED)
+            };
             let slot = match ty {
-                Type::Array(index, elem) => {
-                    let index = fins.of(index)?;
-                    let n = fins.get(index).card;
-                    if n > MAX_INDEXED {
-                        return Err(format!("an array index type has {n} values"));
+                Type::Array(index, elem) if indexed(fins, index).is_some() => {
+                    let index = indexed(fins, index).expect("checked");
+                    let n = fins.get(index).card as usize;
+                    let elem = repr_of(fins, elem);
+                    if elem == Repr::Interned {
+                        interned.extend(offset..offset + n as u32);
                     }
-                    words += n as usize;
+                    words += n;
                     Slot::Array {
                         offset,
                         index,
-                        elem: repr_of(fins, elem)?,
+                        elem,
                         default: None,
+                        members: None,
                     }
                 }
-                Type::Set(elem) => {
-                    let e = fins.of(elem)?;
-                    let n = fins.get(e).card;
-                    if n <= 63 {
-                        words += 1;
-                        Slot::Word {
-                            offset,
-                            repr: Repr::Fin(fins.of(ty)?),
-                            nat: false,
-                        }
-                    } else if n <= MAX_INDEXED {
-                        let w = n.div_ceil(64) as u32;
-                        words += w as usize;
-                        Slot::BigSet {
-                            offset,
-                            elem: e,
-                            words: w,
-                        }
-                    } else {
-                        return Err(format!("a set's element type has {n} values"));
+                Type::Set(elem) if indexed(fins, elem).is_some_and(|e| fins.get(e).card > 63) => {
+                    let e = indexed(fins, elem).expect("checked");
+                    let w = fins.get(e).card.div_ceil(64) as u32;
+                    words += w as usize;
+                    Slot::BigSet {
+                        offset,
+                        elem: e,
+                        words: w,
                     }
                 }
                 _ => {
+                    let repr = repr_of(fins, ty);
+                    if repr == Repr::Interned {
+                        interned.push(offset);
+                    }
                     words += 1;
                     Slot::Word {
                         offset,
-                        repr: repr_of(fins, ty)?,
+                        repr,
                         nat: *ty == Type::Nat,
                     }
                 }
             };
             slots.push(slot);
         }
-        Ok(Layout { slots, words })
+        Ok(Layout {
+            slots,
+            types: types.to_vec(),
+            words,
+            interned,
+        })
+    }
+
+    /// Marks array slot `slot` as a component family's variable whose members are the index
+    /// values `members` (see [`Slot::Array`]); `None` if it is not an array or a member is
+    /// outside the index type.
+    pub fn set_members(&mut self, fins: &Fins, slot: usize, members: &[Value]) -> Option<()> {
+        let Slot::Array {
+            index, members: m, ..
+        } = &mut self.slots[slot]
+        else {
+            return None;
+        };
+        let fin = fins.get(*index);
+        let mut mask = vec![false; fin.card as usize];
+        for v in members {
+            mask[fins.rank_of(fin, v)? as usize] = true;
+        }
+        *m = Some(Arc::new(mask));
+        Some(())
     }
 
     /// Records the default of every array variable from a start state (arrays are compiled
@@ -572,86 +684,130 @@ impl Layout {
     /// (including an array whose default is not the recorded one).
     pub fn encode(&self, fins: &Fins, state: &[Value]) -> Option<Box<[i64]>> {
         let mut out = vec![0i64; self.words];
-        for (slot, v) in self.slots.iter().zip(state) {
-            match slot {
-                Slot::Word { offset, repr, .. } => out[*offset as usize] = word_of(fins, *repr, v)?,
-                Slot::Array {
-                    offset,
-                    index,
-                    elem,
-                    default,
-                } => {
-                    let Value::Array(a) = v else { return None };
-                    if default.as_ref() != Some(&a.default) {
-                        return None;
-                    }
-                    let index = fins.get(*index);
-                    let base = word_of(fins, *elem, &a.default)?;
-                    out[*offset as usize..][..index.card as usize].fill(base);
-                    for (k, x) in a.entries.iter() {
-                        let r = fins.rank_of(index, k)?;
-                        out[*offset as usize + r as usize] = word_of(fins, *elem, x)?;
-                    }
-                }
-                Slot::BigSet { offset, elem, .. } => {
-                    let Value::Set(xs) = v else { return None };
-                    for x in xs.iter() {
-                        let r = fins.rank_of(fins.get(*elem), x)? as usize;
-                        out[*offset as usize + r / 64] |= 1 << (r % 64);
-                    }
-                }
-            }
+        for (k, v) in state.iter().enumerate().take(self.slots.len()) {
+            self.encode_slot(fins, k, v, &mut out)?;
         }
         Some(out.into())
     }
 
+    /// Writes the words of value `v` of state variable `slot` into `out`; `None` if the value
+    /// is outside what the slot can hold.
+    pub fn encode_slot(&self, fins: &Fins, slot: usize, v: &Value, out: &mut [i64]) -> Option<()> {
+        match &self.slots[slot] {
+            Slot::Word { offset, repr, .. } => out[*offset as usize] = word_of(fins, *repr, v)?,
+            Slot::Array {
+                offset,
+                index,
+                elem,
+                default,
+                ..
+            } => {
+                let Value::Array(a) = v else { return None };
+                if default.as_ref() != Some(&a.default) {
+                    return None;
+                }
+                let index = fins.get(*index);
+                let base = word_of(fins, *elem, &a.default)?;
+                out[*offset as usize..][..index.card as usize].fill(base);
+                for (k, x) in a.entries.iter() {
+                    let r = fins.rank_of(index, k)?;
+                    out[*offset as usize + r as usize] = word_of(fins, *elem, x)?;
+                }
+            }
+            Slot::BigSet {
+                offset,
+                elem,
+                words,
+            } => {
+                let Value::Set(xs) = v else { return None };
+                out[*offset as usize..][..*words as usize].fill(0);
+                for x in xs.iter() {
+                    let r = fins.rank_of(fins.get(*elem), x)? as usize;
+                    out[*offset as usize + r / 64] |= 1 << (r % 64);
+                }
+            }
+        }
+        Some(())
+    }
+
     /// Decodes a state into interpreter values.
     pub fn decode(&self, fins: &Fins, words: &[i64]) -> Vec<Value> {
-        self.slots
-            .iter()
-            .map(|slot| match slot {
-                Slot::Word { offset, repr, .. } => {
-                    value_of_word(fins, *repr, words[*offset as usize])
-                }
-                Slot::Array {
-                    offset,
-                    index,
-                    elem,
-                    default,
-                } => {
-                    let default = default.clone().unwrap_or(Value::Nil);
-                    let index = fins.get(*index);
-                    let mut a = Arc::new(ArrayValue {
-                        default: default.clone(),
-                        entries: Default::default(),
-                    });
-                    for r in 0..index.card {
-                        let x = value_of_word(fins, *elem, words[*offset as usize + r as usize]);
-                        if x != default {
-                            if let Value::Array(b) =
-                                Value::array_set(&a, fins.value_of(index, r), x)
-                            {
-                                a = b;
-                            }
+        (0..self.slots.len())
+            .map(|k| self.decode_slot(fins, k, words))
+            .collect()
+    }
+
+    /// The interpreter's value of state variable `slot`.
+    pub fn decode_slot(&self, fins: &Fins, slot: usize, words: &[i64]) -> Value {
+        match &self.slots[slot] {
+            Slot::Word { offset, repr, .. } => value_of_word(fins, *repr, words[*offset as usize]),
+            Slot::Array {
+                offset,
+                index,
+                elem,
+                default,
+                ..
+            } => {
+                let default = default.clone().unwrap_or(Value::Nil);
+                let index = fins.get(*index);
+                let mut a = Arc::new(ArrayValue {
+                    default: default.clone(),
+                    entries: Default::default(),
+                });
+                for r in 0..index.card {
+                    let x = value_of_word(fins, *elem, words[*offset as usize + r as usize]);
+                    if x != default {
+                        if let Value::Array(b) = Value::array_set(&a, fins.value_of(index, r), x) {
+                            a = b;
                         }
                     }
-                    Value::Array(a)
                 }
-                Slot::BigSet {
-                    offset,
-                    elem,
-                    words: n,
-                } => {
-                    let e = fins.get(*elem);
-                    let bits = &words[*offset as usize..][..*n as usize];
-                    Value::Set(
-                        (0..e.card)
-                            .filter(|r| bits[(r / 64) as usize] as u64 >> (r % 64) & 1 != 0)
-                            .map(|r| fins.value_of(e, r))
-                            .collect(),
-                    )
-                }
-            })
-            .collect()
+                Value::Array(a)
+            }
+            Slot::BigSet {
+                offset,
+                elem,
+                words: n,
+            } => {
+                let e = fins.get(*elem);
+                let bits = &words[*offset as usize..][..*n as usize];
+                Value::Set(
+                    (0..e.card)
+                        .filter(|r| bits[(r / 64) as usize] as u64 >> (r % 64) & 1 != 0)
+                        .map(|r| fins.value_of(e, r))
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    /// The value of a component family's variable as the composite's code may read it: a map
+    /// from each member's index to its entry, so that reading a non-member is an error there
+    /// too (see [`Slot::Array`]); the array itself for any other variable.
+    pub fn decode_slot_for_reading(&self, fins: &Fins, slot: usize, words: &[i64]) -> Value {
+        match &self.slots[slot] {
+            Slot::Array {
+                offset,
+                index,
+                elem,
+                members: Some(mask),
+                ..
+            } => {
+                let index = fins.get(*index);
+                Value::Map(
+                    mask.iter()
+                        .enumerate()
+                        .filter(|(_, m)| **m)
+                        .map(|(r, _)| {
+                            (
+                                fins.value_of(index, r as u64),
+                                value_of_word(fins, *elem, words[*offset as usize + r]),
+                            )
+                        })
+                        .collect(),
+                )
+            }
+            _ => self.decode_slot(fins, slot, words),
+        }
     }
 }

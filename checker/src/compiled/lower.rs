@@ -1,11 +1,22 @@
 //! From the typed IR to [`Code`]: names become word positions and local slots, types become
-//! strides, ranges and bit positions. Anything outside the compiled subset (maps, sequences,
-//! multisets, unions, strings, `choose`, whole-array assignment, composite automata…) is
-//! refused with the reason, and the explorer uses the interpreter instead.
+//! strides, ranges and bit positions.
+//!
+//! Every expression is lowered to native word code where its types and operators allow (finite
+//! types as ranks, small sets as bit masks, integers and characters as themselves), and
+//! otherwise handed to the interpreter's evaluator as an [`Interp`] node: the expression with
+//! the words it reads as inputs (state words, locals, natively computed operands), evaluated
+//! over values and turned back into a word (interned when its type has no word layout). So
+//! `head(queue[i]) > u` is a native comparison whose left operand is the interpreter's `head`
+//! of the interned sequence in word `queue[i]`. An expression with a `choose` is the
+//! interpreter's whole, so its choices are met in the interpreter's order. What neither can take
+//! (a `choose` with its own `det` block, `while`, variables of other automata) is refused with
+//! the reason, and the explorer uses the interpreter instead.
 
-use super::code::{Arith, Big, Cmp, Code, Conv, Domain, SetCmp, SetOp, Stmt};
+use super::code::{
+    Arith, Big, Cmp, Code, Conv, Domain, Input, Interp, SetCmp, SetOp, Step, Stmt, Target,
+};
 use super::layout::{
-    repr_of, word_of, FinId, FinKind, Fins, Layout, Listed, Slot, Unsupported, MAX_INDEXED,
+    repr_of, word_of, FinId, FinKind, Fins, Layout, Listed, Repr, Slot, Unsupported, MAX_INDEXED,
 };
 use interpreter::eval::may_read_local;
 use interpreter::value::Value;
@@ -13,6 +24,7 @@ use ioa_lang::ast::Quantifier;
 use ioa_lang::ir::{
     BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt as IrStmt, StmtKind, Type, UnOp, VarRef,
 };
+use ioa_lang::span::Span;
 use std::sync::Arc;
 
 /// Lowers the expressions and statements of one primitive automaton.
@@ -23,10 +35,43 @@ pub struct Lower<'a, 'm, 's> {
     pub layout: &'a Layout,
     /// The automaton's parameter values.
     pub params: &'a [Value],
+    /// The first local slot no IR code of the automaton uses: the inputs of [`Interp`] nodes
+    /// take slots from here on.
+    pub first_free_local: u32,
 }
 
 fn unsupported<T>(what: &str) -> Result<T, Unsupported> {
     Err(format!("{what} is not compiled"))
+}
+
+thread_local! {
+    /// Where the construct that stopped the lowering on this thread is (see [`refuse`]).
+    static REFUSED_AT: std::cell::Cell<Option<Span>> = const { std::cell::Cell::new(None) };
+}
+
+/// [`unsupported`] for a construct neither native code nor the interpreter's evaluator can
+/// take, remembering where it is (the first such place since [`take_refused_at`]).
+fn refuse<T>(span: Span, what: &str) -> Result<T, Unsupported> {
+    REFUSED_AT.with(|r| {
+        if r.get().is_none() {
+            r.set(Some(span));
+        }
+    });
+    unsupported(what)
+}
+
+/// Where the construct that stopped the lowering is, if one did; clears it.
+pub fn take_refused_at() -> Option<Span> {
+    REFUSED_AT.with(|r| r.take())
+}
+
+/// Whether evaluating the subexpressions of an [`Interp`] node's expression at this point
+/// happens on every evaluation of the node (so an input may be computed beforehand), or only
+/// under a condition (a branch, the right of `∧`, a quantifier's body).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum When {
+    Always,
+    Sometimes,
 }
 
 impl Lower<'_, '_, '_> {
@@ -34,7 +79,7 @@ impl Lower<'_, '_, '_> {
         let f = self.fins.get(fin);
         Conv {
             lo: match f.kind {
-                FinKind::Int { lo } => lo,
+                FinKind::Int { lo } | FinKind::Char { lo } => lo,
                 _ => 0,
             },
             card: f.card,
@@ -44,6 +89,15 @@ impl Lower<'_, '_, '_> {
     fn conv_of(&mut self, ty: &Type) -> Result<Conv, Unsupported> {
         let f = self.fins.of(ty)?;
         Ok(self.conv(f))
+    }
+
+    fn repr(&mut self, ty: &Type) -> Repr {
+        repr_of(self.fins, ty)
+    }
+
+    /// Whether values of `ty` are words of a finite type (ranks).
+    fn is_fin(&mut self, ty: &Type) -> bool {
+        matches!(self.repr(ty), Repr::Fin(_))
     }
 
     /// A tuple type's fields, strides and list.
@@ -64,15 +118,20 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Whether values of `ty` are bit sets (sets over more than 63 values).
-    fn is_big(&mut self, ty: &Type) -> Result<bool, Unsupported> {
-        Ok(match ty {
-            Type::Set(elem) => {
-                let f = self.fins.of(elem)?;
-                self.fins.get(f).card > 63
-            }
+    /// Whether values of `ty` are bit sets (sets over a finite type of 64 to 65,536 values).
+    fn is_big(&mut self, ty: &Type) -> bool {
+        match ty {
+            Type::Set(elem) => self
+                .fins
+                .of(elem)
+                .is_ok_and(|f| (64..=MAX_INDEXED).contains(&self.fins.get(f).card)),
             _ => false,
-        })
+        }
+    }
+
+    /// Whether values of `ty` are small sets (bit masks in one word).
+    fn is_small_set(&mut self, ty: &Type) -> bool {
+        matches!(ty, Type::Set(_)) && self.is_fin(ty)
     }
 
     fn words_of(&mut self, elem: &Type) -> Result<u32, Unsupported> {
@@ -80,33 +139,63 @@ impl Lower<'_, '_, '_> {
         Ok(self.fins.get(f).card.div_ceil(64) as u32)
     }
 
-    /// A word-valued expression.
+    /// A word-valued expression: native word code where it can be, else the interpreter's
+    /// evaluation of it.
     pub fn expr(&mut self, e: &Expr) -> Result<Code, Unsupported> {
-        if self.is_big(&e.ty)? {
-            return unsupported("a large set outside a membership, size or comparison");
+        // A `choose` is resolved by the explorer's script, in the order the interpreter meets
+        // them: an expression with one is the interpreter's to evaluate, whole.
+        if chooses(e) {
+            let repr = self.repr(&e.ty);
+            return Ok(Code::Interp(Box::new(self.interp(e)?), repr));
         }
+        match self.native(e) {
+            Ok(code) => Ok(code),
+            Err(_) => {
+                let repr = self.repr(&e.ty);
+                Ok(Code::Interp(Box::new(self.interp(e)?), repr))
+            }
+        }
+    }
+
+    /// Native word code for `e`, or why there is none (its node needs the interpreter).
+    fn native(&mut self, e: &Expr) -> Result<Code, Unsupported> {
         let b = |c: Code| Box::new(c);
         Ok(match &e.kind {
             ExprKind::Var(VarRef::State(s)) => match &self.layout.slots[*s as usize] {
                 Slot::Word { offset, .. } => Code::Word(*offset),
-                _ => return unsupported("an array used as a whole"),
+                _ => return unsupported("a whole array or bit set as a word"),
             },
             ExprKind::Var(VarRef::Param(k)) => {
-                let repr = repr_of(self.fins, &e.ty)?;
+                let repr = self.repr(&e.ty);
                 let v = &self.params[*k as usize];
                 Code::Const(
                     word_of(self.fins, repr, v)
-                        .ok_or("an automaton parameter outside its type's universe")?,
+                        .ok_or("an automaton parameter is outside its type's universe")?,
                 )
             }
             ExprKind::Var(VarRef::Local(k)) => Code::Local(*k),
             ExprKind::Var(_) => return unsupported("a variable of another automaton"),
+            ExprKind::Int(i) if e.ty == Type::Char => {
+                if u32::try_from(*i).ok().and_then(char::from_u32).is_none() {
+                    return unsupported("a code point that is no character");
+                }
+                Code::Const(*i)
+            }
+            ExprKind::Int(i) if e.ty == Type::Real => {
+                self.constant(e, &Value::Real(num_rational::Rational64::from_integer(*i)))?
+            }
             ExprKind::Int(i) => Code::Const(*i),
             ExprKind::Bool(x) => Code::Const(*x as i64),
-            ExprKind::Nil => Code::Const(0),
-            ExprKind::EnumConst(k) => Code::Const(*k as i64),
-            ExprKind::Str(_) => return unsupported("a string"),
+            ExprKind::Nil => self.constant(e, &Value::Nil)?,
+            ExprKind::EnumConst(k) => match &e.ty {
+                Type::Named(id) => self.constant(e, &Value::Enum(*id, *k))?,
+                _ => return unsupported("an enumeration constant of this type"),
+            },
+            ExprKind::Str(s) => self.constant(e, &Value::Str(s.as_str().into()))?,
             ExprKind::Tuple(xs) => {
+                if !self.is_fin(&e.ty) {
+                    return unsupported("a tuple of a type without ranks");
+                }
                 let (fields, strides, listed) = self.tuple_parts(&e.ty)?;
                 let mut out = Vec::new();
                 for ((x, f), s) in xs.iter().zip(fields).zip(strides) {
@@ -118,17 +207,23 @@ impl Lower<'_, '_, '_> {
                 }
             }
             ExprKind::Collection(xs) => match &e.ty {
-                Type::Set(elem) => {
+                Type::Set(elem) if self.is_small_set(&e.ty) => {
                     let conv = self.conv_of(elem)?;
                     let items = xs.iter().map(|x| self.expr(x)).collect::<Result<_, _>>()?;
                     Code::SetLit(items, conv)
                 }
-                _ => return unsupported("a multiset or sequence"),
+                _ => return unsupported("a collection without a word layout"),
             },
             ExprKind::Unary(UnOp::Not, a) => Code::Not(b(self.expr(a)?)),
-            ExprKind::Unary(UnOp::Neg, a) => Code::Neg(b(self.expr(a)?)),
-            ExprKind::Binary(op, l, r) => self.binary(*op, l, r)?,
+            ExprKind::Unary(UnOp::Neg, a) if matches!(e.ty, Type::Int | Type::Nat) => {
+                Code::Neg(b(self.expr(a)?))
+            }
+            ExprKind::Unary(UnOp::Neg, _) => return unsupported("negation of a real"),
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, &e.ty)?,
             ExprKind::Field(t, k) => {
+                if !self.is_fin(&t.ty) {
+                    return unsupported("a field of a tuple without ranks");
+                }
                 let (fields, strides, listed) = self.tuple_parts(&t.ty)?;
                 let f = fields[*k as usize];
                 let conv = self.conv(f);
@@ -144,32 +239,50 @@ impl Lower<'_, '_, '_> {
                 let Type::Null(inner) = &a.ty else {
                     return unsupported("`.val` of this type");
                 };
+                if !self.is_fin(&a.ty) {
+                    return unsupported("`.val` of a value without ranks");
+                }
                 let conv = self.conv_of(inner)?;
                 Code::NullVal(b(self.expr(a)?), conv.lo)
             }
             ExprKind::Index(base, index) => match (&base.kind, &base.ty) {
                 (ExprKind::Var(VarRef::State(s)), Type::Array(..)) => {
                     let Slot::Array {
-                        offset, index: ix, ..
+                        offset,
+                        index: ix,
+                        members,
+                        ..
                     } = self.layout.slots[*s as usize].clone()
                     else {
-                        return unsupported("this array");
+                        return unsupported("indexing an array held as one value");
                     };
-                    Code::ArrayGet {
-                        base: offset,
-                        index: b(self.expr(index)?),
-                        conv: self.conv(ix),
+                    let (index, conv) = (b(self.expr(index)?), self.conv(ix));
+                    match members {
+                        None => Code::ArrayGet {
+                            base: offset,
+                            index,
+                            conv,
+                        },
+                        Some(members) => Code::MemberGet {
+                            base: offset,
+                            index,
+                            conv,
+                            members,
+                        },
                     }
                 }
                 _ => return unsupported("indexing other than into an array state variable"),
             },
             ExprKind::Call(f, args) => self.call(*f, args, &e.ty)?,
             ExprKind::Quant(q, binders, body) => {
-                let mut code = self.expr(body)?;
                 let exists = *q == Quantifier::Exists;
-                for (k, (slot, ty)) in binders.iter().enumerate().rev() {
+                let mut domains = Vec::new();
+                for (k, (slot, ty)) in binders.iter().enumerate() {
                     let later: Vec<u32> = binders[k..].iter().map(|(s, _)| *s).collect();
-                    let domain = self.domain(*q, *slot, ty, body, &later)?;
+                    domains.push(self.domain(*q, *slot, ty, body, &later)?);
+                }
+                let mut code = self.expr(body)?;
+                for ((slot, _), domain) in binders.iter().zip(domains).rev() {
                     code = Code::Quant {
                         exists,
                         var: *slot,
@@ -183,15 +296,28 @@ impl Lower<'_, '_, '_> {
                 Code::Cond(b(self.expr(c)?), b(self.expr(x)?), b(self.expr(y)?))
             }
             ExprKind::UnionPayload(..) | ExprKind::UnionNew(..) | ExprKind::Is(..) => {
-                return unsupported("a union value")
+                return unsupported("a union value as words")
             }
-            ExprKind::Choose { .. } => return unsupported("`choose`"),
+            ExprKind::Choose { .. } => return unsupported("`choose` inside an effect"),
         })
+    }
+
+    /// The word of a constant value of `e`'s type.
+    fn constant(&mut self, e: &Expr, v: &Value) -> Result<Code, Unsupported> {
+        let repr = self.repr(&e.ty);
+        Ok(Code::Const(word_of(self.fins, repr, v).ok_or_else(
+            || {
+                format!(
+                    "a constant of type {} is outside the type's universe",
+                    self.fins.name(&e.ty)
+                )
+            },
+        )?))
     }
 
     /// What binder `slot` of a quantifier ranges over: the elements of `S` if a leading
     /// conjunct of the body (of the premise, for `∀ … ⇒`) is `slot ∈ S` with `S` not reading
-    /// this or a later binder, else the carrier of its type.
+    /// this or a later binder (the interpreter's bound guard), else the carrier of its type.
     fn domain(
         &mut self,
         q: Quantifier,
@@ -200,7 +326,6 @@ impl Lower<'_, '_, '_> {
         body: &Expr,
         later: &[u32],
     ) -> Result<Domain, Unsupported> {
-        let conv = self.conv_of(ty)?;
         let premise = match (q, &body.kind) {
             (Quantifier::ForAll, ExprKind::Binary(BinOp::Implies, l, _)) => Some(&**l),
             (Quantifier::Exists, _) => Some(body),
@@ -210,38 +335,55 @@ impl Lower<'_, '_, '_> {
         if let Some(p) = premise {
             leading_conjuncts(p, &mut conjuncts);
         }
+        let fin = self.fins.of(ty).ok();
         for c in conjuncts {
             let ExprKind::Binary(BinOp::In, x, coll) = &c.kind else {
                 continue;
             };
             if !matches!(x.kind, ExprKind::Var(VarRef::Local(s)) if s == slot)
                 || may_read_local(coll, |s| later.contains(&s))
-                || !matches!(coll.ty, Type::Set(_))
             {
                 continue;
             }
-            return Ok(if self.is_big(&coll.ty)? {
-                Domain::BigMembers(self.big(coll)?, conv.lo)
-            } else {
-                Domain::Members(Box::new(self.expr(coll)?), conv.lo)
-            });
+            if let (Some(f), Type::Set(_)) = (fin, &coll.ty) {
+                let lo = self.conv(f).lo;
+                if self.is_big(&coll.ty) {
+                    return Ok(Domain::BigMembers(self.big(coll)?, lo));
+                }
+                if self.is_small_set(&coll.ty) {
+                    return Ok(Domain::Members(Box::new(self.expr(coll)?), lo));
+                }
+            }
+            if fin.is_none() {
+                let repr = self.repr(ty);
+                return Ok(Domain::Values {
+                    coll: Box::new(self.interp(coll)?),
+                    repr,
+                    repeat: false,
+                });
+            }
         }
-        Ok(Domain::All(conv))
+        match fin {
+            Some(f) => Ok(Domain::All(self.conv(f))),
+            None => {
+                let carrier = self
+                    .fins
+                    .carrier(ty)
+                    .ok_or_else(|| format!("type {} has no finite carrier", self.fins.name(ty)))?;
+                let repr = self.repr(ty);
+                let words = carrier
+                    .iter()
+                    .map(|v| word_of(self.fins, repr, v))
+                    .collect::<Option<Vec<i64>>>()
+                    .ok_or("a carrier value has no word")?;
+                Ok(Domain::Words(words))
+            }
+        }
     }
 
-    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr) -> Result<Code, Unsupported> {
+    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, ty: &Type) -> Result<Code, Unsupported> {
         let b = |c: Code| Box::new(c);
-        let cmp = |op| -> Option<Cmp> {
-            Some(match op {
-                BinOp::Eq => Cmp::Eq,
-                BinOp::Neq => Cmp::Ne,
-                BinOp::Lt => Cmp::Lt,
-                BinOp::Le => Cmp::Le,
-                BinOp::Gt => Cmp::Gt,
-                BinOp::Ge => Cmp::Ge,
-                _ => return None,
-            })
-        };
+        let int = |t: &Type| matches!(t, Type::Int | Type::Nat);
         let set_cmp = |op| -> Option<SetCmp> {
             Some(match op {
                 BinOp::Eq => SetCmp::Eq,
@@ -251,39 +393,50 @@ impl Lower<'_, '_, '_> {
                 _ => return None,
             })
         };
-        let set_op = |op| -> Option<SetOp> {
-            Some(match op {
-                BinOp::Union => SetOp::Union,
-                BinOp::Intersect => SetOp::Intersect,
-                BinOp::Difference => SetOp::Difference,
-                _ => return None,
-            })
-        };
-        let big = self.is_big(&l.ty)?;
+        let big = self.is_big(&l.ty);
         Ok(match op {
             BinOp::And => Code::And(b(self.expr(l)?), b(self.expr(r)?)),
             BinOp::Or => Code::Or(b(self.expr(l)?), b(self.expr(r)?)),
             BinOp::Implies => Code::Implies(b(self.expr(l)?), b(self.expr(r)?)),
             BinOp::Iff => Code::Cmp(Cmp::Eq, b(self.expr(l)?), b(self.expr(r)?)),
-            BinOp::Eq | BinOp::Neq | BinOp::SubsetEq | BinOp::Subset
-                if matches!(l.ty, Type::Set(_)) =>
-            {
-                let op = set_cmp(op).expect("a set comparison");
-                if big {
-                    Code::BigCmp(op, self.big(l)?, self.big(r)?)
-                } else {
-                    Code::SetCmp(op, b(self.expr(l)?), b(self.expr(r)?))
-                }
-            }
-            BinOp::Eq | BinOp::Neq if matches!(l.ty, Type::Array(..) | Type::Map(..)) => {
-                return unsupported("comparing arrays or maps")
-            }
-            BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => Code::Cmp(
-                cmp(op).expect("a comparison"),
+            BinOp::Eq | BinOp::Neq | BinOp::SubsetEq | BinOp::Subset if big => Code::BigCmp(
+                set_cmp(op).expect("a set comparison"),
+                self.big(l)?,
+                self.big(r)?,
+            ),
+            BinOp::SubsetEq | BinOp::Subset if self.is_small_set(&l.ty) => Code::SetCmp(
+                set_cmp(op).expect("a set comparison"),
                 b(self.expr(l)?),
                 b(self.expr(r)?),
             ),
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
+            // Words are canonical (ranks, integers, interned ids), so equal words are equal
+            // values. A tuple or `embed` built outside its type's universe equals nothing
+            // that has a word (`f = [bit, next]` once `next` passed the universe).
+            BinOp::Eq | BinOp::Neq => {
+                let (x, y) = (self.expr(l)?, self.expr(r)?);
+                if built(&x) || built(&y) {
+                    Code::Eq {
+                        ne: op == BinOp::Neq,
+                        a: b(x),
+                        b: b(y),
+                    }
+                } else {
+                    let cmp = if op == BinOp::Eq { Cmp::Eq } else { Cmp::Ne };
+                    Code::Cmp(cmp, b(x), b(y))
+                }
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if int(&l.ty) || l.ty == Type::Char => {
+                let cmp = match op {
+                    BinOp::Lt => Cmp::Lt,
+                    BinOp::Le => Cmp::Le,
+                    BinOp::Gt => Cmp::Gt,
+                    _ => Cmp::Ge,
+                };
+                Code::Cmp(cmp, b(self.expr(l)?), b(self.expr(r)?))
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod
+                if int(&l.ty) && int(ty) =>
+            {
                 let op = match op {
                     BinOp::Add => Arith::Add,
                     BinOp::Sub => Arith::Sub,
@@ -293,12 +446,12 @@ impl Lower<'_, '_, '_> {
                 };
                 Code::Arith(op, b(self.expr(l)?), b(self.expr(r)?))
             }
-            BinOp::In | BinOp::NotIn => {
+            BinOp::In | BinOp::NotIn if self.is_big(&r.ty) || self.is_small_set(&r.ty) => {
                 let Type::Set(elem) = &r.ty else {
-                    return unsupported("membership in a multiset or sequence");
+                    unreachable!("a set")
                 };
                 let conv = self.conv_of(elem)?;
-                let has = if self.is_big(&r.ty)? {
+                let has = if self.is_big(&r.ty) {
                     Code::BigHas(b(self.expr(l)?), conv, self.big(r)?)
                 } else {
                     Code::SetHas(b(self.expr(l)?), conv, b(self.expr(r)?))
@@ -308,23 +461,24 @@ impl Lower<'_, '_, '_> {
                     _ => Code::Not(b(has)),
                 }
             }
-            BinOp::Union | BinOp::Intersect | BinOp::Difference if matches!(l.ty, Type::Set(_)) => {
-                Code::SetOp(
-                    set_op(op).expect("a set operation"),
-                    b(self.expr(l)?),
-                    b(self.expr(r)?),
-                )
+            BinOp::Union | BinOp::Intersect | BinOp::Difference if self.is_small_set(ty) => {
+                let op = match op {
+                    BinOp::Union => SetOp::Union,
+                    BinOp::Intersect => SetOp::Intersect,
+                    _ => SetOp::Difference,
+                };
+                Code::SetOp(op, b(self.expr(l)?), b(self.expr(r)?))
             }
-            _ => return unsupported("this operator on multisets or sequences"),
+            _ => return unsupported("this operator on values without a word layout"),
         })
     }
 
     fn call(&mut self, f: Builtin, args: &[Expr], ty: &Type) -> Result<Code, Unsupported> {
         let b = |c: Code| Box::new(c);
         Ok(match (f, args) {
-            (Builtin::Insert | Builtin::Delete, [x, s]) if matches!(s.ty, Type::Set(_)) => {
+            (Builtin::Insert | Builtin::Delete, [x, s]) if self.is_small_set(&s.ty) => {
                 let Type::Set(elem) = &s.ty else {
-                    unreachable!()
+                    unreachable!("a set")
                 };
                 let conv = self.conv_of(elem)?;
                 let (x, s) = (b(self.expr(x)?), b(self.expr(s)?));
@@ -333,31 +487,33 @@ impl Lower<'_, '_, '_> {
                     _ => Code::SetDelete(x, conv, s),
                 }
             }
-            (Builtin::Size, [s]) if matches!(s.ty, Type::Set(_)) => {
-                if self.is_big(&s.ty)? {
-                    Code::BigSize(self.big(s)?)
-                } else {
-                    Code::SetSize(b(self.expr(s)?))
-                }
-            }
-            (Builtin::Embed, [x]) => {
+            (Builtin::Size, [s]) if self.is_big(&s.ty) => Code::BigSize(self.big(s)?),
+            (Builtin::Size, [s]) if self.is_small_set(&s.ty) => Code::SetSize(b(self.expr(s)?)),
+            (Builtin::Embed, [x]) if self.is_fin(ty) => {
                 let Type::Null(inner) = ty else {
                     return unsupported("`embed` into this type");
                 };
                 let conv = self.conv_of(inner)?;
                 Code::Embed(b(self.expr(x)?), conv)
             }
-            (Builtin::Min | Builtin::Max, [x, y]) => Code::Arith(
-                if f == Builtin::Min {
-                    Arith::Min
-                } else {
-                    Arith::Max
-                },
-                b(self.expr(x)?),
-                b(self.expr(y)?),
-            ),
-            (Builtin::Abs, [x]) => Code::Abs(b(self.expr(x)?)),
-            _ => return unsupported(&format!("the built-in {f:?} here")),
+            (Builtin::Min | Builtin::Max, [x, y])
+                if matches!(x.ty, Type::Int | Type::Nat)
+                    && matches!(y.ty, Type::Int | Type::Nat) =>
+            {
+                Code::Arith(
+                    if f == Builtin::Min {
+                        Arith::Min
+                    } else {
+                        Arith::Max
+                    },
+                    b(self.expr(x)?),
+                    b(self.expr(y)?),
+                )
+            }
+            (Builtin::Abs, [x]) if matches!(x.ty, Type::Int | Type::Nat) => {
+                Code::Abs(b(self.expr(x)?))
+            }
+            _ => return unsupported("this built-in on values without a word layout"),
         })
     }
 
@@ -374,7 +530,7 @@ impl Lower<'_, '_, '_> {
                     offset: *offset,
                     words: *words,
                 },
-                _ => return unsupported("this set variable"),
+                _ => return unsupported("this set variable as a bit set"),
             },
             ExprKind::Collection(xs) => {
                 let items = xs.iter().map(|x| self.expr(x)).collect::<Result<_, _>>()?;
@@ -400,17 +556,189 @@ impl Lower<'_, '_, '_> {
         })
     }
 
+    /// `e` for the interpreter's evaluator: its state reads and outer locals become inputs.
+    pub fn interp(&mut self, e: &Expr) -> Result<Interp, Unsupported> {
+        let mut inputs = Vec::new();
+        let mut next = self.first_free_local;
+        let expr = self.rewrite(e, When::Always, &[], &mut inputs, &mut next)?;
+        Ok(Interp {
+            expr,
+            inputs,
+            n_locals: next,
+        })
+    }
+
+    /// `e` with its inputs replaced by fresh locals. `bound` are the locals the expression
+    /// binds itself (quantified variables), which the interpreter sets.
+    fn rewrite(
+        &mut self,
+        e: &Expr,
+        when: When,
+        bound: &[u32],
+        inputs: &mut Vec<Input>,
+        next: &mut u32,
+    ) -> Result<Expr, Unsupported> {
+        let free = !may_read_local(e, |s| bound.contains(&s));
+        // A fresh local in `e`'s place, read from `input`.
+        let fresh = |next: &mut u32, inputs: &mut Vec<Input>, input: &dyn Fn(u32) -> Input| {
+            let local = *next;
+            *next += 1;
+            inputs.push(input(local));
+            Expr {
+                kind: ExprKind::Var(VarRef::Local(local)),
+                ty: e.ty.clone(),
+                span: e.span,
+            }
+        };
+        match &e.kind {
+            ExprKind::Var(VarRef::State(s)) => {
+                let slot = *s;
+                return Ok(match &self.layout.slots[slot as usize] {
+                    Slot::Word { offset, repr, .. } => {
+                        let (offset, repr) = (*offset, *repr);
+                        fresh(next, inputs, &|local| Input::Word {
+                            local,
+                            code: Code::Word(offset),
+                            repr,
+                        })
+                    }
+                    _ => fresh(next, inputs, &|local| Input::Slot { local, slot }),
+                });
+            }
+            ExprKind::Var(VarRef::Local(k)) if !bound.contains(k) => {
+                let (k, repr) = (*k, self.repr(&e.ty));
+                return Ok(fresh(next, inputs, &|local| Input::Word {
+                    local,
+                    code: Code::Local(k),
+                    repr,
+                }));
+            }
+            ExprKind::Var(VarRef::Local(_) | VarRef::Param(_))
+            | ExprKind::Int(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Str(_)
+            | ExprKind::Nil
+            | ExprKind::EnumConst(_) => return Ok(e.clone()),
+            ExprKind::Var(_) => return refuse(e.span, "a variable of another automaton"),
+            ExprKind::Choose { det: Some(_), .. } => {
+                return refuse(e.span, "a `choose` with a `det` block in an effect")
+            }
+            _ => {}
+        }
+        // A subexpression evaluated on every evaluation, reading nothing bound inside, whose
+        // value has words of its own (or is read straight from the state): computed natively.
+        if when == When::Always && free && !chooses(e) {
+            let plain_read = matches!(&e.kind, ExprKind::Index(base, _)
+                if matches!(base.kind, ExprKind::Var(VarRef::State(_))));
+            if plain_read || self.repr(&e.ty) != Repr::Interned {
+                if let Ok(code) = self.native(e) {
+                    let repr = self.repr(&e.ty);
+                    let cell = std::cell::RefCell::new(Some(code));
+                    return Ok(fresh(next, inputs, &|local| Input::Word {
+                        local,
+                        code: cell.borrow_mut().take().expect("one input"),
+                        repr,
+                    }));
+                }
+            }
+        }
+        let mut out = e.clone();
+        let sub =
+            |lower: &mut Self, x: &Expr, when: When, inputs: &mut Vec<Input>, next: &mut u32| {
+                lower.rewrite(x, when, bound, inputs, next)
+            };
+        match (&e.kind, &mut out.kind) {
+            (ExprKind::Tuple(xs), ExprKind::Tuple(ys))
+            | (ExprKind::Collection(xs), ExprKind::Collection(ys))
+            | (ExprKind::Call(_, xs), ExprKind::Call(_, ys)) => {
+                for (x, y) in xs.iter().zip(ys.iter_mut()) {
+                    *y = sub(self, x, when, inputs, next)?;
+                }
+            }
+            (ExprKind::Unary(_, x), ExprKind::Unary(_, y))
+            | (ExprKind::Field(x, _), ExprKind::Field(y, _))
+            | (ExprKind::NullVal(x), ExprKind::NullVal(y))
+            | (ExprKind::UnionPayload(x, _), ExprKind::UnionPayload(y, _))
+            | (ExprKind::UnionNew(_, x), ExprKind::UnionNew(_, y))
+            | (ExprKind::Is(x, _), ExprKind::Is(y, _)) => {
+                **y = sub(self, x, when, inputs, next)?;
+            }
+            (ExprKind::Index(x1, x2), ExprKind::Index(y1, y2)) => {
+                **y1 = sub(self, x1, when, inputs, next)?;
+                **y2 = sub(self, x2, when, inputs, next)?;
+            }
+            (ExprKind::Binary(op, x1, x2), ExprKind::Binary(_, y1, y2)) => {
+                let right = match op {
+                    BinOp::And | BinOp::Or | BinOp::Implies => When::Sometimes,
+                    _ => when,
+                };
+                **y1 = sub(self, x1, when, inputs, next)?;
+                **y2 = sub(self, x2, right, inputs, next)?;
+            }
+            (ExprKind::Cond(c, a, b), ExprKind::Cond(yc, ya, yb)) => {
+                **yc = sub(self, c, when, inputs, next)?;
+                **ya = sub(self, a, When::Sometimes, inputs, next)?;
+                **yb = sub(self, b, When::Sometimes, inputs, next)?;
+            }
+            (ExprKind::Quant(_, binders, body), ExprKind::Quant(_, _, ybody)) => {
+                let mut inner: Vec<u32> = bound.to_vec();
+                inner.extend(binders.iter().map(|(s, _)| *s));
+                **ybody = self.rewrite(body, When::Sometimes, &inner, inputs, next)?;
+            }
+            (
+                ExprKind::Choose {
+                    var, cond: Some(c), ..
+                },
+                ExprKind::Choose { cond: Some(yc), .. },
+            ) => {
+                let mut inner: Vec<u32> = bound.to_vec();
+                inner.push(*var);
+                **yc = self.rewrite(c, When::Sometimes, &inner, inputs, next)?;
+            }
+            (ExprKind::Choose { cond: None, .. }, _) => {}
+            _ => return refuse(e.span, "this expression"),
+        }
+        Ok(out)
+    }
+
+    /// The steps of a place after its root (and after an array entry's index), as words.
+    fn steps(&mut self, path: &[PlaceStep]) -> Result<Vec<Step>, Unsupported> {
+        path.iter()
+            .map(|step| {
+                Ok(match step {
+                    PlaceStep::Field(k) => Step::Field(*k),
+                    PlaceStep::Index(i) => {
+                        let repr = self.repr(&i.ty);
+                        Step::Index(self.expr(i)?, repr)
+                    }
+                })
+            })
+            .collect()
+    }
+
     /// A statement of an effect.
     pub fn stmt(&mut self, s: &IrStmt) -> Result<Stmt, Unsupported> {
         Ok(match &s.kind {
-            StmtKind::Ensure(_) => return unsupported("an `ensuring` clause"),
+            StmtKind::Ensure(p) => Stmt::Ensure(self.expr(p)?),
             StmtKind::Assign { target, value } => {
-                let VarRef::State(slot) = target.root else {
-                    return unsupported(match target.root {
-                        VarRef::Local(_) => "an `ensuring` clause",
-                        _ => "an assignment to an auxiliary variable",
-                    });
+                let slot = match target.root {
+                    VarRef::State(slot) => slot,
+                    VarRef::Local(k) if target.path.is_empty() => {
+                        return Ok(Stmt::SetLocal {
+                            slot: k,
+                            value: self.expr(value)?,
+                        })
+                    }
+                    _ => return refuse(s.span, "an assignment to an auxiliary variable"),
                 };
+                let repr = self.repr(&value.ty);
+                let keys_choose = target.path.iter().any(|p| match p {
+                    PlaceStep::Index(i) => chooses(i),
+                    PlaceStep::Field(_) => false,
+                });
+                if keys_choose {
+                    return refuse(s.span, "a `choose` in an assignment's index");
+                }
                 match (
                     self.layout.slots[slot as usize].clone(),
                     target.path.as_slice(),
@@ -420,19 +748,68 @@ impl Lower<'_, '_, '_> {
                         value: self.expr(value)?,
                         nat,
                     },
-                    (Slot::BigSet { offset, .. }, []) => Stmt::SetBig {
-                        offset,
-                        value: self.big(value)?,
+                    (
+                        Slot::Word {
+                            offset, repr: root, ..
+                        },
+                        path,
+                    ) => Stmt::Update {
+                        target: Target::Word(offset),
+                        root,
+                        path: self.steps(path)?,
+                        value: self.expr(value)?,
+                        repr,
                     },
-                    (Slot::Array { offset, index, .. }, [PlaceStep::Index(i)]) => Stmt::SetArray {
+                    (Slot::BigSet { offset, .. }, []) => match self.big(value) {
+                        Ok(big) => Stmt::SetBig { offset, value: big },
+                        Err(_) => Stmt::SetSlot {
+                            slot,
+                            value: Box::new(self.interp(value)?),
+                        },
+                    },
+                    (Slot::Array { .. }, []) => Stmt::SetSlot {
+                        slot,
+                        value: Box::new(self.interp(value)?),
+                    },
+                    (
+                        Slot::Array {
+                            offset,
+                            index,
+                            members,
+                            ..
+                        },
+                        [PlaceStep::Index(i)],
+                    ) => Stmt::SetArray {
                         base: offset,
                         index: self.expr(i)?,
                         conv: self.conv(index),
                         value: self.expr(value)?,
                         // As in the interpreter, only whole `Nat` variables are checked.
                         nat: false,
+                        members,
                     },
-                    _ => return unsupported("this assignment (whole array, or into a field)"),
+                    (
+                        Slot::Array {
+                            offset,
+                            index,
+                            elem,
+                            members,
+                            ..
+                        },
+                        [PlaceStep::Index(i), rest @ ..],
+                    ) => Stmt::Update {
+                        target: Target::Entry {
+                            base: offset,
+                            index: self.expr(i)?,
+                            conv: self.conv(index),
+                            members,
+                        },
+                        root: elem,
+                        path: self.steps(rest)?,
+                        value: self.expr(value)?,
+                        repr,
+                    },
+                    _ => return refuse(s.span, "an assignment into a field of a bit set"),
                 }
             }
             StmtKind::If {
@@ -453,22 +830,40 @@ impl Lower<'_, '_, '_> {
                 collection,
                 body,
             } => {
-                let Type::Set(elem) = &collection.ty else {
-                    return unsupported("`for` over a multiset or sequence");
+                let elem = match &collection.ty {
+                    Type::Set(t) | Type::Mset(t) | Type::Seq(t) => (**t).clone(),
+                    _ => return refuse(s.span, "`for` over this collection"),
                 };
-                let order = self.loop_order(elem, false)?;
-                let lo = self.conv_of(elem)?.lo;
-                let domain = if self.is_big(&collection.ty)? {
-                    Domain::BigMembers(self.big(collection)?, lo)
+                let ranked = matches!(collection.ty, Type::Set(_))
+                    && (self.is_big(&collection.ty) || self.is_small_set(&collection.ty));
+                if ranked {
+                    let order = self.loop_order(&elem, false)?;
+                    let lo = self.conv_of(&elem)?.lo;
+                    let domain = if self.is_big(&collection.ty) {
+                        Domain::BigMembers(self.big(collection)?, lo)
+                    } else {
+                        Domain::Members(Box::new(self.expr(collection)?), lo)
+                    };
+                    Stmt::For {
+                        var: *var,
+                        domain,
+                        order,
+                        cond: None,
+                        body: self.stmts(body)?,
+                    }
                 } else {
-                    Domain::Members(Box::new(self.expr(collection)?), lo)
-                };
-                Stmt::For {
-                    var: *var,
-                    domain,
-                    order,
-                    cond: None,
-                    body: self.stmts(body)?,
+                    let repr = self.repr(&elem);
+                    Stmt::For {
+                        var: *var,
+                        domain: Domain::Values {
+                            coll: Box::new(self.interp(collection)?),
+                            repr,
+                            repeat: true,
+                        },
+                        order: None,
+                        cond: None,
+                        body: self.stmts(body)?,
+                    }
                 }
             }
             StmtKind::ForWhere {
@@ -476,19 +871,38 @@ impl Lower<'_, '_, '_> {
                 ty,
                 cond,
                 body,
-            } => Stmt::For {
-                var: *var,
-                order: self.loop_order(ty, true)?,
-                domain: Domain::All(self.conv_of(ty)?),
-                cond: Some(self.expr(cond)?),
-                body: self.stmts(body)?,
-            },
+            } => {
+                let (domain, order) = if self.fins.of(ty).is_ok() {
+                    (Domain::All(self.conv_of(ty)?), self.loop_order(ty, true)?)
+                } else {
+                    let carrier = self.fins.carrier(ty).ok_or_else(|| {
+                        format!(
+                            "a loop over type {}, which has no finite carrier,",
+                            self.fins.name(ty)
+                        )
+                    })?;
+                    let repr = self.repr(ty);
+                    let words = carrier
+                        .iter()
+                        .map(|v| word_of(self.fins, repr, v))
+                        .collect::<Option<Vec<i64>>>()
+                        .ok_or("a carrier value has no word")?;
+                    (Domain::Words(words), None)
+                };
+                Stmt::For {
+                    var: *var,
+                    order,
+                    domain,
+                    cond: Some(self.expr(cond)?),
+                    body: self.stmts(body)?,
+                }
+            }
             StmtKind::Ignore | StmtKind::Yield(_) => Stmt::If {
                 branches: Vec::new(),
                 otherwise: Vec::new(),
             },
             StmtKind::While { .. } | StmtKind::Fire { .. } => {
-                return unsupported("`while` or `fire`")
+                return refuse(s.span, "`while` or `fire` in an effect")
             }
         })
     }
@@ -514,7 +928,7 @@ impl Lower<'_, '_, '_> {
         let values: Vec<Value> = if carrier_order {
             self.fins
                 .carrier(ty)
-                .ok_or("a loop over a type without a carrier")?
+                .ok_or("a loop over a type without a carrier is not compiled")?
                 .to_vec()
         } else {
             let fin = self.fins.get(f).clone();
@@ -528,13 +942,77 @@ impl Lower<'_, '_, '_> {
             let r = self
                 .fins
                 .rank_of(&fin, v)
-                .ok_or("a loop over values outside the universe")?;
+                .ok_or("a loop over values outside the universe is not compiled")?;
             key[r as usize] = pos as u32;
         }
         if key.iter().enumerate().all(|(r, &k)| k == r as u32) {
             return Ok(None);
         }
         Ok(Some(Arc::new(key)))
+    }
+}
+
+/// Whether `c` builds a tuple or `embed` (which may fall outside its type's universe).
+fn built(c: &Code) -> bool {
+    matches!(c, Code::Tuple { .. } | Code::Embed(..))
+}
+
+/// Whether statements evaluate a `choose`.
+pub fn stmts_choose(stmts: &[IrStmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Assign { target, value } => {
+            chooses(value)
+                || target.path.iter().any(|p| match p {
+                    PlaceStep::Index(i) => chooses(i),
+                    PlaceStep::Field(_) => false,
+                })
+        }
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
+            branches
+                .iter()
+                .any(|(c, body)| chooses(c) || stmts_choose(body))
+                || stmts_choose(otherwise)
+        }
+        StmtKind::ForIn {
+            collection: e,
+            body,
+            ..
+        }
+        | StmtKind::ForWhere { cond: e, body, .. }
+        | StmtKind::While { cond: e, body } => chooses(e) || stmts_choose(body),
+        StmtKind::Ensure(e) | StmtKind::Yield(e) => chooses(e),
+        StmtKind::Fire { .. } => true,
+        StmtKind::Ignore => false,
+    })
+}
+
+/// Whether `e` contains a `choose`.
+fn chooses(e: &Expr) -> bool {
+    let walk = |x: &Expr| chooses(x);
+    match &e.kind {
+        ExprKind::Choose { .. } => true,
+        ExprKind::Var(VarRef::Component { indices, .. }) => indices.iter().any(walk),
+        ExprKind::Var(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Nil
+        | ExprKind::EnumConst(_) => false,
+        ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
+            xs.iter().any(walk)
+        }
+        ExprKind::Unary(_, x)
+        | ExprKind::Field(x, _)
+        | ExprKind::NullVal(x)
+        | ExprKind::UnionPayload(x, _)
+        | ExprKind::UnionNew(_, x)
+        | ExprKind::Is(x, _)
+        | ExprKind::Quant(_, _, x) => chooses(x),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => chooses(a) || chooses(b),
+        ExprKind::Cond(c, a, b) => chooses(c) || chooses(a) || chooses(b),
     }
 }
 

@@ -1,22 +1,30 @@
-//! The compiled engine: a primitive automaton over finite types, turned into code over flat
-//! word vectors, explored by the same loop as the interpreter's model and with the same
-//! action instances, steps and invariant numbering.
+//! The compiled engine: a primitive automaton (or a composite's flattening, `flat.rs`) turned
+//! into code over flat word vectors, explored by the same loop as the interpreter's model and
+//! with the same action instances, steps and invariant numbering.
 //!
 //! **Why.** The interpreter walks the typed IR over reference-counted values; for exhaustive
 //! search, where the same few preconditions run millions of times, that costs an order of
 //! magnitude against tools that compile the model (SPIN, Stateright). Here a state is a few
 //! dozen machine words (`layout.rs`), expressions are trees of word operations with every name
 //! and type resolved (`code.rs`, made by `lower.rs`), and a successor is a copy of the words
-//! and a few stores. Fingerprints hash the words.
+//! and a few stores. Values of types without a fixed word layout (sequences, maps, multisets,
+//! strings, reals, union values, sets of open types) are interned (`intern.rs`): a word holds
+//! the value's id in a per-run table, and the interpreter's own operations compute on them.
+//! Fingerprints hash the words, with each interned id replaced by its value's hash, so they do
+//! not depend on the order threads interned values in.
 //!
 //! **Same answers.** [`CompiledModel`] numbers action instances exactly as
 //! [`crate::model::MachineModel`] does and its steps are [`MachineStep`]s, so a path it reports
 //! re-executes through the interpreter into the usual replayable trace (and a divergence would
 //! show there). Start states come from the interpreter (`choose`, `so that`) and are encoded.
-//! A model outside the compiled subset is refused by [`CompiledModel::new`] with the reason; a
-//! state the compiled code cannot handle (a value outside its universe, an arithmetic error)
-//! stops the search with a [`Fault`], and the caller explores again with the interpreter, which
-//! handles or reports it with its source position. Tests compare both engines' state counts,
+//! An effect's `choose` is resolved by the interpreter's evaluator under the same script of
+//! candidate indices the interpreter's model enumerates (`crate::model`), so both branch
+//! alike and number steps alike. A model outside the compiled subset (a `choose` with its own
+//! `det` block, `while`, variables of other automata) is refused by [`CompiledModel::new`]
+//! with the reason; a state the compiled code cannot handle (a value
+//! outside its universe, an arithmetic error, any error of the interpreter's evaluation, a
+//! false `ensuring`) stops the search with a [`Fault`], and the caller explores again with the
+//! interpreter, which handles or reports it with its source position. Tests compare both engines' state counts,
 //! depths and counterexamples on every example that compiles.
 //!
 //! **Symmetry.** With a [`Symmetry`], a state is described to the same canonicaliser the
@@ -24,15 +32,18 @@
 //! to the same classes (and the same counts, which the tests compare).
 
 pub mod code;
+pub mod flat;
+pub mod intern;
 pub mod layout;
 mod lower;
+mod portable;
 mod sym_tree;
 
 use crate::explore::Model;
 use crate::fingerprint::Fingerprint;
-use crate::model::{action_instances, MachineModel, MachineStep};
+use crate::model::{action_instances, MachineModel, MachineStep, Scripted};
 use crate::symmetry::Symmetry;
-use code::{eval, exec, Code, Fault, Stmt};
+use code::{eval, exec, Code, Cx, Env, Fault, Stmt};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ast::ActionKind;
@@ -51,20 +62,45 @@ pub type Words = Box<[i64]>;
 struct Case {
     /// `const` arguments: local `k` must equal the expression.
     const_args: Vec<(u32, Code)>,
-    /// The `where` clause and precondition conjuncts.
+    /// The transition's `where` clause.
+    where_clause: Option<Code>,
+    /// Whether the `const` arguments and the `where` clause read no state (they are then
+    /// decided once per instance, see [`Live`]).
+    stateless: bool,
+    /// The precondition conjuncts.
     guards: Vec<Code>,
+    /// How many leading precondition conjuncts read no state (a flattened composite's
+    /// participation conditions): decided once per instance with the `where` clause.
+    stateless_guards: usize,
     /// The effect.
     eff: Vec<Stmt>,
+    /// Whether the effect has a `choose` (its successors are every resolution of it).
+    chooses: bool,
 }
 
 /// An action: whether the automaton takes part with given arguments, and its cases.
 struct Action {
     /// Fixed-parameter checks and the signature's `where` clause.
     takes_part: Vec<Code>,
+    /// Whether those read no state (they are then decided once per instance, see
+    /// [`CompiledModel::live`]).
+    stateless: bool,
     /// The transitions, in declaration order (the first enabled one is taken).
     cases: Vec<Case>,
     /// Input actions are always enabled (with no effect when no case is).
     input: bool,
+}
+
+/// An instance as every state tries it: what could be decided once, from its arguments, is.
+struct Live {
+    /// The instance.
+    instance: u32,
+    /// Whether its `takes_part` checks are known to hold (they read no state and held).
+    takes_part: bool,
+    /// Its action's cases that may apply, by position; those whose `const` arguments,
+    /// `where` clause and leading stateless precondition conjuncts read no state are known to
+    /// hold them.
+    cases: Box<[(u16, bool)]>,
 }
 
 /// An action instance: the action and its argument words.
@@ -80,12 +116,52 @@ pub struct CompiledModel<'m, 's> {
     starts: Vec<(MachineStep, Words)>,
     actions: Vec<Action>,
     instances: Vec<Instance>,
+    /// The instances tried in every state, in order.
+    live: Vec<Live>,
     /// The root's invariants: index in the spec, and code.
     invariants: Vec<(usize, Code)>,
     /// Locals any code needs.
     n_locals: usize,
     /// The symmetry, with how states are described to it.
     symmetry: Option<(Symmetry, SymTree)>,
+    /// The automaton's parameter values.
+    params: Vec<Value>,
+}
+
+/// Why a model is not compiled: a sentence, and the construct's place when one is the reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The reason.
+    pub reason: String,
+    /// The construct that neither the word code nor the interpreter's evaluator takes.
+    pub span: Option<ioa_lang::span::Span>,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl From<Refusal> for String {
+    fn from(r: Refusal) -> String {
+        r.reason
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(reason: String) -> Refusal {
+        Refusal { reason, span: None }
+    }
+}
+
+/// How a flattened composite is compiled (see `flat.rs`): its start states, in the flat
+/// layout but with the composite's steps, and the members of each family variable.
+pub struct FlatStarts {
+    /// The composite's start states with their steps, as flat states.
+    pub starts: Vec<(MachineStep, Vec<Value>)>,
+    /// For each flat state variable of a component family: its members' index values.
+    pub members: Vec<(usize, Vec<Value>)>,
 }
 
 impl<'m, 's> CompiledModel<'m, 's> {
@@ -100,7 +176,30 @@ impl<'m, 's> CompiledModel<'m, 's> {
     }
 
     /// Compiles `machine`, or says why it cannot be.
-    pub fn new(machine: &'m Machine<'s>, symmetry: Option<Symmetry>) -> Result<Self, Unsupported> {
+    pub fn new(machine: &'m Machine<'s>, symmetry: Option<Symmetry>) -> Result<Self, Refusal> {
+        Self::build(machine, symmetry, None)
+    }
+
+    /// Compiles `machine`, with the start states and family members of a flattened composite
+    /// when `flat` is given; or says why it cannot be, and where when a construct of the model
+    /// is the reason.
+    pub fn build(
+        machine: &'m Machine<'s>,
+        symmetry: Option<Symmetry>,
+        flat: Option<FlatStarts>,
+    ) -> Result<Self, Refusal> {
+        lower::take_refused_at();
+        Self::build_here(machine, symmetry, flat).map_err(|reason| Refusal {
+            reason,
+            span: lower::take_refused_at(),
+        })
+    }
+
+    fn build_here(
+        machine: &'m Machine<'s>,
+        symmetry: Option<Symmetry>,
+        flat: Option<FlatStarts>,
+    ) -> Result<Self, Unsupported> {
         let spec = machine.spec;
         if machine.instances.len() != 1 || machine.instances[0].automaton != machine.root {
             return Err("composite automata are not compiled".into());
@@ -113,12 +212,25 @@ impl<'m, 's> CompiledModel<'m, 's> {
         let mut layout = Layout::new(&mut fins, &machine.instances[0].state_types)?;
 
         // Start states, from the interpreter.
-        let interpreted =
-            MachineModel::new(machine, None).map_err(|e| e.to_diagnostic().message)?;
-        let mut raw = Vec::new();
-        interpreted
-            .initial_states(&mut raw)
-            .map_err(|_| "building a start state failed".to_string())?;
+        let raw = match flat {
+            Some(flat) => {
+                for (slot, members) in &flat.members {
+                    layout.set_members(&fins, *slot, members).ok_or(
+                        "a component family's members are outside its index type's universe",
+                    )?;
+                }
+                flat.starts
+            }
+            None => {
+                let interpreted =
+                    MachineModel::new(machine, None).map_err(|e| e.to_diagnostic().message)?;
+                let mut raw = Vec::new();
+                interpreted
+                    .initial_states(&mut raw)
+                    .map_err(|_| "building a start state failed".to_string())?;
+                raw
+            }
+        };
         let mut starts = Vec::new();
         for (step, state) in raw {
             let words = layout
@@ -129,6 +241,29 @@ impl<'m, 's> CompiledModel<'m, 's> {
         }
 
         let params = machine.instances[0].params.clone();
+        // Locals of the IR code; the inputs of interpreted code take slots above them.
+        let ir_locals = root
+            .actions
+            .iter()
+            .map(|a| a.n_locals)
+            .chain(prim.transitions.iter().map(|t| t.n_locals))
+            .chain(
+                spec.invariants
+                    .iter()
+                    .filter(|i| i.automaton == machine.root)
+                    .map(|i| i.n_locals),
+            )
+            .max()
+            .unwrap_or(0)
+            .max(
+                machine
+                    .actions
+                    .iter()
+                    .map(|a| a.param_types.len() as u32)
+                    .max()
+                    .unwrap_or(0),
+            )
+            + 1;
         let mut n_locals = 1usize;
         let mut actions = Vec::new();
         {
@@ -136,40 +271,65 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 fins: &mut fins,
                 layout: &layout,
                 params: &params,
+                first_free_local: ir_locals,
             };
             for (a, sig) in root.actions.iter().enumerate() {
                 let mut takes_part = Vec::new();
+                let mut reads = interpreter::deps::Reads::default();
                 for (k, p) in sig.params.iter().enumerate() {
                     if let Some(e) = &p.fixed {
                         takes_part.push(equals_local(&mut lower, k as u32, e)?);
+                        reads.expr(e);
                     }
                 }
                 if let Some(w) = &sig.where_clause {
                     takes_part.push(lower.expr(w)?);
+                    reads.expr(w);
                 }
+                let stateless = !reads.everything && reads.slots.is_empty();
                 n_locals = n_locals.max(sig.n_locals as usize + 1);
                 let mut cases = Vec::new();
                 for t in prim.transitions.iter().filter(|t| t.action.0 as usize == a) {
                     let mut const_args = Vec::new();
+                    let mut reads = interpreter::deps::Reads::default();
                     for (k, e) in &t.const_args {
                         const_args.push((*k, lower.expr(e)?));
+                        reads.expr(e);
                     }
+                    let where_clause = match &t.where_clause {
+                        Some(w) => {
+                            reads.expr(w);
+                            Some(lower.expr(w)?)
+                        }
+                        None => None,
+                    };
                     let mut guards = Vec::new();
-                    if let Some(w) = &t.where_clause {
-                        guards.push(lower.expr(w)?);
-                    }
+                    let mut stateless_guards = 0;
                     for c in &t.pre {
                         guards.push(lower.expr(c)?);
+                        let mut r = interpreter::deps::Reads::default();
+                        r.expr(c);
+                        if stateless_guards + 1 == guards.len()
+                            && !r.everything
+                            && r.slots.is_empty()
+                        {
+                            stateless_guards += 1;
+                        }
                     }
                     cases.push(Case {
                         const_args,
+                        where_clause,
+                        stateless: !reads.everything && reads.slots.is_empty(),
                         guards,
+                        stateless_guards,
                         eff: lower.stmts(&t.eff)?,
+                        chooses: lower::stmts_choose(&t.eff),
                     });
                     n_locals = n_locals.max(t.n_locals as usize + 1);
                 }
                 actions.push(Action {
                     takes_part,
+                    stateless,
                     cases,
                     input: sig.kind == ActionKind::Input,
                 });
@@ -184,6 +344,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 fins: &mut fins,
                 layout: &layout,
                 params: &params,
+                first_free_local: ir_locals,
             };
             invariants.push((k, lower.expr(&inv.body)?));
             n_locals = n_locals.max(inv.n_locals as usize + 1);
@@ -193,7 +354,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             let types = &machine.actions[inst.action].param_types;
             let mut args = Vec::new();
             for (ty, v) in types.iter().zip(&inst.args) {
-                let repr = repr_of(&mut fins, ty)?;
+                let repr = repr_of(&mut fins, ty);
                 args.push(
                     word_of(&fins, repr, v)
                         .ok_or("an action argument outside its type's universe")?,
@@ -205,6 +366,86 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 args,
             });
         }
+        // What reads no state is decided here, once per instance: whether the automaton takes
+        // part, and which cases' `const` arguments and `where` clauses hold.
+        let mut live = Vec::new();
+        {
+            let cx = Cx {
+                fins: &fins,
+                layout: &layout,
+                params: &params,
+                choices: None,
+            };
+            let zero = vec![0i64; layout.words];
+            let mut locals = vec![0i64; n_locals.max(ir_locals as usize + 1)];
+            // `Some(b)`: decided; `None`: to be decided in each state (a fault is met there).
+            let all_hold = |codes: &mut dyn Iterator<Item = (&Code, Option<u32>)>,
+                            locals: &mut Vec<i64>| {
+                for (c, slot) in codes {
+                    match eval(&Env { cx: &cx, st: &zero }, c, locals) {
+                        Ok(w) => {
+                            let holds = match slot {
+                                Some(k) => w == locals[k as usize],
+                                None => w != 0,
+                            };
+                            if !holds {
+                                return Some(false);
+                            }
+                        }
+                        Err(_) => return None,
+                    }
+                }
+                Some(true)
+            };
+            for (k, inst) in instances.iter().enumerate() {
+                let action = &actions[inst.action];
+                locals[..inst.args.len()].copy_from_slice(&inst.args);
+                let takes_part = if action.stateless {
+                    match all_hold(
+                        &mut action.takes_part.iter().map(|c| (c, None)),
+                        &mut locals,
+                    ) {
+                        Some(false) => continue,
+                        Some(true) => true,
+                        None => false,
+                    }
+                } else {
+                    false
+                };
+                let mut cases = Vec::new();
+                for (c, case) in action.cases.iter().enumerate() {
+                    if !case.stateless {
+                        cases.push((c as u16, false));
+                        continue;
+                    }
+                    let mut codes = case
+                        .const_args
+                        .iter()
+                        .map(|(slot, e)| (e, Some(*slot)))
+                        .chain(case.where_clause.iter().map(|w| (w, None)))
+                        .chain(
+                            case.guards[..case.stateless_guards]
+                                .iter()
+                                .map(|g| (g, None)),
+                        );
+                    match all_hold(&mut codes, &mut locals) {
+                        Some(false) => {}
+                        Some(true) => cases.push((c as u16, true)),
+                        None => cases.push((c as u16, false)),
+                    }
+                }
+                // A non-input instance none of whose cases can apply is never enabled.
+                if cases.is_empty() && !action.input && takes_part {
+                    continue;
+                }
+                live.push(Live {
+                    instance: k as u32,
+                    takes_part,
+                    cases: cases.into(),
+                });
+            }
+        }
+        fins.tabulate();
         let symmetry = symmetry.map(|s| {
             let tree = SymTree::new(&fins, fins.len(), &layout, &s);
             (s, tree)
@@ -215,10 +456,32 @@ impl<'m, 's> CompiledModel<'m, 's> {
             starts,
             actions,
             instances,
+            live,
             invariants,
-            n_locals,
+            n_locals: n_locals.max(ir_locals as usize + 1),
             symmetry,
+            params,
         })
+    }
+
+    /// What evaluation reads besides a state.
+    fn cx(&self) -> Cx<'_, 'm, 's> {
+        Cx {
+            fins: &self.fins,
+            layout: &self.layout,
+            params: &self.params,
+            choices: None,
+        }
+    }
+
+    /// Whether some state words hold interned values (ids that mean nothing outside this run).
+    pub fn has_interned_words(&self) -> bool {
+        !self.layout.interned.is_empty()
+    }
+
+    /// How many distinct values have been interned so far.
+    pub fn interned_values(&self) -> usize {
+        self.fins.interner.len()
     }
 
     /// Words per state.
@@ -239,17 +502,21 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// Tests instance `k` and, if it is enabled, appends its successor.
     fn step(
         &self,
-        k: usize,
+        cx: &Cx,
+        live: &Live,
         state: &Words,
         locals: &mut [i64],
         out: &mut Vec<(MachineStep, Words)>,
     ) -> Result<(), Fault> {
+        let k = live.instance as usize;
         let inst = &self.instances[k];
         let action = &self.actions[inst.action];
         locals[..inst.args.len()].copy_from_slice(&inst.args);
-        for c in &action.takes_part {
-            if eval(c, state, locals)? == 0 {
-                return Ok(());
+        if !live.takes_part {
+            for c in &action.takes_part {
+                if eval(&Env { cx, st: state }, c, locals)? == 0 {
+                    return Ok(());
+                }
             }
         }
         let step = || MachineStep {
@@ -258,21 +525,57 @@ impl<'m, 's> CompiledModel<'m, 's> {
         };
         // Code never assigns the argument slots (effects assign state; quantifier and loop
         // variables have slots of their own), so one copy serves every case.
-        'cases: for case in &action.cases {
-            for (slot, e) in &case.const_args {
-                if eval(e, state, locals)? != locals[*slot as usize] {
+        'cases: for &(c, known) in live.cases.iter() {
+            let case = &action.cases[c as usize];
+            let mut guards = &case.guards[..];
+            if known {
+                guards = &guards[case.stateless_guards..];
+            } else {
+                for (slot, e) in &case.const_args {
+                    if eval(&Env { cx, st: state }, e, locals)? != locals[*slot as usize] {
+                        continue 'cases;
+                    }
+                }
+                if let Some(w) = &case.where_clause {
+                    if eval(&Env { cx, st: state }, w, locals)? == 0 {
+                        continue 'cases;
+                    }
+                }
+            }
+            for g in guards {
+                if eval(&Env { cx, st: state }, g, locals)? == 0 {
                     continue 'cases;
                 }
             }
-            for g in &case.guards {
-                if eval(g, state, locals)? == 0 {
-                    continue 'cases;
+            if !case.chooses {
+                let mut next = state.clone();
+                exec(cx, &case.eff, &mut next, locals)?;
+                out.push((step(), next));
+                return Ok(());
+            }
+            // Every resolution of the effect's `choose`s, in the interpreter's order (the
+            // interpreter's model enumerates the same scripts, see `crate::model`).
+            let mut script: Vec<u32> = Vec::new();
+            loop {
+                let chooser = RefCell::new(Scripted::new(&script));
+                let cx = Cx {
+                    choices: Some(&chooser),
+                    ..self.cx()
+                };
+                let mut next = state.clone();
+                exec(&cx, &case.eff, &mut next, locals)?;
+                out.push((
+                    MachineStep {
+                        instance: k as u32,
+                        choices: script.clone().into(),
+                    },
+                    next,
+                ));
+                match chooser.into_inner().next_script() {
+                    Some(s) => script = s,
+                    None => return Ok(()),
                 }
             }
-            let mut next = state.clone();
-            exec(&case.eff, &mut next, locals)?;
-            out.push((step(), next));
-            return Ok(());
         }
         if action.input {
             out.push((step(), state.clone()));
@@ -310,8 +613,9 @@ impl Model for CompiledModel<'_, '_> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
-            for k in 0..self.instances.len() {
-                self.step(k, state, locals, out)?;
+            let cx = &self.cx();
+            for live in &self.live {
+                self.step(cx, live, state, locals, out)?;
             }
             Ok(())
         })
@@ -321,8 +625,9 @@ impl Model for CompiledModel<'_, '_> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
+            let cx = &self.cx();
             for (k, code) in &self.invariants {
-                if eval(code, state, locals)? == 0 {
+                if eval(&Env { cx, st: state }, code, locals)? == 0 {
                     return Ok(Some(*k));
                 }
             }
@@ -334,8 +639,22 @@ impl Model for CompiledModel<'_, '_> {
         let plain = SCRATCH.with(|s| {
             let bytes = &mut s.borrow_mut().1;
             bytes.clear();
+            // An interned word is hashed as its value's hash, not its id (ids depend on the
+            // order threads met the values; fingerprints must not).
             for w in state.iter() {
                 bytes.extend_from_slice(&w.to_le_bytes());
+            }
+            let interned = &self.layout.interned;
+            if !interned.is_empty() {
+                let ids = interned.iter().map(|&k| state[k as usize]);
+                let mut at = interned.iter();
+                self.fins.interner.each_hash(ids, |h| {
+                    let k = *at.next().expect("one position per id") as usize;
+                    // The word's 8 bytes become the low half of the hash, the high half goes
+                    // after the words (the layout fixes where, so this is still injective).
+                    bytes[k * 8..k * 8 + 8].copy_from_slice(&(h as u64).to_le_bytes());
+                    bytes.extend_from_slice(&((h >> 64) as u64).to_le_bytes());
+                });
             }
             xxh3_128_with_seed(bytes, crate::fingerprint::SEED)
         });

@@ -10,7 +10,8 @@
 //! (see `symmetry/mod.rs`).
 
 use super::layout::{field_ranks, word_of, FinId, FinKind, Fins, Layout, Listed, Repr, Slot};
-use crate::symmetry::{mix_hash, Symmetry, TreeBuilder};
+use crate::symmetry::{mix_hash, Symmetry, TreeBuilder, ValueShape};
+use ioa_lang::ir::Type;
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -32,18 +33,38 @@ enum Plan {
     Set(FinId),
 }
 
+/// How a word that holds an interned id appears: its value's hash as a leaf, or the value
+/// described along its type's shape when it contains symmetric values. (Never the id itself,
+/// which depends on the run.)
+enum Interned {
+    Leaf,
+    Value(ValueShape),
+}
+
+/// How an array entry appears.
+enum Entry {
+    /// A plain word.
+    Word,
+    /// A value of a finite type that contains symmetric values.
+    Fin(FinId),
+    /// An interned value.
+    Interned(Interned),
+}
+
 /// How each state variable appears in the tree.
 enum SlotPlan {
     /// Words hashed as one leaf.
     Plain { offset: u32, words: u32 },
     /// One word of a finite type that contains symmetric values.
     Word { offset: u32, fin: FinId },
+    /// One word that holds an interned id.
+    Interned { offset: u32, plan: Interned },
     /// A bag of (index, entry) pairs; entries equal to `skip` are left out (a plain default,
     /// which no permutation changes).
     Array {
         offset: u32,
         index: FinId,
-        elem: Option<FinId>,
+        elem: Entry,
         skip: Option<i64>,
     },
     /// A bag of elements.
@@ -94,10 +115,24 @@ impl SymTree {
             plans.push(plan);
         }
         let contains = |f: FinId| !matches!(plans[f as usize], Plan::Plain);
+        let spec = fins.machine().spec;
+        let interned = |ty: &Type| match symmetry.value_shape(spec, ty) {
+            Some(shape) => Interned::Value(shape),
+            None => Interned::Leaf,
+        };
         let slots = layout
             .slots
             .iter()
-            .map(|slot| match slot {
+            .zip(&layout.types)
+            .map(|(slot, ty)| match slot {
+                Slot::Word {
+                    offset,
+                    repr: Repr::Interned,
+                    ..
+                } => SlotPlan::Interned {
+                    offset: *offset,
+                    plan: interned(ty),
+                },
                 Slot::Word {
                     offset,
                     repr: Repr::Fin(f),
@@ -115,20 +150,22 @@ impl SymTree {
                     index,
                     elem: repr,
                     default,
+                    ..
                 } => {
-                    let elem = match repr {
-                        Repr::Fin(f) if contains(*f) => Some(*f),
-                        _ => None,
+                    let elem = match (repr, ty) {
+                        (Repr::Fin(f), _) if contains(*f) => Entry::Fin(*f),
+                        (Repr::Interned, Type::Array(_, e)) => Entry::Interned(interned(e)),
+                        _ => Entry::Word,
                     };
                     let words = fins.get(*index).card as u32;
-                    if !contains(*index) && elem.is_none() {
+                    if !contains(*index) && matches!(elem, Entry::Word) {
                         SlotPlan::Plain {
                             offset: *offset,
                             words,
                         }
                     } else {
-                        let skip = match (elem, default) {
-                            (None, Some(d)) => word_of(fins, *repr, d),
+                        let skip = match (&elem, default) {
+                            (Entry::Word, Some(d)) => word_of(fins, *repr, d),
                             _ => None,
                         };
                         SlotPlan::Array {
@@ -178,6 +215,9 @@ impl SymTree {
                 SlotPlan::Word { offset, fin } => {
                     self.value(fins, *fin, st[*offset as usize] as u64, b)
                 }
+                SlotPlan::Interned { offset, plan } => {
+                    interned_value(fins, plan, st[*offset as usize], b)
+                }
                 SlotPlan::Array {
                     offset,
                     index,
@@ -194,8 +234,9 @@ impl SymTree {
                         let pair = b.open();
                         self.value(fins, *index, r, b);
                         match elem {
-                            Some(f) => self.value(fins, *f, w as u64, b),
-                            None => b.leaf(mix_hash(1, w as u64 as u128)),
+                            Entry::Fin(f) => self.value(fins, *f, w as u64, b),
+                            Entry::Word => b.leaf(mix_hash(1, w as u64 as u128)),
+                            Entry::Interned(plan) => interned_value(fins, plan, w, b),
                         }
                         b.close(pair, 3, true);
                     }
@@ -258,6 +299,14 @@ impl SymTree {
                 b.close(open, 1, false);
             }
         }
+    }
+}
+
+/// Describes the interned value of id `w`.
+fn interned_value(fins: &Fins, plan: &Interned, w: i64, b: &mut TreeBuilder) {
+    match plan {
+        Interned::Leaf => b.leaf(mix_hash(10, fins.interner.hash(w))),
+        Interned::Value(shape) => b.value(shape, &fins.interner.value(w)),
     }
 }
 

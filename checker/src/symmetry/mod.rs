@@ -141,7 +141,12 @@ pub struct Symmetry {
 pub struct TreeBuilder<'a> {
     tree: &'a mut Tree,
     offsets: &'a [usize],
+    symmetry: &'a Symmetry,
 }
+
+/// Where the symmetric values are inside the values of one type (see
+/// [`Symmetry::value_shape`]), for describing whole values to a [`TreeBuilder`].
+pub struct ValueShape(Shape);
 
 /// An open list or bag of a [`TreeBuilder`].
 pub struct Opened(tree::Open);
@@ -156,6 +161,12 @@ impl TreeBuilder<'_> {
     /// Value `position` of the carrier of symmetric type `index` (see [`Symmetry::type_index`]).
     pub fn element(&mut self, index: usize, position: usize) {
         self.tree.element(self.offsets[index] + position);
+    }
+
+    /// A whole interpreter value of a type with this shape, described as the interpreter's
+    /// model describes values (so interned values of the compiled engine reduce alike).
+    pub fn value(&mut self, shape: &ValueShape, v: &Value) {
+        self.symmetry.build(&shape.0, v, self.tree);
     }
 
     /// Starts a list or bag.
@@ -362,6 +373,15 @@ impl Symmetry {
         canonical
     }
 
+    /// Where the symmetric values are inside values of `ty`; `None` when there are none.
+    pub fn value_shape(&self, spec: &ioa_lang::ir::Spec, ty: &Type) -> Option<ValueShape> {
+        let ids: Vec<TypeId> = self.types.iter().map(|t| t.id).collect();
+        match shape_of(spec, &ids, ty, &mut Vec::new()) {
+            Ok(Shape::Plain) | Err(_) => None,
+            Ok(shape) => Some(ValueShape(shape)),
+        }
+    }
+
     /// The position among the symmetric types of declared type `id`, if it is one.
     pub fn type_index(&self, id: TypeId) -> Option<usize> {
         self.types.iter().position(|t| t.id == id)
@@ -385,6 +405,7 @@ impl Symmetry {
                 build(&mut TreeBuilder {
                     tree,
                     offsets: &self.offsets,
+                    symmetry: self,
                 })
             })
             .fingerprint;
