@@ -119,6 +119,19 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         return ExitCode::from(EXIT_LIMIT);
     }
     let report = exact::check(&graph, &tasks, fairness);
+    let expand_goal = liveness.property.trigger().is_some();
+    // For `eventually P` the goal states are not expanded (what follows the goal cannot
+    // matter), so the states reachable only past the goal are not counted: say so, since
+    // `ioa explore` counts every reachable state.
+    let goal_states = graph.goal.iter().filter(|&&g| g).count() as u64;
+    let unexpanded = if expand_goal || goal_states == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {}, not expanded: states reachable only past the goal are not explored, so `ioa explore` may count more",
+            count(goal_states, "goal state")
+        )
+    };
     let fairness_words = if fairness {
         "under task fairness"
     } else {
@@ -198,6 +211,8 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             "fairness": fairness,
             "verdict": if report.holds() { "holds" } else { "violated" },
             "states": report.states,
+            "goal_states": goal_states,
+            "goal_states_expanded": expand_goal,
             "region": report.region,
             "transitions": graph.transitions,
             "dead_states": report.dead.as_ref().map_or(0, |d| d.count),
@@ -236,8 +251,13 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         String::new()
     };
     if report.holds() {
+        let states = if expand_goal || goal_states == 0 {
+            "states"
+        } else {
+            "states explored"
+        };
         print_stderr(&format!(
-            "holds: {name} holds in all {} states {fairness_words} ({} on the way to the goal{excluded})\n",
+            "holds: {name} holds in all {} {states} {fairness_words} ({} on the way to the goal{unexpanded}{excluded})\n",
             thousands(report.states),
             count(report.region, "state")
         ));
@@ -299,7 +319,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         print_stdout(&format!("where the system stops short of the goal, {note}"));
     }
     print_stderr(&format!(
-        "violated: {name} fails {fairness_words} ({} explored{excluded})\n",
+        "violated: {name} fails {fairness_words} ({} explored{unexpanded}{excluded})\n",
         count(report.states, "state"),
     ));
     for (file, what) in [
