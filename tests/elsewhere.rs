@@ -117,7 +117,7 @@ const CASES: &[Case] = &[
         params: &["n=2"],
         invariants: &["TMCommitsOnAllYes"],
         verdict: Violated,
-        lmc_bug: Some("panics (index out of bounds in checker/src/local/combine.rs) with the transaction manager beside the participant family"),
+        lmc_bug: Some("refuses the invariant of the transaction manager (exit 2: \"reads the network component `TM`\"), though `network Net` makes TM a node"),
         random: Some(Violated),
         prove: None,
         liveness: &[],
@@ -565,7 +565,7 @@ lmc_known_failures! {
     lmc_known_failure_two_phase_commit: "two_phase_commit",
         "LMC bug: panics with a transaction manager beside the participant family";
     lmc_known_failure_two_phase_commit_bug_tm: "two_phase_commit_bug_tm",
-        "LMC bug: panics with a transaction manager beside the participant family";
+        "LMC bug: refuses an invariant of the single node TM as reading a network component (exit 2)";
     lmc_known_failure_two_phase_commit_bug_agreement: "two_phase_commit_bug_agreement",
         "LMC bug: panics with a transaction manager beside the participant family";
     lmc_known_failure_ping_echo_bug: "ping_echo_bug",
