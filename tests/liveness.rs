@@ -6,7 +6,9 @@
 //!   (LCR's `LeaderElected` holds in all 39 and 120 states for n = 3 and 4), the dead paths,
 //!   critical transitions and lassos, and the fairness cases.
 //! - The planted LCR bug (`tests/data/liveness/lcr_drop_max.ioa`) is found by both searches,
-//!   which name the same critical transition, on rings of 3 and 4 and for several seeds.
+//!   which name the same critical transition, on rings of 3 and 4 and for several seeds; the
+//!   walks' answer is confirmed by an exact search, also when the walks are biased towards the
+//!   bug (and without that search, the report says how sure the walks are).
 //! - The same for a leads-to property (`tests/data/liveness/request.ioa`: a dropped request is
 //!   never served).
 //! - Fairness: a task enabled throughout a loop that an unfair scheduler could starve is not a
@@ -100,7 +102,14 @@ fn exact_check_and_walks_name_the_same_critical_transition() {
                 &dir.display().to_string(),
             ]);
             assert_eq!(code, 1, "n={n} seed {seed}:\n{out}{err}");
-            assert!(err.contains("suspected dead after"), "{err}");
+            // The exact search from the state after the critical transition confirms it (or
+            // the walk ended there with no action enabled).
+            assert!(
+                err.contains("violated: LeaderElected fails: state ")
+                    && err.contains(" cannot reach the goal ("),
+                "{err}"
+            );
+            assert!(out.contains("how sure: certain: "), "{out}");
             assert_eq!(
                 critical(&out).as_deref(),
                 Some(exact.as_str()),
@@ -113,6 +122,58 @@ fn exact_check_and_walks_name_the_same_critical_transition() {
             }
         }
     }
+}
+
+/// Issue #40: walks biased towards the bug (`--weights flush=10`) recover from the state before
+/// `flush(0)` with probability 1/11 only, so all ten recovery walks from it fail about 39% of the
+/// time and the bisection used to blame an earlier step (the delivery of the maximum to process
+/// 0, or "no walk recovers even from state 0"). Every dead verdict of the walks is now confirmed
+/// by an exact search from that state, which finds the goal from the wrongly blamed states: the
+/// critical transition is `flush(0)` for every seed, and the report says it is certain. Without
+/// the exact search (`--confirm-states 0`) the old answer comes back, marked "not confirmed",
+/// with the bound on how likely a live state would have fooled the walks.
+#[test]
+fn biased_walks_name_the_right_critical_transition_or_say_how_sure() {
+    let model = "tests/data/liveness/lcr_drop_max.ioa";
+    let common = [
+        "liveness",
+        model,
+        "--param",
+        "n=4",
+        "--property",
+        "LeaderElected",
+        "--weights",
+        "flush=10",
+        "--quiet",
+    ];
+    for seed in ["1", "2", "3", "4", "5", "6"] {
+        let mut args = common.to_vec();
+        args.extend(["--seed", seed]);
+        let (code, out, err) = ioa(&args);
+        assert_eq!(code, 1, "seed {seed}:\n{out}{err}");
+        assert_eq!(
+            critical(&out).as_deref(),
+            Some("internal flush(0) in automaton LCRDropMax"),
+            "seed {seed}:\n{out}"
+        );
+        assert!(out.contains("how sure: certain: "), "seed {seed}:\n{out}");
+    }
+    // Seed 3 without the exact search: the walks blame the delivery of the maximum.
+    let mut args = common.to_vec();
+    args.extend(["--seed", "3", "--confirm-states", "0"]);
+    let (code, out, err) = ioa(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        critical(&out).as_deref(),
+        Some("internal receive(3, 0, 3) in automaton LCRDropMax"),
+        "{out}"
+    );
+    assert!(
+        out.contains("how sure: not confirmed: ")
+            && out.contains("were it live, a walk from it would reach the goal with probability under 26% (95% confidence)"),
+        "{out}"
+    );
+    assert!(err.contains("not confirmed); not a proof"), "{err}");
 }
 
 #[test]

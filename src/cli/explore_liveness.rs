@@ -104,7 +104,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             Limit::Time(t) => format!("the time limit ({:.0} s)", t.as_secs_f64()),
             Limit::Memory(_) => "the memory limit".to_string(),
             Limit::ProcessMemory(b) => format!(
-                "the memory ceiling ({} bytes, {}% of this machine's memory)",
+                "the memory ceiling ({} bytes, {}% of this machine's memory unless --memory-ceiling)",
                 b,
                 checker::memory::DEFAULT_CEILING_PERCENT
             ),
@@ -124,6 +124,19 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         return ExitCode::from(EXIT_LIMIT);
     }
     let report = exact::check(&graph, &tasks, fairness);
+    let expand_goal = liveness.property.trigger().is_some();
+    // For `eventually P` the goal states are not expanded (what follows the goal cannot
+    // matter), so the states reachable only past the goal are not counted: say so, since
+    // `ioa explore` counts every reachable state.
+    let goal_states = graph.goal.iter().filter(|&&g| g).count() as u64;
+    let unexpanded = if expand_goal || goal_states == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {}, not expanded: states reachable only past the goal are not explored, so `ioa explore` may count more",
+            count(goal_states, "goal state")
+        )
+    };
     let fairness_words = if fairness {
         "under task fairness"
     } else {
@@ -203,6 +216,8 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             "fairness": fairness,
             "verdict": if report.holds() { "holds" } else { "violated" },
             "states": report.states,
+            "goal_states": goal_states,
+            "goal_states_expanded": expand_goal,
             "region": report.region,
             "transitions": graph.transitions,
             "dead_states": report.dead.as_ref().map_or(0, |d| d.count),
@@ -241,20 +256,13 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         String::new()
     };
     if report.holds() {
-        // An `eventually` search stops at the states where the goal holds (what follows
-        // cannot matter), so it may store fewer states than `ioa explore` reaches.
-        let not_expanded = graph.expanded.iter().filter(|e| !**e).count();
-        let stopped = if property.liveness.property.trigger().is_none() && not_expanded > 0 {
-            format!(
-                "; the search stops at the goal, so the {} where it holds {} not expanded and `ioa explore` may count more reachable states",
-                count(not_expanded as u64, "state"),
-                if not_expanded == 1 { "was" } else { "were" }
-            )
+        let states = if expand_goal || goal_states == 0 {
+            "states"
         } else {
-            String::new()
+            "states explored"
         };
         print_stderr(&format!(
-            "holds: {name} holds in all {} states explored {fairness_words} ({} on the way to the goal{excluded}{stopped})\n",
+            "holds: {name} holds in all {} {states} {fairness_words} ({} on the way to the goal{unexpanded}{excluded})\n",
             thousands(report.states),
             count(report.region, "state")
         ));
@@ -316,7 +324,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         print_stdout(&format!("where the system stops short of the goal, {note}"));
     }
     print_stderr(&format!(
-        "violated: {name} fails {fairness_words} ({} explored{excluded})\n",
+        "violated: {name} fails {fairness_words} ({} explored{unexpanded}{excluded})\n",
         count(report.states, "state"),
     ));
     for (file, what) in [

@@ -19,7 +19,9 @@ use super::liveness_common::{
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use checker::liveness::macemc::{self, BrokenInvariant, Critical, SearchOptions, WalkOutcome};
+use checker::liveness::macemc::{
+    self, BrokenInvariant, Critical, Evidence, Exact, SearchOptions, WalkOutcome,
+};
 use checker::liveness::Property;
 use checker::model::MachineModel;
 use interpreter::machine::Machine;
@@ -51,6 +53,10 @@ pub struct LivenessSearchArgs {
     /// Walks per state when FindCriticalTransition asks whether a state recovers (k).
     #[arg(long, default_value_t = 10)]
     pub recover_walks: u64,
+    /// States, in all, that exact searches may store to confirm that a state no walk
+    /// recovered from is dead (0: trust the walks).
+    #[arg(long, default_value_t = 10_000)]
+    pub confirm_states: u64,
     /// Bias walks: `NAME=WEIGHT,…` by action name or kind (input, output, internal).
     #[arg(long)]
     pub weights: Option<String>,
@@ -161,6 +167,7 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         walks: args.walks,
         depth_max: args.depth_max,
         recover_walks: args.recover_walks,
+        confirm_states: args.confirm_states,
         seed: args.seed,
         weights,
         max_states: args.max_states,
@@ -236,16 +243,21 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
                     Critical::Found {
                         step,
                         live,
-                        confirm_walks,
+                        before,
+                        after,
                     } => serde_json::json!({
                         "found": {
                             "step": step,
                             "live_path_steps": live.len() - 1,
-                            "walks_from_after": confirm_walks,
+                            "before": evidence_json(before),
+                            "after": evidence_json(after),
                         }
                     }),
                     Critical::TooShort { at } => serde_json::json!({ "too_short": at }),
-                    Critical::DeadAtStart { at } => serde_json::json!({ "dead_at_start": at }),
+                    Critical::DeadAtStart { at, evidence } => serde_json::json!({
+                        "dead_at_start": at, "evidence": evidence_json(evidence)
+                    }),
+                    Critical::NotDead { .. } => serde_json::json!("not_dead"),
                 };
                 let seed = report
                     .walk_log
@@ -275,8 +287,20 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
     }
     let walks_total = stats.walks + stats.recover_walks;
     let secs = stats.walk_time.as_secs_f64().max(1e-9);
+    let exact = if stats.exact_searches > 0 {
+        let searches = match stats.exact_searches {
+            1 => "1 exact search".to_string(),
+            n => format!("{} exact searches", thousands(n)),
+        };
+        format!(
+            "; {searches} to confirm ({} stored)",
+            count(stats.exact_states, "state")
+        )
+    } else {
+        String::new()
+    };
     let throughput = format!(
-        "{} ({} from the frontier, {} in FindCriticalTransition), {} steps; {} walks/s, {} steps/s; time {:.2} s",
+        "{} ({} from the frontier, {} in FindCriticalTransition), {} steps; {} walks/s, {} steps/s{exact}; time {:.2} s",
         count(walks_total, "walk"),
         thousands(stats.walks),
         thousands(stats.recover_walks),
@@ -285,6 +309,7 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         thousands((stats.steps as f64 / secs) as u64),
         stats.elapsed.as_secs_f64()
     );
+
     if !args.quiet {
         print_stderr(&format!(
             "breadth first: {} stored{}; {} at the frontier to walk from\n",
@@ -340,8 +365,12 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
     } else {
         "never reaches the goal"
     };
+    let what = match dead.critical {
+        Critical::NotDead { .. } => "walk that never reaches the goal, though its last state can",
+        _ => "suspected dead path",
+    };
     print_stdout(&format!(
-        "suspected dead path ({}; the walk starts at state {}, the obligation at state {}; it {ending}):",
+        "{what} ({}; the walk starts at state {}, the obligation at state {}; it {ending}):",
         count(steps as u64, "step"),
         dead.walk_start,
         dead.obligation_at
@@ -365,15 +394,15 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
     let (code, verdict) = match &dead.critical {
         Critical::Found {
             step,
-            confirm_walks,
+            before,
+            after,
             ..
         } => {
             let line = dead_run.trace.log_line(&machine, *step);
             print_stdout(&format!("critical transition (C1): {line}"));
             print_stdout(&format!(
-                "how sure: the state before it is live (the live path below reaches the goal from it); from the state after it, none of {} of length {} reached the goal (suspected dead, not proved: `ioa explore --liveness` decides it exactly on a small instance)",
-                count(*confirm_walks, "walk"),
-                args.depth_max
+                "how sure: {}",
+                confidence(before, after, args.recover_walks, args.confirm_states)
             ));
             print_stdout(&format!("state change at step {step}:"));
             print_stdout(
@@ -407,14 +436,25 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
                     );
                 }
             }
-            (
-                ExitCode::from(EXIT_VIOLATION),
-                format!(
-                    "suspected dead after {} of length {}: {name} fails (critical transition {line}); not a proof",
+            let verdict = match after.exact {
+                Some(Exact::Never { .. }) if after.walks == 0 => format!(
+                    "violated: {name} fails: state {step} cannot reach the goal (no action is enabled in it; the dead path came from walk {} of at most {} steps); critical transition {line}",
+                    dead.walk + 1,
+                    args.depth_max
+                ),
+                Some(Exact::Never { states }) => format!(
+                    "violated: {name} fails: state {step} cannot reach the goal (the exact search explored all {} reachable from it; the dead path came from walk {} of at most {} steps); critical transition {line}",
+                    count(states, "state"),
+                    dead.walk + 1,
+                    args.depth_max
+                ),
+                _ => format!(
+                    "suspected dead after {} of length {}: {name} fails (critical transition {line}, not confirmed); not a proof",
                     count(stats.walks, "walk"),
                     args.depth_max
                 ),
-            )
+            };
+            (ExitCode::from(EXIT_VIOLATION), verdict)
         }
         Critical::TooShort { at } => (
             ExitCode::from(EXIT_LIMIT),
@@ -422,10 +462,33 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
                 "C2: state {at} still recovers past half the path; the walks are too short to place the critical transition (raise --depth-max)"
             ),
         ),
-        Critical::DeadAtStart { at } => (
+        Critical::DeadAtStart { at, evidence } => match evidence.exact {
+            Some(Exact::Never { states }) => (
+                ExitCode::from(EXIT_VIOLATION),
+                format!(
+                    "violated: {name} fails from the start: state {at}, where the obligation starts, cannot reach the goal (the exact search explored all {} reachable from it); there is no critical transition",
+                    count(states, "state")
+                ),
+            ),
+            _ => (
+                ExitCode::from(EXIT_LIMIT),
+                format!(
+                    "C2: no walk recovers even from state {at}, where the obligation starts: the critical transition cannot be placed (raise --depth-max, or the property fails from the start)"
+                ),
+            ),
+        },
+        Critical::NotDead { evidence } => (
             ExitCode::from(EXIT_LIMIT),
             format!(
-                "C2: no walk recovers even from state {at}, where the obligation starts: the critical transition cannot be placed (raise --depth-max, or the property fails from the start)"
+                "C2: the path is not dead: from its last state, state {}, {}; the walks are too short (raise --depth-max)",
+                evidence.state,
+                match evidence.exact {
+                    Some(Exact::Reaches { states }) => format!(
+                        "the exact search reaches the goal (after {})",
+                        count(states, "state")
+                    ),
+                    _ => "a walk reaches the goal".to_string(),
+                },
             ),
         ),
     };
@@ -534,4 +597,65 @@ fn report_broken(
         print_stderr(&format!("{throughput}\n"));
     }
     ExitCode::from(EXIT_VIOLATION)
+}
+
+/// The evidence about one state of a dead path, for the JSON report.
+fn evidence_json(e: &Evidence) -> serde_json::Value {
+    let exact = e.exact.map(|x| match x {
+        Exact::Reaches { states } => serde_json::json!({ "reaches": states }),
+        Exact::Never { states } => serde_json::json!({ "never": states }),
+        Exact::Budget { states } => serde_json::json!({ "budget": states }),
+    });
+    serde_json::json!({
+        "state": e.state, "walks": e.walks, "reached": e.reached, "exact": exact,
+    })
+}
+
+/// How sure a critical transition is: what the walks and the exact search found from the
+/// states before (`before`) and after (`after`) it.
+fn confidence(before: &Evidence, after: &Evidence, k: u64, confirm_states: u64) -> String {
+    let b = before.state;
+    let a = after.state;
+    let before_text = match (before.reached, before.exact) {
+        (0, Some(Exact::Reaches { states })) => format!(
+            "state {b} is live (no walk of {} from it reached the goal, the exact search did after {})",
+            before.walks,
+            count(states, "state")
+        ),
+        (r, _) => format!(
+            "state {b} is live ({r} of {} from it reached the goal)",
+            count(before.walks, "walk")
+        ),
+    };
+    let after_walks = format!(
+        "none of {} from it reached the goal",
+        count(after.walks, "walk")
+    );
+    match after.exact {
+        // A walk that ended where no action is enabled: its last state is dead as it stands.
+        Some(Exact::Never { .. }) if after.walks == 0 => {
+            format!("certain: {before_text}; state {a} is dead (no action is enabled in it)")
+        }
+        Some(Exact::Never { states }) => format!(
+            "certain: {before_text}; state {a} is dead ({after_walks}, and the exact search explored all {} reachable from it)",
+            count(states, "state")
+        ),
+        other => {
+            let why = match other {
+                Some(Exact::Budget { states }) => format!(
+                    "the exact search from it stopped at {} (--confirm-states)",
+                    count(states, "state")
+                ),
+                _ if confirm_states == 0 => "no exact search (--confirm-states 0)".to_string(),
+                _ => "the exact search's budget was spent (--confirm-states)".to_string(),
+            };
+            // Were state a live with recovery probability p, k failed walks have probability
+            // (1 - p)^k; at most 5% when p ≥ 1 - 0.05^(1/k).
+            let walks = after.walks.max(k).max(1) as f64;
+            let bound = 100.0 * (1.0 - 0.05f64.powf(1.0 / walks));
+            format!(
+                "not confirmed: {before_text}; state {a} is dead only by its walks ({after_walks}; {why}): were it live, a walk from it would reach the goal with probability under {bound:.0}% (95% confidence)"
+            )
+        }
+    }
 }

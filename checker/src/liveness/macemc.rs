@@ -14,6 +14,22 @@
 //! breadth-first prefix (known exactly) down to the state where the obligation started, and
 //! answers C2 only if that state is dead too.
 //!
+//! **Confirmation.** A walk that reaches the goal proves that its first state is live, but `k`
+//! walks that do not only suggest that it is dead: where the goal is reachable only through
+//! unlikely choices (walks biased towards a bug, a race to be won at several processes), all
+//! `k` can miss it, and the bisection then blames a step before the real critical transition.
+//! So once the walks have placed the transition, the state after it is searched exactly,
+//! breadth first over every successor, while the search's budget of states lasts
+//! ([`SearchOptions::confirm_states`]). A search that exhausts the state's reachable states
+//! without a goal state makes it dead for certain. One that finds a goal state makes it live
+//! (its path is the live path), and the bisection goes on above it up to a state known dead
+//! (live states form a prefix of a path: a state that can reach the goal is reached from every
+//! earlier one). One that runs out of budget leaves the walks' verdict standing. The answer
+//! says how sure it is ([`Evidence`]): how many of `k` walks reached the goal from the states
+//! before and after the critical transition, and what the exact search found. Where the walks
+//! recover past half the path (C2), the exact search from the last state may still find it dead
+//! (then the bisection runs up to it) or live ([`Critical::NotDead`]: the walks are too short).
+//!
 //! For `P ↝ Q` a walk runs its whole length and is suspected dead when an obligation (a state
 //! where `P` holds and `Q` does not) is still open at its end; the obligation's first state
 //! bounds the bisection from below.
@@ -32,13 +48,15 @@
 
 use super::graph::{self, GraphOptions};
 use super::{LivenessError, Path, Property};
-use crate::explore::{Limit, StateId};
+use crate::explore::{Limit, Model, StateId};
+use crate::fingerprint::{fingerprint, Fingerprint};
 use crate::model::{MachineModel, MachineStep};
 use interpreter::machine::State;
 use interpreter::runner::Weights;
 use interpreter::walk::{Walk, WalkEnd, Walker};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
 use std::time::{Duration, Instant};
 
 /// The options of a search.
@@ -52,6 +70,8 @@ pub struct SearchOptions {
     pub depth_max: u64,
     /// Walks per state in `Recovers` (the paper's `k`).
     pub recover_walks: u64,
+    /// States the exact searches that confirm a dead verdict may store, in all (0: none).
+    pub confirm_states: u64,
     /// The seed of every random choice.
     pub seed: u64,
     /// Weights of actions in walks (MaceMC's biased walks).
@@ -88,23 +108,66 @@ pub struct WalkRecord {
     pub outcome: WalkOutcome,
 }
 
-/// How many times the bisection's `k` walks confirm the state after a critical transition.
-pub const CONFIRM_FACTOR: u64 = 10;
+/// What an exact search from one state of a dead path found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exact {
+    /// A goal state is reachable: it was found after storing `states` states.
+    Reaches {
+        /// States stored.
+        states: u64,
+    },
+    /// Every state reachable from it (`states` of them) was explored and none is a goal
+    /// state: the state is dead, for certain.
+    Never {
+        /// States stored.
+        states: u64,
+    },
+    /// The search's budget ran out after `states` states: nothing is known.
+    Budget {
+        /// States stored.
+        states: u64,
+    },
+}
+
+/// What is known about one state of a dead path: its walks and the exact search from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evidence {
+    /// The state's position on the path.
+    pub state: usize,
+    /// Walks from it.
+    pub walks: u64,
+    /// How many of them reached the goal.
+    pub reached: u64,
+    /// The exact search from it, if one ran.
+    pub exact: Option<Exact>,
+}
+
+impl Evidence {
+    /// Whether the state is known to be live (a walk or the exact search reached the goal).
+    pub fn live(&self) -> bool {
+        self.reached > 0 || matches!(self.exact, Some(Exact::Reaches { .. }))
+    }
+
+    /// Whether the state is known to be dead (the exact search explored all it reaches).
+    pub fn dead(&self) -> bool {
+        matches!(self.exact, Some(Exact::Never { .. }))
+    }
+}
 
 /// What FindCriticalTransition concluded.
 #[derive(Debug, Clone)]
 pub enum Critical {
-    /// C1: the path is dead (with high probability) from state `step` on; step `step` is the
-    /// critical transition.
+    /// C1: the path is dead from state `step` on (for certain when `after.dead()`, else with
+    /// high probability); step `step` is the critical transition.
     Found {
         /// The critical step (it leads from state `step - 1` to state `step`).
         step: usize,
         /// A path that shares the dead path's first `step - 1` steps and reaches the goal.
         live: Path,
-        /// How many walks from state `step` (after the critical transition) were tried, none
-        /// of which reached the goal: the bisection's `k`, then [`CONFIRM_FACTOR`] times as many
-        /// to confirm it. (The state before it is live: `live` shows it.)
-        confirm_walks: u64,
+        /// What is known about state `step - 1` (live: a path from it reaches the goal).
+        before: Evidence,
+        /// What is known about state `step`.
+        after: Evidence,
     },
     /// C2: the path was still recovering at state `at`, past half its length: the walks were
     /// too short to decide (raise `d_max`).
@@ -117,6 +180,14 @@ pub enum Critical {
     DeadAtStart {
         /// That state.
         at: usize,
+        /// What is known about it (certain when `evidence.dead()`).
+        evidence: Evidence,
+    },
+    /// C2: the exact search found the goal reachable from the walk's last state: the path is
+    /// not dead, the walk was too short (raise `d_max`).
+    NotDead {
+        /// What is known about the last state.
+        evidence: Evidence,
     },
 }
 
@@ -161,6 +232,10 @@ pub struct SearchStats {
     pub walks: u64,
     /// Walks run by FindCriticalTransition.
     pub recover_walks: u64,
+    /// Exact searches run to confirm a dead verdict, and the states they stored.
+    pub exact_searches: u64,
+    /// States stored by those searches.
+    pub exact_states: u64,
     /// Steps taken by all walks.
     pub steps: u64,
     /// Time spent walking (both kinds).
@@ -221,7 +296,15 @@ struct Search<'a, 'm, 's> {
     seeds: ChaCha8Rng,
     /// The seed the last walk was drawn with.
     last_seed: u64,
+    /// States the exact searches may still store.
+    confirm_left: u64,
     stats: SearchStats,
+}
+
+/// What a probe of one path state found, and the path from it to the goal if it is live.
+struct Probe {
+    evidence: Evidence,
+    live: Option<Vec<MachineStep>>,
 }
 
 impl Search<'_, '_, '_> {
@@ -254,26 +337,100 @@ impl Search<'_, '_, '_> {
         Ok(walk)
     }
 
-    /// `Recovers(i)`: a walk from `state` that reaches the goal, among `k`.
-    fn recovers(&mut self, state: &State) -> Result<Option<Walk>, LivenessError> {
-        self.recovers_in(state, self.options.recover_walks.max(1))
-    }
-
-    /// A walk from `state` that reaches the goal, among `walks`.
-    fn recovers_in(&mut self, state: &State, walks: u64) -> Result<Option<Walk>, LivenessError> {
+    /// `Recovers(i)`: a walk from `state` that reaches the goal, among `k`, and how many walks
+    /// it took.
+    fn recovers(&mut self, state: &State) -> Result<(Option<Walk>, u64), LivenessError> {
         let machine = self.model.machine();
         let property = *self.property;
-        for _ in 0..walks {
+        let k = self.options.recover_walks.max(1);
+        for tried in 1..=k {
             self.stats.recover_walks += 1;
             let walk = self.walk(state, &mut |s| property.goal(machine, s))?;
             if walk.end == WalkEnd::Goal {
-                return Ok(Some(walk));
+                return Ok((Some(walk), tried));
             }
         }
-        Ok(None)
+        Ok((None, k))
     }
 
-    /// FindCriticalTransition over the states of a suspected dead path.
+    /// Breadth first from `state` over every successor until a goal state is found, every
+    /// reachable state is explored, or the budget runs out. A goal state's path from `state`
+    /// comes with [`Exact::Reaches`].
+    fn exact(&mut self, state: &State) -> Result<(Exact, Option<Vec<MachineStep>>), LivenessError> {
+        let machine = self.model.machine();
+        let budget = self.confirm_left;
+        self.stats.exact_searches += 1;
+        let mut ids: FxHashMap<Fingerprint, usize> = FxHashMap::default();
+        // Per stored state: its parent and the step from it.
+        let mut links: Vec<Option<(usize, MachineStep)>> = vec![None];
+        ids.insert(fingerprint(state), 0);
+        let mut frontier = vec![(0usize, state.clone())];
+        let mut out = Vec::new();
+        let mut found = None;
+        let mut exhausted = false;
+        'search: while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for (id, s) in &frontier {
+                out.clear();
+                self.model
+                    .successors(s, &mut out)
+                    .map_err(LivenessError::Machine)?;
+                for (step, succ) in out.drain(..) {
+                    let fp = fingerprint(&succ);
+                    if ids.contains_key(&fp) {
+                        continue;
+                    }
+                    if links.len() as u64 >= budget {
+                        exhausted = true;
+                        break 'search;
+                    }
+                    let new = links.len();
+                    ids.insert(fp, new);
+                    links.push(Some((*id, step)));
+                    if self.property.goal(machine, &succ)? {
+                        found = Some(new);
+                        break 'search;
+                    }
+                    next.push((new, succ));
+                }
+            }
+            frontier = next;
+        }
+        let states = links.len() as u64;
+        self.stats.exact_states += states;
+        self.confirm_left = self.confirm_left.saturating_sub(states);
+        Ok(match found {
+            Some(mut at) => {
+                let mut steps = Vec::new();
+                while let Some((parent, step)) = links[at].take() {
+                    steps.push(step);
+                    at = parent;
+                }
+                steps.reverse();
+                (Exact::Reaches { states }, Some(steps))
+            }
+            None if exhausted => (Exact::Budget { states }, None),
+            None => (Exact::Never { states }, None),
+        })
+    }
+
+    /// Whether state `at` of a dead path is live, by `k` walks.
+    fn probe(&mut self, states: &[State], at: usize) -> Result<Probe, LivenessError> {
+        let (walk, tried) = self.recovers(&states[at])?;
+        Ok(Probe {
+            evidence: Evidence {
+                state: at,
+                walks: tried,
+                reached: u64::from(walk.is_some()),
+                exact: None,
+            },
+            live: walk.map(|w| self.steps.of(&w)),
+        })
+    }
+
+    /// FindCriticalTransition over the states of a suspected dead path: the walks place the
+    /// transition, then the exact search checks the state after it (while the budget lasts);
+    /// a state it finds live moves the search past it, up to a state known dead.
     fn critical(
         &mut self,
         path: &Path,
@@ -283,76 +440,153 @@ impl Search<'_, '_, '_> {
         deadlocked: bool,
     ) -> Result<Critical, LivenessError> {
         let last = states.len() - 1;
-        let mut live: Option<(usize, Walk)> = None;
+        // A walk that ended where no action is enabled ended in a dead state.
+        let stuck = Evidence {
+            state: last,
+            walks: 0,
+            reached: 0,
+            exact: Some(Exact::Never { states: 1 }),
+        };
+        // The last live state known, with its evidence and path to the goal.
+        let mut live: Option<(Evidence, Vec<MachineStep>)> = None;
         let mut d = walk_start.max(obligation_at).max(1).min(last);
         // Phase 1: exponential search. A walk that ended where no action is enabled ended in
         // a dead state: its last state bounds the search, and no walk was too short.
-        let dead_at = loop {
+        let (mut hi, mut hi_evidence) = loop {
             if deadlocked && d >= last {
-                break last;
+                break (last, stuck);
             }
             if !deadlocked && d > last / 2 && d > obligation_at {
+                // The walks recover too far along the path to tell. The exact search may
+                // still settle the last state: live (the path is not dead at all) or dead
+                // (then bisect up to it).
+                if self.confirm_left > 0 {
+                    let (exact, _) = self.exact(&states[last])?;
+                    let evidence = Evidence {
+                        state: last,
+                        walks: 0,
+                        reached: 0,
+                        exact: Some(exact),
+                    };
+                    match exact {
+                        Exact::Reaches { .. } => return Ok(Critical::NotDead { evidence }),
+                        Exact::Never { .. } => break (last, evidence),
+                        Exact::Budget { .. } => {}
+                    }
+                }
                 return Ok(Critical::TooShort { at: d });
             }
-            match self.recovers(&states[d])? {
+            let probe = self.probe(states, d)?;
+            match probe.live {
                 Some(w) => {
-                    live = Some((d, w));
+                    live = Some((probe.evidence, w));
                     d = (2 * d).max(d + 1);
                     if deadlocked {
                         d = d.min(last);
                     }
                 }
-                None => break d,
+                None => break (d, probe.evidence),
             }
         };
-        let mut hi = dead_at;
         if live.is_none() {
-            if hi == obligation_at {
-                return Ok(Critical::DeadAtStart { at: hi });
-            }
-            match self.recovers(&states[obligation_at])? {
-                Some(w) => live = Some((obligation_at, w)),
-                None => return Ok(Critical::DeadAtStart { at: obligation_at }),
+            // Nothing recovered: the obligation's first state is the last hope.
+            let mut evidence = if hi == obligation_at {
+                hi_evidence
+            } else {
+                let probe = self.probe(states, obligation_at)?;
+                if let Some(w) = probe.live {
+                    live = Some((probe.evidence, w));
+                }
+                probe.evidence
+            };
+            if live.is_none() {
+                if self.confirm_left > 0 && !evidence.dead() {
+                    let (exact, path) = self.exact(&states[obligation_at])?;
+                    evidence.exact = Some(exact);
+                    if let Some(p) = path {
+                        live = Some((evidence, p));
+                    }
+                }
+                if live.is_none() {
+                    return Ok(Critical::DeadAtStart {
+                        at: obligation_at,
+                        evidence,
+                    });
+                }
             }
         }
-        let (mut lo, mut live_walk) = live.expect("set above");
-        // Phase 2: binary search between a recovering state and a dead one. A state whose k
-        // walks all miss the goal may still be live (the walks are random): the state the
-        // search ends at is confirmed with CONFIRM_FACTOR times as many walks, and if one
-        // recovers, the search goes on above it.
-        let confirm = self.options.recover_walks.max(1) * CONFIRM_FACTOR;
+        let (mut lo_evidence, mut live_walk) = live.expect("set above");
+        let mut lo = lo_evidence.state;
         loop {
+            // Phase 2: binary search between a live state and a dead one.
             while hi - lo > 1 {
                 let mid = lo + (hi - lo) / 2;
-                match self.recovers(&states[mid])? {
+                let probe = self.probe(states, mid)?;
+                match probe.live {
                     Some(w) => {
                         lo = mid;
+                        lo_evidence = probe.evidence;
                         live_walk = w;
                     }
-                    None => hi = mid,
-                }
-            }
-            match self.recovers_in(&states[hi], confirm)? {
-                None => break,
-                Some(w) => {
-                    // Live after all: the dead part starts later, or, at the end of the
-                    // search range, the walks cannot place it.
-                    if hi >= dead_at {
-                        return Ok(Critical::TooShort { at: hi });
+                    None => {
+                        hi = mid;
+                        hi_evidence = probe.evidence;
                     }
-                    lo = hi;
-                    live_walk = w;
-                    hi = dead_at;
                 }
             }
+            // Confirm the state after the step: dead for certain, or live after all.
+            if hi_evidence.dead() || self.confirm_left == 0 {
+                break;
+            }
+            let (exact, path) = self.exact(&states[hi])?;
+            hi_evidence.exact = Some(exact);
+            let Some(p) = path else { break };
+            // The walks missed the goal from state `hi`: the critical step is later.
+            lo = hi;
+            lo_evidence = hi_evidence;
+            live_walk = p;
+            if lo >= last {
+                return Ok(Critical::NotDead {
+                    evidence: lo_evidence,
+                });
+            }
+            hi = last;
+            hi_evidence = if deadlocked {
+                stuck
+            } else {
+                let probe = self.probe(states, last)?;
+                if probe.live.is_some() {
+                    return Ok(Critical::NotDead {
+                        evidence: probe.evidence,
+                    });
+                }
+                probe.evidence
+            };
+        }
+        // How easily the state before the step recovers: the rest of its k walks.
+        let k = self.options.recover_walks.max(1);
+        let mut before = lo_evidence;
+        for _ in before.walks..k {
+            before.walks += 1;
+            before.reached += u64::from(self.recovers_once(&states[lo])?);
         }
         let mut live_path: Path = path[..=lo].to_vec();
-        live_path.extend(self.steps.of(&live_walk));
+        live_path.extend(live_walk);
         Ok(Critical::Found {
             step: hi,
             live: live_path,
-            confirm_walks: self.options.recover_walks.max(1) + confirm,
+            before,
+            after: hi_evidence,
         })
+    }
+
+    /// One walk from `state`: whether it reaches the goal.
+    fn recovers_once(&mut self, state: &State) -> Result<bool, LivenessError> {
+        let machine = self.model.machine();
+        let property = *self.property;
+        self.stats.recover_walks += 1;
+        let walk = self.walk(state, &mut |s| property.goal(machine, s))?;
+        Ok(walk.end == WalkEnd::Goal)
     }
 }
 
@@ -426,6 +660,7 @@ pub fn search(
         options,
         seeds: ChaCha8Rng::seed_from_u64(options.seed),
         last_seed: 0,
+        confirm_left: options.confirm_states,
         stats,
     };
     let mut dead = None;
