@@ -283,6 +283,17 @@ pub enum CheckError {
         /// A similar invariant name.
         suggestion: Option<String>,
     },
+    /// E0421: a name in a simulation's header given to parameters of different types.
+    HeaderParamTypes {
+        /// The name.
+        name: String,
+        /// The parameter it named first, with its type (`ABP.n: Int`).
+        first: String,
+        /// The parameter of another type, with its type.
+        second: String,
+        /// The second occurrence.
+        span: Span,
+    },
     /// E0420: a `network` clause names something that is not a component of the composite.
     NotAComponent {
         /// The name.
@@ -486,6 +497,14 @@ impl IntoDiagnostic for CheckError {
                     .with_note("`using` lists the invariants of the automaton that a proof may assume"),
                 suggestion,
             ),
+            HeaderParamTypes { name, first, second, span } => Diagnostic::error(
+                "E0421",
+                format!("`{name}` names parameters of different types"),
+                *span,
+            )
+            .with_label_message(format!("`{second}`"))
+            .with_note(format!("`{name}` already names `{first}`; a name given to several parameters in a simulation's header makes them one value"))
+            .with_hint("give the parameters different names, or declare them with the same type"),
             NotAComponent { name, automaton, components, span, suggestion } => did_you_mean(
                 Diagnostic::error("E0420", format!("`{name}` is not a component of `{automaton}`"), *span)
                     .with_label_message("named in `network`")

@@ -12,7 +12,7 @@
 
 use super::invariant::{invariant_term, transitions};
 use super::{
-    assert_goals, assumed_invariants, declare_params, declare_state, show_state, slots_used,
+    assert_goals, assumed_invariants, declare_sim_params, declare_state, show_state, slots_used,
     start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
 };
 use crate::error::EncodeError;
@@ -126,18 +126,77 @@ fn aux_env(enc: &mut Encoder, proof: &ProofBlock, env: &mut Env) {
         .collect();
 }
 
+/// Asserts that the variables of `b` (state `b0`) that the declaration initialises without a
+/// `choose` have their initial values, as `ioa pair` starts the specification from its initial
+/// state before the start block runs (a `choose` may pick any value satisfying it, so those
+/// variables stay for the start block to set).
+fn initial_values(
+    enc: &mut Encoder,
+    spec: &Spec,
+    b: AutomatonId,
+    b0: &[String],
+    env: &Env,
+) -> Result<(), EncodeError> {
+    let AutomatonBody::Primitive(bp) = &spec.automata[b.0 as usize].body else {
+        return Ok(());
+    };
+    let mut b_env = env.clone();
+    b_env.automaton = Some(b);
+    for (k, v) in bp.state.iter().enumerate() {
+        let Some(init) = &v.init else { continue };
+        let mut chooses = false;
+        crate::smt::stmt::visit(init, &mut |x| {
+            chooses |= matches!(x.kind, ExprKind::Choose { .. });
+        });
+        if !chooses {
+            let t = enc.expr(init, &b_env)?;
+            enc.script.assert(&format!("(= {} {t})", b0[k]));
+        }
+    }
+    Ok(())
+}
+
+/// The parameters of both automata, for a counterexample: a value the header shares is shown
+/// once, by its header name (`k`); the others as `A.n`.
+fn show_params(spec: &Spec, sim: &Simulation, env: &Env, shown: &mut Vec<Shown>) {
+    let mut seen: Vec<String> = Vec::new();
+    for a in [sim.from, sim.to] {
+        let aut = &spec.automata[a.0 as usize];
+        for (k, p) in aut.params.iter().enumerate() {
+            let Some(constant) = env.params.get(&a.0).and_then(|v| v.get(k)).cloned() else {
+                continue;
+            };
+            if seen.contains(&constant) {
+                continue;
+            }
+            seen.push(constant.clone());
+            let label = match sim.header_param(a, k as u32) {
+                Some(h) if h.binds.len() > 1 => h.name.clone(),
+                _ => format!("{}.{}", aut.name, p.name),
+            };
+            shown.push(Shown {
+                section: Section::Params,
+                label,
+                constant,
+                ty: p.ty.clone(),
+            });
+        }
+    }
+}
+
 fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation, EncodeError> {
     let (a, b) = (sim.from, sim.to);
     let mut enc = Encoder::new(spec);
     let mut env = Env::default();
-    declare_params(&mut enc, a, &mut env);
-    declare_params(&mut enc, b, &mut env);
+    declare_sim_params(&mut enc, sim, &mut env)?;
     enc.script.comment("a start state of the implementation");
     start_state(&mut enc, a, &mut env, ".0")?;
-    enc.script
-        .comment("the specification's state before the start block: anything");
+    enc.script.comment(
+        "the specification's state before the start block: its initial values, anything else",
+    );
     let b0 = declare_state(&mut enc, b, ".0");
-    env.states.insert(b.0, b0);
+    env.states.insert(b.0, b0.clone());
+    initial_values(&mut enc, spec, b, &b0, &env)?;
     aux_env(&mut enc, proof, &mut env);
     env.automaton = None;
     for (k, d) in proof.aux.iter().enumerate() {
@@ -176,6 +235,7 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
     goals.push(("the relation holds".into(), rel));
     let goals = assert_goals(&mut enc, &goals);
     let mut shown = Vec::new();
+    show_params(spec, sim, &env, &mut shown);
     let slots_a = slots_used(a, false, &[&sim.relation], &[&proof.start]);
     show_state(
         spec,
@@ -254,8 +314,7 @@ fn step(
     let action = &spec.automata[a.0 as usize].actions[t.action.0 as usize];
     let mut enc = Encoder::new(spec);
     let mut env = Env::default();
-    declare_params(&mut enc, a, &mut env);
-    declare_params(&mut enc, b, &mut env);
+    declare_sim_params(&mut enc, sim, &mut env)?;
     enc.script.comment("the pre-states");
     let a_pre = declare_state(&mut enc, a, "");
     env.states.insert(a.0, a_pre);
@@ -428,6 +487,7 @@ fn step(
             })
             .collect();
         let mut shown: Vec<Shown> = Vec::new();
+        show_params(spec, sim, &env, &mut shown);
         show_state(
             spec,
             a,
