@@ -209,3 +209,76 @@ fn contradictory_or_unknown_parameter_values_are_refused() {
     insta::assert_snapshot!(refused(&[FIXED, "--param", "m=3"]), @"exit 2: error: --param m: no automaton has a parameter `m`, and no simulation's header names one");
     insta::assert_snapshot!(refused(&[FIXED, "--param", "n=yes"]), @"exit 2: error: --param n (for TokenRing.n): this value does not have type `Int`");
 }
+
+const COMPOSITE_START: &str = "tests/data/elsewhere/sim/composite_start.ioa";
+
+/// A copy of `model` (with its universe file) in the scratch directory, with `from` replaced by
+/// `to` (which must occur).
+fn mutated(model: &str, name: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(std::path::Path::new(common::ROOT).join(model))
+        .expect("read the model");
+    assert!(text.contains(from), "{from}");
+    let dir = common::scratch_dir("sim_gaps", name);
+    let path = dir.join(format!("{name}.ioa"));
+    std::fs::write(&path, text.replace(from, to)).expect("write the mutant");
+    let universe = std::path::Path::new(common::ROOT).join(model.replace(".ioa", ".universe"));
+    if universe.exists() {
+        std::fs::copy(&universe, dir.join(format!("{name}.universe"))).expect("copy the universe");
+    }
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_start_block_builds_a_composite_specifications_state_for_pair_and_prove() {
+    let (code, _, stderr) = ioa(&[
+        "pair",
+        COMPOSITE_START,
+        "--param",
+        "n=3",
+        "--random",
+        "--runs",
+        "30",
+        "--steps",
+        "20",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("every step matched"), "{stderr}");
+    let (code, table, _) = prove(&[COMPOSITE_START]);
+    assert_eq!(code, 0, "{table}");
+    insta::assert_snapshot!(table, @r"
+    RegistersToBank start: proved
+    RegistersToBank step bump: proved
+    ");
+}
+
+#[test]
+fn a_wrong_component_start_value_is_refuted_by_pair_and_prove() {
+    // Tally must start with Registers' last (-1), not 0.
+    let model = mutated(
+        COMPOSITE_START,
+        "wrong_tally_start",
+        "Bank.Tally.last := Registers.last",
+        "Bank.Tally.last := 0",
+    );
+    let (code, _, stderr) = ioa(&["pair", &model, "--param", "n=3", "--random"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("E0533") && stderr.contains("at the start"),
+        "{stderr}"
+    );
+    let (code, table, _) = prove(&[&model]);
+    assert_eq!(code, 1, "{table}");
+    assert!(table.contains("RegistersToBank start: failed"), "{table}");
+    // Without the members' start values, Bank's cells may start anywhere.
+    let model = mutated(
+        COMPOSITE_START,
+        "no_cell_start",
+        "    for i: Int where 0 ≤ i ∧ i < n do\n      Bank.C[i].value := Registers.reg[i]\n    od;\n",
+        "",
+    );
+    let (code, _, stderr) = ioa(&["pair", &model, "--param", "n=3", "--random"]);
+    assert_eq!(code, 1, "{stderr}");
+    let (code, table, _) = prove(&[&model]);
+    assert_eq!(code, 1, "{table}");
+    assert!(table.contains("RegistersToBank start: failed"), "{table}");
+}

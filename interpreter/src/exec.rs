@@ -150,8 +150,8 @@ impl Frame<'_> {
         let mut keys = Vec::with_capacity(target.path.len());
         for step in &target.path {
             keys.push(match step {
-                PlaceStep::Field(k) => Key::Field(*k as usize),
-                PlaceStep::Index(e) => Key::Index(self.scope().eval(e, locals, ch)?),
+                PlaceStep::Field(k) => PathKey::Field(*k as usize),
+                PlaceStep::Index(e) => PathKey::Index(self.scope().eval(e, locals, ch)?),
             });
         }
         let root = match &target.root {
@@ -163,14 +163,19 @@ impl Frame<'_> {
     }
 }
 
-enum Key {
+/// One step into a place: a tuple field or an array, sequence or map index (evaluated).
+pub enum PathKey {
+    /// A tuple field, by position.
     Field(usize),
+    /// An index value.
     Index(Value),
 }
 
-fn update_path(
+/// `old` with the part at `keys` replaced by `v` (an error when the value has another shape,
+/// or a sequence index is out of range).
+pub fn update_path(
     old: &Value,
-    keys: &[Key],
+    keys: &[PathKey],
     v: Value,
     span: ioa_lang::span::Span,
 ) -> EvalResult<Value> {
@@ -178,16 +183,16 @@ fn update_path(
         return Ok(v);
     };
     match (first, old) {
-        (Key::Field(k), Value::Tuple(fields)) => {
+        (PathKey::Field(k), Value::Tuple(fields)) => {
             let mut f: Vec<Value> = fields.to_vec();
             f[*k] = update_path(&fields[*k], rest, v, span)?;
             Ok(Value::Tuple(f.into()))
         }
-        (Key::Index(i), Value::Array(a)) => {
+        (PathKey::Index(i), Value::Array(a)) => {
             let inner = update_path(&Value::array_get(a, i), rest, v, span)?;
             Ok(Value::array_set(a, i.clone(), inner))
         }
-        (Key::Index(i), Value::Seq(s)) => {
+        (PathKey::Index(i), Value::Seq(s)) => {
             let k = i
                 .as_int()
                 .and_then(|k| usize::try_from(k).ok())
@@ -199,7 +204,7 @@ fn update_path(
             let inner = update_path(&s[k], rest, v, span)?;
             Ok(Value::seq(s.update(k, inner)))
         }
-        (Key::Index(i), Value::Map(m)) => {
+        (PathKey::Index(i), Value::Map(m)) => {
             let current = m.get(i).cloned().unwrap_or(Value::Nil);
             let inner = update_path(&current, rest, v, span)?;
             Ok(Value::Map(m.update(i.clone(), inner)))

@@ -242,6 +242,8 @@ pub enum CheckError {
     BadStartTarget {
         /// The specification automaton.
         spec: String,
+        /// Whether it is a composite (whose state is its components').
+        composite: bool,
         /// The target.
         span: Span,
     },
@@ -467,12 +469,16 @@ impl IntoDiagnostic for CheckError {
             .with_hint(format!("add `for KIND {action}(…) ignore` or an entry that fires specification actions")),
             ScheduleWithoutTarget { span } => Diagnostic::error("E0409", "schedule does not say which automaton it drives", *span)
                 .with_hint("write `schedule NAME for AUTOMATON`"),
-            BadStartTarget { spec, span } => Diagnostic::error(
+            BadStartTarget { spec, composite, span } => Diagnostic::error(
                 "E0410",
                 format!("a `start` assignment must set a state variable of `{spec}`"),
                 *span,
             )
-            .with_hint(format!("write `{spec}.x := …`")),
+            .with_hint(if *composite {
+                format!("write `{spec}.C.x := …` for a component `C`, or `{spec}.P[i].x := …` for a member of a family `P`")
+            } else {
+                format!("write `{spec}.x := …`")
+            }),
             ComponentActionConflict { action, span, first, second } => Diagnostic::error(
                 "E0411",
                 format!("components disagree on the parameters of action `{action}`"),

@@ -670,7 +670,7 @@ impl Checker {
 
     /// `A.C.x` or `A.C[i].x` in a simulation or proof block: the state variable `x` of
     /// component `C` (member `i` of a family) of the composite automaton `A`.
-    fn qualified_component(
+    pub(super) fn qualified_component(
         &mut self,
         body: &mut Body,
         base: &ast::Expr,

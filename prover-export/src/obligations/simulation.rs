@@ -126,6 +126,53 @@ fn aux_env(enc: &mut Encoder, proof: &ProofBlock, env: &mut Env) {
         .collect();
 }
 
+/// Whether an effect contains a `choose`.
+fn effect_chooses(eff: &[Stmt]) -> bool {
+    let mut found = false;
+    let mut stack: Vec<&Stmt> = eff.iter().collect();
+    let mut on_expr = |e: &Expr| {
+        crate::smt::stmt::visit(e, &mut |x| {
+            found |= matches!(x.kind, ExprKind::Choose { .. });
+        })
+    };
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                on_expr(value);
+                for step in &target.path {
+                    if let ioa_lang::ir::PlaceStep::Index(i) = step {
+                        on_expr(i);
+                    }
+                }
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, b) in branches {
+                    on_expr(c);
+                    stack.extend(b.iter());
+                }
+                stack.extend(otherwise.iter());
+            }
+            StmtKind::ForIn {
+                collection, body, ..
+            } => {
+                on_expr(collection);
+                stack.extend(body.iter());
+            }
+            StmtKind::ForWhere { cond, body, .. } | StmtKind::While { cond, body } => {
+                on_expr(cond);
+                stack.extend(body.iter());
+            }
+            StmtKind::Fire { args, .. } => args.iter().for_each(&mut on_expr),
+            StmtKind::Yield(e) | StmtKind::Ensure(e) => on_expr(e),
+            StmtKind::Ignore => {}
+        }
+    }
+    found
+}
+
 /// Asserts that the variables of `b` (state `b0`) that the declaration initialises without a
 /// `choose` have their initial values, as `ioa pair` starts the specification from its initial
 /// state before the start block runs (a `choose` may pick any value satisfying it, so those
@@ -725,39 +772,52 @@ fn walk<'s>(
                 .filter(|(_, t)| t.action == *action)
                 .map(|(k, _)| k)
                 .collect();
-            let [t_index] = ts.as_slice() else {
+            let cases: Vec<&ioa_lang::ir::Transition> = ts
+                .iter()
+                .map(|k| &transitions(spec, b).expect("b's transitions")[*k])
+                .collect();
+            if cases.len() > 1 && cases.iter().any(|t| effect_chooses(&t.eff)) {
+                // The `choose` of a case that does not fire would be assumed all the same.
                 return Err(EncodeError::Unsupported {
-                    what: "firing a specification action with several transition cases",
+                    what: "firing a specification action with several transition cases, one of which chooses a value",
                     span: first.span,
                 });
-            };
-            let t = &transitions(spec, b)?[*t_index];
+            }
             let mut env = path.env.clone();
             env.automaton = Some(b);
             env.locals.clear();
             for (k, x) in arg_terms.iter().enumerate() {
                 env.bind(k as u32, x.clone());
             }
-            let mut enabled = Vec::new();
+            let mut common = Vec::new();
             if let Some(w) = &b_action.where_clause {
-                enabled.push(path.enc.expr(w, &env)?);
+                common.push(path.enc.expr(w, &env)?);
             }
             for (k, p) in b_action.params.iter().enumerate() {
                 if let Some(fixed) = &p.fixed {
                     let ft = path.enc.expr(fixed, &env)?;
-                    enabled.push(format!("(= {} {ft})", arg_terms[k]));
+                    common.push(format!("(= {} {ft})", arg_terms[k]));
                 }
             }
-            for (k, e) in &t.const_args {
-                let et = path.enc.expr(e, &env)?;
-                enabled.push(format!("(= {} {et})", arg_terms[*k as usize]));
+            // Each case's own conditions; the first enabled case fires (as the interpreter
+            // tries them in order), and the action is enabled when one of them is.
+            let mut case_terms = Vec::new();
+            for t in &cases {
+                let mut own = Vec::new();
+                for (k, e) in &t.const_args {
+                    let et = path.enc.expr(e, &env)?;
+                    own.push(format!("(= {} {et})", arg_terms[*k as usize]));
+                }
+                if let Some(w) = &t.where_clause {
+                    own.push(path.enc.expr(w, &env)?);
+                }
+                for p in &t.pre {
+                    own.push(path.enc.expr(p, &env)?);
+                }
+                case_terms.push(crate::smt::and(&own));
             }
-            if let Some(w) = &t.where_clause {
-                enabled.push(path.enc.expr(w, &env)?);
-            }
-            for p in &t.pre {
-                enabled.push(path.enc.expr(p, &env)?);
-            }
+            let mut enabled = common;
+            enabled.push(crate::smt::or(&case_terms));
             path.goals.push((
                 format!(
                     "{} {} is enabled where it is fired",
@@ -766,7 +826,11 @@ fn walk<'s>(
                 ),
                 crate::smt::and(&enabled),
             ));
-            let after = path.enc.exec(&t.eff, &env)?;
+            let mut after = path.enc.exec(&cases[cases.len() - 1].eff, &env)?;
+            for (t, c) in cases.iter().zip(&case_terms).rev().skip(1) {
+                let taken = path.enc.exec(&t.eff, &env)?;
+                after = path.enc.merge(c, taken, after, first)?;
+            }
             path.env.states.insert(b.0, after.state(b).to_vec());
             path.env.aux = after.aux;
             if b_action.kind != ActionKind::Internal {

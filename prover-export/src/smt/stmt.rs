@@ -294,7 +294,13 @@ impl Encoder<'_> {
     }
 
     /// Merges two environments after a conditional: `if cond then a else b`.
-    fn merge(&mut self, cond: &str, a: Env, mut b: Env, s: &Stmt) -> Result<Env, EncodeError> {
+    pub(crate) fn merge(
+        &mut self,
+        cond: &str,
+        a: Env,
+        mut b: Env,
+        s: &Stmt,
+    ) -> Result<Env, EncodeError> {
         let keys: Vec<u32> = a.states.keys().copied().collect();
         for aut in keys {
             let n = a.states[&aut].len();
