@@ -5,8 +5,11 @@
 //! inside the members of a family, for the prover and the Isabelle export.
 
 mod common;
+#[allow(dead_code)] // only the structural check, not its self-test
+mod isabelle_check;
 
 use common::ioa;
+use std::collections::BTreeMap;
 
 /// One `ioa prove` at a time (the machine's cores are shared).
 static ONE_PROVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -281,4 +284,101 @@ fn a_wrong_component_start_value_is_refuted_by_pair_and_prove() {
     let (code, table, _) = prove(&[&model]);
     assert_eq!(code, 1, "{table}");
     assert!(table.contains("RegistersToBank start: failed"), "{table}");
+}
+
+/// `ioa export isabelle` of `model` into a scratch directory: exit code, standard error, and
+/// the theories written.
+fn export_isabelle(model: &str, test: &str) -> (i32, String, BTreeMap<String, String>) {
+    let dir = common::scratch_dir("sim_gaps_isabelle", test);
+    let _alone = ONE_PROVER.lock().unwrap_or_else(|e| e.into_inner());
+    let (code, _, stderr) = ioa(&["export", "isabelle", dir.to_str().expect("UTF-8"), model]);
+    let mut files = BTreeMap::new();
+    for e in std::fs::read_dir(&dir)
+        .expect("the export directory")
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        files.insert(
+            name,
+            std::fs::read_to_string(e.path()).expect("a text file"),
+        );
+    }
+    (code, stderr, files)
+}
+
+#[test]
+fn loops_inside_family_members_are_proved_and_exported() {
+    let model = "tests/data/elsewhere/sim/family_loops.ioa";
+    let (code, table, _) = prove(&[model]);
+    assert_eq!(code, 0, "{table}");
+    insta::assert_snapshot!(table, @r"
+    MarkedSeen start: proved
+    MarkedSeen step tell: proved
+    MarkedSeen step mark case P: proved
+    MarkedSeen step clear case P: proved
+    SeenAlike start: proved
+    SeenAlike step tell: proved
+    SeenAlike step mark case P: proved
+    SeenAlike step clear case P: proved
+    HitsNonNegative start: proved
+    HitsNonNegative step tell: proved
+    HitsNonNegative step mark case P: proved
+    HitsNonNegative step clear case P: proved
+    ");
+    let (code, stderr, files) = export_isabelle(model, "family_loops");
+    assert_eq!(code, 0, "{stderr}");
+    let problems = isabelle_check::check_export(&files);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The family's loop over its members holds the member's loop: one simultaneous update.
+    let board = &files["Board.thy"];
+    assert!(
+        board.contains(
+            "Board_P_seen := (\\<lambda>i_3. (((Board_P_seen \\<sigma>) i_3) \\<union> {x_5."
+        ),
+        "{board}"
+    );
+}
+
+/// Models the provers refuse (E0602, E1202), each with the rewrite its hint suggests.
+const REFUSED_LOOPS: [&str; 4] = [
+    "loop_reads_written",
+    "loop_count",
+    "loop_max",
+    "family_count",
+];
+
+#[test]
+fn refused_loops_say_why_and_suggest_what_is_accepted() {
+    let mut diagnostics = String::new();
+    for name in REFUSED_LOOPS {
+        let model = format!("tests/data/elsewhere/sim/{name}.ioa");
+        let (code, stdout, stderr) = {
+            let _alone = ONE_PROVER.lock().unwrap_or_else(|e| e.into_inner());
+            ioa(&["prove", &model])
+        };
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        assert!(stderr.contains("error[E0602]"), "{stderr}");
+        diagnostics.push_str(&stderr);
+        let (code, stderr, _) = export_isabelle(&model, name);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stderr.contains("error[E1202]"), "{stderr}");
+        assert!(stderr.contains("hint: "), "{stderr}");
+    }
+    insta::assert_snapshot!(diagnostics);
+}
+
+#[test]
+fn the_rewrites_the_loop_hints_suggest_check_prove_and_export() {
+    for name in REFUSED_LOOPS {
+        let model = format!("tests/data/elsewhere/sim/{name}_fixed.ioa");
+        let (code, _, stderr) = ioa(&["check", &model]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        let (code, table, _) = prove(&[&model]);
+        assert_eq!(code, 0, "{name}: {table}");
+        assert!(!table.contains("failed"), "{name}: {table}");
+        let (code, stderr, files) = export_isabelle(&model, &format!("{name}_fixed"));
+        assert_eq!(code, 0, "{name}: {stderr}");
+        let problems = isabelle_check::check_export(&files);
+        assert!(problems.is_empty(), "{name}: {}", problems.join("\n"));
+    }
 }
