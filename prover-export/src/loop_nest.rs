@@ -213,6 +213,8 @@ pub enum Unencodable {
     FieldAssignment,
     /// An assignment to something other than a state or auxiliary variable.
     NonState,
+    /// A `choose` (each iteration may choose differently, which one update cannot say).
+    ChooseInLoop,
 }
 
 /// The nest of loop `s`: every loop, `if` and assignment in it, checked to be independent.
@@ -225,6 +227,23 @@ pub fn analyse<'s>(
 ) -> Result<Nest<'s>, NestError<'s>> {
     let mut nest = Nest::default();
     collect(&mut nest, std::slice::from_ref(s), &[], &[], &[])?;
+    for r in &nest.reads {
+        let mut chooses = false;
+        visit(r.expr, &mut |x| {
+            chooses |= matches!(x.kind, ExprKind::Choose { .. });
+        });
+        if chooses {
+            let stmt = nest
+                .writes
+                .iter()
+                .find(|w| w.seq > r.seq)
+                .map_or(s, |w| w.stmt);
+            return Err(NestError::Statement {
+                stmt,
+                what: Unencodable::ChooseInLoop,
+            });
+        }
+    }
     if matches!(s.kind, StmtKind::ForIn { .. }) {
         // The outermost collection is evaluated once, before the first iteration.
         nest.reads.remove(0);
@@ -413,8 +432,18 @@ fn owns(nest: &Nest<'_>, w: &Write<'_>) -> bool {
     })
 }
 
-/// Whether read `r` reads the variable `w` writes only as the entry every write to it owns,
-/// and before every write to it that may run in the same iteration.
+/// Whether the iterations of the loops around write `w` have distinct values (a loop over a
+/// multiset or sequence may visit a value twice, and two such iterations share every place).
+fn distinct(nest: &Nest<'_>, w: &Write<'_>) -> bool {
+    w.scope.iter().all(|k| match nest.vars[*k].range {
+        Range::In(c) => matches!(c.ty, Type::Set(_)),
+        Range::Where(_) => true,
+    })
+}
+
+/// Whether read `r` reads the variable `w` writes only as the entry every write to it owns
+/// (in iterations of distinct values), and before every write to it that may run in the same
+/// iteration.
 fn reads_safely(
     r: &Read<'_>,
     w: &Write<'_>,
@@ -429,7 +458,7 @@ fn reads_safely(
             .filter(|x| same_root(x.root, w.root, automaton))
         {
             let before = x.seq > r.seq || exclusive(&x.branches, &r.branches);
-            if !before || !owns(nest, x) || !same_path(chain, &x.path) {
+            if !before || !owns(nest, x) || !distinct(nest, x) || !same_path(chain, &x.path) {
                 ok = false;
             }
         }

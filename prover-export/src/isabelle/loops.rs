@@ -37,6 +37,7 @@ pub fn loop_update(w: &mut EffectWriter, stmt: &Stmt, cur: &str) -> Result<Strin
                 Unencodable::Ensuring => Construct::Ensuring,
                 Unencodable::FieldAssignment => Construct::FieldInLoop,
                 Unencodable::NonState => Construct::AssignToNonState,
+                Unencodable::ChooseInLoop => Construct::ChooseInLoop,
             },
             span: stmt.span,
         },

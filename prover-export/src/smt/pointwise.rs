@@ -41,6 +41,9 @@ impl Encoder<'_> {
                     loop_nest::Unencodable::NonState => {
                         "an assignment to something other than a variable inside a loop"
                     }
+                    loop_nest::Unencodable::ChooseInLoop => {
+                        "a `choose` inside a loop (each iteration may choose differently)"
+                    }
                 },
                 span: stmt.span,
             },
