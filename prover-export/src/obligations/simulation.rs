@@ -766,15 +766,9 @@ fn walk<'s>(
             }
             let b_aut = &spec.automata[b.0 as usize];
             let b_action = &b_aut.actions[action.0 as usize];
-            let ts: Vec<usize> = transitions(spec, b)?
+            let cases: Vec<&ioa_lang::ir::Transition> = transitions(spec, b)?
                 .iter()
-                .enumerate()
-                .filter(|(_, t)| t.action == *action)
-                .map(|(k, _)| k)
-                .collect();
-            let cases: Vec<&ioa_lang::ir::Transition> = ts
-                .iter()
-                .map(|k| &transitions(spec, b).expect("b's transitions")[*k])
+                .filter(|t| t.action == *action)
                 .collect();
             if cases.len() > 1 && cases.iter().any(|t| effect_chooses(&t.eff)) {
                 // The `choose` of a case that does not fire would be assumed all the same.
@@ -826,7 +820,13 @@ fn walk<'s>(
                 ),
                 crate::smt::and(&enabled),
             ));
-            let mut after = path.enc.exec(&cases[cases.len() - 1].eff, &env)?;
+            let Some(last) = cases.last() else {
+                return Err(EncodeError::Unsupported {
+                    what: "firing a specification action that has no transition",
+                    span: first.span,
+                });
+            };
+            let mut after = path.enc.exec(&last.eff, &env)?;
             for (t, c) in cases.iter().zip(&case_terms).rev().skip(1) {
                 let taken = path.enc.exec(&t.eff, &env)?;
                 after = path.enc.merge(c, taken, after, first)?;
