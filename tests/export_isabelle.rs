@@ -160,6 +160,25 @@ fn structural_checker_finds_planted_mistakes() {
 }
 
 #[test]
+fn a_parameter_shared_by_a_simulation_is_assumed_one_value() {
+    // `from Ticker(k) to Bounded(k)`: the two theories declare a constant each; every lemma of
+    // the simulation and its theorem assume them equal.
+    let e = export(
+        "shared_param",
+        &[
+            "tests/data/elsewhere/sim/shared_param.ioa",
+            "--simulation",
+            "TickerToBounded",
+        ],
+    );
+    assert_well_formed(&e);
+    let sim = &e.files["TickerToBounded.thy"];
+    let p = "P: \"Bounded_param_limit = Ticker_param_n\"";
+    assert_eq!(sim.matches(p).count(), 3, "start, step and theorem:\n{sim}");
+    insta::assert_snapshot!("shared_param_TickerToBounded", sim);
+}
+
+#[test]
 fn other_constructs_export() {
     let e = export("constructs", &["tests/data/isabelle/ok/constructs.ioa"]);
     assert_well_formed(&e);

@@ -150,8 +150,8 @@ impl Frame<'_> {
         let mut keys = Vec::with_capacity(target.path.len());
         for step in &target.path {
             keys.push(match step {
-                PlaceStep::Field(k) => Key::Field(*k as usize),
-                PlaceStep::Index(e) => Key::Index(self.scope().eval(e, locals, ch)?),
+                PlaceStep::Field(k) => PathKey::Field(*k as usize),
+                PlaceStep::Index(e) => PathKey::Index(self.scope().eval(e, locals, ch)?),
             });
         }
         let root = match &target.root {
@@ -171,11 +171,14 @@ pub enum Key {
     Index(Value),
 }
 
+/// The name the simulation checker uses for a place step.
+pub type PathKey = Key;
+
 /// `old` with the place `keys` leads to set to `v`, as an assignment does (the compiled
 /// explorer updates interned values with it, so both engines share one meaning of places).
 pub fn update_path(
     old: &Value,
-    keys: &[Key],
+    keys: &[PathKey],
     v: Value,
     span: ioa_lang::span::Span,
 ) -> EvalResult<Value> {
@@ -183,16 +186,16 @@ pub fn update_path(
         return Ok(v);
     };
     match (first, old) {
-        (Key::Field(k), Value::Tuple(fields)) => {
+        (PathKey::Field(k), Value::Tuple(fields)) => {
             let mut f: Vec<Value> = fields.to_vec();
             f[*k] = update_path(&fields[*k], rest, v, span)?;
             Ok(Value::Tuple(f.into()))
         }
-        (Key::Index(i), Value::Array(a)) => {
+        (PathKey::Index(i), Value::Array(a)) => {
             let inner = update_path(&Value::array_get(a, i), rest, v, span)?;
             Ok(Value::array_set(a, i.clone(), inner))
         }
-        (Key::Index(i), Value::Seq(s)) => {
+        (PathKey::Index(i), Value::Seq(s)) => {
             let k = i
                 .as_int()
                 .and_then(|k| usize::try_from(k).ok())
@@ -204,7 +207,7 @@ pub fn update_path(
             let inner = update_path(&s[k], rest, v, span)?;
             Ok(Value::seq(s.update(k, inner)))
         }
-        (Key::Index(i), Value::Map(m)) => {
+        (PathKey::Index(i), Value::Map(m)) => {
             let current = m.get(i).cloned().unwrap_or(Value::Nil);
             let inner = update_path(&current, rest, v, span)?;
             Ok(Value::Map(m.update(i.clone(), inner)))

@@ -419,6 +419,23 @@ impl<'s> Machine<'s> {
         self.components.get(&(component, indices.to_vec())).copied()
     }
 
+    /// The position in the state vector of state variable `slot` of a component instance of
+    /// the root composite `automaton`; `None` when `automaton` is not the root or the member
+    /// does not exist.
+    pub fn component_slot(
+        &self,
+        automaton: AutomatonId,
+        component: u32,
+        indices: &[Value],
+        slot: u32,
+    ) -> Option<usize> {
+        if automaton != self.root {
+            return None;
+        }
+        let i = &self.instances[self.component_instance(component, indices)?];
+        (slot < i.len as u32).then_some(i.offset + slot as usize)
+    }
+
     /// State variable `slot` of a component instance of the root composite `automaton` in
     /// `state`; `None` when `automaton` is not the root or the member does not exist.
     pub fn component_value(
@@ -457,15 +474,50 @@ impl<'s> Machine<'s> {
                         let scope = self.scope(k, &state, &view);
                         scope.eval(e, &mut locals, ch)?
                     }
-                    None => {
-                        let carrier = self.universe.carrier_at(self.spec, &decl.ty, decl.span)?;
-                        ch.choose(decl.span, &carrier)?
-                    }
+                    None => self.any_value(decl, ch)?,
                 };
                 state[inst.offset + slot] = v;
             }
         }
         Ok(state)
+    }
+
+    /// The declared part of a start state: each variable's initial value, and `None` for the
+    /// variables without one (for a proof block's `start` to set; see [`Machine::any_value`]).
+    pub fn declared_state(&self, ch: &mut dyn Chooser) -> EvalResult<Vec<Option<Value>>> {
+        let mut state = vec![Value::Bool(false); self.n_slots];
+        let mut declared = vec![None; self.n_slots];
+        for (k, inst) in self.instances.iter().enumerate() {
+            let p = primitive(self.spec, inst.automaton);
+            let mut locals = vec![Value::Bool(false); p.init_locals as usize + 1];
+            for (slot, decl) in p.state.iter().enumerate() {
+                if let Some(e) = &decl.init {
+                    let view = self.view(&state);
+                    let scope = self.scope(k, &state, &view);
+                    let v = scope.eval(e, &mut locals, ch)?;
+                    state[inst.offset + slot] = v.clone();
+                    declared[inst.offset + slot] = Some(v);
+                }
+            }
+        }
+        Ok(declared)
+    }
+
+    /// A value `ch` chooses for state slot `position`, which has no initial value, from its
+    /// type's carrier.
+    pub fn any_value_at(&self, position: usize, ch: &mut dyn Chooser) -> EvalResult<Value> {
+        let inst = self
+            .instances
+            .iter()
+            .find(|i| i.offset <= position && position < i.offset + i.len)
+            .expect("a slot of the state vector");
+        let decl = &primitive(self.spec, inst.automaton).state[position - inst.offset];
+        self.any_value(decl, ch)
+    }
+
+    fn any_value(&self, decl: &ioa_lang::ir::VarDecl, ch: &mut dyn Chooser) -> EvalResult<Value> {
+        let carrier = self.universe.carrier_at(self.spec, &decl.ty, decl.span)?;
+        ch.choose(decl.span, &carrier)
     }
 
     /// Whether every instance's `so that` holds in `state`.

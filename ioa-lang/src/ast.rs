@@ -352,15 +352,20 @@ pub enum Temporal {
     LeadsTo(Expr, Expr),
 }
 
-/// `forward simulation [Name] from A to B: R [proof …]`.
+/// `forward simulation [Name] from A[(k, …)] to B[(k, …)]: R [proof …]`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SimulationDecl {
     /// The name given, if any (otherwise `A_to_B`).
     pub name: Option<Ident>,
     /// The implementation automaton.
     pub from: Ident,
+    /// `from A(k, …)`: names for the implementation's parameters, one per parameter, in order.
+    pub from_args: Option<Vec<Ident>>,
     /// The specification automaton.
     pub to: Ident,
+    /// `to B(k, …)`: names for the specification's parameters. A name that both lists give
+    /// makes the parameters it names one and the same value.
+    pub to_args: Option<Vec<Ident>>,
     /// `using I1, I2`: the implementation's invariants its proof assumes.
     pub using: Option<Vec<Ident>>,
     /// The relation between their states.

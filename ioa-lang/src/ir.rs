@@ -368,6 +368,10 @@ pub struct Simulation {
     pub from: AutomatonId,
     /// The specification.
     pub to: AutomatonId,
+    /// The names the header gives to the automata's parameters (`k` in
+    /// `forward simulation from ABP(k) to Spec(k)`), in order of first appearance; empty when
+    /// the header gives none. Every parameter a name is given to has the same value.
+    pub params: Vec<SimParam>,
     /// The relation, over [`VarRef::Qualified`] names of both automata.
     pub relation: Expr,
     /// `using …`: the invariants of `from` its proof assumes, by name (`None`: all declared).
@@ -378,6 +382,38 @@ pub struct Simulation {
     pub proof: Option<ProofBlock>,
     /// The declaration.
     pub span: Span,
+}
+
+/// A name in a simulation's header: `k` in `from ABP(k) to Spec(k)`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SimParam {
+    /// The name (read unqualified in the relation and the proof block).
+    pub name: String,
+    /// The type of the parameters it names.
+    pub ty: Type,
+    /// The automaton parameters it names, `(automaton, parameter position)`, implementation
+    /// first; all of them have one value. A read of `k` is a [`VarRef::QualifiedParam`] of the
+    /// first.
+    pub binds: Vec<(AutomatonId, u32)>,
+    /// Its first occurrence in the header.
+    pub span: Span,
+}
+
+impl Simulation {
+    /// The header name given to parameter `param` of automaton `automaton`, if any.
+    pub fn header_param(&self, automaton: AutomatonId, param: u32) -> Option<&SimParam> {
+        self.params
+            .iter()
+            .find(|p| p.binds.contains(&(automaton, param)))
+    }
+
+    /// The parameter that parameter `param` of `automaton` is one value with and that comes
+    /// first in the header (itself when it is first, or when the header does not name it).
+    pub fn representative(&self, automaton: AutomatonId, param: u32) -> (AutomatonId, u32) {
+        self.header_param(automaton, param)
+            .and_then(|p| p.binds.first().copied())
+            .unwrap_or((automaton, param))
+    }
 }
 
 /// A simulation's step correspondence.

@@ -555,12 +555,28 @@ impl Printer<'_> {
         }
     }
 
+    /// `(k, n)` after an automaton's name in a simulation's header.
+    fn header_args(&mut self, args: &Option<Vec<Ident>>) {
+        let Some(args) = args else { return };
+        self.text(&["("]);
+        for (k, a) in args.iter().enumerate() {
+            if k > 0 {
+                self.text(&[", "]);
+            }
+            self.text(&[&a.name]);
+        }
+        self.text(&[")"]);
+    }
+
     fn simulation(&mut self, s: &SimulationDecl) {
         self.text(&["forward simulation "]);
         if let Some(name) = &s.name {
             self.text(&[&name.name, " "]);
         }
-        self.text(&["from ", &s.from.name, " to ", &s.to.name]);
+        self.text(&["from ", &s.from.name]);
+        self.header_args(&s.from_args);
+        self.text(&[" to ", &s.to.name]);
+        self.header_args(&s.to_args);
         self.using(&s.using);
         self.text(&[":"]);
         self.below(&s.relation);

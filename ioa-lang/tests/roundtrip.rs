@@ -835,21 +835,30 @@ fn simulation() -> impl Strategy<Value = SimulationDecl> {
         });
     (
         prop::option::of(ident()),
-        ident(),
-        ident(),
+        (ident(), header_args()),
+        (ident(), header_args()),
         prop::option::of(prop::collection::vec(ident(), 0..3)),
         expr(3),
         prop::option::of(proof),
     )
-        .prop_map(|(name, from, to, using, relation, proof)| SimulationDecl {
-            name,
-            from,
-            to,
-            using,
-            relation,
-            proof,
-            span: sp(),
-        })
+        .prop_map(
+            |(name, (from, from_args), (to, to_args), using, relation, proof)| SimulationDecl {
+                name,
+                from,
+                from_args,
+                to,
+                to_args,
+                using,
+                relation,
+                proof,
+                span: sp(),
+            },
+        )
+}
+
+/// `(k, n)` after an automaton's name in a simulation's header, or nothing.
+fn header_args() -> impl Strategy<Value = Option<Vec<Ident>>> {
+    prop::option::of(prop::collection::vec(ident(), 1..3))
 }
 
 fn schedule() -> impl Strategy<Value = ScheduleDecl> {

@@ -1,6 +1,7 @@
 //! Why an obligation could not be generated: constructs the encoding does not support, and loops
 //! whose iterations depend on each other. Errors are data; `ioa` renders them.
 
+pub use crate::loop_nest::LoopProblem;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::span::Span;
 
@@ -14,12 +15,14 @@ pub enum EncodeError {
         /// Where it is.
         span: Span,
     },
-    /// A `for` loop whose iterations read what earlier iterations wrote.
+    /// A `for` loop whose iterations may read what others write, or write the same place.
     OrderDependentLoop {
-        /// The variable the loop both reads and writes (or writes twice).
-        variable: String,
+        /// Why.
+        problem: LoopProblem,
         /// The loop.
         span: Span,
+        /// The statement or expression at fault.
+        at: Span,
     },
     /// A name given on the command line or in `using` that is not declared.
     UnknownName {
@@ -41,13 +44,18 @@ impl IntoDiagnostic for EncodeError {
                 *span,
             )
             .with_hint("rewrite it with sets, arrays, tuples and quantifiers, or check this part by `ioa run`/`ioa explore`"),
-            EncodeError::OrderDependentLoop { variable, span } => Diagnostic::error(
+            EncodeError::OrderDependentLoop { problem, span, at } => Diagnostic::error(
                 "E0602",
-                format!("the iterations of this loop depend on each other through `{variable}`"),
+                format!(
+                    "the iterations of this loop may depend on each other: {}",
+                    problem.reason()
+                ),
                 *span,
             )
-            .with_note("the prover turns a loop into a pointwise update, which needs iterations that neither read what others write nor write the same place")
-            .with_hint("write the effect without the loop, e.g. as one assignment of a set or array"),
+            .with_label_message("the loop")
+            .with_secondary(*at, problem.label())
+            .with_note("the prover turns a loop into one simultaneous update, which is only right when no iteration sees what another writes")
+            .with_hint(problem.hint()),
             EncodeError::UnknownName { what, name, span } => Diagnostic::error(
                 "E0603",
                 format!("no {what} named `{name}`"),

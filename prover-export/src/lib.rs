@@ -9,12 +9,14 @@
 //!   with proof scripts whose case splits mirror the proof block.
 //! - [`houdini`]: checking many candidate invariants against one encoding of each transition,
 //!   the loop `ioa verify` needs.
+//! - [`loop_nest`]: which `for` loops both encodings take as one simultaneous update.
 //!
 //! The crate never prints: verdicts and counterexamples are data the `ioa` command renders.
 
 pub mod error;
 pub mod houdini;
 pub mod isabelle;
+pub mod loop_nest;
 pub mod obligations;
 pub mod smt;
 pub mod solve;

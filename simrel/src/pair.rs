@@ -2,12 +2,13 @@
 
 use interpreter::error::RunError;
 use interpreter::eval::{NoChoice, Scope, StateView};
-use interpreter::exec::Frame;
+use interpreter::exec::{update_path, Frame, PathKey};
 use interpreter::machine::{collect_reads, Disabled, Machine, State};
 use interpreter::value::{Printer, Value};
 use ioa_lang::ast::ActionKind;
 use ioa_lang::ir::{
-    AutomatonId, BinOp, Expr, ExprKind, ProofBlock, Simulation, Spec, Stmt, StmtKind, VarRef,
+    AutomatonId, BinOp, Expr, ExprKind, PlaceStep, ProofBlock, Simulation, Spec, Stmt, StmtKind,
+    VarRef,
 };
 use ioa_lang::span::Span;
 use std::collections::VecDeque;
@@ -63,6 +64,18 @@ pub struct PairFailure {
     pub action: Option<String>,
     /// What failed.
     pub check: Check,
+}
+
+/// Picks the first candidate of a choice (a variable's value that nothing constrains).
+struct FirstValue;
+
+impl interpreter::eval::Chooser for FirstValue {
+    fn choose(&mut self, span: Span, candidates: &[Value]) -> Result<Value, RunError> {
+        candidates
+            .first()
+            .cloned()
+            .ok_or(RunError::UnresolvedChoice { span })
+    }
 }
 
 /// Reads A's and B's states for qualified names (`A.x`, and `A.P[i].x` of a composite).
@@ -151,10 +164,15 @@ impl<'m, 's> Pair<'m, 's> {
                 what: "a step correspondence: this simulation has no proof block",
             }))
         })?;
-        let mut b_state = b
-            .initial_state(&mut NoChoice)
+        // B's initial values; the variables without one are the start block's to set.
+        let declared = b
+            .declared_state(&mut NoChoice)
             .map_err(|e| fail(Check::Error(e)))?;
-        let declared = b_state.clone();
+        let mut b_state: State = declared
+            .iter()
+            .map(|v| v.clone().unwrap_or(Value::Bool(false)))
+            .collect();
+        let mut has_value: Vec<bool> = declared.iter().map(Option::is_some).collect();
         let mut pair = Pair {
             a,
             b,
@@ -180,27 +198,40 @@ impl<'m, 's> Pair<'m, 's> {
             pair.aux.push(value);
         }
         for s in &proof.start {
-            pair.start_stmt(s, a0, &mut b_state, &mut locals)
+            pair.start_stmt(s, a0, &mut b_state, &mut has_value, &mut locals)
                 .map_err(|e| fail(Check::Error(e)))?;
         }
-        // Variables B declares with an initial value must keep it; the others may be anything.
-        let prim = b.instances.first().map(|i| i.automaton).and_then(|id| {
-            match &spec.automata[id.0 as usize].body {
-                ioa_lang::ir::AutomatonBody::Primitive(p) => Some(p),
-                _ => None,
+        // A variable without an initial value that the start block leaves unset may start
+        // with any value: the first of its type's carrier.
+        for k in 0..b_state.len() {
+            if !has_value[k] {
+                b_state[k] = b
+                    .any_value_at(k, &mut FirstValue)
+                    .map_err(|e| fail(Check::Error(e)))?;
             }
-        });
-        if let Some(p) = prim {
-            let printer = Printer::new(spec);
-            for (k, decl) in p.state.iter().enumerate() {
-                if decl.init.is_some() && declared[k] != b_state[k] {
+        }
+        // Variables B declares with an initial value must keep it; the others may be anything.
+        // (Every instance of a composite B: `Spec.P[1].x`.)
+        let printer = Printer::new(spec);
+        let names = b.slot_names();
+        for inst in &b.instances {
+            let ioa_lang::ir::AutomatonBody::Primitive(p) =
+                &spec.automata[inst.automaton.0 as usize].body
+            else {
+                continue;
+            };
+            for k in 0..p.state.len() {
+                let at = inst.offset + k;
+                if declared[at].as_ref().is_some_and(|d| *d != b_state[at]) {
                     return Err(fail(Check::StartNotStartState {
                         variable: format!(
                             "{}.{}",
-                            spec.automata[sim.to.0 as usize].name, decl.name
+                            spec.automata[sim.to.0 as usize].name, names[at]
                         ),
-                        declared: printer.show(&declared[k]),
-                        given: printer.show(&b_state[k]),
+                        declared: declared[at]
+                            .as_ref()
+                            .map_or(String::new(), |d| printer.show(d)),
+                        given: printer.show(&b_state[at]),
                     }));
                 }
             }
@@ -252,30 +283,69 @@ impl<'m, 's> Pair<'m, 's> {
         scope.eval(e, locals, &mut NoChoice)
     }
 
+    /// Runs one statement of the start block; `has_value` says which of B's slots have a value
+    /// (an initial value, or one the block gave).
     fn start_stmt(
         &mut self,
         s: &Stmt,
         a0: &[Value],
         b_state: &mut State,
+        has_value: &mut [bool],
         locals: &mut [Value],
     ) -> Result<(), RunError> {
         match &s.kind {
             StmtKind::Assign { target, value } => {
                 let v = self.eval_with(value, a0, b_state, locals)?;
-                match &target.root {
-                    VarRef::Qualified { slot, .. } if target.path.is_empty() => {
-                        b_state[*slot as usize] = v;
-                        Ok(())
-                    }
-                    VarRef::Aux(k) if target.path.is_empty() => {
-                        self.aux[*k as usize] = v;
-                        Ok(())
-                    }
-                    _ => Err(RunError::Undefined {
-                        span: s.span,
-                        what: "an assignment into part of a variable in a start block",
-                    }),
+                let mut keys = Vec::with_capacity(target.path.len());
+                for step in &target.path {
+                    keys.push(match step {
+                        PlaceStep::Field(k) => PathKey::Field(*k as usize),
+                        PlaceStep::Index(e) => {
+                            PathKey::Index(self.eval_with(e, a0, b_state, locals)?)
+                        }
+                    });
                 }
+                let position = match &target.root {
+                    VarRef::Qualified { slot, .. } => *slot as usize,
+                    VarRef::Aux(k) => {
+                        let root = &mut self.aux[*k as usize];
+                        *root = update_path(root, &keys, v, s.span)?;
+                        return Ok(());
+                    }
+                    // `B.P[i].x := …`: a variable of a member of the composite specification.
+                    VarRef::Component {
+                        automaton,
+                        component,
+                        indices,
+                        slot,
+                    } => {
+                        let mut at = Vec::with_capacity(indices.len());
+                        for i in indices {
+                            at.push(self.eval_with(i, a0, b_state, locals)?);
+                        }
+                        self.b
+                            .component_slot(*automaton, *component, &at, *slot)
+                            .ok_or(RunError::Undefined {
+                                span: s.span,
+                                what: "a member of the specification's family that does not exist",
+                            })?
+                    }
+                    _ => {
+                        return Err(RunError::Undefined {
+                            span: s.span,
+                            what: "an assignment to something other than the specification's state in a start block",
+                        })
+                    }
+                };
+                if !keys.is_empty() && !has_value[position] {
+                    return Err(RunError::Undefined {
+                        span: s.span,
+                        what: "an assignment into part of a variable that has no value yet (assign the whole variable first)",
+                    });
+                }
+                b_state[position] = update_path(&b_state[position], &keys, v, s.span)?;
+                has_value[position] = true;
+                Ok(())
             }
             StmtKind::If {
                 branches,
@@ -284,13 +354,13 @@ impl<'m, 's> Pair<'m, 's> {
                 for (c, body) in branches {
                     if self.eval_with(c, a0, b_state, locals)?.as_bool() == Some(true) {
                         for s in body {
-                            self.start_stmt(s, a0, b_state, locals)?;
+                            self.start_stmt(s, a0, b_state, has_value, locals)?;
                         }
                         return Ok(());
                     }
                 }
                 for s in otherwise {
-                    self.start_stmt(s, a0, b_state, locals)?;
+                    self.start_stmt(s, a0, b_state, has_value, locals)?;
                 }
                 Ok(())
             }
@@ -302,7 +372,7 @@ impl<'m, 's> Pair<'m, 's> {
                 for item in self.loop_items(collection, a0, b_state, locals)? {
                     locals[*var as usize] = item;
                     for s in body {
-                        self.start_stmt(s, a0, b_state, locals)?;
+                        self.start_stmt(s, a0, b_state, has_value, locals)?;
                     }
                 }
                 Ok(())
@@ -318,7 +388,7 @@ impl<'m, 's> Pair<'m, 's> {
                     locals[*var as usize] = item.clone();
                     if self.eval_with(cond, a0, b_state, locals)?.as_bool() == Some(true) {
                         for s in body {
-                            self.start_stmt(s, a0, b_state, locals)?;
+                            self.start_stmt(s, a0, b_state, has_value, locals)?;
                         }
                     }
                 }

@@ -22,8 +22,8 @@ pub fn file_name(name: &str) -> String {
 
 /// Runs `ioa export smt`.
 pub fn run(selection: Selection, dir: &Path, color: ColorChoice) -> ExitCode {
-    let (_spec, _sources, obs) = match obligations(&selection, color) {
-        Ok(x) => x,
+    let obs = match obligations(&selection, color) {
+        Ok(x) => x.obligations,
         Err(code) => return code,
     };
     if let Err(e) = std::fs::create_dir_all(dir) {

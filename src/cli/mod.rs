@@ -20,6 +20,7 @@ mod output;
 mod pair;
 mod predict;
 mod prove;
+mod prove_params;
 mod replay;
 mod run;
 mod runs;
@@ -154,6 +155,11 @@ enum Command {
         /// invariant declared of the automaton).
         #[arg(long)]
         assume: Option<String>,
+        /// A value for a parameter, `NAME=VALUE` (repeatable): every obligation assumes that
+        /// each automaton parameter called NAME (and each parameter a simulation's header calls
+        /// NAME) has this value; the report's header lists the assumptions.
+        #[arg(long = "param")]
+        params: Vec<String>,
         /// Z3 resource units per obligation (its deterministic `rlimit` count, shared by the
         /// portfolio of strategies): the same budget gives the same verdicts on any machine
         /// and at any load.
@@ -195,6 +201,10 @@ enum ExportTarget {
         /// Invariants assumed in pre-states, comma-separated, or `none` (default: all declared).
         #[arg(long)]
         assume: Option<String>,
+        /// A value for a parameter, `NAME=VALUE` (repeatable), assumed by every obligation
+        /// (as `ioa prove --param`).
+        #[arg(long = "param")]
+        params: Vec<String>,
         /// Colour the diagnostics.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -327,6 +337,7 @@ pub fn run() -> ExitCode {
             simulations,
             invariants,
             assume,
+            params,
             rlimit,
             timeout,
             format,
@@ -337,6 +348,7 @@ pub fn run() -> ExitCode {
                 simulations,
                 invariants,
                 assume,
+                params,
             },
             rlimit,
             timeout,
@@ -351,6 +363,7 @@ pub fn run() -> ExitCode {
                     simulations,
                     invariants,
                     assume,
+                    params,
                     color,
                 },
         } => export_smt::run(
@@ -359,6 +372,7 @@ pub fn run() -> ExitCode {
                 simulations,
                 invariants,
                 assume,
+                params,
             },
             &dir,
             color,

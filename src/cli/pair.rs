@@ -77,41 +77,95 @@ pub struct PairArgs {
     pub color: ColorChoice,
 }
 
-/// The parameter values of the implementation and the specification: each `NAME=VALUE` goes to
-/// whichever of the two declares `NAME` (both, if both do); one that neither declares is an error.
+/// The parameters of the two automata of a paired run.
+struct PairParams {
+    /// The implementation's values.
+    a: Vec<interpreter::value::Value>,
+    /// The specification's values.
+    b: Vec<interpreter::value::Value>,
+    /// The implementation's as `NAME=VALUE` in its own parameter names (what its trace records,
+    /// for `ioa replay`).
+    a_given: Vec<String>,
+}
+
+/// The parameter values of the implementation and the specification. A name of the
+/// simulation's header (`k` of `from ABP(k) to Spec(k)`) gives its value to every parameter it
+/// names; any other `NAME=VALUE` goes to whichever of the two automata declares a parameter
+/// `NAME` that the header does not name (both, if both do). A name that matches nothing, and a
+/// parameter named by the header but given by its own name, are errors.
 fn pair_params(
     spec: &ioa_lang::ir::Spec,
     sim: &ioa_lang::ir::Simulation,
     given: &[String],
-) -> Result<
-    (
-        Vec<interpreter::value::Value>,
-        Vec<interpreter::value::Value>,
-    ),
-    String,
-> {
-    let declares = |a: ioa_lang::ir::AutomatonId, g: &String| {
-        let name = g.split_once('=').map(|(n, _)| n.trim()).unwrap_or(g);
-        spec.automata[a.0 as usize]
-            .params
-            .iter()
-            .any(|p| p.name == name)
-    };
-    if let Some(g) = given
-        .iter()
-        .find(|g| !declares(sim.from, g) && !declares(sim.to, g))
-    {
-        let name = g.split_once('=').map(|(n, _)| n.trim()).unwrap_or(g);
-        return Err(format!(
-            "neither `{}` nor `{}` has a parameter `{name}`",
-            spec.automata[sim.from.0 as usize].name, spec.automata[sim.to.0 as usize].name
-        ));
+) -> Result<PairParams, String> {
+    let sides = [sim.from, sim.to];
+    let mut mine: [Vec<String>; 2] = Default::default();
+    for g in given {
+        let (name, value) = match g.split_once('=') {
+            Some((n, v)) => (n.trim(), v.trim()),
+            None => (g.trim(), ""),
+        };
+        if let Some(p) = sim.params.iter().find(|p| p.name == name) {
+            for &(a, k) in &p.binds {
+                let own = &spec.automata[a.0 as usize].params[k as usize].name;
+                for (side, id) in sides.iter().enumerate() {
+                    if *id == a {
+                        mine[side].push(format!("{own}={value}"));
+                    }
+                }
+            }
+            continue;
+        }
+        let mut found = false;
+        for (side, id) in sides.iter().enumerate() {
+            let aut = &spec.automata[id.0 as usize];
+            let Some(k) = aut.params.iter().position(|p| p.name == name) else {
+                continue;
+            };
+            if let Some(h) = sim.header_param(*id, k as u32) {
+                return Err(format!(
+                    "parameter `{name}` of `{}` is `{}` in the header of simulation `{}`: give `--param {}=VALUE`",
+                    aut.name, h.name, sim.name, h.name
+                ));
+            }
+            mine[side].push(g.clone());
+            found = true;
+        }
+        if !found {
+            let header = if sim.params.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = sim.params.iter().map(|p| p.name.as_str()).collect();
+                format!(", and the simulation's header names {}", names.join(", "))
+            };
+            return Err(format!(
+                "neither `{}` nor `{}` has a parameter `{name}`{header}",
+                spec.automata[sim.from.0 as usize].name, spec.automata[sim.to.0 as usize].name
+            ));
+        }
     }
-    let of = |a| {
-        let mine: Vec<String> = given.iter().filter(|g| declares(a, g)).cloned().collect();
-        model::params(spec, a, &mine)
-    };
-    Ok((of(sim.from)?, of(sim.to)?))
+    for p in &sim.params {
+        let named = p.binds.iter().any(|&(a, k)| {
+            let own = &spec.automata[a.0 as usize].params[k as usize].name;
+            sides.iter().enumerate().any(|(side, id)| {
+                *id == a
+                    && mine[side]
+                        .iter()
+                        .any(|g| g.split_once('=').is_some_and(|(n, _)| n.trim() == own))
+            })
+        });
+        if !named {
+            return Err(format!(
+                "simulation `{}` needs a value for its parameter `{}`: add `--param {}=VALUE`",
+                sim.name, p.name, p.name
+            ));
+        }
+    }
+    Ok(PairParams {
+        a: model::params(spec, sim.from, &mine[0])?,
+        b: model::params(spec, sim.to, &mine[1])?,
+        a_given: mine[0].clone(),
+    })
 }
 
 fn usage(message: String) -> ExitCode {
@@ -161,15 +215,15 @@ pub fn run(args: PairArgs) -> ExitCode {
     if args.schedule.is_none() && !args.random {
         return usage("say how to drive the implementation: --schedule NAME, or --random".into());
     }
-    let (a_params, b_params) = match pair_params(&m.spec, sim, &args.params) {
+    let params = match pair_params(&m.spec, sim, &args.params) {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
-    let a = match Machine::new(&m.spec, &m.universe, sim.from, a_params) {
+    let a = match Machine::new(&m.spec, &m.universe, sim.from, params.a) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
-    let b = match Machine::new(&m.spec, &m.universe, sim.to, b_params) {
+    let b = match Machine::new(&m.spec, &m.universe, sim.to, params.b) {
         Ok(x) => x,
         Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
     };
@@ -395,7 +449,7 @@ pub fn run(args: PairArgs) -> ExitCode {
             }
         }
     };
-    report(&args, &m, sim, &a, &outcome, &what)
+    report(&args, &m, sim, &a, &params.a_given, &outcome, &what)
 }
 
 fn report(
@@ -403,6 +457,7 @@ fn report(
     m: &model::Model,
     sim: &ioa_lang::ir::Simulation,
     a: &Machine,
+    a_params: &[String],
     o: &Outcome,
     what: &str,
 ) -> ExitCode {
@@ -423,7 +478,7 @@ fn report(
         a,
         super::itf::TraceMeta {
             model: &args.file,
-            params: &args.params,
+            params: a_params,
             universe: &m.universe_text,
             choices: &o.choices,
             extra,

@@ -25,6 +25,18 @@ pub struct Selection {
     pub invariants: Vec<String>,
     /// `--assume`: the invariants assumed in pre-states (default: all declared).
     pub assume: Option<String>,
+    /// `--param NAME=VALUE`: parameter values every obligation assumes.
+    pub params: Vec<String>,
+}
+
+/// The obligations of a selection, with what they are about.
+pub struct Prepared {
+    /// The spec they were built from (flattened, with the `--param` values fixed).
+    pub spec: Spec,
+    /// The obligations, in the order of the model's invariants and simulations.
+    pub obligations: Vec<Obligation>,
+    /// The `--param` assumptions, as `A.n = 3`.
+    pub params: Vec<String>,
 }
 
 /// Arguments of `ioa prove`.
@@ -42,10 +54,7 @@ pub struct ProveArgs {
 }
 
 /// Checks the model and builds the selected obligations, or prints why not (exit code 1).
-pub fn obligations(
-    sel: &Selection,
-    color: ColorChoice,
-) -> Result<(Spec, SourceMap, Vec<Obligation>), ExitCode> {
+pub fn obligations(sel: &Selection, color: ColorChoice) -> Result<Prepared, ExitCode> {
     let result = ioa_lang::check_files(std::slice::from_ref(&sel.file), &OsFileSystem);
     let sources = result.sources;
     let Some(spec) = result.spec else {
@@ -58,7 +67,14 @@ pub fn obligations(
     };
     // The provers reason about one automaton: composites are flattened first. A composite
     // that cannot be flattened matters only when something selected is about it.
-    let (spec, flatten_errors) = ioa_lang::compose::flatten_what_can_be(&spec);
+    let (mut spec, flatten_errors) = ioa_lang::compose::flatten_what_can_be(&spec);
+    let params = match super::prove_params::fix_params(&mut spec, &sel.params) {
+        Ok(p) => p,
+        Err(e) => {
+            print_stderr(&format!("error: {e}\n"));
+            return Err(ExitCode::from(2));
+        }
+    };
     let assume = match &sel.assume {
         None => Assumptions::AsDeclared,
         Some(list) if list.trim() == "none" => Assumptions::Named(vec![]),
@@ -127,7 +143,11 @@ pub fn obligations(
         print_stderr("nothing to prove: the model declares no invariant and no simulation\n");
         return Err(ExitCode::from(1));
     }
-    Ok((spec, sources, out))
+    Ok(Prepared {
+        spec,
+        obligations: out,
+        params,
+    })
 }
 
 fn unknown(
@@ -155,7 +175,11 @@ fn unknown(
 
 /// Runs `ioa prove`.
 pub fn run(args: ProveArgs) -> ExitCode {
-    let (spec, _sources, obs) = match obligations(&args.selection, args.color) {
+    let Prepared {
+        spec,
+        obligations: obs,
+        params,
+    } = match obligations(&args.selection, args.color) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -182,7 +206,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
         .filter(|(_, o)| matches!(o.verdict, Verdict::Proved))
         .count();
     match args.format {
-        Format::Text => print_stdout(&text_report(&rows, total, &budget)),
+        Format::Text => print_stdout(&text_report(&rows, total, &budget, &params)),
         Format::Json => {
             let list: Vec<serde_json::Value> = rows
                 .iter()
@@ -223,6 +247,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
                 "ok": proved == rows.len(),
                 "obligations": rows.len(),
                 "proved": proved,
+                "params": params,
                 "rlimit": budget.rlimit,
                 "timeout_s": budget.wall.as_secs_f64(),
                 "total_ms": total.as_secs_f64() * 1000.0,
@@ -238,7 +263,12 @@ pub fn run(args: ProveArgs) -> ExitCode {
     }
 }
 
-fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, budget: &Budget) -> String {
+fn text_report(
+    rows: &[(&Obligation, solve::Outcome)],
+    total: Duration,
+    budget: &Budget,
+    params: &[String],
+) -> String {
     let width = rows
         .iter()
         .map(|(o, _)| o.name().chars().count())
@@ -250,6 +280,15 @@ fn text_report(rows: &[(&Obligation, solve::Outcome)], total: Duration, budget: 
         budget.rlimit,
         budget.wall.as_secs_f64()
     );
+    if !params.is_empty() {
+        out.insert_str(
+            0,
+            &format!(
+                "every obligation assumes (--param): {}\n",
+                params.join(", ")
+            ),
+        );
+    }
     out.push_str(&format!(
         "{:<width$}  {:<9}  {:>11}  {:>8}\n",
         "obligation", "verdict", "rlimit", "time"

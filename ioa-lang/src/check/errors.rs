@@ -242,6 +242,8 @@ pub enum CheckError {
     BadStartTarget {
         /// The specification automaton.
         spec: String,
+        /// Whether it is a composite (whose state is its components').
+        composite: bool,
         /// The target.
         span: Span,
     },
@@ -294,6 +296,17 @@ pub enum CheckError {
         /// The components that take it as an input.
         takers: Vec<String>,
         /// The `hidden` entry.
+        span: Span,
+    },
+    /// E0422: a name in a simulation's header given to parameters of different types.
+    HeaderParamTypes {
+        /// The name.
+        name: String,
+        /// The parameter it named first, with its type (`ABP.n: Int`).
+        first: String,
+        /// The parameter of another type, with its type.
+        second: String,
+        /// The second occurrence.
         span: Span,
     },
     /// E0420: a `network` clause names something that is not a component of the composite.
@@ -469,12 +482,16 @@ impl IntoDiagnostic for CheckError {
             .with_hint(format!("add `for KIND {action}(…) ignore` or an entry that fires specification actions")),
             ScheduleWithoutTarget { span } => Diagnostic::error("E0409", "schedule does not say which automaton it drives", *span)
                 .with_hint("write `schedule NAME for AUTOMATON`"),
-            BadStartTarget { spec, span } => Diagnostic::error(
+            BadStartTarget { spec, composite, span } => Diagnostic::error(
                 "E0410",
                 format!("a `start` assignment must set a state variable of `{spec}`"),
                 *span,
             )
-            .with_hint(format!("write `{spec}.x := …`")),
+            .with_hint(if *composite {
+                format!("write `{spec}.C.x := …` for a component `C`, or `{spec}.P[i].x := …` for a member of a family `P`")
+            } else {
+                format!("write `{spec}.x := …`")
+            }),
             ComponentActionConflict { action, span, first, second } => Diagnostic::error(
                 "E0411",
                 format!("components disagree on the parameters of action `{action}`"),
@@ -513,6 +530,14 @@ impl IntoDiagnostic for CheckError {
             .with_hint(format!(
                 "connect a component whose output is `{action}`, or leave `{action}` out of `hidden` so that it stays an input from the environment"
             )),
+            HeaderParamTypes { name, first, second, span } => Diagnostic::error(
+                "E0422",
+                format!("`{name}` names parameters of different types"),
+                *span,
+            )
+            .with_label_message(format!("`{second}`"))
+            .with_note(format!("`{name}` already names `{first}`; a name given to several parameters in a simulation's header makes them one value"))
+            .with_hint("give the parameters different names, or declare them with the same type"),
             NotAComponent { name, automaton, components, span, suggestion } => did_you_mean(
                 Diagnostic::error("E0420", format!("`{name}` is not a component of `{automaton}`"), *span)
                     .with_label_message("named in `network`")

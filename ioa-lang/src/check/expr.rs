@@ -501,6 +501,15 @@ impl Checker {
             let ty = body.aux[k].1.clone();
             return mk(ExprKind::Var(VarRef::Aux(k as u32)), ty, span);
         }
+        if let Some((_, ty, (automaton, param))) =
+            body.header_params.iter().find(|(n, _, _)| n == name)
+        {
+            let var = VarRef::QualifiedParam {
+                automaton: *automaton,
+                param: *param,
+            };
+            return mk(ExprKind::Var(var), ty.clone(), span);
+        }
         if let Some(a) = body.automaton {
             if let Some(&slot) = self.state_names[a.0 as usize].get(name) {
                 if !body.state_visible {
@@ -557,6 +566,7 @@ impl Checker {
         }
         let mut candidates: Vec<String> = body.locals.iter().map(|l| l.name.clone()).collect();
         candidates.extend(body.aux.iter().map(|a| a.0.clone()));
+        candidates.extend(body.header_params.iter().map(|p| p.0.clone()));
         if let Some(a) = body.automaton {
             candidates.extend(self.state_names[a.0 as usize].keys().cloned());
             candidates.extend(
@@ -679,7 +689,7 @@ impl Checker {
 
     /// `A.C.x` or `A.C[i].x` in a simulation or proof block: the state variable `x` of
     /// component `C` (member `i` of a family) of the composite automaton `A`.
-    fn qualified_component(
+    pub(super) fn qualified_component(
         &mut self,
         body: &mut Body,
         base: &ast::Expr,

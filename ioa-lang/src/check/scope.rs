@@ -58,6 +58,9 @@ pub(crate) struct Body {
     pub qualified: Vec<AutomatonId>,
     /// The automaton `A.x := …` may assign (the specification, in `start`).
     pub qualified_writable: Option<AutomatonId>,
+    /// Names a simulation's header gives to automaton parameters: each reads the parameter
+    /// (automaton, position) it names first.
+    pub header_params: Vec<(String, Type, (AutomatonId, u32))>,
     /// Schedule or auxiliary variables (`VarRef::Aux`).
     pub aux: Vec<(String, Type, Span)>,
     /// Locals, innermost last.
@@ -86,6 +89,7 @@ impl Body {
             state_writable: false,
             qualified: Vec::new(),
             qualified_writable: None,
+            header_params: Vec::new(),
             aux: Vec::new(),
             locals: Vec::new(),
             n_locals: 0,

@@ -346,6 +346,9 @@ impl Checker {
                 None
             }
             A::Field(base, f) => {
+                if let Some(place) = self.component_place(body, base, f, lhs.span) {
+                    return place;
+                }
                 if let A::Name(q) = &base.kind {
                     if body.local(&q.name).is_none() && body.aux.iter().all(|a| a.0 != q.name) {
                         if let Some(&aut) = self.automaton_names.get(&q.name) {
@@ -435,6 +438,59 @@ impl Checker {
         }
     }
 
+    /// `B.C.x` or `B.P[i].x` assigned in a proof block's `start`: state variable `x` of a
+    /// component of the composite specification `B` (read the same way in relations). `None`
+    /// when `base` does not name a component of an automaton; `Some(None)` after an error.
+    fn component_place(
+        &mut self,
+        body: &mut Body,
+        base: &ast::Expr,
+        f: &ast::Ident,
+        span: crate::span::Span,
+    ) -> Option<Option<(Place, Type)>> {
+        let qualifier = match &base.kind {
+            A::Field(q, _) => q,
+            A::Index(inner, _) => match &inner.kind {
+                A::Field(q, _) => q,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let A::Name(q) = &qualifier.kind else {
+            return None;
+        };
+        let &aut = self.automaton_names.get(&q.name)?;
+        let read = self.qualified_component(body, base, f, span)?;
+        let ir::ExprKind::Var(root @ VarRef::Component { .. }) = read.kind else {
+            return Some(None);
+        };
+        if body.qualified_writable != Some(aut) {
+            if body.mode == Mode::ProofStart {
+                let (spec, composite) = body
+                    .qualified_writable
+                    .map(|a| {
+                        let aut = &self.spec.automata[a.0 as usize];
+                        let composite = matches!(aut.body, ir::AutomatonBody::Composite(_));
+                        (aut.name.clone(), composite)
+                    })
+                    .unwrap_or_default();
+                self.error(CheckError::BadStartTarget {
+                    spec,
+                    composite,
+                    span,
+                });
+            } else {
+                self.error(CheckError::AssignToNonState {
+                    name: format!("{}.….{}", q.name, f.name),
+                    what: "another automaton's state, which only its actions change",
+                    span,
+                });
+            }
+            return Some(None);
+        }
+        Some(Some((Place { root, path: vec![] }, read.ty)))
+    }
+
     fn qualified_place(
         &mut self,
         body: &mut Body,
@@ -445,11 +501,19 @@ impl Checker {
     ) -> Option<(Place, Type)> {
         if body.qualified_writable != Some(aut) {
             if body.mode == Mode::ProofStart {
-                let spec = body
+                let (spec, composite) = body
                     .qualified_writable
-                    .map(|a| self.spec.automata[a.0 as usize].name.clone())
+                    .map(|a| {
+                        let aut = &self.spec.automata[a.0 as usize];
+                        let composite = matches!(aut.body, ir::AutomatonBody::Composite(_));
+                        (aut.name.clone(), composite)
+                    })
                     .unwrap_or_default();
-                self.error(CheckError::BadStartTarget { spec, span });
+                self.error(CheckError::BadStartTarget {
+                    spec,
+                    composite,
+                    span,
+                });
             } else {
                 self.error(CheckError::AssignToNonState {
                     name: format!("{}.{}", q.name, f.name),

@@ -5,8 +5,8 @@ use super::scope::{Body, Mode};
 use super::{CheckError, Checker};
 use crate::ast::{self, Item, SourceFile};
 use crate::ir::{
-    AutomatonId, Invariant, Liveness, ProofBlock, ProofEntry, Schedule, Simulation, Temporal,
-    VarDecl,
+    AutomatonId, Invariant, Liveness, ProofBlock, ProofEntry, Schedule, SimParam, Simulation,
+    Temporal, VarDecl,
 };
 use crate::span::{FileId, Span};
 use rustc_hash::FxHashMap;
@@ -193,21 +193,93 @@ impl Checker {
         let (Some(from), Some(to)) = (from, to) else {
             return;
         };
+        let params = self.header_params(sim, from, to);
+        let header: Vec<_> = params
+            .iter()
+            .map(|p| (p.name.clone(), p.ty.clone(), p.binds[0]))
+            .collect();
         let mut body = Body::new(Mode::Predicate);
         body.qualified = vec![from, to];
+        body.header_params = header.clone();
         let relation = self.bool_expr(&mut body, &sim.relation);
         let relation_locals = body.n_locals;
-        let proof = sim.proof.as_ref().map(|p| self.proof_block(p, from, to));
+        let proof = sim
+            .proof
+            .as_ref()
+            .map(|p| self.proof_block(p, from, to, &header));
         self.spec.simulations.push(Simulation {
             name,
             from,
             to,
+            params,
             relation,
             using: names_of(&sim.using),
             relation_locals,
             proof,
             span: sim.span,
         });
+    }
+
+    /// The names of a simulation's header (`from ABP(k) to Spec(k)`): one per parameter of
+    /// each automaton whose arguments are given (E0201 when their number differs); a name given
+    /// to several parameters names parameters of one type (E0422), which then have one value.
+    fn header_params(
+        &mut self,
+        sim: &ast::SimulationDecl,
+        from: AutomatonId,
+        to: AutomatonId,
+    ) -> Vec<SimParam> {
+        let mut out: Vec<SimParam> = Vec::new();
+        for (aut, ident, args) in [
+            (from, &sim.from, &sim.from_args),
+            (to, &sim.to, &sim.to_args),
+        ] {
+            let Some(args) = args else { continue };
+            let decl = self.spec.automata[aut.0 as usize].clone();
+            if args.len() != decl.params.len() {
+                self.error(CheckError::WrongArity {
+                    what: format!("automaton `{}` in the simulation's header", ident.name),
+                    expected: decl.params.len(),
+                    found: args.len(),
+                    span: ident.span,
+                });
+                continue;
+            }
+            for (k, (arg, p)) in args.iter().zip(&decl.params).enumerate() {
+                let bind = (aut, k as u32);
+                match out.iter_mut().find(|q| q.name == arg.name) {
+                    Some(q) if q.ty != p.ty => {
+                        let (fa, fk) = q.binds[0];
+                        let first_aut = &self.spec.automata[fa.0 as usize];
+                        let first = format!(
+                            "{}.{}: {}",
+                            first_aut.name,
+                            first_aut.params[fk as usize].name,
+                            self.show(&q.ty)
+                        );
+                        let second = format!("{}.{}: {}", decl.name, p.name, self.show(&p.ty));
+                        self.error(CheckError::HeaderParamTypes {
+                            name: arg.name.clone(),
+                            first,
+                            second,
+                            span: arg.span,
+                        });
+                    }
+                    Some(q) => {
+                        if !q.binds.contains(&bind) {
+                            q.binds.push(bind);
+                        }
+                    }
+                    None => out.push(SimParam {
+                        name: arg.name.clone(),
+                        ty: p.ty.clone(),
+                        binds: vec![bind],
+                        span: arg.span,
+                    }),
+                }
+            }
+        }
+        out
     }
 
     fn aux_vars(&mut self, decls: &[ast::StateDecl], body: &mut Body) -> Vec<VarDecl> {
@@ -241,9 +313,11 @@ impl Checker {
         p: &ast::ProofBlock,
         from: AutomatonId,
         to: AutomatonId,
+        header: &[(String, crate::ir::Type, (AutomatonId, u32))],
     ) -> ProofBlock {
         let mut start_body = Body::new(Mode::ProofStart);
         start_body.qualified = vec![from, to];
+        start_body.header_params = header.to_vec();
         start_body.qualified_writable = Some(to);
         let aux = self.aux_vars(&p.states, &mut start_body);
         let start = self.stmts(&mut start_body, &p.start);
@@ -274,6 +348,7 @@ impl Checker {
             }
             let mut body = Body::new(Mode::ProofEntry);
             body.qualified = vec![from, to];
+            body.header_params = header.to_vec();
             body.aux = start_body.aux.clone();
             body.fire_target = Some(to);
             self.action_args(&mut body, &decl, &e.args, e.body.is_none(), e.span);

@@ -1,10 +1,11 @@
 //! Reads of component state (`P[i].x` in invariants, `A.P[i].x` in simulation relations,
-//! proof blocks and schedules) turned into reads of a flattened composite's arrays.
+//! proof blocks and schedules) turned into reads of a flattened composite's arrays, and the
+//! assignments `B.P[i].x := …` of a proof block's `start` into assignments `B.P.x[i] := …`.
 
 use super::rewrite::Rewrite;
 use super::terms::index_into;
 use super::Bases;
-use crate::ir::{AutomatonBody, AutomatonId, Expr, ExprKind, Spec, Stmt, Type, VarRef};
+use crate::ir::{AutomatonBody, AutomatonId, Expr, ExprKind, PlaceStep, Spec, Stmt, Type, VarRef};
 use std::collections::HashMap;
 
 /// Rewrites every `P[i].x` of a flattened composite (in invariants, simulations and schedules)
@@ -87,12 +88,44 @@ impl RefFixer<'_> {
         e
     }
 
+    /// An assignment's root `B.P[i].x` (a proof block's `start` building a composite
+    /// specification's state) as the flat variable and the member's index: `B.P.x[i]`.
+    fn place(&self, r: &VarRef, own: Option<AutomatonId>) -> (VarRef, Vec<PlaceStep>) {
+        let VarRef::Component {
+            automaton,
+            component,
+            indices,
+            slot,
+        } = r
+        else {
+            return (r.clone(), vec![]);
+        };
+        let Some(bases) = self.bases.get(automaton) else {
+            return (r.clone(), vec![]);
+        };
+        let flat = bases[*component as usize] + slot;
+        let root = if own == Some(*automaton) {
+            VarRef::State(flat)
+        } else {
+            VarRef::Qualified {
+                automaton: *automaton,
+                slot: flat,
+            }
+        };
+        let steps = indices
+            .iter()
+            .map(|i| PlaceStep::Index(self.expr(i, own)))
+            .collect();
+        (root, steps)
+    }
+
     fn rewrite<T>(&self, own: Option<AutomatonId>, f: impl FnOnce(&Rewrite) -> T) -> T {
         let read = |r: &VarRef, node: &Expr| self.read(r, node, own);
+        let place = |r: &VarRef| self.place(r, own);
         f(&Rewrite {
             read: &read,
             local: &|k| k,
-            place: &|r| (r.clone(), vec![]),
+            place: &place,
         })
     }
 

@@ -14,8 +14,10 @@ pub enum Construct {
     ChooseInLoop,
     /// A `choose` whose condition contains another `choose`.
     NestedChoose,
-    /// A loop nested in a loop body.
-    NestedLoop,
+    /// An assignment to a tuple's field inside a loop.
+    FieldInLoop,
+    /// A loop assigning inside an entry of a map or sequence.
+    LoopIntoMapOrSequence,
     /// A loop over a multiset or sequence.
     LoopOverCollection,
     /// A component's state variable (`P[i].x`); only primitive automata are exported.
@@ -47,7 +49,10 @@ impl Construct {
             Construct::ChooseOutsideEffect => "`choose` outside an effect statement",
             Construct::ChooseInLoop => "`choose` inside a loop",
             Construct::NestedChoose => "a `choose` inside the condition of another `choose`",
-            Construct::NestedLoop => "loops nested inside loops",
+            Construct::FieldInLoop => "assignments to a tuple's field inside a loop",
+            Construct::LoopIntoMapOrSequence => {
+                "loops that assign inside an entry of a map or sequence"
+            }
             Construct::LoopOverCollection => "loops over multisets and sequences",
             Construct::ComponentVariable => "state variables of components (`P[i].x`)",
             Construct::QualifiedParameter => "parameters of automata in simulations (`A.n`)",
@@ -71,8 +76,12 @@ impl Construct {
             | Construct::NestedChoose => {
                 "assign the chosen value to a state variable in a statement of its own, or state the choice as an existential in the precondition"
             }
-            Construct::NestedLoop | Construct::LoopOverCollection => {
-                "loop over a set, with a body of assignments that do not depend on each other"
+            Construct::LoopOverCollection => {
+                "loop over a set (`for x: T in S` with `S` a set, or `for x: T where P`), with a body of assignments that do not depend on each other"
+            }
+            Construct::FieldInLoop => "assign the whole tuple, `X[x] := [e1, e2]`, at the loop variable x",
+            Construct::LoopIntoMapOrSequence => {
+                "use an array indexed by the loop variable (`X[x] := e`) or a set (`X := insert(e, X)`)"
             }
             Construct::ComponentVariable => {
                 "export the component automata one at a time with --automaton"
@@ -91,23 +100,7 @@ impl Construct {
     }
 }
 
-/// Why a loop's iterations cannot be shown independent of their order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoopProblem {
-    /// The body reads a variable that the body also writes.
-    ReadsWritten {
-        /// The state variable.
-        var: String,
-    },
-    /// The body both adds to and removes from one set, or writes one entry twice.
-    ConflictingWrites {
-        /// The state variable.
-        var: String,
-    },
-    /// An assignment that is neither `X := insert(e, X)` / `X := X ∪ {e}` /
-    /// `X := delete(e, X)` on a set nor `X[x] := e` at the loop variable.
-    UnrecognisedWrite,
-}
+pub use crate::loop_nest::LoopProblem;
 
 /// An error (or, for skipped automata, a warning) of the Isabelle export.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,27 +170,18 @@ impl IntoDiagnostic for ExportError {
             )
             .with_label_message("not translated")
             .with_hint(construct.hint()),
-            ExportError::OrderDependentLoop { problem, span, at } => {
-                let (message, label) = match problem {
-                    LoopProblem::ReadsWritten { var } => (
-                        format!("this loop's iterations may depend on their order: the body reads `{var}`, which it also writes"),
-                        format!("reads `{var}`"),
-                    ),
-                    LoopProblem::ConflictingWrites { var } => (
-                        format!("this loop's iterations may depend on their order: `{var}` is written in conflicting ways"),
-                        format!("writes `{var}` again"),
-                    ),
-                    LoopProblem::UnrecognisedWrite => (
-                        "this loop's iterations may depend on their order: an assignment is not a pointwise update".to_string(),
-                        "not a pointwise update".to_string(),
-                    ),
-                };
-                Diagnostic::error("E1202", message, *span)
-                    .with_label_message("the loop")
-                    .with_secondary(*at, label)
-                    .with_note("the export turns a loop into one simultaneous update, which is only right when no iteration sees another's writes")
-                    .with_hint("write the body as `X := insert(e, X)`, `X := X ∪ {e}`, `X := delete(e, X)` on a set, or `X[x] := e` at the loop variable x, reading only variables the loop does not write")
-            }
+            ExportError::OrderDependentLoop { problem, span, at } => Diagnostic::error(
+                "E1202",
+                format!(
+                    "this loop's iterations may depend on their order: {}",
+                    problem.reason()
+                ),
+                *span,
+            )
+            .with_label_message("the loop")
+            .with_secondary(*at, problem.label())
+            .with_note("the export turns a loop into one simultaneous update, which is only right when no iteration sees another's writes")
+            .with_hint(problem.hint()),
             ExportError::Composite {
                 name,
                 span,

@@ -1,294 +1,230 @@
-//! `for` loops in effects as one simultaneous, pointwise update.
+//! `for` loops in effects as one simultaneous, pointwise update of each variable they write.
 //!
-//! A loop is translated only when its iterations cannot see each other's writes: each
-//! assignment in the body (under the conditions of the `if`s around it) must be
-//! `X := insert(e, X)` / `X := X ∪ {e}` (the set gains every `e` of an iteration whose
-//! conditions hold), `X := delete(e, X)` / `X := X - {e}` (it loses them), or `X[x] := e` at the
-//! loop variable `x` (a pointwise function update); and nothing in the body may read a variable
-//! the body writes, except `X[x]` in its own pointwise update. Anything else may depend on the
-//! order of iterations and is reported (E1202) rather than translated wrongly.
+//! Which loops qualify is decided by [`crate::loop_nest`], the analysis the SMT encoding uses
+//! too: each assignment adds to or removes from a set (`X := insert(e, X)`, `X ∪ {e}`,
+//! `delete(e, X)`, `X - {e}`), or sets an entry that its iteration owns (`X[x] := e`, or
+//! `P.x[k][j] := e` for a family member's loop inside the family's loop); nothing the loops
+//! evaluate reads what they write, except that entry before writing it. Anything else may
+//! depend on the order of iterations and is reported (E1202) rather than translated wrongly.
+//!
+//! The update of `X` is `λq₁ … qₘ. if c₁ then v₁ else … else X q₁ … qₘ` for `:=` (the loop
+//! variables that index the entry are the λ's own variables), and
+//! `λq₁ … qₘ. X q₁ … qₘ ∪ {e |x. c}` (or `-`) for a set, where `c` says that some iteration
+//! runs the assignment: the loops' ranges, the `if` conditions around it, and the indices.
 
 use super::effect::EffectWriter;
-use super::error::{Construct, ExportError, LoopProblem};
-use super::expr::{state_reads, term, walk, Env};
-use ioa_lang::ir::{BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt, StmtKind, Type, VarRef};
-
-/// One assignment of a loop body with the conditions it runs under.
-struct Leaf<'s> {
-    /// (negated?, condition).
-    guards: Vec<(bool, &'s Expr)>,
-    stmt: &'s Stmt,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum WriteKind {
-    Add,
-    Remove,
-    Point,
-}
-
-struct Write<'s> {
-    slot: u32,
-    kind: WriteKind,
-    /// The element added or removed, or the new entry.
-    value: &'s Expr,
-    guards: Vec<(bool, &'s Expr)>,
-    stmt: &'s Stmt,
-}
-
-fn flatten<'s>(
-    body: &'s [Stmt],
-    guards: &[(bool, &'s Expr)],
-    out: &mut Vec<Leaf<'s>>,
-) -> Result<(), ExportError> {
-    for stmt in body {
-        match &stmt.kind {
-            StmtKind::Assign { .. } => out.push(Leaf {
-                guards: guards.to_vec(),
-                stmt,
-            }),
-            StmtKind::If {
-                branches,
-                otherwise,
-            } => {
-                let mut before: Vec<(bool, &Expr)> = guards.to_vec();
-                for (cond, branch) in branches {
-                    let mut g = before.clone();
-                    g.push((false, cond));
-                    flatten(branch, &g, out)?;
-                    before.push((true, cond));
-                }
-                flatten(otherwise, &before, out)?;
-            }
-            StmtKind::Ignore => {}
-            StmtKind::ForIn { .. } | StmtKind::ForWhere { .. } => {
-                return Err(ExportError::Unsupported {
-                    construct: Construct::NestedLoop,
-                    span: stmt.span,
-                })
-            }
-            StmtKind::While { .. } => {
-                return Err(ExportError::Unsupported {
-                    construct: Construct::While,
-                    span: stmt.span,
-                })
-            }
-            StmtKind::Fire { .. } | StmtKind::Yield(_) => {
-                return Err(ExportError::Unsupported {
-                    construct: Construct::ScheduleStatement,
-                    span: stmt.span,
-                })
-            }
-            StmtKind::Ensure(_) => {
-                return Err(ExportError::Unsupported {
-                    construct: Construct::Ensuring,
-                    span: stmt.span,
-                })
-            }
-        }
-    }
-    Ok(())
-}
-
-fn is_state(e: &Expr, slot: u32) -> bool {
-    matches!(e.kind, ExprKind::Var(VarRef::State(s)) if s == slot)
-}
-
-fn singleton(e: &Expr) -> Option<&Expr> {
-    match &e.kind {
-        ExprKind::Collection(items) if items.len() == 1 && matches!(e.ty, Type::Set(_)) => {
-            Some(&items[0])
-        }
-        _ => None,
-    }
-}
-
-fn classify<'s>(
-    leaf: &Leaf<'s>,
-    var: u32,
-    loop_span: ioa_lang::span::Span,
-) -> Result<Write<'s>, ExportError> {
-    let StmtKind::Assign { target, value } = &leaf.stmt.kind else {
-        unreachable!("leaves are assignments")
-    };
-    let unrecognised = || ExportError::OrderDependentLoop {
-        problem: LoopProblem::UnrecognisedWrite,
-        span: loop_span,
-        at: leaf.stmt.span,
-    };
-    let VarRef::State(slot) = target.root else {
-        return Err(ExportError::Unsupported {
-            construct: Construct::AssignToNonState,
-            span: leaf.stmt.span,
-        });
-    };
-    let write = |kind, value| Write {
-        slot,
-        kind,
-        value,
-        guards: leaf.guards.clone(),
-        stmt: leaf.stmt,
-    };
-    match target.path.as_slice() {
-        [] if matches!(value.ty, Type::Set(_)) => match &value.kind {
-            ExprKind::Call(Builtin::Insert, args)
-                if args.len() == 2 && is_state(&args[1], slot) =>
-            {
-                Ok(write(WriteKind::Add, &args[0]))
-            }
-            ExprKind::Call(Builtin::Delete, args)
-                if args.len() == 2 && is_state(&args[1], slot) =>
-            {
-                Ok(write(WriteKind::Remove, &args[0]))
-            }
-            ExprKind::Binary(BinOp::Union, a, b) => {
-                if let (true, Some(e)) = (is_state(a, slot), singleton(b)) {
-                    Ok(write(WriteKind::Add, e))
-                } else if let (true, Some(e)) = (is_state(b, slot), singleton(a)) {
-                    Ok(write(WriteKind::Add, e))
-                } else {
-                    Err(unrecognised())
-                }
-            }
-            ExprKind::Binary(BinOp::Difference, a, b) => match (is_state(a, slot), singleton(b)) {
-                (true, Some(e)) => Ok(write(WriteKind::Remove, e)),
-                _ => Err(unrecognised()),
-            },
-            _ => Err(unrecognised()),
-        },
-        [PlaceStep::Index(i)] if matches!(i.kind, ExprKind::Var(VarRef::Local(l)) if l == var) => {
-            Ok(write(WriteKind::Point, value))
-        }
-        _ => Err(unrecognised()),
-    }
-}
-
-/// How many times `e` reads `slot[var]` exactly (the one read a pointwise update may make).
-fn own_entry_reads(e: &Expr, slot: u32, var: u32) -> usize {
-    let mut n = 0;
-    walk(e, &mut |x| {
-        if let ExprKind::Index(a, i) = &x.kind {
-            if is_state(a, slot) && matches!(i.kind, ExprKind::Var(VarRef::Local(l)) if l == var) {
-                n += 1;
-            }
-        }
-    });
-    n
-}
+use super::error::{Construct, ExportError};
+use super::expr::{term, Env};
+use crate::loop_nest::{self, loop_var_of, Nest, NestError, Range, Unencodable, Write, WriteKind};
+use ioa_lang::ir::{Stmt, Type, VarRef};
 
 /// The state `cur` after the loop `stmt`, as a record update.
 pub fn loop_update(w: &mut EffectWriter, stmt: &Stmt, cur: &str) -> Result<String, ExportError> {
     let env: Env = w.env.at_state(cur);
-    let (var, range, body, elem_ty) = match &stmt.kind {
-        StmtKind::ForIn {
-            var,
-            collection,
-            body,
-        } => {
-            let Type::Set(elem) = &collection.ty else {
-                return Err(ExportError::Unsupported {
-                    construct: Construct::LoopOverCollection,
-                    span: stmt.span,
-                });
-            };
-            let name = env.local(*var, elem);
-            (
-                *var,
-                format!("({name} \\<in> {})", term(&env, collection)?),
-                body,
-                (**elem).clone(),
-            )
-        }
-        StmtKind::ForWhere {
-            var,
-            ty,
-            cond,
-            body,
-        } => (*var, term(&env, cond)?, body, ty.clone()),
-        _ => unreachable!("called on loops only"),
+    let names = w.state_names.clone();
+    let name = |r: &VarRef| match r {
+        VarRef::State(k) => names
+            .get(*k as usize)
+            .map(|n| loop_nest::display_name(n).to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
     };
-    let name = env.local(var, &elem_ty);
-    let mut leaves = Vec::new();
-    flatten(body, &[], &mut leaves)?;
-    let writes = leaves
-        .iter()
-        .map(|l| classify(l, var, stmt.span))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Which variables are written, in order of first write, and are the writes compatible?
-    let mut slots: Vec<u32> = Vec::new();
-    for wr in &writes {
-        if let Some(prev) = writes
-            .iter()
-            .take_while(|o| !std::ptr::eq(*o, wr))
-            .find(|o| o.slot == wr.slot)
-        {
-            if prev.kind != wr.kind || wr.kind == WriteKind::Point {
-                return Err(ExportError::OrderDependentLoop {
-                    problem: LoopProblem::ConflictingWrites {
-                        var: w.state_names[wr.slot as usize].clone(),
-                    },
-                    span: stmt.span,
-                    at: wr.stmt.span,
-                });
+    let nest = loop_nest::analyse(stmt, None, &name).map_err(|e| match e {
+        NestError::Statement { stmt, what } => ExportError::Unsupported {
+            construct: match what {
+                Unencodable::While => Construct::While,
+                Unencodable::ScheduleStatement => Construct::ScheduleStatement,
+                Unencodable::Ensuring => Construct::Ensuring,
+                Unencodable::FieldAssignment => Construct::FieldInLoop,
+                Unencodable::NonState => Construct::AssignToNonState,
+                Unencodable::ChooseInLoop => Construct::ChooseInLoop,
+            },
+            span: stmt.span,
+        },
+        NestError::OrderDependent { problem, at } => ExportError::OrderDependentLoop {
+            problem,
+            span: stmt.span,
+            at,
+        },
+    })?;
+    let mut ranges = Vec::new();
+    for v in &nest.vars {
+        let local = env.local(v.slot, &v.elem);
+        ranges.push(match v.range {
+            Range::In(collection) => {
+                if !matches!(collection.ty, Type::Set(_)) {
+                    return Err(ExportError::Unsupported {
+                        construct: Construct::LoopOverCollection,
+                        span: v.span,
+                    });
+                }
+                format!("({local} \\<in> {})", term(&env, collection)?)
             }
-        } else {
-            slots.push(wr.slot);
-        }
-    }
-    // No iteration may read what another writes.
-    for wr in &writes {
-        let mut reads: Vec<u32> = wr.guards.iter().flat_map(|(_, g)| state_reads(g)).collect();
-        reads.extend(state_reads(wr.value));
-        for &slot in &slots {
-            let n = reads.iter().filter(|&&r| r == slot).count();
-            let allowed = if wr.kind == WriteKind::Point && wr.slot == slot {
-                own_entry_reads(wr.value, slot, var)
-            } else {
-                0
-            };
-            if n > allowed {
-                return Err(ExportError::OrderDependentLoop {
-                    problem: LoopProblem::ReadsWritten {
-                        var: w.state_names[slot as usize].clone(),
-                    },
-                    span: stmt.span,
-                    at: wr.stmt.span,
-                });
-            }
-        }
+            Range::Where(cond) => term(&env, cond)?,
+        });
     }
     let mut updates = Vec::new();
-    for &slot in &slots {
+    let mut done: Vec<u32> = Vec::new();
+    for wr in &nest.writes {
+        let VarRef::State(slot) = *wr.root else {
+            return Err(ExportError::Unsupported {
+                construct: Construct::AssignToNonState,
+                span: wr.stmt.span,
+            });
+        };
+        if done.contains(&slot) {
+            continue;
+        }
+        done.push(slot);
+        let mine: Vec<&Write> = nest
+            .writes
+            .iter()
+            .filter(|x| matches!(x.root, VarRef::State(k) if *k == slot))
+            .collect();
         let field = env.state_fields[slot as usize].clone();
         let old = format!("({field} {cur})");
-        let mut parts = Vec::new();
-        let mut kind = WriteKind::Add;
-        for wr in writes.iter().filter(|wr| wr.slot == slot) {
-            kind = wr.kind;
-            let mut cond = vec![range.clone()];
-            for (neg, g) in &wr.guards {
-                let g = term(&env, g)?;
-                cond.push(if *neg { format!("(\\<not> {g})") } else { g });
-            }
-            let cond = cond.join(" \\<and> ");
-            let value = term(&env, wr.value)?;
-            parts.push(match wr.kind {
-                WriteKind::Point => {
-                    format!("(\\<lambda>{name}. if {cond} then {value} else {old} {name})")
-                }
-                _ if value == name => format!("{{{name}. {cond}}}"),
-                _ => format!("{{{value} |{name}. {cond}}}"),
-            });
-        }
-        let new = match kind {
-            WriteKind::Point => parts.remove(0),
-            WriteKind::Add => format!("({old} \\<union> {})", parts.join(" \\<union> ")),
-            WriteKind::Remove => format!("({old} - ({}))", parts.join(" \\<union> ")),
-        };
+        let ty = w.state_types[slot as usize].clone();
+        let new = update(&env, &nest, &ranges, &mine, &old, &ty, stmt)?;
         updates.push(format!("{field} := {new}"));
     }
     if updates.is_empty() {
         return Ok(cur.to_string());
     }
     Ok(format!("{cur}\\<lparr>{}\\<rparr>", updates.join(", ")))
+}
+
+/// The new value of the variable `old` of type `ty` that the writes `mine` update.
+fn update(
+    env: &Env,
+    nest: &Nest<'_>,
+    ranges: &[String],
+    mine: &[&Write],
+    old: &str,
+    ty: &Type,
+    stmt: &Stmt,
+) -> Result<String, ExportError> {
+    let m = mine[0].path.len();
+    let (map_entry, set) = steps(ty, m).ok_or(ExportError::Unsupported {
+        construct: Construct::LoopIntoMapOrSequence,
+        span: stmt.span,
+    })?;
+    // The λ's variables: a loop variable where every write has it at that index.
+    let mut binders: Vec<String> = Vec::new();
+    let mut shared: Vec<Option<usize>> = Vec::new();
+    for j in 0..m {
+        let common = loop_var_of(mine[0].path[j])
+            .and_then(|l| nest.vars.iter().position(|v| v.slot == l))
+            .filter(|k| {
+                !shared.contains(&Some(*k))
+                    && mine
+                        .iter()
+                        .all(|w| loop_var_of(w.path[j]) == Some(nest.vars[*k].slot))
+            });
+        binders.push(match common {
+            Some(k) => env.local(nest.vars[k].slot, &nest.vars[k].elem),
+            None => format!("ix{j}"),
+        });
+        shared.push(common);
+    }
+    let applied = if m == 0 {
+        old.to_string()
+    } else {
+        format!("{old} {}", binders.join(" "))
+    };
+    let lambda = |body: String| {
+        if m == 0 {
+            body
+        } else {
+            format!("(\\<lambda>{}. {body})", binders.join(" "))
+        }
+    };
+    // When write `w` runs for the λ's indices: its loops' ranges, its conditions, and the
+    // indices the λ does not bind by a loop variable.
+    let condition = |w: &Write| -> Result<String, ExportError> {
+        let mut c: Vec<String> = w.scope.iter().map(|k| ranges[*k].clone()).collect();
+        for (negated, g) in &w.guards {
+            let t = term(env, g)?;
+            c.push(if *negated {
+                format!("(\\<not> {t})")
+            } else {
+                t
+            });
+        }
+        for (j, i) in w.path.iter().enumerate() {
+            if shared[j].is_none() {
+                c.push(format!("{} = {}", binders[j], term(env, i)?));
+            }
+        }
+        Ok(if c.is_empty() {
+            "True".to_string()
+        } else {
+            c.join(" \\<and> ")
+        })
+    };
+    if let WriteKind::Point(_) = mine[0].kind {
+        let mut body = String::new();
+        for w in mine {
+            let v = term(env, w.kind.expr())?;
+            let v = if map_entry { format!("(Some {v})") } else { v };
+            body.push_str(&format!("if {} then {v} else ", condition(w)?));
+        }
+        body.push_str(&applied);
+        return Ok(lambda(body));
+    }
+    if !set {
+        return Err(ExportError::Unsupported {
+            construct: Construct::LoopIntoMapOrSequence,
+            span: stmt.span,
+        });
+    }
+    let mut parts = Vec::new();
+    for w in mine {
+        let c = condition(w)?;
+        let elem = w.kind.expr();
+        let value = term(env, elem)?;
+        // The write's loops that no index names: some iteration of them.
+        let some: Vec<usize> = w
+            .scope
+            .iter()
+            .copied()
+            .filter(|k| !shared.contains(&Some(*k)))
+            .collect();
+        let names: Vec<String> = some
+            .iter()
+            .map(|k| env.local(nest.vars[*k].slot, &nest.vars[*k].elem))
+            .collect();
+        parts.push(match names.as_slice() {
+            [] => format!("(if {c} then {{{value}}} else {{}})"),
+            [only] if value == *only => format!("{{{only}. {c}}}"),
+            _ => format!("{{{value} |{}. {c}}}", names.join(" ")),
+        });
+    }
+    let base = if m == 0 {
+        applied
+    } else {
+        format!("({applied})")
+    };
+    let body = match mine[0].kind {
+        WriteKind::Delete(_) => format!("({base} - ({}))", parts.join(" \\<union> ")),
+        _ => format!("({base} \\<union> {})", parts.join(" \\<union> ")),
+    };
+    Ok(lambda(body))
+}
+
+/// Whether selecting `depth` indices from a value of `ty` passes only through arrays (the last
+/// step may be a map's entry): (the last step is a map's entry, the place is a set).
+fn steps(ty: &Type, depth: usize) -> Option<(bool, bool)> {
+    let mut at = ty;
+    let mut map_entry = false;
+    for j in 0..depth {
+        at = match at {
+            Type::Array(_, v) => v,
+            Type::Map(_, v) if j + 1 == depth => {
+                map_entry = true;
+                v
+            }
+            _ => return None,
+        };
+    }
+    Some((map_entry, matches!(at, Type::Set(_))))
 }

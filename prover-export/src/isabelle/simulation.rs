@@ -142,6 +142,20 @@ pub fn simulation_theory(
         ));
     }
 
+    // Parameters the header makes one value (`from A(k) to B(k)`): the automata's theories
+    // declare a constant for each, and every lemma here assumes them equal (`P`), the
+    // specification's written in the implementation's, so that `simp` rewrites the former.
+    let equal_params = shared_params(spec, sim, a, b);
+    let p_assm = if equal_params.is_empty() {
+        String::new()
+    } else {
+        out.push_str(
+            "text \\<open>The simulation's header makes these parameters one value; every lemma below assumes so (P).\\<close>\n\n",
+        );
+        format!(" and P: \"{}\"", equal_params.join(" \\<and> "))
+    };
+    let p_fact = if equal_params.is_empty() { "" } else { " P" };
+
     // The relation.
     let env = Env {
         names: types,
@@ -233,7 +247,7 @@ pub fn simulation_theory(
         ));
     } else {
         out.push_str(&format!(
-        "lemma {prefix}_start:\n  fixes \\<sigma> :: {a_state}\n  assumes \"{} \\<sigma>\"\n  shows \"{} ({witness} \\<sigma>) \\<and> {} \\<sigma> ({witness} \\<sigma>)\"\n  using assms by (auto simp: {}_def {}_def {}_def {witness}_def {}_def)\n\n",
+        "lemma {prefix}_start:\n  fixes \\<sigma> :: {a_state}\n  assumes \"{} \\<sigma>\"{p_assm}\n  shows \"{} ({witness} \\<sigma>) \\<and> {} \\<sigma> ({witness} \\<sigma>)\"\n  using assms by (auto simp: {}_def {}_def {}_def {witness}_def {}_def)\n\n",
         a.names.start(),
         b.names.start(),
         sn.relation,
@@ -287,7 +301,7 @@ pub fn simulation_theory(
             continue;
         }
         out.push_str(&format!(
-            "text \\<open>Step: {} action `{}`.\\<close>\nlemma {prefix}_step_{}:\n  fixes {}\n  assumes F: \"{} \\<sigma> \\<tau>\"{inv_assm} and T: \"{} \\<sigma> {act_term} \\<sigma>'\"\n  shows \"sim_goal {} {} {} {} \\<tau> {act_term} \\<sigma>'\"\n",
+            "text \\<open>Step: {} action `{}`.\\<close>\nlemma {prefix}_step_{}:\n  fixes {}\n  assumes F: \"{} \\<sigma> \\<tau>\"{inv_assm}{p_assm} and T: \"{} \\<sigma> {act_term} \\<sigma>'\"\n  shows \"sim_goal {} {} {} {} \\<tau> {act_term} \\<sigma>'\"\n",
             kind_word(act.kind),
             act.name,
             ident(&act.name),
@@ -299,7 +313,7 @@ pub fn simulation_theory(
             sn.obs_a,
             sn.obs_b
         ));
-        let facts = if invs.is_some() { "F I T" } else { "F T" };
+        let facts = format!("{}{p_fact}", if invs.is_some() { "F I T" } else { "F T" });
         let mut simp = common.clone();
         simp.extend(act.defs.iter().cloned());
         // The primitive's transitions for this action (one per transition case of the action).
@@ -364,7 +378,7 @@ pub fn simulation_theory(
         let mut script = StepScript::new(
             entry_env.clone(),
             b,
-            facts.into(),
+            facts.clone(),
             simp.clone(),
             inv_defs.clone(),
             cores.clone(),
@@ -382,7 +396,7 @@ pub fn simulation_theory(
         );
         let mut text = script.body(&body, vec![], "\\<tau>".into(), 1)?;
         if script.leaves() != cores.len() && !cores.is_empty() {
-            let mut plain = StepScript::new(entry_env, b, facts.into(), simp, inv_defs, Vec::new())
+            let mut plain = StepScript::new(entry_env, b, facts, simp, inv_defs, Vec::new())
                 .split_cases(act.effect.is_none());
             text = plain.body(&body, vec![], "\\<tau>".into(), 1)?;
         }
@@ -404,8 +418,16 @@ pub fn simulation_theory(
         return Ok(out);
     }
     let a_act = a.names.action_type();
+    let theorem_assm = if equal_params.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "assumes P: \"{}\"\n  shows ",
+            equal_params.join(" \\<and> ")
+        )
+    };
     out.push_str(&format!(
-        "theorem {prefix}_forward_sim:\n  \"is_forward_sim {} {} {} {} {}\"\nproof (rule is_forward_simI)\n  fix \\<sigma> :: {a_state}\n  assume \"ioa_start {} \\<sigma>\"\n  then show \"\\<exists>\\<tau>. ioa_start {} \\<tau> \\<and> {} \\<sigma> \\<tau>\"\n    using {prefix}_start[of \\<sigma>] by auto\nnext\n  fix \\<sigma> \\<sigma>' :: {a_state} and \\<tau> :: {b_state} and \\<alpha> :: {a_act}\n  assume R: \"reachable {} \\<sigma>\" and F: \"{} \\<sigma> \\<tau>\" and T: \"ioa_trans {} \\<sigma> \\<alpha> \\<sigma>'\"\n",
+        "theorem {prefix}_forward_sim:\n  {theorem_assm}\"is_forward_sim {} {} {} {} {}\"\nproof (rule is_forward_simI)\n  fix \\<sigma> :: {a_state}\n  assume \"ioa_start {} \\<sigma>\"\n  then show \"\\<exists>\\<tau>. ioa_start {} \\<tau> \\<and> {} \\<sigma> \\<tau>\"\n    using {prefix}_start[of \\<sigma>]{p_fact} by auto\nnext\n  fix \\<sigma> \\<sigma>' :: {a_state} and \\<tau> :: {b_state} and \\<alpha> :: {a_act}\n  assume R: \"reachable {} \\<sigma>\" and F: \"{} \\<sigma> \\<tau>\" and T: \"ioa_trans {} \\<sigma> \\<alpha> \\<sigma>'\"\n",
         a.names.ioa(),
         b.names.ioa(),
         sn.relation,
@@ -418,13 +440,19 @@ pub fn simulation_theory(
         sn.relation,
         a.names.ioa()
     ));
-    let of = if let Some(i) = &invs {
-        out.push_str(&format!(
-            "  have I: \"{i} \\<sigma>\"\n    using R {i}_invariant by (auto simp: invariant_def)\n"
-        ));
-        "[OF F I]"
-    } else {
-        "[OF F]"
+    let of = match (&invs, equal_params.is_empty()) {
+        (Some(i), p) => {
+            out.push_str(&format!(
+                "  have I: \"{i} \\<sigma>\"\n    using R {i}_invariant by (auto simp: invariant_def)\n"
+            ));
+            if p {
+                "[OF F I]"
+            } else {
+                "[OF F I P]"
+            }
+        }
+        (None, true) => "[OF F]",
+        (None, false) => "[OF F P]",
     };
     out.push_str(&format!(
         "  show \"sim_goal {} {} {} {} \\<tau> \\<alpha> \\<sigma>'\"\n  proof (cases \\<alpha>)\n",
@@ -449,6 +477,38 @@ pub fn simulation_theory(
     }
     out.push_str("  qed\nqed\n\nend\n");
     Ok(out)
+}
+
+/// `B_param_m = A_param_n` for each parameter of `b` (and of `a`) that the simulation's header
+/// makes one value with an earlier one: the later one's constant equals the first one's.
+fn shared_params(
+    spec: &Spec,
+    sim: &Simulation,
+    a: &AutomatonInfo,
+    b: &AutomatonInfo,
+) -> Vec<String> {
+    let constant = |id: ioa_lang::ir::AutomatonId, k: u32| {
+        let info = if id == a.id { a } else { b };
+        info.params.get(k as usize).cloned()
+    };
+    let mut out = Vec::new();
+    for p in &sim.params {
+        let Some((&first, rest)) = p.binds.split_first() else {
+            continue;
+        };
+        let Some(first) = constant(first.0, first.1) else {
+            continue;
+        };
+        for &(id, k) in rest {
+            if let Some(c) = constant(id, k) {
+                if c != first {
+                    out.push(format!("{c} = {first}"));
+                }
+            }
+        }
+    }
+    let _ = spec;
+    out
 }
 
 /// The tuple fields compared by `<`, `≤`, `>` or `≥` in the preconditions and invariants of

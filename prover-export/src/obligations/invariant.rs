@@ -6,8 +6,8 @@
 //! one encoding of the transition relation.
 
 use super::{
-    assert_goals, assumed_invariants, declare_params, declare_state, show_state, slots_used,
-    start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
+    assert_goals, assumed_invariants, declare_params, declare_state, show_params, show_state,
+    slots_used, start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
 };
 use crate::error::EncodeError;
 use crate::smt::expr::{Encoder, Env};
@@ -72,7 +72,7 @@ pub fn step_encoding(
         automaton: Some(a),
         ..Env::default()
     };
-    declare_params(&mut enc, a, &mut env);
+    declare_params(&mut enc, a, &mut env)?;
     enc.script.comment("the pre-state");
     let pre_state = declare_state(&mut enc, a, "");
     env.states.insert(a.0, pre_state);
@@ -163,13 +163,14 @@ fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
         automaton: Some(a),
         ..Env::default()
     };
-    declare_params(&mut enc, a, &mut env);
+    declare_params(&mut enc, a, &mut env)?;
     enc.script.comment("a start state");
     start_state(&mut enc, a, &mut env, ".0")?;
     let goal = invariant_term(&mut enc, &inv.body, &env)?;
     let goals = assert_goals(&mut enc, &[(format!("{} holds", inv.name), goal)]);
     let mut shown = Vec::new();
     let slots = slots_used(a, true, &[&inv.body], &[]);
+    show_params(spec, a, &env, &mut shown);
     show_state(
         spec,
         a,
@@ -244,6 +245,7 @@ fn step(
     exprs.extend(t.pre.iter());
     let read = slots_used(a, true, &exprs, &[&t.eff]);
     let mut shown = Vec::new();
+    show_params(spec, a, &pre, &mut shown);
     show_state(
         spec,
         a,

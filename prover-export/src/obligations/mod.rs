@@ -31,6 +31,8 @@ pub enum Kind {
 /// Which part of a counterexample a variable belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Section {
+    /// The automata's parameters (simulations).
+    Params,
     /// A start state.
     Start,
     /// The implementation's pre-state.
@@ -196,22 +198,87 @@ pub(crate) fn declare_state(enc: &mut Encoder, a: AutomatonId, suffix: &str) -> 
     out
 }
 
-/// Declares automaton `a`'s parameters as constants.
-pub(crate) fn declare_params(enc: &mut Encoder, a: AutomatonId, env: &mut Env) {
+/// Declares automaton `a`'s parameters as constants; a parameter given a value on the command
+/// line (its `init`, set by `ioa prove --param`) is asserted equal to it.
+pub(crate) fn declare_params(
+    enc: &mut Encoder,
+    a: AutomatonId,
+    env: &mut Env,
+) -> Result<(), EncodeError> {
     let spec = enc.spec;
     let aut = &spec.automata[a.0 as usize];
     let mut ps = Vec::new();
     for p in &aut.params {
-        let name = format!(
-            "{}.param.{}",
-            crate::smt::symbol(&aut.name),
-            crate::smt::symbol(&p.name)
-        );
-        let sort = enc.sort(&p.ty);
-        enc.script.declare(&name, &sort);
-        ps.push(name);
+        ps.push(declare_param(enc, a, p)?);
     }
     env.params.insert(a.0, ps);
+    Ok(())
+}
+
+/// Declares one parameter of `a` (and its fixed value, if it has one).
+fn declare_param(
+    enc: &mut Encoder,
+    a: AutomatonId,
+    p: &ioa_lang::ir::VarDecl,
+) -> Result<String, EncodeError> {
+    let aut = &enc.spec.automata[a.0 as usize];
+    let name = format!(
+        "{}.param.{}",
+        crate::smt::symbol(&aut.name),
+        crate::smt::symbol(&p.name)
+    );
+    let sort = enc.sort(&p.ty);
+    enc.script.declare(&name, &sort);
+    if let Some(value) = &p.init {
+        let t = enc.expr(value, &Env::default())?;
+        enc.script.comment(&format!(
+            "assumed (--param): {}.{} has this value",
+            aut.name, p.name
+        ));
+        enc.script.assert(&format!("(= {name} {t})"));
+    }
+    Ok(name)
+}
+
+/// Declares the parameters of a simulation's two automata: a parameter that the header makes
+/// one value with an earlier one (`k` in `from A(k) to B(k)`) is that parameter's constant, so
+/// every obligation reads one value; the others are constants of their own.
+pub(crate) fn declare_sim_params(
+    enc: &mut Encoder,
+    sim: &ioa_lang::ir::Simulation,
+    env: &mut Env,
+) -> Result<(), EncodeError> {
+    let spec = enc.spec;
+    let mut sides = vec![sim.from];
+    if sim.to != sim.from {
+        sides.push(sim.to);
+    }
+    for a in sides {
+        let mut ps = Vec::new();
+        for (k, p) in spec.automata[a.0 as usize].params.iter().enumerate() {
+            let (ra, rk) = sim.representative(a, k as u32);
+            let shared = env
+                .params
+                .get(&ra.0)
+                .and_then(|v| v.get(rk as usize))
+                .cloned()
+                .or_else(|| (ra == a).then(|| ps.get(rk as usize).cloned()).flatten());
+            let term = match shared {
+                Some(t) if (ra, rk) != (a, k as u32) => {
+                    if let Some(value) = &p.init {
+                        // Both given: `ioa prove` checked that the values agree.
+                        let v = enc.expr(value, &Env::default())?;
+                        enc.script.assert(&format!("(= {t} {v})"));
+                    }
+                    t
+                }
+                _ => declare_param(enc, a, p)?,
+            };
+            ps.push(term);
+        }
+        env.params.insert(a.0, ps);
+    }
+    Ok(())
 }
 
 /// Builds a start state of `a` in `env` (initialisers in order, then `so that`).
@@ -398,6 +465,19 @@ pub(crate) fn slots_used(
     let _ = children;
     out.extend(written);
     out
+}
+
+/// Adds the parameters of `a` (their terms in `env`) to `shown`, unqualified.
+pub(crate) fn show_params(spec: &Spec, a: AutomatonId, env: &Env, shown: &mut Vec<Shown>) {
+    let terms = env.params.get(&a.0).cloned().unwrap_or_default();
+    for (p, constant) in spec.automata[a.0 as usize].params.iter().zip(terms) {
+        shown.push(Shown {
+            section: Section::Params,
+            label: p.name.clone(),
+            constant,
+            ty: p.ty.clone(),
+        });
+    }
 }
 
 /// Adds the variables of `a` at `slots` to `shown`.

@@ -12,7 +12,7 @@
 
 use super::invariant::{invariant_term, transitions};
 use super::{
-    assert_goals, assumed_invariants, declare_params, declare_state, show_state, slots_used,
+    assert_goals, assumed_invariants, declare_sim_params, declare_state, show_state, slots_used,
     start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
 };
 use crate::error::EncodeError;
@@ -126,18 +126,124 @@ fn aux_env(enc: &mut Encoder, proof: &ProofBlock, env: &mut Env) {
         .collect();
 }
 
+/// Whether an effect contains a `choose`.
+fn effect_chooses(eff: &[Stmt]) -> bool {
+    let mut found = false;
+    let mut stack: Vec<&Stmt> = eff.iter().collect();
+    let mut on_expr = |e: &Expr| {
+        crate::smt::stmt::visit(e, &mut |x| {
+            found |= matches!(x.kind, ExprKind::Choose { .. });
+        })
+    };
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                on_expr(value);
+                for step in &target.path {
+                    if let ioa_lang::ir::PlaceStep::Index(i) = step {
+                        on_expr(i);
+                    }
+                }
+            }
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, b) in branches {
+                    on_expr(c);
+                    stack.extend(b.iter());
+                }
+                stack.extend(otherwise.iter());
+            }
+            StmtKind::ForIn {
+                collection, body, ..
+            } => {
+                on_expr(collection);
+                stack.extend(body.iter());
+            }
+            StmtKind::ForWhere { cond, body, .. } | StmtKind::While { cond, body } => {
+                on_expr(cond);
+                stack.extend(body.iter());
+            }
+            StmtKind::Fire { args, .. } => args.iter().for_each(&mut on_expr),
+            StmtKind::Yield(e) | StmtKind::Ensure(e) => on_expr(e),
+            StmtKind::Ignore => {}
+        }
+    }
+    found
+}
+
+/// Asserts that the variables of `b` (state `b0`) that the declaration initialises without a
+/// `choose` have their initial values, as `ioa pair` starts the specification from its initial
+/// state before the start block runs (a `choose` may pick any value satisfying it, so those
+/// variables stay for the start block to set).
+fn initial_values(
+    enc: &mut Encoder,
+    spec: &Spec,
+    b: AutomatonId,
+    b0: &[String],
+    env: &Env,
+) -> Result<(), EncodeError> {
+    let AutomatonBody::Primitive(bp) = &spec.automata[b.0 as usize].body else {
+        return Ok(());
+    };
+    let mut b_env = env.clone();
+    b_env.automaton = Some(b);
+    for (k, v) in bp.state.iter().enumerate() {
+        let Some(init) = &v.init else { continue };
+        let mut chooses = false;
+        crate::smt::stmt::visit(init, &mut |x| {
+            chooses |= matches!(x.kind, ExprKind::Choose { .. });
+        });
+        if !chooses {
+            let t = enc.expr(init, &b_env)?;
+            enc.script.assert(&format!("(= {} {t})", b0[k]));
+        }
+    }
+    Ok(())
+}
+
+/// The parameters of both automata, for a counterexample: a value the header shares is shown
+/// once, by its header name (`k`); the others as `A.n`.
+fn show_params(spec: &Spec, sim: &Simulation, env: &Env, shown: &mut Vec<Shown>) {
+    let mut seen: Vec<String> = Vec::new();
+    for a in [sim.from, sim.to] {
+        let aut = &spec.automata[a.0 as usize];
+        for (k, p) in aut.params.iter().enumerate() {
+            let Some(constant) = env.params.get(&a.0).and_then(|v| v.get(k)).cloned() else {
+                continue;
+            };
+            if seen.contains(&constant) {
+                continue;
+            }
+            seen.push(constant.clone());
+            let label = match sim.header_param(a, k as u32) {
+                Some(h) if h.binds.len() > 1 => h.name.clone(),
+                _ => format!("{}.{}", aut.name, p.name),
+            };
+            shown.push(Shown {
+                section: Section::Params,
+                label,
+                constant,
+                ty: p.ty.clone(),
+            });
+        }
+    }
+}
+
 fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation, EncodeError> {
     let (a, b) = (sim.from, sim.to);
     let mut enc = Encoder::new(spec);
     let mut env = Env::default();
-    declare_params(&mut enc, a, &mut env);
-    declare_params(&mut enc, b, &mut env);
+    declare_sim_params(&mut enc, sim, &mut env)?;
     enc.script.comment("a start state of the implementation");
     start_state(&mut enc, a, &mut env, ".0")?;
-    enc.script
-        .comment("the specification's state before the start block: anything");
+    enc.script.comment(
+        "the specification's state before the start block: its initial values, anything else",
+    );
     let b0 = declare_state(&mut enc, b, ".0");
-    env.states.insert(b.0, b0);
+    env.states.insert(b.0, b0.clone());
+    initial_values(&mut enc, spec, b, &b0, &env)?;
     aux_env(&mut enc, proof, &mut env);
     env.automaton = None;
     for (k, d) in proof.aux.iter().enumerate() {
@@ -176,6 +282,7 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
     goals.push(("the relation holds".into(), rel));
     let goals = assert_goals(&mut enc, &goals);
     let mut shown = Vec::new();
+    show_params(spec, sim, &env, &mut shown);
     let slots_a = slots_used(a, false, &[&sim.relation], &[&proof.start]);
     show_state(
         spec,
@@ -254,8 +361,7 @@ fn step(
     let action = &spec.automata[a.0 as usize].actions[t.action.0 as usize];
     let mut enc = Encoder::new(spec);
     let mut env = Env::default();
-    declare_params(&mut enc, a, &mut env);
-    declare_params(&mut enc, b, &mut env);
+    declare_sim_params(&mut enc, sim, &mut env)?;
     enc.script.comment("the pre-states");
     let a_pre = declare_state(&mut enc, a, "");
     env.states.insert(a.0, a_pre);
@@ -428,6 +534,7 @@ fn step(
             })
             .collect();
         let mut shown: Vec<Shown> = Vec::new();
+        show_params(spec, sim, &env, &mut shown);
         show_state(
             spec,
             a,
@@ -659,45 +766,52 @@ fn walk<'s>(
             }
             let b_aut = &spec.automata[b.0 as usize];
             let b_action = &b_aut.actions[action.0 as usize];
-            let ts: Vec<usize> = transitions(spec, b)?
+            let cases: Vec<&ioa_lang::ir::Transition> = transitions(spec, b)?
                 .iter()
-                .enumerate()
-                .filter(|(_, t)| t.action == *action)
-                .map(|(k, _)| k)
+                .filter(|t| t.action == *action)
                 .collect();
-            let [t_index] = ts.as_slice() else {
+            if cases.len() > 1 && cases.iter().any(|t| effect_chooses(&t.eff)) {
+                // The `choose` of a case that does not fire would be assumed all the same.
                 return Err(EncodeError::Unsupported {
-                    what: "firing a specification action with several transition cases",
+                    what: "firing a specification action with several transition cases, one of which chooses a value",
                     span: first.span,
                 });
-            };
-            let t = &transitions(spec, b)?[*t_index];
+            }
             let mut env = path.env.clone();
             env.automaton = Some(b);
             env.locals.clear();
             for (k, x) in arg_terms.iter().enumerate() {
                 env.bind(k as u32, x.clone());
             }
-            let mut enabled = Vec::new();
+            let mut common = Vec::new();
             if let Some(w) = &b_action.where_clause {
-                enabled.push(path.enc.expr(w, &env)?);
+                common.push(path.enc.expr(w, &env)?);
             }
             for (k, p) in b_action.params.iter().enumerate() {
                 if let Some(fixed) = &p.fixed {
                     let ft = path.enc.expr(fixed, &env)?;
-                    enabled.push(format!("(= {} {ft})", arg_terms[k]));
+                    common.push(format!("(= {} {ft})", arg_terms[k]));
                 }
             }
-            for (k, e) in &t.const_args {
-                let et = path.enc.expr(e, &env)?;
-                enabled.push(format!("(= {} {et})", arg_terms[*k as usize]));
+            // Each case's own conditions; the first enabled case fires (as the interpreter
+            // tries them in order), and the action is enabled when one of them is.
+            let mut case_terms = Vec::new();
+            for t in &cases {
+                let mut own = Vec::new();
+                for (k, e) in &t.const_args {
+                    let et = path.enc.expr(e, &env)?;
+                    own.push(format!("(= {} {et})", arg_terms[*k as usize]));
+                }
+                if let Some(w) = &t.where_clause {
+                    own.push(path.enc.expr(w, &env)?);
+                }
+                for p in &t.pre {
+                    own.push(path.enc.expr(p, &env)?);
+                }
+                case_terms.push(crate::smt::and(&own));
             }
-            if let Some(w) = &t.where_clause {
-                enabled.push(path.enc.expr(w, &env)?);
-            }
-            for p in &t.pre {
-                enabled.push(path.enc.expr(p, &env)?);
-            }
+            let mut enabled = common;
+            enabled.push(crate::smt::or(&case_terms));
             path.goals.push((
                 format!(
                     "{} {} is enabled where it is fired",
@@ -706,7 +820,17 @@ fn walk<'s>(
                 ),
                 crate::smt::and(&enabled),
             ));
-            let after = path.enc.exec(&t.eff, &env)?;
+            let Some(last) = cases.last() else {
+                return Err(EncodeError::Unsupported {
+                    what: "firing a specification action that has no transition",
+                    span: first.span,
+                });
+            };
+            let mut after = path.enc.exec(&last.eff, &env)?;
+            for (t, c) in cases.iter().zip(&case_terms).rev().skip(1) {
+                let taken = path.enc.exec(&t.eff, &env)?;
+                after = path.enc.merge(c, taken, after, first)?;
+            }
             path.env.states.insert(b.0, after.state(b).to_vec());
             path.env.aux = after.aux;
             if b_action.kind != ActionKind::Internal {

@@ -3,6 +3,7 @@
 //! `ioa export smt`, so both always see one encoding.
 
 pub mod expr;
+mod pointwise;
 pub mod sorts;
 pub mod stmt;
 

@@ -7,48 +7,14 @@ use super::expr::{state_vars, Encoder, Env};
 use super::sorts::relation;
 use super::symbol;
 use crate::error::EncodeError;
-use ioa_lang::ir::{
-    BinOp, Builtin, Expr, ExprKind, Place, PlaceStep, Stmt, StmtKind, Type, TypeDefKind, VarRef,
-};
+use ioa_lang::ir::{Expr, ExprKind, Place, PlaceStep, Stmt, StmtKind, Type, TypeDefKind, VarRef};
 
 /// A variable an effect can assign, resolved against the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Root {
+pub(super) enum Root {
     State(u32, u32),
     Aux(u32),
     Local(u32),
-}
-
-/// One independent update a loop iteration makes, over the loop variable.
-enum Update {
-    /// `S := insert(elem, S)` (or `S ∪ {elem}`) under `guard`.
-    Insert {
-        root: Root,
-        guard: String,
-        elem: Expr,
-    },
-    /// `S := delete(elem, S)` under `guard`.
-    Delete {
-        root: Root,
-        guard: String,
-        elem: Expr,
-    },
-    /// `A[x] := value` under `guard`, `x` the loop variable.
-    Point {
-        root: Root,
-        guard: String,
-        value: Expr,
-    },
-}
-
-impl Update {
-    fn root(&self) -> &Root {
-        match self {
-            Update::Insert { root, .. }
-            | Update::Delete { root, .. }
-            | Update::Point { root, .. } => root,
-        }
-    }
 }
 
 impl Encoder<'_> {
@@ -99,17 +65,7 @@ impl Encoder<'_> {
                 }
                 Ok(merged)
             }
-            StmtKind::ForIn {
-                var,
-                collection,
-                body,
-            } => self.pointwise(*var, Range::In(collection), body, env, s),
-            StmtKind::ForWhere {
-                var,
-                ty,
-                cond,
-                body,
-            } => self.pointwise(*var, Range::Where(ty, cond), body, env, s),
+            StmtKind::ForIn { .. } | StmtKind::ForWhere { .. } => self.pointwise(s, env),
             // `ensuring` changes no state: the interpreter checks it; a proof need not.
             StmtKind::Ignore | StmtKind::Ensure(_) => Ok(env),
             StmtKind::While { .. } => Err(EncodeError::Unsupported {
@@ -123,7 +79,7 @@ impl Encoder<'_> {
         }
     }
 
-    fn root(
+    pub(super) fn root(
         &self,
         place: &Place,
         env: &Env,
@@ -190,7 +146,7 @@ impl Encoder<'_> {
         Ok(env)
     }
 
-    fn current(&self, root: &Root, env: &Env) -> String {
+    pub(super) fn current(&self, root: &Root, env: &Env) -> String {
         match root {
             Root::State(a, k) => env.states[a][*k as usize].clone(),
             Root::Aux(k) => env.aux[*k as usize].clone(),
@@ -198,7 +154,7 @@ impl Encoder<'_> {
         }
     }
 
-    fn set_current(root: &Root, env: &mut Env, term: String) {
+    pub(super) fn set_current(root: &Root, env: &mut Env, term: String) {
         match root {
             Root::State(a, k) => {
                 if let Some(v) = env.states.get_mut(a) {
@@ -294,7 +250,13 @@ impl Encoder<'_> {
     }
 
     /// Merges two environments after a conditional: `if cond then a else b`.
-    fn merge(&mut self, cond: &str, a: Env, mut b: Env, s: &Stmt) -> Result<Env, EncodeError> {
+    pub(crate) fn merge(
+        &mut self,
+        cond: &str,
+        a: Env,
+        mut b: Env,
+        s: &Stmt,
+    ) -> Result<Env, EncodeError> {
         let keys: Vec<u32> = a.states.keys().copied().collect();
         for aut in keys {
             let n = a.states[&aut].len();
@@ -344,328 +306,6 @@ impl Encoder<'_> {
         };
         self.root(&place, env, s)
     }
-
-    /// A loop as one pointwise update per variable it writes.
-    fn pointwise(
-        &mut self,
-        var: u32,
-        range: Range,
-        body: &[Stmt],
-        env: Env,
-        s: &Stmt,
-    ) -> Result<Env, EncodeError> {
-        let (elem_ty, range_expr) = match &range {
-            Range::In(c) => match &c.ty {
-                Type::Set(t) | Type::Mset(t) | Type::Seq(t) => ((**t).clone(), None),
-                _ => {
-                    return Err(EncodeError::Unsupported {
-                        what: "a loop over this type",
-                        span: s.span,
-                    })
-                }
-            },
-            Range::Where(ty, cond) => ((*ty).clone(), Some(*cond)),
-        };
-        let x = self.script.fresh("x");
-        let mut inner = env.clone();
-        let x_value = self.unbox(&elem_ty, &x);
-        inner.bind(var, x_value.clone());
-        let depth = self.bound.len();
-        self.bound.push(x.clone());
-        let result = self.pointwise_body(
-            var, &range, range_expr, body, env, &inner, &x, &x_value, elem_ty, s,
-        );
-        self.bound.truncate(depth);
-        result
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn pointwise_body(
-        &mut self,
-        var: u32,
-        range: &Range,
-        range_expr: Option<&Expr>,
-        body: &[Stmt],
-        mut env: Env,
-        inner: &Env,
-        x: &str,
-        x_value: &str,
-        elem_ty: Type,
-        s: &Stmt,
-    ) -> Result<Env, EncodeError> {
-        let inner = inner.clone();
-        let x = x.to_string();
-        let range_term = match range {
-            Range::In(c) => {
-                let ct = self.expr(c, &env)?;
-                match &c.ty {
-                    Type::Set(_) => format!("(select {ct} {x})"),
-                    Type::Mset(_) => format!("(> (select {ct} {x}) 0)"),
-                    _ => format!("(seq.contains {ct} (seq.unit {x_value}))"),
-                }
-            }
-            Range::Where(..) => self.expr(range_expr.expect("where"), &inner)?,
-        };
-        let mut updates = Vec::new();
-        let mut conditions = Vec::new();
-        self.collect_updates(
-            body,
-            var,
-            "true".into(),
-            &inner,
-            &mut updates,
-            &mut conditions,
-        )?;
-        // No update may read a variable the loop writes (except an array at the loop variable).
-        let written: Vec<Root> = updates.iter().map(|u| u.root().clone()).collect();
-        for (i, u) in updates.iter().enumerate() {
-            let dup = written.iter().enumerate().any(|(j, r)| {
-                j != i
-                    && r == u.root()
-                    && !matches!(
-                        (u, &updates[j]),
-                        (Update::Insert { .. }, Update::Insert { .. })
-                            | (Update::Delete { .. }, Update::Delete { .. })
-                    )
-            });
-            let reads = match u {
-                Update::Insert { elem, .. } | Update::Delete { elem, .. } => {
-                    written.iter().any(|r| reads_root(elem, r, &env, None))
-                }
-                Update::Point { value, .. } => written
-                    .iter()
-                    .any(|r| reads_root(value, r, &env, Some((u.root(), var)))),
-            };
-            if dup || reads {
-                let (_, _, base) = self.root_of(u.root(), &env, s)?;
-                return Err(EncodeError::OrderDependentLoop {
-                    variable: base,
-                    span: s.span,
-                });
-            }
-        }
-        // Nor may a condition inside the body: the updates are guarded by the conditions'
-        // values before the loop, which an earlier write of the same iteration may have changed.
-        for c in &conditions {
-            if let Some(r) = written.iter().find(|r| reads_root(c, r, &env, None)) {
-                let (_, _, base) = self.root_of(r, &env, s)?;
-                return Err(EncodeError::OrderDependentLoop {
-                    variable: base,
-                    span: s.span,
-                });
-            }
-        }
-        let elem_sort = self.elem_sort(&elem_ty);
-        let mut roots: Vec<Root> = Vec::new();
-        for r in written {
-            if !roots.contains(&r) {
-                roots.push(r);
-            }
-        }
-        for root in roots {
-            let (_, ty, base) = self.root_of(&root, &env, s)?;
-            let old = self.current(&root, &env);
-            let sort = self.sort(&ty);
-            let new = self.script.fresh_const(&base, &sort);
-            let mine: Vec<&Update> = updates.iter().filter(|u| *u.root() == root).collect();
-            let axiom = match mine[0] {
-                Update::Point { guard, value, .. } if relation(&ty).is_some() => {
-                    let elem = relation(&ty).map(|(_, t)| t.clone()).unwrap_or(Type::Bool);
-                    let es = self.elem_sort(&elem);
-                    let y = self.script.fresh("y");
-                    self.bound.push(y.clone());
-                    let m = self.member(value, &y, &inner);
-                    self.bound.pop();
-                    let m = m?;
-                    format!(
-                        "(forall (({x} {elem_sort}) ({y} {es})) (! (= (select {new} {x} {y}) (ite (and {range_term} {guard}) {m} (select {old} {x} {y}))) :pattern ((select {new} {x} {y}))))"
-                    )
-                }
-                Update::Point { guard, value, .. } => {
-                    let v = self.expr(value, &inner)?;
-                    format!(
-                        "(forall (({x} {elem_sort})) (! (= (select {new} {x}) (ite (and {range_term} {guard}) {v} (select {old} {x}))) :pattern ((select {new} {x}))))"
-                    )
-                }
-                Update::Insert { .. } | Update::Delete { .. } => {
-                    let Type::Set(set_elem) = &ty else {
-                        return Err(EncodeError::Unsupported {
-                            what: "a loop that inserts into a non-set",
-                            span: s.span,
-                        });
-                    };
-                    let set_sort = self.elem_sort(set_elem);
-                    let all_var = mine.iter().all(|u| matches!(u, Update::Insert { elem, .. } | Update::Delete { elem, .. } if matches!(elem.kind, ExprKind::Var(VarRef::Local(k)) if k == var)));
-                    let y = if all_var {
-                        x.clone()
-                    } else {
-                        self.script.fresh("y")
-                    };
-                    let mut hits = Vec::new();
-                    for u in &mine {
-                        let (Update::Insert { guard, elem, .. }
-                        | Update::Delete { guard, elem, .. }) = u
-                        else {
-                            continue;
-                        };
-                        let hit = if all_var {
-                            format!("(and {range_term} {guard})")
-                        } else {
-                            let et = self.expr(elem, &inner)?;
-                            let et = self.boxed(set_elem, et);
-                            format!(
-                                "(exists (({x} {elem_sort})) (and {range_term} {guard} (= {y} {et})))"
-                            )
-                        };
-                        hits.push(hit);
-                    }
-                    let any = super::or(&hits);
-                    let body = if matches!(mine[0], Update::Insert { .. }) {
-                        format!("(or (select {old} {y}) {any})")
-                    } else {
-                        format!("(and (select {old} {y}) (not {any}))")
-                    };
-                    format!(
-                        "(forall (({y} {set_sort})) (! (= (select {new} {y}) {body}) :pattern ((select {new} {y}))))"
-                    )
-                }
-            };
-            self.script.assert(&axiom);
-            Self::set_current(&root, &mut env, new);
-        }
-        Ok(env)
-    }
-
-    fn collect_updates(
-        &mut self,
-        body: &[Stmt],
-        var: u32,
-        guard: String,
-        env: &Env,
-        out: &mut Vec<Update>,
-        conditions: &mut Vec<Expr>,
-    ) -> Result<(), EncodeError> {
-        for s in body {
-            let order_dependent = |name: String| EncodeError::OrderDependentLoop {
-                variable: name,
-                span: s.span,
-            };
-            match &s.kind {
-                StmtKind::Ignore => {}
-                StmtKind::If {
-                    branches,
-                    otherwise,
-                } => {
-                    let mut earlier = Vec::new();
-                    for (c, b) in branches {
-                        conditions.push(c.clone());
-                        let ct = self.expr(c, env)?;
-                        let mut g = vec![guard.clone()];
-                        g.extend(earlier.iter().map(|e| format!("(not {e})")));
-                        g.push(ct.clone());
-                        self.collect_updates(b, var, super::and(&g), env, out, conditions)?;
-                        earlier.push(ct);
-                    }
-                    let mut g = vec![guard.clone()];
-                    g.extend(earlier.iter().map(|e| format!("(not {e})")));
-                    self.collect_updates(otherwise, var, super::and(&g), env, out, conditions)?;
-                }
-                StmtKind::Assign { target, value } => {
-                    let (root, _, base) = self.root(target, env, s)?;
-                    match target.path.as_slice() {
-                        [] => match set_update(value, &target.root) {
-                            Some((true, elem)) => out.push(Update::Insert {
-                                root,
-                                guard: guard.clone(),
-                                elem: elem.clone(),
-                            }),
-                            Some((false, elem)) => out.push(Update::Delete {
-                                root,
-                                guard: guard.clone(),
-                                elem: elem.clone(),
-                            }),
-                            None => return Err(order_dependent(base)),
-                        },
-                        [PlaceStep::Index(i)] if matches!(i.kind, ExprKind::Var(VarRef::Local(k)) if k == var) => {
-                            out.push(Update::Point {
-                                root,
-                                guard: guard.clone(),
-                                value: value.clone(),
-                            })
-                        }
-                        _ => return Err(order_dependent(base)),
-                    }
-                }
-                _ => {
-                    return Err(EncodeError::Unsupported {
-                        what: "this statement inside a loop",
-                        span: s.span,
-                    })
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// What a loop ranges over.
-enum Range<'e> {
-    In(&'e Expr),
-    Where(&'e Type, &'e Expr),
-}
-
-/// `S := insert(e, S)`, `S := S ∪ {e}` → (true, e); `S := delete(e, S)`, `S − {e}` → (false, e).
-fn set_update<'e>(value: &'e Expr, root: &VarRef) -> Option<(bool, &'e Expr)> {
-    let is_root = |x: &Expr| matches!(&x.kind, ExprKind::Var(r) if r == root);
-    let single = |x: &'e Expr| match &x.kind {
-        ExprKind::Collection(items) if items.len() == 1 => Some(&items[0]),
-        _ => None,
-    };
-    match &value.kind {
-        ExprKind::Call(Builtin::Insert, a) if a.len() == 2 && is_root(&a[1]) => Some((true, &a[0])),
-        ExprKind::Call(Builtin::Delete, a) if a.len() == 2 && is_root(&a[1]) => {
-            Some((false, &a[0]))
-        }
-        ExprKind::Binary(BinOp::Union, l, r) if is_root(l) => single(r).map(|e| (true, e)),
-        ExprKind::Binary(BinOp::Union, l, r) if is_root(r) => single(l).map(|e| (true, e)),
-        ExprKind::Binary(BinOp::Difference | BinOp::Sub, l, r) if is_root(l) => {
-            single(r).map(|e| (false, e))
-        }
-        _ => None,
-    }
-}
-
-/// Whether `e` reads `root` (an array read at exactly the loop variable is allowed when
-/// `allowed_at` names that array and variable).
-fn reads_root(e: &Expr, root: &Root, env: &Env, allowed_at: Option<(&Root, u32)>) -> bool {
-    let matches_root = |r: &VarRef| match (r, root) {
-        (VarRef::State(k), Root::State(a, k2)) => env.automaton.map(|x| x.0) == Some(*a) && k == k2,
-        (VarRef::Qualified { automaton, slot }, Root::State(a, k2)) => {
-            automaton.0 == *a && slot == k2
-        }
-        (VarRef::Aux(k), Root::Aux(k2)) => k == k2,
-        (VarRef::Local(k), Root::Local(k2)) => k == k2,
-        _ => false,
-    };
-    if let (ExprKind::Index(a, i), Some((allowed, var))) = (&e.kind, allowed_at) {
-        if let (ExprKind::Var(r), ExprKind::Var(VarRef::Local(k))) = (&a.kind, &i.kind) {
-            if matches_root(r) && allowed == root && *k == var {
-                return false;
-            }
-        }
-    }
-    if let ExprKind::Var(r) = &e.kind {
-        if matches_root(r) {
-            return true;
-        }
-    }
-    let mut hit = false;
-    children(e, &mut |c| {
-        if !hit && reads_root(c, root, env, allowed_at) {
-            hit = true;
-        }
-    });
-    hit
 }
 
 /// Calls `f` on every sub-expression of `e`, `e` included.

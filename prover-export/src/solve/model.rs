@@ -30,6 +30,7 @@ impl Counterexample {
         }
         for (section, vars) in &self.sections {
             let title = match section {
+                Section::Params => "parameters",
                 Section::Start => "start state",
                 Section::Pre => "pre-state",
                 Section::Action => "action",
