@@ -485,3 +485,140 @@ fn interned_values_survive_a_checkpoint() {
     // The first search stopped early: the rest came from the states read back.
     assert!(json_of(&first)["states"].as_u64().expect("a count") < 334);
 }
+
+/// LCR with 5 processes, a composite (compiled through its flattening): 364 states, depth 19.
+const LCR5: [&str; 6] = [
+    "explore",
+    "examples/lcr/lcr.ioa",
+    "--automaton",
+    "LCR",
+    "--param",
+    "n=5",
+];
+
+#[test]
+fn a_composite_checkpoints_and_resumes() {
+    let dir = scratch("composite");
+    let cp = dir.join("cp");
+    let cp = cp.to_str().expect("UTF-8");
+    let first = ioa()
+        .args(LCR5)
+        .args([
+            "--checkpoint",
+            cp,
+            "--checkpoint-every",
+            "0",
+            "--max-depth",
+            "10",
+        ])
+        .output()
+        .expect("ioa runs");
+    let err = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(3), "{err}");
+    assert!(err.contains("the last, at level 11"), "{err}");
+    let resumed = ioa()
+        .args(LCR5)
+        .args(["--max-depth", "10", "--resume", cp])
+        .output()
+        .expect("ioa runs");
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(3), "{err}");
+    assert!(err.contains("resumed at level 11"), "{err}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_stops_the_search_and_keeps_the_last_checkpoint() {
+    let dir = scratch("full-disk");
+    let cp = dir.join("cp");
+    // Level 5's file is written aside first: make that write fail as on a full disk.
+    std::fs::create_dir_all(cp.join("level-5")).expect("level folder");
+    std::os::unix::fs::symlink("/dev/full", cp.join("level-5").join("worker-0.tmp"))
+        .expect("symlink to /dev/full");
+    let cp_s = cp.to_str().expect("UTF-8");
+    let out = ioa()
+        .args(LCR5)
+        .args(["--checkpoint", cp_s, "--checkpoint-every", "0"])
+        .output()
+        .expect("ioa runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(
+        err.contains("the checkpoint of level 4") && err.contains("--resume"),
+        "{err}"
+    );
+    std::fs::remove_file(cp.join("level-5").join("worker-0.tmp")).expect("unlink");
+    let resumed = ioa()
+        .args(LCR5)
+        .args(["--resume", cp_s, "--format", "json"])
+        .output()
+        .expect("ioa runs");
+    let whole = ioa()
+        .args(LCR5)
+        .args(["--format", "json"])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(resumed.status.code(), Some(0));
+    let (r, w) = (json_of(&resumed), json_of(&whole));
+    for field in ["verdict", "states", "generated", "depth"] {
+        assert_eq!(r[field], w[field], "{field}");
+    }
+}
+
+#[test]
+fn a_damaged_cut_or_foreign_checkpoint_is_refused_clearly() {
+    let dir = scratch("damaged");
+    let cp = dir.join("cp");
+    let cp_s = cp.to_str().expect("UTF-8");
+    let made = ioa()
+        .args(LCR5)
+        .args([
+            "--checkpoint",
+            cp_s,
+            "--checkpoint-every",
+            "0",
+            "--max-depth",
+            "6",
+        ])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(made.status.code(), Some(3));
+    let file = cp.join("level-7").join("worker-0.bin");
+    let good = std::fs::read(&file).expect("the level-7 checkpoint");
+    let resume = |args: &[&str]| {
+        let out = ioa()
+            .args(args)
+            .args(["--max-depth", "6", "--resume", cp_s])
+            .output()
+            .expect("ioa runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let mut damaged = good.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x5a;
+    std::fs::write(&file, &damaged).expect("write");
+    let (code, err) = resume(&LCR5);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is damaged"), "{err}");
+    std::fs::write(&file, &good[..good.len() / 3]).expect("write");
+    let (code, err) = resume(&LCR5);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is cut short"), "{err}");
+    std::fs::write(&file, b"level 7, but not a checkpoint\n").expect("write");
+    let (code, err) = resume(&LCR5);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is not a checkpoint of ioa explore"), "{err}");
+    std::fs::write(&file, &good).expect("write");
+    let mut other = LCR5;
+    other[5] = "n=4";
+    let (code, err) = resume(&other);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is a checkpoint of another search"), "{err}");
+    let (code, err) = resume(&LCR5);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("resumed at level 7"), "{err}");
+}

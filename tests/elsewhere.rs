@@ -10,10 +10,8 @@
 //!   lengths pinned in an insta snapshot of a short summary;
 //! - `ioa explore --local` (LMC): **the same verdict as the global explorer**. LMC must never
 //!   say "verified" (exit 0) where global exploration finds a violation, and on the correct
-//!   models both say verified. Where LMC answers wrongly today, the case names the bug
-//!   ([`Case::lmc_bug`]): it is left out of `local_model_checking_agrees_with_global` and has an
-//!   ignored test of its own (`lmc_known_failure_…`) that expects the right verdict, so that
-//!   `cargo test --test elsewhere -- --ignored` shows which are fixed;
+//!   models both say verified. Where LMC's local spaces are infinite ([`Case::lmc_unbounded`]),
+//!   it must stop at its limit with exit 3 and never give a verdict;
 //! - `ioa prove` where the invariants are meant to be inductive (the proved count pinned);
 //! - `ioa pair` on the models' forward simulations;
 //! - `ioa explore --liveness` and `ioa liveness` on their liveness properties;
@@ -60,8 +58,10 @@ struct Case {
     invariants: &'static [&'static str],
     /// The global explorer's verdict, which LMC must give too.
     verdict: Verdict,
-    /// Why LMC does not give that verdict today (the case then has an ignored test).
-    lmc_bug: Option<&'static str>,
+    /// Why LMC cannot finish on this case (its local state spaces are infinite where the
+    /// global one is not): it is then run under a time limit and must stop with exit 3, never
+    /// with a verdict.
+    lmc_unbounded: Option<&'static str>,
     /// What `ioa run --random --runs 10 --steps 60 --seed 0` finds (None: not run for this
     /// choice of invariants).
     random: Option<Verdict>,
@@ -79,7 +79,7 @@ const CASES: &[Case] = &[
         params: &["k=2"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Holds),
         prove: None,
         liveness: &[],
@@ -91,9 +91,7 @@ const CASES: &[Case] = &[
         params: &["k=2"],
         invariants: &[],
         verdict: Violated,
-        lmc_bug: Some(
-            "invariants reading a single (non-family) node are not checked, and the verdict is exit 0",
-        ),
+        lmc_unbounded: None,
         random: Some(Violated),
         prove: None,
         liveness: &[],
@@ -105,7 +103,7 @@ const CASES: &[Case] = &[
         params: &["n=2"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: Some("panics (index out of bounds in checker/src/local/combine.rs) with the transaction manager beside the participant family"),
+        lmc_unbounded: None,
         random: Some(Holds),
         prove: Some(90),
         liveness: &[("AllDecide", Holds)],
@@ -117,7 +115,7 @@ const CASES: &[Case] = &[
         params: &["n=2"],
         invariants: &["TMCommitsOnAllYes"],
         verdict: Violated,
-        lmc_bug: Some("refuses the invariant of the transaction manager (exit 2: \"reads the network component `TM`\"), though `network Net` makes TM a node"),
+        lmc_unbounded: None,
         random: Some(Violated),
         prove: None,
         liveness: &[],
@@ -129,7 +127,7 @@ const CASES: &[Case] = &[
         params: &["n=2"],
         invariants: &["Agreement"],
         verdict: Violated,
-        lmc_bug: Some("panics (index out of bounds in checker/src/local/combine.rs) with the transaction manager beside the participant family"),
+        lmc_unbounded: None,
         random: None,
         prove: None,
         liveness: &[],
@@ -141,7 +139,7 @@ const CASES: &[Case] = &[
         params: &["k=1"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Holds),
         prove: Some(66),
         liveness: &[("FirstEchoHeard", Holds)],
@@ -153,7 +151,7 @@ const CASES: &[Case] = &[
         params: &["k=1"],
         invariants: &[],
         verdict: Violated,
-        lmc_bug: Some("a second delivery of the same ping (a duplicate) is never explored: exit 0"),
+        lmc_unbounded: None,
         random: Some(Violated),
         prove: None,
         liveness: &[],
@@ -165,7 +163,7 @@ const CASES: &[Case] = &[
         params: &[],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: Some("a process may receive any number of tokens along its own path (the real system conserves two), so its local space has no end"),
         random: Some(Holds),
         prove: Some(90),
         liveness: &[("SnapshotCompletes", Holds), ("SnapshotStarts", Holds)],
@@ -177,9 +175,7 @@ const CASES: &[Case] = &[
         params: &[],
         invariants: &[],
         verdict: Violated,
-        lmc_bug: Some(
-            "invariants reading the channels (CutTotal) are skipped with a note, and the verdict is exit 0",
-        ),
+        lmc_unbounded: None,
         random: Some(Violated),
         prove: None,
         liveness: &[],
@@ -191,7 +187,7 @@ const CASES: &[Case] = &[
         params: &[],
         invariants: &["SnapshotTotal"],
         verdict: Violated,
-        lmc_bug: Some("the monotone network never delivers the marker once a token is queued ahead of it (the channel's recvMarker needs ahead = 0, which only deliveries restore): exit 0"),
+        lmc_unbounded: None,
         random: None,
         prove: None,
         liveness: &[],
@@ -203,7 +199,7 @@ const CASES: &[Case] = &[
         params: &["n=3"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Holds),
         prove: None,
         liveness: &[("LeaderElected", Holds)],
@@ -215,7 +211,7 @@ const CASES: &[Case] = &[
         params: &["n=4"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: None,
         prove: None,
         liveness: &[("LeaderElected", Holds)],
@@ -227,7 +223,7 @@ const CASES: &[Case] = &[
         params: &["n=3"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Holds),
         prove: None,
         liveness: &[("LeaderElected", Violated)],
@@ -239,7 +235,7 @@ const CASES: &[Case] = &[
         params: &["n=4"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: None,
         prove: None,
         liveness: &[("LeaderElected", Violated)],
@@ -251,7 +247,7 @@ const CASES: &[Case] = &[
         params: &[],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Holds),
         prove: Some(20),
         liveness: &[("AllKnowMax", Holds)],
@@ -263,7 +259,7 @@ const CASES: &[Case] = &[
         params: &[],
         invariants: &[],
         verdict: Violated,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Violated),
         prove: None,
         liveness: &[],
@@ -275,7 +271,7 @@ const CASES: &[Case] = &[
         params: &[],
         invariants: &["MaxKept"],
         verdict: Violated,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: None,
         prove: None,
         liveness: &[],
@@ -287,7 +283,7 @@ const CASES: &[Case] = &[
         params: &["n=3"],
         invariants: &[],
         verdict: Holds,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Holds),
         prove: Some(40),
         liveness: &[("Served", Holds)],
@@ -299,7 +295,7 @@ const CASES: &[Case] = &[
         params: &["n=3"],
         invariants: &[],
         verdict: Violated,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: Some(Violated),
         prove: None,
         liveness: &[],
@@ -311,7 +307,7 @@ const CASES: &[Case] = &[
         params: &["n=3"],
         invariants: &["MutualExclusion"],
         verdict: Violated,
-        lmc_bug: None,
+        lmc_unbounded: None,
         random: None,
         prove: None,
         liveness: &[],
@@ -401,9 +397,12 @@ fn every_model_checks_clean_and_is_formatted() {
         assert!(text.starts_with("% "), "{p}: no header comment");
         if !text.contains("\nforward simulation ") {
             models += 1;
+            let variants =
+                std::fs::read_to_string(Path::new(common::ROOT).join("tests/textbook_variants.rs"))
+                    .expect("tests/textbook_variants.rs");
             assert!(
-                CASES.iter().any(|c| c.file == file),
-                "{p} has no case in the table"
+                CASES.iter().any(|c| c.file == file) || variants.contains(&format!("\"{file}\"")),
+                "{p} has no case in the table (nor in tests/textbook_variants.rs)"
             );
         }
     }
@@ -505,6 +504,21 @@ fn check_local(case: &Case) {
     if case.verdict == Holds {
         args.push("--skip-network-invariants".to_string());
     }
+    if let Some(why) = case.lmc_unbounded {
+        args.extend(["--time-limit", "3s"].map(String::from));
+        let (code, out, err) = run(&args);
+        assert_eq!(
+            code, 3,
+            "{} ({why}): LMC must stop at its limit:\n{out}{err}",
+            case.name
+        );
+        assert!(
+            err.contains("stopped at the time limit"),
+            "{}: {err}",
+            case.name
+        );
+        return;
+    }
     let (code, out, err) = run(&args);
     assert_eq!(
         code,
@@ -528,57 +542,9 @@ fn check_local(case: &Case) {
 
 #[test]
 fn local_model_checking_agrees_with_global() {
-    for case in CASES.iter().filter(|c| c.lmc_bug.is_none()) {
+    for case in CASES {
         check_local(case);
     }
-}
-
-fn case(name: &str) -> &'static Case {
-    CASES
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no case {name}"))
-}
-
-/// One ignored test per case that LMC gets wrong today; each expects the right verdict.
-macro_rules! lmc_known_failures {
-    ($($test:ident: $name:literal, $why:literal;)*) => {
-        $(
-            #[test]
-            #[ignore = $why]
-            fn $test() {
-                check_local(case($name));
-            }
-        )*
-
-        /// Every case the table marks as an LMC failure has its ignored test, and no other.
-        #[test]
-        fn known_lmc_failures_are_the_marked_cases() {
-            let mut listed = vec![$($name),*];
-            listed.sort_unstable();
-            let mut marked: Vec<&str> =
-                CASES.iter().filter(|c| c.lmc_bug.is_some()).map(|c| c.name).collect();
-            marked.sort_unstable();
-            assert_eq!(listed, marked);
-        }
-    };
-}
-
-lmc_known_failures! {
-    lmc_known_failure_abp_double_deliver: "abp_double_deliver",
-        "LMC bug: invariants about a single node (R) are not checked, and LMC exits 0 on a violation";
-    lmc_known_failure_two_phase_commit: "two_phase_commit",
-        "LMC bug: panics with a transaction manager beside the participant family";
-    lmc_known_failure_two_phase_commit_bug_tm: "two_phase_commit_bug_tm",
-        "LMC bug: refuses an invariant of the single node TM as reading a network component (exit 2)";
-    lmc_known_failure_two_phase_commit_bug_agreement: "two_phase_commit_bug_agreement",
-        "LMC bug: panics with a transaction manager beside the participant family";
-    lmc_known_failure_ping_echo_bug: "ping_echo_bug",
-        "LMC bug: a duplicate delivery is never explored, and LMC says verified";
-    lmc_known_failure_chandy_lamport_bug: "chandy_lamport_bug",
-        "LMC bug: an invariant reading the channels is skipped, and LMC says verified";
-    lmc_known_failure_chandy_lamport_bug_snapshot: "chandy_lamport_bug_snapshot",
-        "LMC bug: the monotone network never delivers a marker queued behind a token, and LMC says verified";
 }
 
 #[test]

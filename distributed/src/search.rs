@@ -313,7 +313,17 @@ pub fn run<M: Wire>(
                     written = Some(depth);
                     checkpoints.push(depth);
                 }
-                Err(e) => mine.checkpoint_error = Some(e),
+                Err(e) => {
+                    let kept = match checkpoints.last() {
+                        Some(d) => format!(
+                            "; the checkpoint of level {d} in `{}` is intact: fix the cause and continue with --resume {}",
+                            dir.display(),
+                            dir.display()
+                        ),
+                        None => "; no earlier checkpoint was written".to_string(),
+                    };
+                    mine.checkpoint_error = Some(format!("{e}{kept}"));
+                }
             }
             last_checkpoint = Instant::now();
         }

@@ -130,7 +130,27 @@ pub fn run(
             }
         }
     };
-    let compiled = match CompiledModel::new(machine, symmetry) {
+    // A composite compiles through its flattening, as in one process (checker::compiled::flat).
+    let flat = checker::compiled::flat::flat_spec(&m.spec, automaton, symmetry.is_some());
+    let compiled = match flat {
+        Some(Ok(spec)) => {
+            let spec: &'static ioa_lang::ir::Spec = Box::leak(Box::new(spec));
+            match Machine::new(spec, &m.universe, automaton, machine.root_params.clone()) {
+                Ok(flat) => {
+                    let flat: &'static Machine<'static> = Box::leak(Box::new(flat));
+                    checker::compiled::flat::compile(machine, flat)
+                }
+                Err(e) => Err(format!(
+                    "its flattening does not run: {}",
+                    e.to_diagnostic().message
+                )
+                .into()),
+            }
+        }
+        Some(Err(reason)) => Err(reason.into()),
+        None => CompiledModel::new(machine, symmetry),
+    };
+    let compiled = match compiled {
         Ok(c) => c,
         Err(refusal) => {
             return usage(format!(

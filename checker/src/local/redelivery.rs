@@ -49,6 +49,8 @@ pub struct Redelivery {
     pub repeat: Vec<bool>,
     /// Per delivery that may not repeat: the send instances that make it deliverable.
     pub fed_by: FxHashMap<u32, Vec<u32>>,
+    /// Network instances whose state after two sends depends on their order ([`order_dependent`]).
+    pub order_dependent: FxHashSet<usize>,
 }
 
 impl Redelivery {
@@ -152,15 +154,144 @@ pub fn probe(
         }
     }
     fed_by.retain(|k, _| !repeat[*k as usize]);
-    Ok(Redelivery { repeat, fed_by })
+    let order_dependent = order_dependent(machine, instances, classes, start, network_mask)?;
+    Ok(Redelivery {
+        repeat,
+        fed_by,
+        order_dependent,
+    })
+}
+
+/// The instances of `moves` enabled somewhere in the network's states reachable from `from`
+/// through `moves` (any number of times) and `once` (each at most once along a path, in any
+/// order: the sends the monotone network has taken, whose order it cannot know); `None` when
+/// the search passed [`PROBE_STATES`].
+pub(super) fn enabled_in_closure(
+    machine: &Machine,
+    instances: &[ActionInstance],
+    from: &State,
+    moves: &[u32],
+    once: &[u32],
+    network_mask: &[bool],
+) -> Result<Option<FxHashSet<u32>>, RunError> {
+    let mut seen: FxHashSet<(Fingerprint, FixedBitSet)> = FxHashSet::default();
+    let start = (from.clone(), FixedBitSet::with_capacity(once.len()));
+    seen.insert((fingerprint(from), start.1.clone()));
+    let mut queue = std::collections::VecDeque::from([start]);
+    let mut enabled = FxHashSet::default();
+    let steps = moves
+        .iter()
+        .map(|&k| (k, None))
+        .chain(once.iter().enumerate().map(|(b, &k)| (k, Some(b))));
+    let steps: Vec<(u32, Option<usize>)> = steps.collect();
+    while let Some((state, used)) = queue.pop_front() {
+        for &(k, bit) in &steps {
+            if bit.is_some_and(|b| used.contains(b)) {
+                continue;
+            }
+            let inst = &instances[k as usize];
+            let mut script: Vec<u32> = Vec::new();
+            loop {
+                let Ok(plan) = machine.enabled_among(
+                    &state,
+                    inst.action,
+                    &inst.args,
+                    false,
+                    Some(network_mask),
+                )?
+                else {
+                    break;
+                };
+                if bit.is_none() {
+                    enabled.insert(k);
+                }
+                let mut ch = crate::model::Scripted::new(&script);
+                let next = machine.execute(&state, plan, &mut ch)?;
+                let mut next_used = used.clone();
+                if let Some(b) = bit {
+                    next_used.insert(b);
+                }
+                if seen.insert((fingerprint(&next), next_used.clone())) {
+                    if seen.len() > PROBE_STATES {
+                        return Ok(None);
+                    }
+                    queue.push_back((next, next_used));
+                }
+                match ch.next_script() {
+                    Some(s) => script = s,
+                    None => break,
+                }
+            }
+        }
+    }
+    Ok(Some(enabled))
+}
+
+/// Sends to one network instance compared in pairs: the most pairs tried per instance.
+pub const ORDER_PAIRS: usize = 4_096;
+
+/// The network instances that end in different states when two of their sends arrive in one
+/// order or the other (a FIFO queue, a register the first message wins). LMC's monotone network
+/// applies each send once, in the order the search happens to find them, so for such a network
+/// a delivery that needs the other order would never be offered; the search then takes the
+/// network's closure from its start state under every send seen, in any order and number
+/// (`Lmc::closure_deliveries`). An instance with more sends than [`ORDER_PAIRS`] allows is
+/// counted as order-dependent.
+fn order_dependent(
+    machine: &Machine,
+    instances: &[ActionInstance],
+    classes: &[EventClass],
+    start: &State,
+    network_mask: &[bool],
+) -> Result<FxHashSet<usize>, RunError> {
+    let mut sends_of: FxHashMap<usize, Vec<u32>> = FxHashMap::default();
+    for (s, c) in classes.iter().enumerate() {
+        if let EventClass::Send { takers, .. } = c {
+            for &t in takers {
+                sends_of.entry(t).or_default().push(s as u32);
+            }
+        }
+    }
+    let apply = |state: &State, k: u32| -> Result<Option<State>, RunError> {
+        let inst = &instances[k as usize];
+        match machine.enabled_among(state, inst.action, &inst.args, false, Some(network_mask))? {
+            Ok(plan) => Ok(Some(machine.execute(state, plan, &mut NoChoice)?)),
+            Err(_) => Ok(None),
+        }
+    };
+    let mut dependent = FxHashSet::default();
+    for (&t, sends) in &sends_of {
+        if sends.len() * sends.len() > 2 * ORDER_PAIRS {
+            dependent.insert(t);
+            continue;
+        }
+        let after: Vec<Option<State>> = sends
+            .iter()
+            .map(|&s| apply(start, s))
+            .collect::<Result<_, _>>()?;
+        'pairs: for i in 0..sends.len() {
+            for j in i + 1..sends.len() {
+                let (Some(a), Some(b)) = (&after[i], &after[j]) else {
+                    continue;
+                };
+                let ab = apply(a, sends[j])?.map(|x| fingerprint(&x));
+                let ba = apply(b, sends[i])?.map(|x| fingerprint(&x));
+                if ab != ba {
+                    dependent.insert(t);
+                    break 'pairs;
+                }
+            }
+        }
+    }
+    Ok(dependent)
 }
 
 /// The network states reached from one, with the steps between them.
-struct ProbeGraph {
+pub(super) struct ProbeGraph {
     /// (from, instance, to), by state position.
     edges: Vec<(usize, u32, usize)>,
     /// Per state, the instances enabled in it.
-    enabled: Vec<Vec<u32>>,
+    pub(super) enabled: Vec<Vec<u32>>,
 }
 
 impl ProbeGraph {
@@ -194,7 +325,7 @@ impl ProbeGraph {
 
 /// Breadth-first search of the network from `from` over the instances `moves` (every `choose`
 /// resolution is taken); false when it stopped at [`PROBE_STATES`].
-fn explore_network(
+pub(super) fn explore_network(
     machine: &Machine,
     instances: &[ActionInstance],
     from: &State,

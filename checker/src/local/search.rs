@@ -49,6 +49,8 @@ pub struct Lmc<'a, 'm, 's> {
     /// Sends applied to the monotone network: (action, arguments). Two actions may share
     /// arguments (`sendAccept(i, b, v)` and `sendLearn(i, b, v)`): each is applied.
     applied: FxHashSet<(usize, Vec<Value>)>,
+    /// The send instances applied, in order (the network's inputs when its closure is searched).
+    applied_sends: Vec<u32>,
     pub(super) node_masks: Vec<Vec<bool>>,
     network_mask: Vec<bool>,
     /// The invariants checked, with their LMC-OPT shapes.
@@ -227,6 +229,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
             pending_by_controller,
             sent: FxHashSet::default(),
             applied: FxHashSet::default(),
+            applied_sends: Vec::new(),
             node_masks,
             network_mask,
             invariants,
@@ -636,6 +639,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         if !self.applied.insert((inst.action, inst.args.clone())) {
             return Ok(());
         }
+        self.applied_sends.push(k);
         for &t in takers {
             self.sent.insert((t, inst.args.clone()));
         }
@@ -658,8 +662,9 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         Ok(())
     }
 
-    /// Moves the deliveries of network instance `controller` that the monotone network now
-    /// allows to their nodes' available lists.
+    /// Moves the deliveries of network instance `controller` that the network may now make to
+    /// their nodes' available lists: those the monotone network enables, and those enabled in
+    /// its closure ([`Self::closure_deliveries`]).
     fn refresh_deliveries(&mut self, controller: usize) -> Result<(), LocalError> {
         let Some(pending) = self.pending_by_controller.remove(&controller) else {
             return Ok(());
@@ -675,16 +680,73 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                     .enabled_among(&self.network, inst.action, &inst.args, false, Some(&only))?
                     .is_ok();
             if matched {
-                if let EventClass::Handler { node, .. } = self.classes[k as usize] {
-                    self.stores[node].available.push(k);
-                    self.stats.deliveries += 1;
-                }
+                self.make_available(k);
             } else {
                 still.push(k);
             }
         }
+        if !still.is_empty() {
+            let reachable = self.closure_deliveries(controller)?;
+            still.retain(|&k| {
+                let keep = reachable.as_ref().is_some_and(|r| !r.contains(&k));
+                if !keep {
+                    self.make_available(k);
+                }
+                keep
+            });
+        }
         self.pending_by_controller.insert(controller, still);
         Ok(())
+    }
+
+    fn make_available(&mut self, k: u32) {
+        if let EventClass::Handler { node, .. } = self.classes[k as usize] {
+            self.stores[node].available.push(k);
+            self.stats.deliveries += 1;
+        }
+    }
+
+    /// The deliveries of network instance `controller` enabled somewhere in the closure of the
+    /// monotone network under its own steps: its deliveries taken (a channel that must hand
+    /// over a token before its marker) and the network's own actions. The monotone state alone
+    /// applies each send once and never consumes, so a delivery that needs an earlier one taken
+    /// first would never become available, and LMC would miss every run through it. Where the
+    /// network's state depends on the order of its sends ([`super::redelivery::Redelivery::
+    /// order_dependent`]), the closure starts over from the network's start state and takes
+    /// each send seen at most once, in every order. `None` when the closure is larger than
+    /// [`super::redelivery::PROBE_STATES`]: then every delivery counts as possible (more local
+    /// states, never fewer).
+    fn closure_deliveries(&self, controller: usize) -> Result<Option<FxHashSet<u32>>, LocalError> {
+        let mut moves: Vec<u32> = Vec::new();
+        for (k, c) in self.classes.iter().enumerate() {
+            match c {
+                EventClass::Handler { controller: c, .. } if *c == controller => {
+                    moves.push(k as u32)
+                }
+                _ => {}
+            }
+        }
+        moves.extend(self.network_only.iter().copied());
+        let ordered = self.redelivery.order_dependent.contains(&controller);
+        let once: Vec<u32> = if ordered {
+            self.applied_sends
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    matches!(&self.classes[s as usize], EventClass::Send { takers, .. } if takers.contains(&controller))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(super::redelivery::enabled_in_closure(
+            self.machine,
+            self.model.instances(),
+            if ordered { &self.start } else { &self.network },
+            &moves,
+            &once,
+            &self.network_mask,
+        )?)
     }
 
     fn finish_stats(&mut self) {
