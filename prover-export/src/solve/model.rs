@@ -1232,10 +1232,26 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
             _ => sections.push((s.section, vec![(s.label.clone(), text)])),
         }
     }
-    let replay = ob
-        .replay
-        .as_ref()
-        .map(|r| replay_values(spec, &printer, &values, r));
+    // The interpreter's check reads the whole model: every element of every uninterpreted
+    // sort becomes a candidate (an element no term mentions is still in the universe, and a
+    // constant array ranges over it). The printed sections above keep the elements the model
+    // mentions, as before.
+    let pool = printer.pool;
+    let replay = ob.replay.as_ref().map(|r| {
+        for (_, elements) in model.sort_universes() {
+            for e in elements.iter() {
+                if let Some(s) = parse(&e.to_string()) {
+                    ev.harvest(&s);
+                }
+            }
+        }
+        let printer = Printer {
+            spec,
+            ev: &ev,
+            pool,
+        };
+        replay_values(spec, &printer, &values, r)
+    });
     Counterexample {
         failed,
         sections,
