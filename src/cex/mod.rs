@@ -57,8 +57,20 @@ pub fn check(
 ) -> Option<Check> {
     let replay = ob.replay.as_ref()?;
     let values = cex.replay.as_ref()?;
-    Some(match check_replay(spec, sources, replay, values, cex) {
+    // Set memberships the model leaves open are completed as non-members first, then (when
+    // there are any) as members: the interpreter judges each completed state.
+    let first = check_replay(spec, sources, replay, values, cex, false);
+    let open = values.state.iter().any(values::has_open_members)
+        || values.params.iter().any(values::has_open_members)
+        || values.action.iter().any(values::has_open_members);
+    Some(match first {
         Ok(c) => Check::Confirmed(c),
+        Err(_) if open => match check_replay(spec, sources, replay, values, cex, true) {
+            Ok(c) => Check::Confirmed(c),
+            Err(second) => Check::Rejected(format!(
+                "{second} (with the set memberships Z3's model leaves open completed as members; as non-members too)"
+            )),
+        },
         Err(reason) => Check::Rejected(reason),
     })
 }
@@ -69,6 +81,7 @@ fn check_replay(
     replay: &prover_export::obligations::Replay,
     values: &prover_export::solve::model::ReplayValues,
     cex: &Counterexample,
+    open_members_in: bool,
 ) -> Result<Confirmed, String> {
     let aut = &spec.automata[replay.automaton.0 as usize];
     let AutomatonBody::Primitive(prim) = &aut.body else {
@@ -81,6 +94,7 @@ fn check_replay(
     let mut reader = Reader {
         spec,
         carriers: HashMap::new(),
+        open_members_in,
     };
     let mut universe = Universe::default();
     let mut universe_lines = Vec::new();

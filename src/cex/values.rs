@@ -21,6 +21,29 @@ pub struct Reader<'s> {
     pub spec: &'s Spec,
     /// The converted carriers of open types.
     pub carriers: HashMap<Type, Vec<Value>>,
+    /// Whether a candidate whose membership in a set the model leaves open is completed as a
+    /// member (else it is left out).
+    pub open_members_in: bool,
+}
+
+/// Whether a model value leaves a set membership open somewhere.
+pub fn has_open_members(v: &ModelValue) -> bool {
+    match v {
+        ModelValue::Set(members, open) => !open.is_empty() || members.iter().any(has_open_members),
+        ModelValue::Tuple(xs) | ModelValue::Seq(xs) => xs.iter().any(has_open_members),
+        ModelValue::Union(_, x) | ModelValue::Embed(x) => has_open_members(x),
+        ModelValue::Mset(xs) => xs.iter().any(|(x, _)| has_open_members(x)),
+        ModelValue::Array(d, xs) => {
+            has_open_members(d)
+                || xs
+                    .iter()
+                    .any(|(k, x)| has_open_members(k) || has_open_members(x))
+        }
+        ModelValue::Map(xs) => xs
+            .iter()
+            .any(|(k, x)| has_open_members(k) || has_open_members(x)),
+        _ => false,
+    }
 }
 
 impl Reader<'_> {
@@ -75,11 +98,15 @@ impl Reader<'_> {
             }
             (ModelValue::Nil, Type::Null(_)) => Value::Nil,
             (ModelValue::Embed(x), Type::Null(t)) => Value::Embed(Arc::new(self.value(x, t)?)),
-            (ModelValue::Set(xs), Type::Set(t)) => Value::Set(
-                xs.iter()
-                    .map(|x| self.value(x, t))
-                    .collect::<Result<_, _>>()?,
-            ),
+            (ModelValue::Set(xs, open), Type::Set(t)) => {
+                let completed: &[ModelValue] = if self.open_members_in { open } else { &[] };
+                Value::Set(
+                    xs.iter()
+                        .chain(completed)
+                        .map(|x| self.value(x, t))
+                        .collect::<Result<_, _>>()?,
+                )
+            }
             (ModelValue::Mset(xs), Type::Mset(t)) => {
                 let mut m = imbl::OrdMap::new();
                 for (x, n) in xs {

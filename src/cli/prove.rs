@@ -206,7 +206,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
         .par_iter()
         .map(|ob| {
             let outcome = solve::check(&spec, ob, &budget);
-            honest(&spec, &sources, ob, outcome)
+            honest(&spec, &sources, ob, outcome, &budget)
         })
         .collect();
     let total = started.elapsed();
@@ -465,11 +465,29 @@ fn honest<'o>(
     sources: &SourceMap,
     ob: &'o Obligation,
     outcome: solve::Outcome,
+    budget: &Budget,
 ) -> (&'o Obligation, solve::Outcome, Option<Checked>) {
-    let Verdict::Failed(cex) = &outcome.verdict else {
+    let Verdict::Failed(first) = &outcome.verdict else {
         return (ob, outcome, None);
     };
-    match crate::cex::check(spec, sources, ob, cex) {
+    let mut cex = first;
+    let mut check = crate::cex::check(spec, sources, ob, cex);
+    // A model the interpreter does not confirm may be one the prover cannot read back whole
+    // (functions Z3's model-based instantiation defines through projections): models over
+    // small universes are finite tables, so they are asked for and checked in turn.
+    let small;
+    if matches!(check, Some(crate::cex::Check::Rejected(_))) {
+        small = solve::small_counterexamples(spec, ob, budget);
+        for other in &small {
+            let again = crate::cex::check(spec, sources, ob, other);
+            if matches!(again, Some(crate::cex::Check::Confirmed(_))) {
+                cex = other;
+                check = again;
+                break;
+            }
+        }
+    }
+    match check {
         None => (ob, outcome, Some(Checked::NotReexecuted)),
         Some(crate::cex::Check::Confirmed(c)) => {
             let start = ob.replay.as_ref().is_some_and(|r| r.transition.is_none());

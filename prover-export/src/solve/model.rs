@@ -59,8 +59,8 @@ pub enum ModelValue {
     Nil,
     /// `embed(v)`.
     Embed(Box<ModelValue>),
-    /// A set's members.
-    Set(Vec<ModelValue>),
+    /// A set's members, and the candidates whose membership the model leaves open.
+    Set(Vec<ModelValue>, Vec<ModelValue>),
     /// A multiset's members with their counts.
     Mset(Vec<(ModelValue, u64)>),
     /// A sequence.
@@ -881,7 +881,7 @@ impl Printer<'_> {
                         (self.value(key, k), row)
                     })
                     .collect();
-                ModelValue::Array(Box::new(ModelValue::Set(vec![])), rows)
+                ModelValue::Array(Box::new(ModelValue::Set(vec![], vec![])), rows)
             }
             (_, Type::Array(k, val_ty)) => {
                 let default = array_default(v)
@@ -917,20 +917,23 @@ impl Printer<'_> {
         }
     }
 
-    /// The set of the candidates of type `t` whose membership `has` evaluates to true (a
-    /// candidate whose membership the model leaves open is left out: a completion the
-    /// interpreter's check then judges).
+    /// The set of the candidates of type `t` whose membership `has` evaluates to true, and
+    /// those whose membership the model leaves open (the interpreter's check completes them).
     fn set_value(&self, t: &Type, has: impl Fn(&Val) -> Val) -> ModelValue {
         let mut members = Vec::new();
+        let mut open = Vec::new();
         for c in self.candidates(t) {
-            if let Val::Bool(true) = has(&c) {
-                let m = self.value(&c, t);
-                if !members.contains(&m) {
-                    members.push(m);
-                }
+            let list = match has(&c) {
+                Val::Bool(true) => &mut members,
+                Val::Bool(false) => continue,
+                _ => &mut open,
+            };
+            let m = self.value(&c, t);
+            if !list.contains(&m) {
+                list.push(m);
             }
         }
-        ModelValue::Set(members)
+        ModelValue::Set(members, open)
     }
 
     fn show(&self, v: &Val, ty: &Type) -> String {
