@@ -1,6 +1,7 @@
 //! The `ioa` command: the only place in the toolkit that reads files from disk and prints to a
 //! terminal. Each subcommand lives in its own module under `cli/`.
 
+mod cex;
 mod cli;
 mod serve;
 mod view;

@@ -227,6 +227,13 @@ impl Universe {
             .map_err(|(span, msg)| Diagnostic::error("E0513", msg, shift(span)))
     }
 
+    /// Sets the carrier of `ty` to `values` (the universe a proof's counterexample lives in,
+    /// read from Z3's model rather than from universe text).
+    pub fn set_carrier(&mut self, spec: &Spec, ty: &Type, values: Vec<Value>) {
+        self.explicit.insert(type_text(spec, ty), values.into());
+        self.cache.write().expect("universe cache lock").clear();
+    }
+
     /// The candidate values for a parameter of an action, if the universe names them.
     pub fn param_candidates(&self, action: &str, param: &str) -> Option<Arc<[Value]>> {
         self.params

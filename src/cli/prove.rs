@@ -37,6 +37,8 @@ pub struct Prepared {
     pub obligations: Vec<Obligation>,
     /// The `--param` assumptions, as `A.n = 3`.
     pub params: Vec<String>,
+    /// The model's sources (for the interpreter's check of counterexamples).
+    pub sources: SourceMap,
 }
 
 /// Arguments of `ioa prove`.
@@ -147,6 +149,7 @@ pub fn obligations(sel: &Selection, color: ColorChoice) -> Result<Prepared, Exit
         spec,
         obligations: out,
         params,
+        sources,
     })
 }
 
@@ -179,6 +182,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
         spec,
         obligations: obs,
         params,
+        sources,
     } = match obligations(&args.selection, args.color) {
         Ok(x) => x,
         Err(code) => return code,
@@ -196,21 +200,26 @@ pub fn run(args: ProveArgs) -> ExitCode {
     // Obligations are independent and each verdict depends only on its own text and budget
     // (a fresh Z3 context, a resource count rather than a clock), so they are checked on every
     // core at once; the rows keep the obligations' order.
+    // Every counterexample is re-executed by the interpreter before it is reported
+    // (`crate::cex`): one it rejects makes the obligation unknown.
     let rows: Vec<_> = obs
         .par_iter()
-        .map(|ob| (ob, solve::check(&spec, ob, &budget)))
+        .map(|ob| {
+            let outcome = solve::check(&spec, ob, &budget);
+            honest(&spec, &sources, ob, outcome, &budget)
+        })
         .collect();
     let total = started.elapsed();
     let proved = rows
         .iter()
-        .filter(|(_, o)| matches!(o.verdict, Verdict::Proved))
+        .filter(|(_, o, _)| matches!(o.verdict, Verdict::Proved))
         .count();
     match args.format {
         Format::Text => print_stdout(&text_report(&rows, total, &budget, &params)),
         Format::Json => {
             let list: Vec<serde_json::Value> = rows
                 .iter()
-                .map(|(ob, o)| {
+                .map(|(ob, o, checked)| {
                     let mut v = serde_json::json!({
                         "obligation": ob.name(),
                         "target": ob.target,
@@ -240,6 +249,9 @@ pub fn run(args: ProveArgs) -> ExitCode {
                         Verdict::Unknown(reason) => v["reason"] = serde_json::json!(reason),
                         _ => {}
                     }
+                    if let Some(c) = checked {
+                        v["interpreter_check"] = c.json();
+                    }
                     v
                 })
                 .collect();
@@ -264,14 +276,14 @@ pub fn run(args: ProveArgs) -> ExitCode {
 }
 
 fn text_report(
-    rows: &[(&Obligation, solve::Outcome)],
+    rows: &[(&Obligation, solve::Outcome, Option<Checked>)],
     total: Duration,
     budget: &Budget,
     params: &[String],
 ) -> String {
     let width = rows
         .iter()
-        .map(|(o, _)| o.name().chars().count())
+        .map(|(o, _, _)| o.name().chars().count())
         .max()
         .unwrap_or(10)
         .max(10);
@@ -293,7 +305,7 @@ fn text_report(
         "{:<width$}  {:<9}  {:>11}  {:>8}\n",
         "obligation", "verdict", "rlimit", "time"
     ));
-    for (ob, o) in rows {
+    for (ob, o, _) in rows {
         out.push_str(&format!(
             "{:<width$}  {:<9}  {:>11}  {:>5} ms\n",
             ob.name(),
@@ -304,11 +316,11 @@ fn text_report(
     }
     let with_hypotheses: Vec<_> = rows
         .iter()
-        .filter(|(ob, o)| matches!(o.verdict, Verdict::Proved) && !ob.hypotheses.is_empty())
+        .filter(|(ob, o, _)| matches!(o.verdict, Verdict::Proved) && !ob.hypotheses.is_empty())
         .collect();
     if !with_hypotheses.is_empty() {
         out.push_str("\nhypotheses each proof used (Z3's unsat core):\n");
-        for (ob, o) in with_hypotheses {
+        for (ob, o, _) in with_hypotheses {
             let used = match &o.core {
                 None => "not named (the proof was too costly to repeat with tracked hypotheses)"
                     .to_string(),
@@ -320,7 +332,7 @@ fn text_report(
             out.push_str(&format!("  {:<width$}  {used}\n", ob.name()));
         }
     }
-    for (ob, o) in rows {
+    for (ob, o, checked) in rows {
         match &o.verdict {
             Verdict::Proved => {}
             Verdict::Failed(cex) => {
@@ -332,7 +344,15 @@ fn text_report(
                     out.push_str(&format!(", assuming {}", ob.assumed.join(", ")));
                 }
                 out.push_str(":\n");
+                if let Some(c) = checked {
+                    out.push_str(&c.text_header());
+                }
                 out.push_str(&cex.render());
+            }
+            Verdict::Unknown(_) if matches!(checked, Some(Checked::Rejected { .. })) => {
+                if let Some(c) = checked {
+                    out.push_str(&format!("\n{}: {}", ob.name(), c.text_header()));
+                }
             }
             Verdict::Unknown(reason) => {
                 out.push_str(&format!("\n{}: Z3 gave up: {reason}\n", ob.name()));
@@ -353,7 +373,11 @@ fn text_report(
             }
         }
     }
-    let count = |w: &str| rows.iter().filter(|(_, o)| o.verdict.word() == w).count();
+    let count = |w: &str| {
+        rows.iter()
+            .filter(|(_, o, _)| o.verdict.word() == w)
+            .count()
+    };
     out.push_str(&format!(
         "\n{} obligation(s): {} proved, {} failed, {} unknown, {} exhausted, {} timeout; {:.2} s\n",
         rows.len(),
@@ -365,4 +389,132 @@ fn text_report(
         total.as_secs_f64()
     ));
     out
+}
+
+/// What the interpreter's check made of a counterexample Z3 gave (see `crate::cex`).
+pub enum Checked {
+    /// Confirmed: the counterexample printed is the interpreter's.
+    Confirmed {
+        /// A start obligation (else a step).
+        start: bool,
+        /// The universe it lives in.
+        universe: Vec<String>,
+    },
+    /// Rejected: the obligation is unknown; Z3's model as it read it is kept for JSON.
+    Rejected {
+        /// The check that failed.
+        reason: String,
+        /// Z3's model.
+        model: prover_export::solve::model::Counterexample,
+    },
+    /// A simulation's counterexample: not re-executed.
+    NotReexecuted,
+}
+
+impl Checked {
+    /// The lines printed above the counterexample (or, rejected, after the obligation's name).
+    fn text_header(&self) -> String {
+        match self {
+            Checked::Confirmed { start, universe } => {
+                let mut s = if *start {
+                    "  checked by the interpreter: a start state in which the invariant is false\n"
+                        .to_string()
+                } else {
+                    "  checked by the interpreter: a pre-state satisfying the hypotheses (not necessarily reachable), the step enabled in it, the invariant false after it\n"
+                        .to_string()
+                };
+                if !universe.is_empty() {
+                    s.push_str(&format!("  in the universe: {}\n", universe.join("; ")));
+                }
+                s
+            }
+            Checked::Rejected { reason, .. } => format!(
+                "unknown: the interpreter does not confirm Z3's model as a counterexample: {reason}\n"
+            ),
+            Checked::NotReexecuted => {
+                "  not re-executed by the interpreter (simulation counterexamples are Z3's model as read)\n"
+                    .to_string()
+            }
+        }
+    }
+
+    /// The check's result as JSON.
+    fn json(&self) -> serde_json::Value {
+        match self {
+            Checked::Confirmed { universe, .. } => serde_json::json!({
+                "result": "confirmed",
+                "universe": universe,
+            }),
+            Checked::Rejected { reason, model } => serde_json::json!({
+                "result": "rejected",
+                "reason": reason,
+                "z3_model": model.sections.iter().map(|(s, vars)| serde_json::json!({
+                    "section": format!("{s:?}"),
+                    "values": vars.iter().map(|(n, x)| serde_json::json!({"name": n, "value": x})).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            }),
+            Checked::NotReexecuted => serde_json::json!({"result": "not re-executed"}),
+        }
+    }
+}
+
+/// An outcome whose counterexample the interpreter has checked: confirmed, it is printed with
+/// the interpreter's values; rejected, the verdict becomes unknown with the reason.
+fn honest<'o>(
+    spec: &Spec,
+    sources: &SourceMap,
+    ob: &'o Obligation,
+    outcome: solve::Outcome,
+    budget: &Budget,
+) -> (&'o Obligation, solve::Outcome, Option<Checked>) {
+    let Verdict::Failed(first) = &outcome.verdict else {
+        return (ob, outcome, None);
+    };
+    let mut cex = first;
+    let mut check = crate::cex::check(spec, sources, ob, cex);
+    // A model the interpreter does not confirm may be one the prover cannot read back whole
+    // (functions Z3's model-based instantiation defines through projections): models over
+    // small universes are finite tables, so they are asked for and checked in turn.
+    let small;
+    if matches!(check, Some(crate::cex::Check::Rejected(_))) {
+        small = solve::small_counterexamples(spec, ob, budget);
+        for other in &small {
+            let again = crate::cex::check(spec, sources, ob, other);
+            if matches!(again, Some(crate::cex::Check::Confirmed(_))) {
+                cex = other;
+                check = again;
+                break;
+            }
+        }
+    }
+    match check {
+        None => (ob, outcome, Some(Checked::NotReexecuted)),
+        Some(crate::cex::Check::Confirmed(c)) => {
+            let start = ob.replay.as_ref().is_some_and(|r| r.transition.is_none());
+            let checked = prover_export::solve::model::Counterexample {
+                failed: cex.failed.clone(),
+                sections: c.sections,
+                replay: cex.replay.clone(),
+            };
+            let outcome = solve::Outcome {
+                verdict: Verdict::Failed(checked),
+                ..outcome
+            };
+            let note = Checked::Confirmed {
+                start,
+                universe: c.universe,
+            };
+            (ob, outcome, Some(note))
+        }
+        Some(crate::cex::Check::Rejected(reason)) => {
+            let model = cex.clone();
+            let outcome = solve::Outcome {
+                verdict: Verdict::Unknown(format!(
+                    "the interpreter does not confirm Z3's model as a counterexample: {reason}"
+                )),
+                ..outcome
+            };
+            (ob, outcome, Some(Checked::Rejected { reason, model }))
+        }
+    }
 }

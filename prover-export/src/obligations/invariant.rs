@@ -7,7 +7,7 @@
 
 use super::{
     assert_goals, assumed_invariants, declare_params, declare_state, show_params, show_state,
-    slots_used, start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
+    slots_used, start_state, transition, Assumptions, Kind, Obligation, Replay, Section, Shown,
 };
 use crate::error::EncodeError;
 use crate::smt::expr::{Encoder, Env};
@@ -170,6 +170,15 @@ fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
     let goals = assert_goals(&mut enc, &[(format!("{} holds", inv.name), goal)]);
     let mut shown = Vec::new();
     let slots = slots_used(a, true, &[&inv.body], &[]);
+    let replay = Replay {
+        automaton: a,
+        transition: None,
+        claim: index,
+        assumed: vec![],
+        params: env.params.get(&a.0).cloned().unwrap_or_default(),
+        state: env.state(a).to_vec(),
+        action: vec![],
+    };
     show_params(spec, a, &env, &mut shown);
     show_state(
         spec,
@@ -192,6 +201,7 @@ fn start(spec: &Spec, index: usize) -> Result<Obligation, EncodeError> {
         hypotheses: vec![],
         shown,
         span: inv.span,
+        replay: Some(replay),
     })
 }
 
@@ -244,6 +254,15 @@ fn step(
     let mut exprs: Vec<&Expr> = vec![&inv.body];
     exprs.extend(t.pre.iter());
     let read = slots_used(a, true, &exprs, &[&t.eff]);
+    let replay = Replay {
+        automaton: a,
+        transition: Some(t_index),
+        claim: index,
+        assumed: assumed.to_vec(),
+        params: pre.params.get(&a.0).cloned().unwrap_or_default(),
+        state: pre.state(a).to_vec(),
+        action: params.iter().map(|p| p.constant.clone()).collect(),
+    };
     let mut shown = Vec::new();
     show_params(spec, a, &pre, &mut shown);
     show_state(
@@ -283,5 +302,6 @@ fn step(
         hypotheses: enc.script.hypotheses().to_vec(),
         shown,
         span: t.span,
+        replay: Some(replay),
     })
 }

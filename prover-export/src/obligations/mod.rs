@@ -87,6 +87,30 @@ pub struct Obligation {
     pub shown: Vec<Shown>,
     /// The invariant, transition or proof-block entry.
     pub span: Span,
+    /// What the interpreter needs to re-execute a counterexample (invariant obligations; `None`
+    /// for simulations, whose counterexamples are not re-executed).
+    pub replay: Option<Replay>,
+}
+
+/// An invariant obligation as the interpreter can re-execute it: which automaton, transition and
+/// invariants, and the SMT constants holding the whole state (not only the variables a
+/// counterexample shows), its parameters and the action's arguments.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The (primitive, flattened) automaton.
+    pub automaton: AutomatonId,
+    /// The transition (index in the automaton's list); `None` for a start obligation.
+    pub transition: Option<usize>,
+    /// The invariant claimed (index into `spec.invariants`).
+    pub claim: usize,
+    /// The invariants assumed in the pre-state (indices; empty for a start obligation).
+    pub assumed: Vec<usize>,
+    /// The constants of the automaton's parameters, in order.
+    pub params: Vec<String>,
+    /// The constants of every state variable of the start or pre-state, in slot order.
+    pub state: Vec<String>,
+    /// The constants of the action's arguments, in order (steps).
+    pub action: Vec<String>,
 }
 
 impl Obligation {

@@ -315,6 +315,7 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
         hypotheses: vec![],
         shown,
         span: sim.span,
+        replay: None,
     })
 }
 
@@ -429,6 +430,7 @@ fn step(
         goals,
         shown,
         span: entry.map(|e| e.span).unwrap_or(t.span),
+        replay: None,
     };
     for (case_no, mut path) in paths.into_iter().enumerate() {
         // The settled atoms of a split path: `older ∉ X` as the only goal.

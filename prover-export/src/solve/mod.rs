@@ -170,6 +170,33 @@ pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
     }
 }
 
+/// Counterexamples to `ob` over small universes (2, then 3 elements per uninterpreted sort),
+/// each search within a tenth of the budget: models there are finite tables, which read back
+/// completely where an unbounded search's model-based instantiation leaves functions defined
+/// through projections `ioa prove` cannot evaluate. `ioa prove` asks for them when the
+/// interpreter does not confirm the first model. Any one found is a model of the whole script.
+pub fn small_counterexamples(
+    spec: &Spec,
+    ob: &Obligation,
+    budget: &Budget,
+) -> Vec<model::Counterexample> {
+    let deadline = Deadline::after(budget.wall);
+    let units = (budget.rlimit / 10).max(1);
+    let mut out = Vec::new();
+    for attempt in &BOUNDED {
+        if deadline.expired() {
+            break;
+        }
+        let tried = z3::with_z3_config(&z3::Config::new(), || {
+            attempt_check(spec, ob, units, &deadline, attempt)
+        });
+        if let Verdict::Failed(cex) = tried.verdict {
+            out.push(cex);
+        }
+    }
+    out
+}
+
 /// [`check`] of the obligation's script as it is.
 fn check_script(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
     portfolio(budget, true, |attempt, share, deadline| {

@@ -19,6 +19,58 @@ pub struct Counterexample {
     pub failed: Vec<String>,
     /// Variables by section, with their values in IOA syntax.
     pub sections: Vec<(Section, Vec<(String, String)>)>,
+    /// The whole state, parameters and arguments as values, for the interpreter to re-execute
+    /// (invariant obligations, see [`crate::obligations::Replay`]).
+    pub replay: Option<ReplayValues>,
+}
+
+/// A counterexample's values as data: what `ioa prove` hands the interpreter to check it. Where
+/// Z3's model leaves a value open, it is [`ModelValue::Unknown`] (a set member whose membership
+/// is open is left out); the checker completes it, and its verdict, not Z3's, decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayValues {
+    /// The automaton's parameters, in order.
+    pub params: Vec<ModelValue>,
+    /// Every state variable of the start or pre-state, in slot order.
+    pub state: Vec<ModelValue>,
+    /// The action's arguments, in order.
+    pub action: Vec<ModelValue>,
+    /// For each open type the obligation's model has elements of (tuples and unions read as
+    /// uninterpreted sorts), those elements: the universe the counterexample lives in.
+    pub carriers: Vec<(Type, Vec<ModelValue>)>,
+}
+
+/// One value of a Z3 model, read at its IOA type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelValue {
+    /// A Boolean.
+    Bool(bool),
+    /// An integer (also `Nat`, `Char` as its code point).
+    Int(i128),
+    /// A string.
+    Str(String),
+    /// An enumeration constant, by name.
+    Enum(String),
+    /// A tuple's fields.
+    Tuple(Vec<ModelValue>),
+    /// A union value: tag and payload.
+    Union(String, Box<ModelValue>),
+    /// `nil`.
+    Nil,
+    /// `embed(v)`.
+    Embed(Box<ModelValue>),
+    /// A set's members, and the candidates whose membership the model leaves open.
+    Set(Vec<ModelValue>, Vec<ModelValue>),
+    /// A multiset's members with their counts.
+    Mset(Vec<(ModelValue, u64)>),
+    /// A sequence.
+    Seq(Vec<ModelValue>),
+    /// An array: its default (for the keys not listed) and entries.
+    Array(Box<ModelValue>, Vec<(ModelValue, ModelValue)>),
+    /// A map's entries.
+    Map(Vec<(ModelValue, ModelValue)>),
+    /// The model leaves it open.
+    Unknown,
 }
 
 impl Counterexample {
@@ -715,6 +767,175 @@ impl Printer<'_> {
         format!("{{{}}}", members.join(", "))
     }
 
+    /// The value `v` at type `ty` as data: [`Printer::show`] without the printing.
+    fn value(&self, v: &Val, ty: &Type) -> ModelValue {
+        let spec = self.spec;
+        if let Val::Ctor(name, _) = v {
+            if name.contains("!val!") && is_boxed(ty) {
+                if let Type::Set(t) = ty {
+                    let has = format!("{}.has", mangle(spec, ty));
+                    let Some(f) = self.ev.funcs.get(&has) else {
+                        return ModelValue::Unknown;
+                    };
+                    return self.set_value(t, |c| self.ev.apply(f, &[v.clone(), c.clone()]));
+                }
+                let of = format!("{}.of", mangle(spec, ty));
+                let value = match self.ev.funcs.get(&of) {
+                    Some(f) => self.ev.apply(f, std::slice::from_ref(v)),
+                    None => Val::Unknown,
+                };
+                return self.value(&value, ty);
+            }
+        }
+        match (v, ty) {
+            (Val::Unknown, _) => ModelValue::Unknown,
+            (Val::Bool(b), _) => ModelValue::Bool(*b),
+            (Val::Int(i), _) => ModelValue::Int(*i),
+            (Val::Str(s), _) => ModelValue::Str(s.clone()),
+            (Val::Ctor(c, _), Type::Named(id))
+                if c.contains("!val!")
+                    && matches!(spec.types[id.0 as usize].kind, TypeDefKind::Tuple(_)) =>
+            {
+                let TypeDefKind::Tuple(fs) = &spec.types[id.0 as usize].kind else {
+                    return ModelValue::Unknown;
+                };
+                ModelValue::Tuple(
+                    fs.iter()
+                        .map(|(f, t)| {
+                            let acc = field_accessor(spec, *id, f);
+                            let x = match self.ev.funcs.get(&acc) {
+                                Some(func) => self.ev.apply(func, std::slice::from_ref(v)),
+                                None if fs.len() == 1 && matches!(t, Type::Int | Type::Nat) => c
+                                    .rsplit("!val!")
+                                    .next()
+                                    .and_then(|n| n.parse::<i128>().ok())
+                                    .map(Val::Int)
+                                    .unwrap_or(Val::Unknown),
+                                None => Val::Unknown,
+                            };
+                            self.value(&x, t)
+                        })
+                        .collect(),
+                )
+            }
+            (Val::Ctor(c, fields), Type::Named(id)) => match &spec.types[id.0 as usize].kind {
+                TypeDefKind::Tuple(fs) => ModelValue::Tuple(
+                    fields
+                        .iter()
+                        .zip(fs)
+                        .map(|(x, (_, t))| self.value(x, t))
+                        .collect(),
+                ),
+                TypeDefKind::Enumeration(_) => match self.ev.names.display.get(c) {
+                    Some(name) => ModelValue::Enum(name.clone()),
+                    None => ModelValue::Unknown,
+                },
+                TypeDefKind::Union(tags) => {
+                    let Some(tag) = self.ev.names.display.get(c) else {
+                        return ModelValue::Unknown;
+                    };
+                    let t = tags.iter().find(|(n, _)| n == tag).map(|(_, t)| t.clone());
+                    match (fields.first(), t) {
+                        (Some(x), Some(t)) => {
+                            ModelValue::Union(tag.clone(), Box::new(self.value(x, &t)))
+                        }
+                        _ => ModelValue::Unknown,
+                    }
+                }
+            },
+            (Val::Ctor(c, fields), Type::Null(t)) => {
+                if c.starts_with("nil_") {
+                    ModelValue::Nil
+                } else {
+                    match fields.first() {
+                        Some(x) => ModelValue::Embed(Box::new(self.value(x, t))),
+                        None => ModelValue::Unknown,
+                    }
+                }
+            }
+            (Val::Seq(xs), Type::Seq(t)) => {
+                ModelValue::Seq(xs.iter().map(|x| self.value(x, t)).collect())
+            }
+            (_, Type::Set(t)) => self.set_value(t, |c| self.ev.apply(v, std::slice::from_ref(c))),
+            (_, Type::Mset(t)) => {
+                let mut members = Vec::new();
+                for c in self.candidates(t) {
+                    if let Val::Int(n) = self.ev.apply(v, std::slice::from_ref(&c)) {
+                        if n > 0 {
+                            members.push((self.value(&c, t), n.min(u64::MAX as i128) as u64));
+                        }
+                    }
+                }
+                ModelValue::Mset(members)
+            }
+            (_, Type::Array(k, val_ty)) if matches!(**val_ty, Type::Set(_)) => {
+                let Type::Set(t) = &**val_ty else {
+                    return ModelValue::Unknown;
+                };
+                let rows = self
+                    .candidates(k)
+                    .iter()
+                    .map(|key| {
+                        let row =
+                            self.set_value(t, |c| self.ev.apply(v, &[key.clone(), c.clone()]));
+                        (self.value(key, k), row)
+                    })
+                    .collect();
+                ModelValue::Array(Box::new(ModelValue::Set(vec![], vec![])), rows)
+            }
+            (_, Type::Array(k, val_ty)) => {
+                let default = array_default(v)
+                    .map(|d| self.value(&d, val_ty))
+                    .unwrap_or(ModelValue::Unknown);
+                let entries = self
+                    .candidates(k)
+                    .iter()
+                    .map(|c| {
+                        let x = self.value(&self.ev.apply(v, std::slice::from_ref(c)), val_ty);
+                        (self.value(c, k), x)
+                    })
+                    .collect();
+                ModelValue::Array(Box::new(default), entries)
+            }
+            (_, Type::Map(k, val_ty)) => {
+                let mut entries = Vec::new();
+                for c in self.candidates(k) {
+                    let x = self.ev.apply(v, std::slice::from_ref(&c));
+                    if let Val::Ctor(name, fields) = &x {
+                        if name.starts_with("embed_") {
+                            let inner = fields
+                                .first()
+                                .map(|f| self.value(f, val_ty))
+                                .unwrap_or(ModelValue::Unknown);
+                            entries.push((self.value(&c, k), inner));
+                        }
+                    }
+                }
+                ModelValue::Map(entries)
+            }
+            _ => ModelValue::Unknown,
+        }
+    }
+
+    /// The set of the candidates of type `t` whose membership `has` evaluates to true, and
+    /// those whose membership the model leaves open (the interpreter's check completes them).
+    fn set_value(&self, t: &Type, has: impl Fn(&Val) -> Val) -> ModelValue {
+        let mut members = Vec::new();
+        let mut open = Vec::new();
+        for c in self.candidates(t) {
+            let list = match has(&c) {
+                Val::Bool(true) => &mut members,
+                Val::Bool(false) => continue,
+                _ => &mut open,
+            };
+            let m = self.value(&c, t);
+            if !list.contains(&m) {
+                list.push(m);
+            }
+        }
+        ModelValue::Set(members, open)
+    }
+
     fn show(&self, v: &Val, ty: &Type) -> String {
         let spec = self.spec;
         if let Val::Ctor(name, _) = v {
@@ -932,6 +1153,13 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
         .iter()
         .map(|s| s.constant.as_str())
         .chain(ob.goals.iter().map(|(_, g)| g.as_str()))
+        .chain(ob.replay.iter().flat_map(|r| {
+            r.params
+                .iter()
+                .chain(r.state.iter())
+                .chain(r.action.iter())
+                .map(|c| c.as_str())
+        }))
         .collect();
     let mut sexps = BTreeMap::new();
     for w in &wanted {
@@ -1007,7 +1235,97 @@ pub fn counterexample(spec: &Spec, ob: &Obligation, model: &z3::Model) -> Counte
             _ => sections.push((s.section, vec![(s.label.clone(), text)])),
         }
     }
-    Counterexample { failed, sections }
+    // The interpreter's check reads the whole model: every element of every uninterpreted
+    // sort becomes a candidate (an element no term mentions is still in the universe, and a
+    // constant array ranges over it). The printed sections above keep the elements the model
+    // mentions, as before.
+    let pool = printer.pool;
+    let replay = ob.replay.as_ref().map(|r| {
+        for (_, elements) in model.sort_universes() {
+            for e in elements.iter() {
+                if let Some(s) = parse(&e.to_string()) {
+                    ev.harvest(&s);
+                }
+            }
+        }
+        let printer = Printer {
+            spec,
+            ev: &ev,
+            pool,
+        };
+        replay_values(spec, &printer, &values, r)
+    });
+    Counterexample {
+        failed,
+        sections,
+        replay,
+    }
+}
+
+/// The values the interpreter needs of `replay`'s constants, and the universe of the model.
+fn replay_values(
+    spec: &Spec,
+    printer: &Printer,
+    values: &BTreeMap<String, Val>,
+    replay: &crate::obligations::Replay,
+) -> ReplayValues {
+    let aut = &spec.automata[replay.automaton.0 as usize];
+    let read = |constant: &String, ty: &Type| match values.get(constant) {
+        Some(v) => printer.value(v, ty),
+        None => ModelValue::Unknown,
+    };
+    let params = replay
+        .params
+        .iter()
+        .zip(&aut.params)
+        .map(|(c, p)| read(c, &p.ty))
+        .collect();
+    let state = replay
+        .state
+        .iter()
+        .zip(crate::smt::expr::state_vars(spec, replay.automaton))
+        .map(|(c, v)| read(c, &v.ty))
+        .collect();
+    let action = match replay.transition {
+        Some(t) => {
+            let ts =
+                crate::obligations::invariant::transitions(spec, replay.automaton).unwrap_or(&[]);
+            let sig = ts
+                .get(t)
+                .map(|t| &aut.actions[t.action.0 as usize].params[..])
+                .unwrap_or(&[]);
+            replay
+                .action
+                .iter()
+                .zip(sig)
+                .map(|(c, p)| read(c, &p.ty))
+                .collect()
+        }
+        None => vec![],
+    };
+    let mut carriers = Vec::new();
+    for (k, t) in spec.types.iter().enumerate() {
+        if matches!(t.kind, TypeDefKind::Enumeration(_)) {
+            continue;
+        }
+        let ty = Type::Named(ioa_lang::ir::TypeId(k as u32));
+        let mut elements: Vec<ModelValue> = Vec::new();
+        for c in printer.candidates(&ty) {
+            let m = printer.value(&c, &ty);
+            if !elements.contains(&m) {
+                elements.push(m);
+            }
+        }
+        if !elements.is_empty() {
+            carriers.push((ty, elements));
+        }
+    }
+    ReplayValues {
+        params,
+        state,
+        action,
+        carriers,
+    }
 }
 
 /// An array in the interpreter's notation, `update(…(constant(d), k, x)…)`. The default is the

@@ -1,0 +1,156 @@
+//! Honest counterexamples (`src/cex/`): every counterexample `ioa prove` prints for an
+//! invariant has been re-executed by the interpreter. The inputs are in
+//! `tests/data/prove_cex/`: `NN_*.ioa` are planted bugs, one invariant each, that must be
+//! refuted with a counterexample the interpreter confirms; `spurious_*.ioa` are obligations
+//! for which Z3 answers with a model the interpreter does not confirm, which must come out
+//! unknown with the reason. A first line `% args: …` gives extra `ioa prove` arguments. Each
+//! case's verdicts, the check's result and the printed counterexample are snapshotted.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DATA: &str = "tests/data/prove_cex";
+
+/// Runs `ioa prove FILE ARGS --format json` in the package root.
+fn prove_json(file: &Path, extra: &[String]) -> (i32, serde_json::Value) {
+    let mut args: Vec<String> = vec!["prove".into(), file.display().to_string()];
+    args.extend(extra.iter().cloned());
+    args.extend(["--format", "json", "--color", "never", "--timeout", "120"].map(String::from));
+    let out = Command::new(env!("CARGO_BIN_EXE_ioa"))
+        .args(&args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("ioa runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "JSON report of {} ({e}): {stdout}\n{}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+/// The case's extra arguments, from a first line `% args: …`.
+fn extra_args(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).expect("case readable");
+    text.lines()
+        .next()
+        .and_then(|l| l.strip_prefix("% args:"))
+        .map(|a| a.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+fn cases(prefix: fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(DATA))
+        .expect("data folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ioa"))
+        .filter(|p| prefix(&p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// What a snapshot pins of a report: each obligation that is not proved, its verdict, the
+/// interpreter check's result and reason, and the counterexample printed.
+fn summary(json: &serde_json::Value) -> String {
+    let mut s = String::new();
+    for r in json["results"].as_array().expect("results") {
+        if r["verdict"] == "proved" {
+            continue;
+        }
+        s.push_str(&format!(
+            "{}: {}\n",
+            r["obligation"].as_str().unwrap_or("?"),
+            r["verdict"].as_str().unwrap_or("?")
+        ));
+        let check = &r["interpreter_check"];
+        if !check.is_null() {
+            s.push_str(&format!(
+                "  interpreter check: {}\n",
+                check["result"].as_str().unwrap_or("?")
+            ));
+            if let Some(reason) = check["reason"].as_str() {
+                s.push_str(&format!("  reason: {reason}\n"));
+            }
+            if let Some(u) = check["universe"].as_array() {
+                let lines: Vec<&str> = u.iter().filter_map(|x| x.as_str()).collect();
+                s.push_str(&format!("  universe: {}\n", lines.join("; ")));
+            }
+        }
+        if let Some(sections) = r["counterexample"].as_array() {
+            for sec in sections {
+                s.push_str(&format!("  {}:\n", sec["section"].as_str().unwrap_or("?")));
+                for v in sec["values"].as_array().into_iter().flatten() {
+                    s.push_str(&format!(
+                        "    {} = {}\n",
+                        v["name"].as_str().unwrap_or("?"),
+                        v["value"].as_str().unwrap_or("?")
+                    ));
+                }
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn planted_bugs_are_refuted_with_confirmed_counterexamples() {
+    let files = cases(|n| n.as_bytes().first().is_some_and(|c| c.is_ascii_digit()));
+    assert_eq!(files.len(), 10, "ten planted-bug variants");
+    for file in files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let started = std::time::Instant::now();
+        let (code, json) = prove_json(&file, &extra_args(&file));
+        eprintln!("{name}: {:.2} s", started.elapsed().as_secs_f64());
+        assert_eq!(code, 1, "{name}: a planted bug is not proved");
+        let results = json["results"].as_array().expect("results");
+        let failed: Vec<_> = results
+            .iter()
+            .filter(|r| r["verdict"] == "failed")
+            .collect();
+        assert!(
+            !failed.is_empty(),
+            "{name}: some obligation fails\n{}",
+            summary(&json)
+        );
+        for r in &failed {
+            assert_eq!(
+                r["interpreter_check"]["result"], "confirmed",
+                "{name}: every printed counterexample is confirmed by the interpreter: {r}"
+            );
+        }
+        insta::assert_snapshot!(format!("prove_cex_{name}"), summary(&json));
+    }
+}
+
+#[test]
+fn models_the_interpreter_does_not_confirm_are_unknown_with_the_reason() {
+    let files = cases(|n| n.starts_with("spurious_"));
+    assert!(files.len() >= 2, "at least two spurious cases");
+    for file in files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let (code, json) = prove_json(&file, &extra_args(&file));
+        assert_eq!(code, 1, "{name}: not everything proved");
+        let results = json["results"].as_array().expect("results");
+        assert!(
+            results.iter().all(|r| r["verdict"] != "failed"),
+            "{name}: no counterexample is printed\n{}",
+            summary(&json)
+        );
+        let rejected: Vec<_> = results
+            .iter()
+            .filter(|r| r["interpreter_check"]["result"] == "rejected")
+            .collect();
+        assert!(!rejected.is_empty(), "{name}: Z3's model is rejected");
+        for r in rejected {
+            assert_eq!(r["verdict"], "unknown", "{name}: {r}");
+            assert!(r["reason"]
+                .as_str()
+                .is_some_and(|s| s.contains("the interpreter does not confirm")));
+        }
+        insta::assert_snapshot!(format!("prove_cex_{name}"), summary(&json));
+    }
+}
