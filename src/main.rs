@@ -2,6 +2,7 @@
 //! terminal. Each subcommand lives in its own module under `cli/`.
 
 mod cli;
+mod lsp;
 mod serve;
 mod view;
 

@@ -31,6 +31,16 @@ pub struct Label {
     pub primary: bool,
 }
 
+/// A machine-applicable fix: replace the text a span covers (an editor's quick fix for a
+/// "did you mean" hint).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    /// The text to replace.
+    pub span: Span,
+    /// What to put there.
+    pub text: String,
+}
+
 /// One message for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -46,6 +56,9 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// What to do about it.
     pub hint: Option<String>,
+    /// Edits that carry out the hint, when it is mechanical (the language server offers them as
+    /// code actions).
+    pub replacements: Vec<Replacement>,
 }
 
 impl Diagnostic {
@@ -62,6 +75,7 @@ impl Diagnostic {
             }],
             notes: vec![],
             hint: None,
+            replacements: vec![],
         }
     }
 
@@ -99,6 +113,15 @@ impl Diagnostic {
     /// Sets the hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
+        self
+    }
+
+    /// Adds a machine-applicable replacement of the text under `span`.
+    pub fn with_replacement(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.replacements.push(Replacement {
+            span,
+            text: text.into(),
+        });
         self
     }
 

@@ -137,6 +137,7 @@ pub fn load(
                         labels: vec![],
                         notes: vec![],
                         hint: Some("give an existing file to --universe-file".into()),
+                        replacements: vec![],
                     };
                     return Err((vec![d], sources));
                 }

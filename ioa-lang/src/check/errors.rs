@@ -326,7 +326,14 @@ pub enum CheckError {
 
 fn did_you_mean(d: Diagnostic, suggestion: &Option<String>) -> Diagnostic {
     match suggestion {
-        Some(s) => d.with_hint(format!("did you mean `{s}`?")),
+        Some(s) => {
+            let span = d.primary_span();
+            let d = d.with_hint(format!("did you mean `{s}`?"));
+            match span {
+                Some(span) => d.with_replacement(span, s.clone()),
+                None => d,
+            }
+        }
         None => d,
     }
 }
