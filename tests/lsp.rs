@@ -222,8 +222,14 @@ fn show_diagnostics(path: &str, text: &str, diagnostics: &[Value]) -> String {
     diagnostics
         .iter()
         .map(|d| {
+            let related: String = d["relatedInformation"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| format!("  related: {} {}\n", show_location(&r["location"]), r["message"]))
+                .collect();
             format!(
-                "{} {} {}\n  {}\n",
+                "{} {} {}\n  {}\n{related}",
                 show_range(path, text, &d["range"]),
                 d["severity"],
                 d["code"].as_str().unwrap_or("-"),

@@ -319,7 +319,7 @@ impl Builder<'_> {
         match &decl.body {
             AutomatonBody::Primitive(body) => {
                 for entry in &body.signature {
-                    let signature = self.text(entry.span);
+                    let signature = format!("{} {}", entry.kind.keyword(), self.text(entry.span));
                     let a = self.define(&entry.name, SymbolKind::Action, entry.span, signature, Some(id));
                     scope.actions.entry(entry.name.name.clone()).or_insert(a);
                 }
@@ -535,10 +535,14 @@ impl Builder<'_> {
             }
         }
         let mut extra = FxHashMap::default();
+        let parent = decl
+            .name
+            .as_ref()
+            .and_then(|name| self.global(&name.name, SymbolKind::Simulation));
         if let Some(proof) = &decl.proof {
             for state in &proof.states {
                 let signature = format!("{}: {}", state.name.name, self.text(state.ty.span));
-                let v = self.define(&state.name, SymbolKind::StateVariable, state.span, signature, None);
+                let v = self.define(&state.name, SymbolKind::StateVariable, state.span, signature, parent);
                 extra.entry(state.name.name.clone()).or_insert(v);
             }
         }
@@ -575,9 +579,13 @@ impl Builder<'_> {
             self.automaton_name(target);
         }
         let mut extra = FxHashMap::default();
+        let parent = decl
+            .name
+            .as_ref()
+            .and_then(|name| self.global(&name.name, SymbolKind::Schedule));
         for state in &decl.states {
             let signature = format!("{}: {}", state.name.name, self.text(state.ty.span));
-            let v = self.define(&state.name, SymbolKind::StateVariable, state.span, signature, None);
+            let v = self.define(&state.name, SymbolKind::StateVariable, state.span, signature, parent);
             extra.entry(state.name.name.clone()).or_insert(v);
         }
         let target = decl.target.as_ref().map(|t| t.name.as_str());
