@@ -8,7 +8,7 @@
 //! 60). Prints the median, 90th percentile and maximum in milliseconds.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -41,23 +41,33 @@ fn main() {
     let mut diagnostics_count = || loop {
         let message = read_message(&mut stdout).expect("ioa lsp ended");
         if message["method"] == json!("textDocument/publishDiagnostics") {
-            return message["params"]["diagnostics"].as_array().map_or(0, Vec::len);
+            return message["params"]["diagnostics"]
+                .as_array()
+                .map_or(0, Vec::len);
         }
     };
     send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
                 "params": {"processId": null, "rootUri": null, "capabilities": {}}}));
     send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument":
-                {"uri": uri, "languageId": "ioa", "version": 1, "text": text}}}));
+    send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument":
+                {"uri": uri, "languageId": "ioa", "version": 1, "text": text}}}),
+    );
     assert_eq!(diagnostics_count(), 0, "paxos.ioa checks");
 
     let mut millis = Vec::with_capacity(changes);
     for change in 0..changes {
-        let (body, expected) = if change % 2 == 0 { (&broken, 1) } else { (&text, 0) };
+        let (body, expected) = if change % 2 == 0 {
+            (&broken, 1)
+        } else {
+            (&text, 0)
+        };
         let started = Instant::now();
-        send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
                     "textDocument": {"uri": uri, "version": change + 2},
-                    "contentChanges": [{"text": body}]}}));
+                    "contentChanges": [{"text": body}]}}),
+        );
         let count = diagnostics_count();
         millis.push(started.elapsed().as_secs_f64() * 1e3);
         assert_eq!(count, expected, "change {change}");

@@ -8,7 +8,7 @@ mod common;
 
 use common::ROOT;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -68,7 +68,11 @@ impl Session {
             "documentFormattingProvider",
             "codeActionProvider",
         ] {
-            assert_eq!(capabilities[provider], json!(true), "{provider} in {capabilities}");
+            assert_eq!(
+                capabilities[provider],
+                json!(true),
+                "{provider} in {capabilities}"
+            );
         }
         session.notify("initialized", json!({}));
         session
@@ -76,7 +80,8 @@ impl Session {
 
     fn send(&mut self, message: Value) {
         let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write to ioa lsp");
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .expect("write to ioa lsp");
         self.stdin.flush().expect("flush to ioa lsp");
     }
 
@@ -107,7 +112,9 @@ impl Session {
             match self.incoming.recv_timeout(PATIENCE) {
                 Ok(message) if wanted(&message) => return message,
                 Ok(message) => self.unread.push(message),
-                Err(RecvTimeoutError::Timeout) => panic!("`ioa lsp` did not answer within {PATIENCE:?}"),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("`ioa lsp` did not answer within {PATIENCE:?}")
+                }
                 Err(RecvTimeoutError::Disconnected) => panic!("`ioa lsp` exited"),
             }
         }
@@ -116,9 +123,13 @@ impl Session {
     /// The next diagnostics published for `uri`.
     fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
         let message = self.wait_for(|m| {
-            m["method"] == json!("textDocument/publishDiagnostics") && m["params"]["uri"] == json!(uri)
+            m["method"] == json!("textDocument/publishDiagnostics")
+                && m["params"]["uri"] == json!(uri)
         });
-        message["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
+        message["params"]["diagnostics"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Opens a file of the package as an editor does (its text in the message) and returns its
@@ -126,7 +137,11 @@ impl Session {
     fn open(&mut self, path: &str) -> (String, String) {
         let text = std::fs::read_to_string(Path::new(ROOT).join(path)).expect("read test file");
         let uri = uri(path);
-        let language = if path.ends_with(".universe") { "ioa-universe" } else { "ioa" };
+        let language = if path.ends_with(".universe") {
+            "ioa-universe"
+        } else {
+            "ioa"
+        };
         self.notify(
             "textDocument/didOpen",
             json!({ "textDocument": { "uri": uri, "languageId": language, "version": 1, "text": text } }),
@@ -172,13 +187,22 @@ fn uri(path: &str) -> String {
 
 /// A package-relative path for a URI the server sent.
 fn path_of(uri: &str) -> String {
-    let path = lsp_types::Url::parse(uri).expect("a URI").to_file_path().expect("a file URI");
-    path.strip_prefix(ROOT).map(|p| p.display().to_string()).unwrap_or_else(|_| path.display().to_string())
+    let path = lsp_types::Url::parse(uri)
+        .expect("a URI")
+        .to_file_path()
+        .expect("a file URI");
+    path.strip_prefix(ROOT)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
 }
 
 /// The byte offset of an LSP position (UTF-16 code units), computed independently of the server.
 fn offset(text: &str, line: u64, character: u64) -> usize {
-    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line as usize)
+        .map(str::len)
+        .sum();
     let mut units = 0;
     for (at, c) in text[line_start..].char_indices() {
         if units >= character || c == '\n' {
@@ -208,12 +232,21 @@ fn show_location(location: &Value) -> String {
 }
 
 fn show_range(path: &str, text: &str, range: &Value) -> String {
-    let at = |p: &Value| offset(text, p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap());
+    let at = |p: &Value| {
+        offset(
+            text,
+            p["line"].as_u64().unwrap(),
+            p["character"].as_u64().unwrap(),
+        )
+    };
     let (start, end) = (at(&range["start"]), at(&range["end"]));
     format!(
         "{path}:{}:{} `{}`",
         range["start"]["line"].as_u64().unwrap() + 1,
-        text[text[..start].rfind('\n').map_or(0, |n| n + 1)..start].chars().count() + 1,
+        text[text[..start].rfind('\n').map_or(0, |n| n + 1)..start]
+            .chars()
+            .count()
+            + 1,
         &text[start..end]
     )
 }
@@ -226,7 +259,13 @@ fn show_diagnostics(path: &str, text: &str, diagnostics: &[Value]) -> String {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|r| format!("  related: {} {}\n", show_location(&r["location"]), r["message"]))
+                .map(|r| {
+                    format!(
+                        "  related: {} {}\n",
+                        show_location(&r["location"]),
+                        r["message"]
+                    )
+                })
                 .collect();
             format!(
                 "{} {} {}\n  {}\n{related}",
@@ -248,20 +287,31 @@ fn opening_the_seed_papers_type_error_shows_it_at_its_line() {
     let (uri, text) = session.open(path);
     let diagnostics = session.diagnostics(&uri);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
-    assert_eq!(diagnostics[0]["range"]["start"]["line"], json!(86), "line 87, 0-based");
+    assert_eq!(
+        diagnostics[0]["range"]["start"]["line"],
+        json!(86),
+        "line 87, 0-based"
+    );
     assert_eq!(diagnostics[0]["code"], json!("E0301"));
-    insta::assert_snapshot!("seed_paper_type_error", show_diagnostics(path, &text, &diagnostics));
+    insta::assert_snapshot!(
+        "seed_paper_type_error",
+        show_diagnostics(path, &text, &diagnostics)
+    );
     session.finish();
 }
 
 /// Hover, go to definition and find references over `tests/data/lsp/queries.txt`.
 #[test]
 fn hover_definition_and_references_answer_the_queries() {
-    let queries = std::fs::read_to_string(Path::new(ROOT).join("tests/data/lsp/queries.txt")).unwrap();
+    let queries =
+        std::fs::read_to_string(Path::new(ROOT).join("tests/data/lsp/queries.txt")).unwrap();
     let mut session = Session::start();
     let mut opened: std::collections::HashMap<String, (String, String)> = Default::default();
     let mut report = String::new();
-    for query in queries.lines().filter(|l| !l.starts_with('%') && !l.trim().is_empty()) {
+    for query in queries
+        .lines()
+        .filter(|l| !l.starts_with('%') && !l.trim().is_empty())
+    {
         let words: Vec<&str> = query.split_whitespace().collect();
         let (kind, path, line, name) = (words[0], words[1], words[2].parse().unwrap(), words[3]);
         let occurrence = words.get(4).map_or(1, |n| n.parse().unwrap());
@@ -278,7 +328,10 @@ fn hover_definition_and_references_answer_the_queries() {
         let answer = match kind {
             "hover" => {
                 let hover = session.request("textDocument/hover", at);
-                hover["contents"]["value"].as_str().unwrap_or("(nothing)").to_string()
+                hover["contents"]["value"]
+                    .as_str()
+                    .unwrap_or("(nothing)")
+                    .to_string()
             }
             "definition" => {
                 let location = session.request("textDocument/definition", at);
@@ -289,7 +342,12 @@ fn hover_definition_and_references_answer_the_queries() {
                 let mut params = at;
                 params["context"] = json!({ "includeDeclaration": true });
                 let locations = session.request("textDocument/references", params);
-                let shown: Vec<String> = locations.as_array().unwrap().iter().map(show_location).collect();
+                let shown: Vec<String> = locations
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(show_location)
+                    .collect();
                 format!("{} locations\n{}", shown.len(), shown.join("\n"))
             }
             other => panic!("unknown query kind {other}"),
@@ -308,14 +366,20 @@ fn document_symbols_outline_a_model() {
     let path = "examples/consensus/global1.ioa";
     let (uri, text) = session.open(path);
     assert!(session.diagnostics(&uri).is_empty());
-    let symbols = session.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
+    let symbols = session.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": uri } }),
+    );
     fn show(out: &mut String, path: &str, text: &str, symbol: &Value, depth: usize) {
         out.push_str(&format!(
             "{}{} (kind {}) {} — {}\n",
             "  ".repeat(depth),
             symbol["name"].as_str().unwrap(),
             symbol["kind"],
-            show_range(path, text, &symbol["selectionRange"]).rsplit_once(' ').unwrap().0,
+            show_range(path, text, &symbol["selectionRange"])
+                .rsplit_once(' ')
+                .unwrap()
+                .0,
             symbol["detail"].as_str().unwrap_or("")
         ));
         for child in symbol["children"].as_array().into_iter().flatten() {
@@ -343,12 +407,29 @@ fn formatting_gives_what_ioa_fmt_gives() {
     let edits = edits.as_array().expect("edits");
     assert_eq!(edits.len(), 1, "one edit replacing the document");
     let range = &edits[0]["range"];
-    let start = offset(&text, range["start"]["line"].as_u64().unwrap(), range["start"]["character"].as_u64().unwrap());
-    let end = offset(&text, range["end"]["line"].as_u64().unwrap(), range["end"]["character"].as_u64().unwrap());
-    let formatted = format!("{}{}{}", &text[..start], edits[0]["newText"].as_str().unwrap(), &text[end..]);
+    let start = offset(
+        &text,
+        range["start"]["line"].as_u64().unwrap(),
+        range["start"]["character"].as_u64().unwrap(),
+    );
+    let end = offset(
+        &text,
+        range["end"]["line"].as_u64().unwrap(),
+        range["end"]["character"].as_u64().unwrap(),
+    );
+    let formatted = format!(
+        "{}{}{}",
+        &text[..start],
+        edits[0]["newText"].as_str().unwrap(),
+        &text[end..]
+    );
     let (code, fmt_stdout, _) = common::ioa(&["fmt", path]);
     assert_eq!(code, 0);
-    assert_eq!(formatted.trim_end(), fmt_stdout.trim_end(), "the server and `ioa fmt` disagree");
+    assert_eq!(
+        formatted.trim_end(),
+        fmt_stdout.trim_end(),
+        "the server and `ioa fmt` disagree"
+    );
     insta::assert_snapshot!("formatted", formatted);
     // The formatted text is canonical: formatting it again changes nothing.
     session.notify(
@@ -392,9 +473,22 @@ fn did_you_mean_is_a_quick_fix() {
     );
     insta::assert_snapshot!("quick_fix", report);
     let range = &edit["range"];
-    let start = offset(&text, range["start"]["line"].as_u64().unwrap(), range["start"]["character"].as_u64().unwrap());
-    let end = offset(&text, range["end"]["line"].as_u64().unwrap(), range["end"]["character"].as_u64().unwrap());
-    let fixed = format!("{}{}{}", &text[..start], edit["newText"].as_str().unwrap(), &text[end..]);
+    let start = offset(
+        &text,
+        range["start"]["line"].as_u64().unwrap(),
+        range["start"]["character"].as_u64().unwrap(),
+    );
+    let end = offset(
+        &text,
+        range["end"]["line"].as_u64().unwrap(),
+        range["end"]["character"].as_u64().unwrap(),
+    );
+    let fixed = format!(
+        "{}{}{}",
+        &text[..start],
+        edit["newText"].as_str().unwrap(),
+        &text[end..]
+    );
     session.notify(
         "textDocument/didChange",
         json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": fixed }] }),
@@ -411,14 +505,21 @@ fn diagnostics_follow_changes() {
     let path = "examples/consensus/global1_invariants.ioa";
     let (uri, text) = session.open(path);
     assert!(session.diagnostics(&uri).is_empty());
-    let broken = text.replacen("size(voted[anIndex] ∩ abstained[anIndex])", "size(voted[anIndex] ∩ abstaned[anIndex])", 1);
+    let broken = text.replacen(
+        "size(voted[anIndex] ∩ abstained[anIndex])",
+        "size(voted[anIndex] ∩ abstaned[anIndex])",
+        1,
+    );
     assert_ne!(broken, text);
     session.notify(
         "textDocument/didChange",
         json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": broken }] }),
     );
     let diagnostics = session.diagnostics(&uri);
-    insta::assert_snapshot!("after_change", show_diagnostics(path, &broken, &diagnostics));
+    insta::assert_snapshot!(
+        "after_change",
+        show_diagnostics(path, &broken, &diagnostics)
+    );
     session.notify(
         "textDocument/didChange",
         json!({ "textDocument": { "uri": uri, "version": 3 }, "contentChanges": [{ "text": text }] }),

@@ -29,16 +29,9 @@ pub struct Label {
     pub message: String,
     /// The primary label is the one the diagnostic is "at".
     pub primary: bool,
-}
-
-/// A machine-applicable fix: replace the text a span covers (an editor's quick fix for a
-/// "did you mean" hint).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replacement {
-    /// The text to replace.
-    pub span: Span,
-    /// What to put there.
-    pub text: String,
+    /// Text that should replace the labelled source, when the diagnostic's hint is mechanical
+    /// ("did you mean `counter`?"): the language server offers it as a quick fix.
+    pub replacement: Option<String>,
 }
 
 /// One message for the user.
@@ -56,9 +49,6 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// What to do about it.
     pub hint: Option<String>,
-    /// Edits that carry out the hint, when it is mechanical (the language server offers them as
-    /// code actions).
-    pub replacements: Vec<Replacement>,
 }
 
 impl Diagnostic {
@@ -72,10 +62,10 @@ impl Diagnostic {
                 span,
                 message: String::new(),
                 primary: true,
+                replacement: None,
             }],
             notes: vec![],
             hint: None,
-            replacements: vec![],
         }
     }
 
@@ -100,6 +90,7 @@ impl Diagnostic {
             span,
             message: message.into(),
             primary: false,
+            replacement: None,
         });
         self
     }
@@ -116,12 +107,11 @@ impl Diagnostic {
         self
     }
 
-    /// Adds a machine-applicable replacement of the text under `span`.
-    pub fn with_replacement(mut self, span: Span, text: impl Into<String>) -> Self {
-        self.replacements.push(Replacement {
-            span,
-            text: text.into(),
-        });
+    /// Proposes `text` in place of the primary label's source.
+    pub fn with_primary_replacement(mut self, text: impl Into<String>) -> Self {
+        if let Some(l) = self.labels.iter_mut().find(|l| l.primary) {
+            l.replacement = Some(text.into());
+        }
         self
     }
 

@@ -49,7 +49,6 @@ impl IntoDiagnostic for LoadError {
                 labels: vec![],
                 notes: vec![],
                 hint: Some("check the path; `ioa check` takes .ioa files".to_string()),
-                replacements: vec![],
             },
             LoadError::ImportUnreadable { path, reason, span } => Diagnostic::error(
                 "E0006",

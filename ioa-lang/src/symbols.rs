@@ -252,11 +252,24 @@ impl Builder<'_> {
                     }
                     TypeDef::Tuple(fields) | TypeDef::Union(fields) => {
                         for field in fields {
-                            let signature =
-                                format!("{}.{}: {}", decl.name.name, field.name.name, self.text(field.ty.span));
+                            let signature = format!(
+                                "{}.{}: {}",
+                                decl.name.name,
+                                field.name.name,
+                                self.text(field.ty.span)
+                            );
                             let span = field.name.span.to(field.ty.span);
-                            let f = self.define(&field.name, SymbolKind::Field, span, signature, Some(id));
-                            self.fields.entry(field.name.name.clone()).or_default().push(f);
+                            let f = self.define(
+                                &field.name,
+                                SymbolKind::Field,
+                                span,
+                                signature,
+                                Some(id),
+                            );
+                            self.fields
+                                .entry(field.name.name.clone())
+                                .or_default()
+                                .push(f);
                         }
                     }
                     TypeDef::Alias(_) => {}
@@ -265,7 +278,13 @@ impl Builder<'_> {
             Item::Automaton(decl) => self.declare_automaton(decl),
             Item::Invariant(decl) => {
                 let signature = format!("invariant {} of {}", decl.name.name, decl.automaton.name);
-                let id = self.define(&decl.name, SymbolKind::Invariant, decl.span, signature, None);
+                let id = self.define(
+                    &decl.name,
+                    SymbolKind::Invariant,
+                    decl.span,
+                    signature,
+                    None,
+                );
                 self.declare_global(id);
             }
             Item::Liveness(decl) => {
@@ -306,26 +325,53 @@ impl Builder<'_> {
                 .map(|p| p.ty.span.end + 1)
                 .unwrap_or(decl.name.span.end),
         };
-        let head = Span { end: head_end.min(decl.span.end), ..decl.span };
-        let id = self.define(&decl.name, SymbolKind::Automaton, decl.span, self.text(head), None);
+        let head = Span {
+            end: head_end.min(decl.span.end),
+            ..decl.span
+        };
+        let id = self.define(
+            &decl.name,
+            SymbolKind::Automaton,
+            decl.span,
+            self.text(head),
+            None,
+        );
         self.declare_global(id);
         let mut scope = AutomatonScope::default();
         for param in &decl.params {
             let signature = format!("{}: {}", param.name.name, self.text(param.ty.span));
             let span = param.name.span.to(param.ty.span);
-            let p = self.define(&param.name, SymbolKind::AutomatonParameter, span, signature, Some(id));
+            let p = self.define(
+                &param.name,
+                SymbolKind::AutomatonParameter,
+                span,
+                signature,
+                Some(id),
+            );
             scope.members.entry(param.name.name.clone()).or_insert(p);
         }
         match &decl.body {
             AutomatonBody::Primitive(body) => {
                 for entry in &body.signature {
                     let signature = format!("{} {}", entry.kind.keyword(), self.text(entry.span));
-                    let a = self.define(&entry.name, SymbolKind::Action, entry.span, signature, Some(id));
+                    let a = self.define(
+                        &entry.name,
+                        SymbolKind::Action,
+                        entry.span,
+                        signature,
+                        Some(id),
+                    );
                     scope.actions.entry(entry.name.name.clone()).or_insert(a);
                 }
                 for state in &body.states {
                     let signature = format!("{}: {}", state.name.name, self.text(state.ty.span));
-                    let v = self.define(&state.name, SymbolKind::StateVariable, state.span, signature, Some(id));
+                    let v = self.define(
+                        &state.name,
+                        SymbolKind::StateVariable,
+                        state.span,
+                        signature,
+                        Some(id),
+                    );
                     scope.members.entry(state.name.name.clone()).or_insert(v);
                 }
             }
@@ -339,10 +385,14 @@ impl Builder<'_> {
                         first_line(&signature),
                         Some(id),
                     );
-                    scope.members.entry(component.name.name.clone()).or_insert(c);
                     scope
-                        .component_automata
-                        .insert(component.name.name.clone(), component.automaton.name.clone());
+                        .members
+                        .entry(component.name.name.clone())
+                        .or_insert(c);
+                    scope.component_automata.insert(
+                        component.name.name.clone(),
+                        component.automaton.name.clone(),
+                    );
                 }
             }
         }
@@ -483,7 +533,13 @@ impl Builder<'_> {
         }
     }
 
-    fn resolve_transition(&mut self, automaton: &str, body: &Primitive, t: &Transition, scope: Scope) {
+    fn resolve_transition(
+        &mut self,
+        automaton: &str,
+        body: &Primitive,
+        t: &Transition,
+        scope: Scope,
+    ) {
         let target = self.action(automaton, &t.name.name);
         self.refer(t.name.span, target);
         let mark = self.locals.len();
@@ -542,7 +598,13 @@ impl Builder<'_> {
         if let Some(proof) = &decl.proof {
             for state in &proof.states {
                 let signature = format!("{}: {}", state.name.name, self.text(state.ty.span));
-                let v = self.define(&state.name, SymbolKind::StateVariable, state.span, signature, parent);
+                let v = self.define(
+                    &state.name,
+                    SymbolKind::StateVariable,
+                    state.span,
+                    signature,
+                    parent,
+                );
                 extra.entry(state.name.name.clone()).or_insert(v);
             }
         }
@@ -585,7 +647,13 @@ impl Builder<'_> {
             .and_then(|name| self.global(&name.name, SymbolKind::Schedule));
         for state in &decl.states {
             let signature = format!("{}: {}", state.name.name, self.text(state.ty.span));
-            let v = self.define(&state.name, SymbolKind::StateVariable, state.span, signature, parent);
+            let v = self.define(
+                &state.name,
+                SymbolKind::StateVariable,
+                state.span,
+                signature,
+                parent,
+            );
             extra.entry(state.name.name.clone()).or_insert(v);
         }
         let target = decl.target.as_ref().map(|t| t.name.as_str());
@@ -633,7 +701,10 @@ impl Builder<'_> {
                 self.expr(lhs, scope);
                 self.expr(rhs, scope);
             }
-            StmtKind::If { branches, otherwise } => {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
                 for (cond, body) in branches {
                     self.expr(cond, scope);
                     self.stmts(body, scope);
@@ -642,7 +713,11 @@ impl Builder<'_> {
                     self.stmts(body, scope);
                 }
             }
-            StmtKind::ForIn { var, collection, body } => {
+            StmtKind::ForIn {
+                var,
+                collection,
+                body,
+            } => {
                 self.expr(collection, scope);
                 let mark = self.locals.len();
                 self.bind_param(var);
@@ -660,7 +735,9 @@ impl Builder<'_> {
                 self.expr(cond, scope);
                 self.stmts(body, scope);
             }
-            StmtKind::Fire { name, args, det, .. } => {
+            StmtKind::Fire {
+                name, args, det, ..
+            } => {
                 let target = scope.fire_target.and_then(|a| self.action(a, &name.name));
                 self.refer(name.span, target);
                 for arg in args {
@@ -810,7 +887,11 @@ impl Builder<'_> {
     }
 
     fn local(&self, name: &str) -> Option<DefinitionId> {
-        self.locals.iter().rev().find(|(n, _)| n == name).map(|(_, id)| *id)
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, id)| *id)
     }
 
     fn lookup(&self, name: &str, scope: Scope) -> Option<DefinitionId> {

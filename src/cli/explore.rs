@@ -846,7 +846,6 @@ pub(super) fn machine_error(e: MachineError, what: &str) -> Diagnostic {
             labels: vec![],
             notes: vec![],
             hint: Some("this is a bug in ioa: please report it with the model".into()),
-            replacements: vec![],
         },
     }
 }

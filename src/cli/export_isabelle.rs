@@ -206,7 +206,6 @@ fn write_error(path: &Path, e: &std::io::Error, color: ColorChoice) -> ExitCode 
         labels: vec![],
         notes: vec![],
         hint: Some("give a directory you can write to".into()),
-        replacements: vec![],
     };
     print_diagnostics(
         &[d],

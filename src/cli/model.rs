@@ -137,7 +137,6 @@ pub fn load(
                         labels: vec![],
                         notes: vec![],
                         hint: Some("give an existing file to --universe-file".into()),
-                        replacements: vec![],
                     };
                     return Err((vec![d], sources));
                 }

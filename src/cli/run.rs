@@ -548,7 +548,6 @@ pub fn stop_diagnostic(machine: &Machine, report: &RunReport) -> Option<Diagnost
             hint: Some(
                 "the model, universe or parameters changed since the trace was recorded".into(),
             ),
-            replacements: vec![],
         },
     })
 }

@@ -34,7 +34,8 @@ impl Analysis {
     /// Whether `path` was read for this analysis (so a change to it makes this one stale).
     pub fn read(&self, path: &Path) -> bool {
         let wanted = normalise(path);
-        (0..self.sources.len()).any(|i| normalise(Path::new(self.sources.name(FileId(i as u32)))) == wanted)
+        (0..self.sources.len())
+            .any(|i| normalise(Path::new(self.sources.name(FileId(i as u32)))) == wanted)
     }
 }
 

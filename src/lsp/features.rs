@@ -50,10 +50,13 @@ pub fn diagnostics(analysis: &Analysis, uri: &lsp::Url) -> Vec<lsp::Diagnostic> 
             Some(span) if Some(span.file) != analysis.file => {
                 // An error in an imported file: point at the document's first line that says
                 // `import`, with the imported file's position in the message.
-                if d.severity != Severity::Error || reported_imports.insert(span.file, ()).is_some() {
+                if d.severity != Severity::Error || reported_imports.insert(span.file, ()).is_some()
+                {
                     continue;
                 }
-                let Some(at) = location(analysis, span) else { continue };
+                let Some(at) = location(analysis, span) else {
+                    continue;
+                };
                 let import_range = import_line(analysis);
                 out.push(lsp::Diagnostic {
                     range: import_range,
@@ -90,12 +93,12 @@ pub fn diagnostics(analysis: &Analysis, uri: &lsp::Url) -> Vec<lsp::Diagnostic> 
 }
 
 fn import_line(analysis: &Analysis) -> lsp::Range {
-    let offset = analysis
-        .text
-        .find("import")
-        .map(|o| o as u32)
-        .unwrap_or(0);
-    analysis.lines.range(&analysis.text, offset, offset + 6.min(analysis.text.len() as u32))
+    let offset = analysis.text.find("import").map(|o| o as u32).unwrap_or(0);
+    analysis.lines.range(
+        &analysis.text,
+        offset,
+        offset + 6.min(analysis.text.len() as u32),
+    )
 }
 
 /// One front-end diagnostic in the protocol's form: the headline, the primary label's message,
@@ -126,7 +129,11 @@ fn convert(analysis: &Analysis, d: &Diagnostic, uri: &lsp::Url) -> lsp::Diagnost
             }
             Some(lsp::DiagnosticRelatedInformation {
                 location,
-                message: if l.message.is_empty() { d.message.clone() } else { l.message.clone() },
+                message: if l.message.is_empty() {
+                    d.message.clone()
+                } else {
+                    l.message.clone()
+                },
             })
         })
         .collect();
@@ -155,7 +162,11 @@ fn definition_at(analysis: &Analysis, position: lsp::Position) -> Option<Definit
 pub fn hover(analysis: &Analysis, position: lsp::Position) -> Option<lsp::Hover> {
     let id = definition_at(analysis, position)?;
     let definition = &analysis.index.definitions[id];
-    let mut text = format!("```ioa\n{}\n```\n{}", definition.signature, definition.kind.describe());
+    let mut text = format!(
+        "```ioa\n{}\n```\n{}",
+        definition.signature,
+        definition.kind.describe()
+    );
     if let Some(parent) = definition.parent {
         let parent = &analysis.index.definitions[parent];
         text.push_str(&format!(" of {} `{}`", parent.kind.describe(), parent.name));
@@ -206,8 +217,14 @@ pub fn document_symbols(analysis: &Analysis) -> Vec<lsp::DocumentSymbol> {
             kind: symbol_kind(d.kind),
             tags: None,
             deprecated: None,
-            range: analysis.lines.range(&analysis.text, d.full_span.start, d.full_span.end),
-            selection_range: analysis.lines.range(&analysis.text, d.name_span.start, d.name_span.end),
+            range: analysis
+                .lines
+                .range(&analysis.text, d.full_span.start, d.full_span.end),
+            selection_range: analysis.lines.range(
+                &analysis.text,
+                d.name_span.start,
+                d.name_span.end,
+            ),
             children: None,
         }
     };
@@ -215,7 +232,10 @@ pub fn document_symbols(analysis: &Analysis) -> Vec<lsp::DocumentSymbol> {
     let mut top_ids: HashMap<DefinitionId, usize> = HashMap::new();
     for (id, d) in &outline {
         match d.parent.and_then(|p| top_ids.get(&p).copied()) {
-            Some(at) => top[at].children.get_or_insert_with(Vec::new).push(symbol(d)),
+            Some(at) => top[at]
+                .children
+                .get_or_insert_with(Vec::new)
+                .push(symbol(d)),
             None => {
                 top_ids.insert(*id, top.len());
                 top.push(symbol(d));
@@ -253,13 +273,20 @@ pub fn formatting(analysis: &Analysis) -> Result<Vec<lsp::TextEdit>, String> {
     if formatted == analysis.text {
         return Ok(vec![]);
     }
-    Ok(vec![lsp::TextEdit::new(analysis.lines.whole(&analysis.text), formatted)])
+    Ok(vec![lsp::TextEdit::new(
+        analysis.lines.whole(&analysis.text),
+        formatted,
+    )])
 }
 
-/// Quick fixes: the replacements of diagnostics whose primary span meets `range` ("did you mean
+/// Quick fixes: the label replacements of diagnostics whose span meets `range` ("did you mean
 /// `proposed`?" becomes "Replace with `proposed`"). A replacement is offered only for a span
 /// that covers one name, so that a fix never rewrites more than the misspelt word.
-pub fn code_actions(analysis: &Analysis, uri: &lsp::Url, range: lsp::Range) -> Vec<lsp::CodeActionOrCommand> {
+pub fn code_actions(
+    analysis: &Analysis,
+    uri: &lsp::Url,
+    range: lsp::Range,
+) -> Vec<lsp::CodeActionOrCommand> {
     let Some(file) = analysis.file else {
         return vec![];
     };
@@ -267,8 +294,9 @@ pub fn code_actions(analysis: &Analysis, uri: &lsp::Url, range: lsp::Range) -> V
     let end = analysis.lines.offset(&analysis.text, range.end);
     let mut actions = Vec::new();
     for d in &analysis.diagnostics {
-        for replacement in &d.replacements {
-            let span = replacement.span;
+        for label in d.labels.iter().filter(|l| l.replacement.is_some()) {
+            let span = label.span;
+            let text = label.replacement.clone().unwrap_or_default();
             if span.file != file || span.end < start || span.start > end {
                 continue;
             }
@@ -278,11 +306,11 @@ pub fn code_actions(analysis: &Analysis, uri: &lsp::Url, range: lsp::Range) -> V
             }
             let edit = lsp::TextEdit::new(
                 analysis.lines.range(&analysis.text, span.start, span.end),
-                replacement.text.clone(),
+                text.clone(),
             );
             let diagnostic = convert(analysis, d, uri);
             actions.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-                title: format!("Replace `{covered}` with `{}`", replacement.text),
+                title: format!("Replace `{covered}` with `{text}`"),
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![diagnostic]),
                 edit: Some(lsp::WorkspaceEdit {

@@ -91,7 +91,11 @@ mod tests {
         let index = LineIndex::new(text);
         for (offset, _) in text.char_indices() {
             let position = index.position(text, offset as u32);
-            assert_eq!(index.offset(text, position), offset as u32, "at byte {offset}");
+            assert_eq!(
+                index.offset(text, position),
+                offset as u32,
+                "at byte {offset}"
+            );
         }
         // `b` is byte 6 (a, space, 3 bytes of ∧, space) but character 4.
         assert_eq!(index.position(text, 6), Position::new(0, 4));

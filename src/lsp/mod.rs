@@ -104,9 +104,12 @@ impl Server {
         use lsp::notification::*;
         match notification.method.as_str() {
             DidOpenTextDocument::METHOD => {
-                let params: lsp::DidOpenTextDocumentParams = serde_json::from_value(notification.params)?;
+                let params: lsp::DidOpenTextDocumentParams =
+                    serde_json::from_value(notification.params)?;
                 let uri = params.text_document.uri;
-                let Ok(path) = uri.to_file_path() else { return Ok(()) };
+                let Ok(path) = uri.to_file_path() else {
+                    return Ok(());
+                };
                 self.documents.insert(
                     uri.clone(),
                     Document {
@@ -118,7 +121,8 @@ impl Server {
                 self.changed(&uri);
             }
             DidChangeTextDocument::METHOD => {
-                let params: lsp::DidChangeTextDocumentParams = serde_json::from_value(notification.params)?;
+                let params: lsp::DidChangeTextDocumentParams =
+                    serde_json::from_value(notification.params)?;
                 let uri = params.text_document.uri;
                 if let Some(document) = self.documents.get_mut(&uri) {
                     // Full synchronisation: the last change holds the whole text.
@@ -129,7 +133,8 @@ impl Server {
                 }
             }
             DidCloseTextDocument::METHOD => {
-                let params: lsp::DidCloseTextDocumentParams = serde_json::from_value(notification.params)?;
+                let params: lsp::DidCloseTextDocumentParams =
+                    serde_json::from_value(notification.params)?;
                 let uri = params.text_document.uri;
                 if let Some(document) = self.documents.remove(&uri) {
                     self.stale.remove(&uri);
@@ -175,7 +180,9 @@ impl Server {
             .map(|d| (d.path.clone(), d.text.clone()))
             .collect();
         for uri in std::mem::take(&mut self.stale) {
-            let Some(document) = self.documents.get_mut(&uri) else { continue };
+            let Some(document) = self.documents.get_mut(&uri) else {
+                continue;
+            };
             let analysis = analysis::analyse(&document.path, &open);
             let diagnostics = features::diagnostics(&analysis, &uri);
             document.analysis = Some(analysis);
@@ -194,7 +201,9 @@ impl Server {
             lsp::notification::PublishDiagnostics::METHOD.to_string(),
             params,
         );
-        self.connection.sender.send(Message::Notification(notification))?;
+        self.connection
+            .sender
+            .send(Message::Notification(notification))?;
         Ok(())
     }
 
@@ -206,21 +215,25 @@ impl Server {
         use lsp::request::*;
         let id = request.id.clone();
         let result: Result<serde_json::Value, (ErrorCode, String)> = match request.method.as_str() {
-            HoverRequest::METHOD => self.with_position(request, |a, _, p| serde_json::to_value(features::hover(a, p))),
-            GotoDefinition::METHOD => {
-                self.with_position(request, |a, _, p| serde_json::to_value(features::definition(a, p)))
-            }
-            References::METHOD => match serde_json::from_value::<lsp::ReferenceParams>(request.params) {
-                Ok(params) => {
-                    let uri = params.text_document_position.text_document.uri;
-                    let position = params.text_document_position.position;
-                    let found = self.analysis(&uri).map(|a| {
-                        features::references(a, position, params.context.include_declaration)
-                    });
-                    Ok(serde_json::to_value(found.unwrap_or_default())?)
+            HoverRequest::METHOD => self.with_position(request, |a, _, p| {
+                serde_json::to_value(features::hover(a, p))
+            }),
+            GotoDefinition::METHOD => self.with_position(request, |a, _, p| {
+                serde_json::to_value(features::definition(a, p))
+            }),
+            References::METHOD => {
+                match serde_json::from_value::<lsp::ReferenceParams>(request.params) {
+                    Ok(params) => {
+                        let uri = params.text_document_position.text_document.uri;
+                        let position = params.text_document_position.position;
+                        let found = self.analysis(&uri).map(|a| {
+                            features::references(a, position, params.context.include_declaration)
+                        });
+                        Ok(serde_json::to_value(found.unwrap_or_default())?)
+                    }
+                    Err(e) => Err((ErrorCode::InvalidParams, e.to_string())),
                 }
-                Err(e) => Err((ErrorCode::InvalidParams, e.to_string())),
-            },
+            }
             DocumentSymbolRequest::METHOD => {
                 match serde_json::from_value::<lsp::DocumentSymbolParams>(request.params) {
                     Ok(params) => {
@@ -228,7 +241,9 @@ impl Server {
                             .analysis(&params.text_document.uri)
                             .map(features::document_symbols)
                             .unwrap_or_default();
-                        Ok(serde_json::to_value(lsp::DocumentSymbolResponse::Nested(symbols))?)
+                        Ok(serde_json::to_value(lsp::DocumentSymbolResponse::Nested(
+                            symbols,
+                        ))?)
                     }
                     Err(e) => Err((ErrorCode::InvalidParams, e.to_string())),
                 }
@@ -263,7 +278,10 @@ impl Server {
                     Err(e) => Err((ErrorCode::InvalidParams, e.to_string())),
                 }
             }
-            other => Err((ErrorCode::MethodNotFound, format!("`ioa lsp` does not answer `{other}`"))),
+            other => Err((
+                ErrorCode::MethodNotFound,
+                format!("`ioa lsp` does not answer `{other}`"),
+            )),
         };
         self.respond(id, result)
     }
@@ -278,7 +296,8 @@ impl Server {
             .map_err(|e| (ErrorCode::InvalidParams, e.to_string()))?;
         let uri = params.text_document.uri;
         match self.analysis(&uri) {
-            Some(a) => answer(a, &uri, params.position).map_err(|e| (ErrorCode::InternalError, e.to_string())),
+            Some(a) => answer(a, &uri, params.position)
+                .map_err(|e| (ErrorCode::InternalError, e.to_string())),
             None => Ok(serde_json::Value::Null),
         }
     }

@@ -74,7 +74,6 @@ impl IntoDiagnostic for SymmetryError {
             labels: vec![],
             notes: vec![],
             hint: (!hint.is_empty()).then(|| hint.to_string()),
-            replacements: vec![],
         };
         match self {
             SymmetryError::UnknownType { name } => plain(

@@ -326,14 +326,9 @@ pub enum CheckError {
 
 fn did_you_mean(d: Diagnostic, suggestion: &Option<String>) -> Diagnostic {
     match suggestion {
-        Some(s) => {
-            let span = d.primary_span();
-            let d = d.with_hint(format!("did you mean `{s}`?"));
-            match span {
-                Some(span) => d.with_replacement(span, s.clone()),
-                None => d,
-            }
-        }
+        Some(s) => d
+            .with_hint(format!("did you mean `{s}`?"))
+            .with_primary_replacement(s.clone()),
         None => d,
     }
 }

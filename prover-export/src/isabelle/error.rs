@@ -211,7 +211,6 @@ impl IntoDiagnostic for ExportError {
                     format!("the model declares: {}", available.join(", "))
                 }],
                 hint: Some(format!("give one of the declared names to --{what}")),
-                replacements: vec![],
             },
             ExportError::StartUnset { var, span } => Diagnostic::error(
                 "E1205",
