@@ -538,3 +538,43 @@ fn universe_files_are_checked_against_their_model() {
     insta::assert_snapshot!("universe", show_diagnostics(path, &text, &diagnostics));
     session.finish();
 }
+
+/// Half-typed text is normal in an editor: a syntax error is reported at its place, requests on
+/// the broken document get empty answers rather than errors, and the server keeps serving.
+#[test]
+fn a_syntax_error_is_reported_and_the_server_keeps_answering() {
+    let mut session = Session::start();
+    let path = "tests/data/lsp/misspelt.ioa";
+    let (uri, text) = session.open(path);
+    session.diagnostics(&uri);
+    let broken = text.replacen("eff counter := counter + 1", "eff counter := counter +", 1);
+    session.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": broken }] }),
+    );
+    let diagnostics = session.diagnostics(&uri);
+    insta::assert_snapshot!(
+        "syntax_error",
+        show_diagnostics(path, &broken, &diagnostics)
+    );
+    let at = json!({ "textDocument": { "uri": uri }, "position": { "line": 9, "character": 8 } });
+    assert_eq!(
+        session.request("textDocument/hover", at.clone()),
+        Value::Null
+    );
+    assert_eq!(session.request("textDocument/definition", at), Value::Null);
+    let formatting = session.request_raw(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": uri }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    assert!(
+        formatting["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("cannot format:"),
+        "{formatting}"
+    );
+    let unknown = session.request_raw("textDocument/rename", json!({}));
+    assert_eq!(unknown["error"]["code"], json!(-32601), "method not found");
+    session.finish();
+}
