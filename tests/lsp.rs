@@ -578,3 +578,42 @@ fn a_syntax_error_is_reported_and_the_server_keeps_answering() {
     assert_eq!(unknown["error"]["code"], json!(-32601), "method not found");
     session.finish();
 }
+
+/// Documents see each other's unsaved text: breaking the open global1.ioa re-checks the open
+/// global1_invariants.ioa that imports it, which shows the error at its `import`; repairing it
+/// clears both.
+#[test]
+fn an_unsaved_import_is_checked_as_the_editor_shows_it() {
+    let mut session = Session::start();
+    let (importer, importer_text) = session.open("examples/consensus/global1_invariants.ioa");
+    assert!(session.diagnostics(&importer).is_empty());
+    let (imported, text) = session.open("examples/consensus/global1.ioa");
+    assert!(session.diagnostics(&imported).is_empty());
+    // Opening a file the importer reads re-checks the importer too.
+    assert!(session.diagnostics(&importer).is_empty());
+    let broken = text.replacen("pre quorums = {}", "pre quorum = {}", 1);
+    assert_ne!(broken, text);
+    session.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": imported, "version": 2 }, "contentChanges": [{ "text": broken }] }),
+    );
+    let own = session.diagnostics(&imported);
+    let seen_by_importer = session.diagnostics(&importer);
+    let report = format!(
+        "{}{}",
+        show_diagnostics("examples/consensus/global1.ioa", &broken, &own),
+        show_diagnostics(
+            "examples/consensus/global1_invariants.ioa",
+            &importer_text,
+            &seen_by_importer
+        )
+    );
+    insta::assert_snapshot!("unsaved_import", report);
+    session.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": imported, "version": 3 }, "contentChanges": [{ "text": text }] }),
+    );
+    assert!(session.diagnostics(&imported).is_empty());
+    assert!(session.diagnostics(&importer).is_empty());
+    session.finish();
+}

@@ -65,7 +65,7 @@ pub fn diagnostics(analysis: &Analysis, uri: &lsp::Url) -> Vec<lsp::Diagnostic> 
                     source: Some("ioa".into()),
                     message: format!(
                         "in {}:{}:{}: {}",
-                        analysis.sources.name(span.file),
+                        beside_document(analysis, span.file),
                         at.range.start.line + 1,
                         at.range.start.character + 1,
                         d.message
@@ -92,13 +92,43 @@ pub fn diagnostics(analysis: &Analysis, uri: &lsp::Url) -> Vec<lsp::Diagnostic> 
     out
 }
 
+/// A file's name as seen from the document's folder (`global1.ioa`, `../consensus/cons.ioa`);
+/// absolute when neither the folder nor its parent contains it.
+fn beside_document(analysis: &Analysis, file: FileId) -> String {
+    let path = normalise(Path::new(analysis.sources.name(file)));
+    let folder = analysis
+        .file
+        .and_then(|f| Path::new(analysis.sources.name(f)).parent().map(normalise));
+    match folder {
+        Some(folder) => match path.strip_prefix(&folder) {
+            Ok(relative) => relative.display().to_string(),
+            Err(_) => match (
+                folder.parent(),
+                path.strip_prefix(folder.parent().unwrap_or(&folder)),
+            ) {
+                (Some(_), Ok(relative)) => format!("../{}", relative.display()),
+                _ => path.display().to_string(),
+            },
+        },
+        None => path.display().to_string(),
+    }
+}
+
 fn import_line(analysis: &Analysis) -> lsp::Range {
-    let offset = analysis.text.find("import").map(|o| o as u32).unwrap_or(0);
-    analysis.lines.range(
-        &analysis.text,
-        offset,
-        offset + 6.min(analysis.text.len() as u32),
-    )
+    // The first line that starts with `import` (comments may mention the word earlier).
+    let mut offset = 0;
+    for line in analysis.text.split_inclusive('\n') {
+        let code = line.trim_start();
+        if code.starts_with("import") {
+            let start = offset + (line.len() - code.len());
+            let end = start + line.trim_end().len() - (line.len() - code.len());
+            return analysis
+                .lines
+                .range(&analysis.text, start as u32, end as u32);
+        }
+        offset += line.len();
+    }
+    lsp::Range::default()
 }
 
 /// One front-end diagnostic in the protocol's form: the headline, the primary label's message,
