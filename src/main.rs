@@ -3,6 +3,7 @@
 
 mod cex;
 mod cli;
+mod lsp;
 mod serve;
 mod view;
 

@@ -29,6 +29,9 @@ pub struct Label {
     pub message: String,
     /// The primary label is the one the diagnostic is "at".
     pub primary: bool,
+    /// Text that should replace the labelled source, when the diagnostic's hint is mechanical
+    /// ("did you mean `counter`?"): the language server offers it as a quick fix.
+    pub replacement: Option<String>,
 }
 
 /// One message for the user.
@@ -59,6 +62,7 @@ impl Diagnostic {
                 span,
                 message: String::new(),
                 primary: true,
+                replacement: None,
             }],
             notes: vec![],
             hint: None,
@@ -86,6 +90,7 @@ impl Diagnostic {
             span,
             message: message.into(),
             primary: false,
+            replacement: None,
         });
         self
     }
@@ -99,6 +104,14 @@ impl Diagnostic {
     /// Sets the hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
+        self
+    }
+
+    /// Proposes `text` in place of the primary label's source.
+    pub fn with_primary_replacement(mut self, text: impl Into<String>) -> Self {
+        if let Some(l) = self.labels.iter_mut().find(|l| l.primary) {
+            l.replacement = Some(text.into());
+        }
         self
     }
 

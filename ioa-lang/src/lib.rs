@@ -16,6 +16,7 @@ pub mod parse;
 pub mod pretty;
 pub mod source_map;
 pub mod span;
+pub mod symbols;
 mod unsupported;
 
 use std::path::PathBuf;
@@ -28,6 +29,9 @@ pub struct CheckResult {
     pub spec: Option<ir::Spec>,
     /// Syntax, read and type errors, in source order.
     pub diagnostics: Vec<diagnostics::Diagnostic>,
+    /// Every file that parsed, as written (before generic automata are instantiated): what an
+    /// editor's symbol index ([`symbols::SymbolIndex`]) is built from.
+    pub files: Vec<(span::FileId, ast::SourceFile)>,
 }
 
 impl CheckResult {
@@ -58,6 +62,7 @@ pub fn check_files(paths: &[PathBuf], fs: &(dyn loader::FileSystem + Sync)) -> C
 
 fn check_files_here(paths: &[PathBuf], fs: &dyn loader::FileSystem) -> CheckResult {
     let mut loaded = loader::load(paths, fs);
+    let written = loaded.files.clone();
     let mut diagnostics = loaded.diagnostics;
     if !diagnostics.iter().any(|d| d.is_error()) {
         diagnostics.extend(generics::instantiate(
@@ -76,5 +81,6 @@ fn check_files_here(paths: &[PathBuf], fs: &dyn loader::FileSystem) -> CheckResu
         sources: loaded.sources,
         spec,
         diagnostics,
+        files: written,
     }
 }

@@ -161,3 +161,40 @@ pub fn normalise(path: &Path) -> PathBuf {
     }
     out
 }
+
+/// A file system with some files' text replaced: an editor's unsaved buffers over the disk, so
+/// that a model is checked as the user sees it.
+pub struct OverlayFileSystem<'a> {
+    base: &'a (dyn FileSystem + Sync),
+    /// Replaced texts, by the base's canonical path.
+    replaced: HashMap<PathBuf, String>,
+}
+
+impl<'a> OverlayFileSystem<'a> {
+    /// The base file system with nothing replaced yet.
+    pub fn new(base: &'a (dyn FileSystem + Sync)) -> Self {
+        OverlayFileSystem {
+            base,
+            replaced: HashMap::new(),
+        }
+    }
+
+    /// `path` reads as `text` from now on.
+    pub fn replace(&mut self, path: &Path, text: String) {
+        let key = self.base.canonical(path);
+        self.replaced.insert(key, text);
+    }
+}
+
+impl FileSystem for OverlayFileSystem<'_> {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        match self.replaced.get(&self.base.canonical(path)) {
+            Some(text) => Ok(text.clone()),
+            None => self.base.read(path),
+        }
+    }
+
+    fn canonical(&self, path: &Path) -> PathBuf {
+        self.base.canonical(path)
+    }
+}

@@ -9,7 +9,7 @@ mod explore_local;
 mod export_isabelle;
 mod export_smt;
 mod fmt;
-mod fs;
+pub(crate) mod fs;
 mod infer;
 mod infer_filter;
 mod itf;
@@ -106,6 +106,10 @@ enum Command {
     /// Explore a model in the browser: fire enabled actions, step back and forward, see the
     /// invariants' verdicts and the path as a sequence chart, save the path as an ITF trace.
     Serve(serve::ServeArgs),
+    /// A language server over standard input and output for editors (diagnostics as you type,
+    /// hover, go to definition, references, outline, formatting, quick fixes); the VS Code
+    /// extension under editors/vscode starts it.
+    Lsp,
     /// Consequence prediction (CrystalBall): from the start state or a state of a recorded
     /// run, which futures of up to --max-depth steps violate an invariant. Local actions of a
     /// node already seen in the same local state are not expanded again; deliveries always are.
@@ -310,6 +314,7 @@ pub fn run() -> ExitCode {
         Command::System(args) => system::run(args),
         Command::View(args) => view::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Lsp => crate::lsp::run(),
         Command::Predict(args) => predict::run(args),
         Command::Liveness(args) => liveness::run(args),
         Command::Merge(args) => campaign::run(args),

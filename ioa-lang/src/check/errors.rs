@@ -326,7 +326,9 @@ pub enum CheckError {
 
 fn did_you_mean(d: Diagnostic, suggestion: &Option<String>) -> Diagnostic {
     match suggestion {
-        Some(s) => d.with_hint(format!("did you mean `{s}`?")),
+        Some(s) => d
+            .with_hint(format!("did you mean `{s}`?"))
+            .with_primary_replacement(s.clone()),
         None => d,
     }
 }
