@@ -1,0 +1,227 @@
+//! Stubborn sets over the footprints of [`super::footprint`]: in a state, a set of enabled
+//! action instances whose exploration alone preserves every reachable invariant violation and
+//! deadlock (with the visibility rule here and the cycle proviso of [`super::Reduced`]).
+//!
+//! Two instances are *dependent* when one writes a slot the other reads or writes. A set `S` of
+//! instances is stubborn in a state when
+//! 1. every enabled instance in `S` brings every instance dependent on it into `S`, and
+//! 2. every disabled instance in `S` brings every instance that writes one of its guard's slots
+//!    into `S` (a necessary enabling set: it cannot become enabled while those slots keep
+//!    their values).
+//!
+//! Then no sequence of instances outside `S` can disable, enable or fail to commute with an
+//! enabled instance of `S` (Valmari's theorem), so exploring only `S`'s enabled instances loses
+//! no deadlock, and — when no enabled instance of `S` is visible (writes a slot an invariant
+//! reads) and the cycle proviso holds — no reachable state in which an invariant is false.
+//! A set that would have to contain a visible enabled instance is not used: the state is then
+//! expanded fully.
+//!
+//! The closure is computed from each enabled instance in turn (at most [`MAX_SEEDS`] of them,
+//! one per first-written slot, which tells processes apart), and the set with the fewest
+//! enabled instances wins; the first seed in instance order wins ties, so the choice is a
+//! function of the state and reruns agree.
+
+use super::footprint::Footprint;
+
+/// The most closures computed per state.
+pub const MAX_SEEDS: usize = 24;
+
+/// The independence structure of a machine's instances.
+pub struct Stubborn {
+    footprints: Vec<Footprint>,
+    /// For each slot, the instances that write it.
+    writers: Vec<Vec<u32>>,
+    /// For each slot, the instances that read it.
+    readers: Vec<Vec<u32>>,
+    /// For each instance, whether it writes a slot an invariant reads.
+    visible: Vec<bool>,
+    /// The visible instances.
+    visible_list: Vec<u32>,
+}
+
+impl Stubborn {
+    /// The structure for `footprints` over `n_slots` slots, with the invariants reading
+    /// `observed`.
+    pub fn new(footprints: Vec<Footprint>, n_slots: usize, observed: &[u32]) -> Stubborn {
+        let mut writers = vec![Vec::new(); n_slots];
+        let mut readers = vec![Vec::new(); n_slots];
+        let mut watched = vec![false; n_slots];
+        for &s in observed {
+            watched[s as usize] = true;
+        }
+        let mut visible = Vec::with_capacity(footprints.len());
+        for (k, f) in footprints.iter().enumerate() {
+            for &s in &f.writes {
+                writers[s as usize].push(k as u32);
+            }
+            for &s in &f.reads {
+                readers[s as usize].push(k as u32);
+            }
+            visible.push(f.writes.iter().any(|&s| watched[s as usize]));
+        }
+        let visible_list = (0..visible.len() as u32)
+            .filter(|&k| visible[k as usize])
+            .collect();
+        Stubborn {
+            footprints,
+            writers,
+            readers,
+            visible,
+            visible_list,
+        }
+    }
+
+    /// How many instances write a slot some invariant reads.
+    pub fn visible_count(&self) -> usize {
+        self.visible.iter().filter(|&&v| v).count()
+    }
+
+    /// The instances' footprints.
+    pub fn footprints(&self) -> &[Footprint] {
+        &self.footprints
+    }
+
+    /// A smallest stubborn set found for a state whose enabled instances are `enabled`
+    /// (ascending): its enabled instances, ascending; `None` when none found is smaller than all
+    /// of `enabled`.
+    pub fn ample(&self, enabled: &[u32]) -> Option<Vec<u32>> {
+        if enabled.len() <= 1 {
+            return None;
+        }
+        let n = self.footprints.len();
+        let mut is_enabled = vec![false; n];
+        for &t in enabled {
+            is_enabled[t as usize] = true;
+        }
+        let mut best: Option<Vec<u32>> = None;
+        let mut seeds_tried = 0;
+        let mut tried_first_writes: Vec<u32> = Vec::new();
+        let mut scratch = Scratch::new(n, self.writers.len());
+        for &seed in enabled {
+            // One seed per process-like group: instances whose first written slot was tried
+            // already give (nearly) the same closure.
+            let first = self.footprints[seed as usize].writes.first().copied();
+            if let Some(f) = first {
+                if tried_first_writes.contains(&f) {
+                    continue;
+                }
+                tried_first_writes.push(f);
+            }
+            if seeds_tried == MAX_SEEDS {
+                break;
+            }
+            seeds_tried += 1;
+            let bound = best.as_ref().map_or(enabled.len(), |b| b.len());
+            if let Some(set) = self.closure(seed, &is_enabled, bound, &mut scratch) {
+                let done = set.len() == 1;
+                best = Some(set);
+                if done {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    /// The enabled instances of the stubborn closure of `seed`, or `None` when it holds at least
+    /// `bound` enabled ones.
+    fn closure(
+        &self,
+        seed: u32,
+        is_enabled: &[bool],
+        bound: usize,
+        scratch: &mut Scratch,
+    ) -> Option<Vec<u32>> {
+        scratch.reset();
+        let mut found = Vec::new();
+        let mut visible_added = false;
+        scratch.push(seed);
+        while let Some(t) = scratch.queue.pop() {
+            let f = &self.footprints[t as usize];
+            if is_enabled[t as usize] {
+                if self.visible[t as usize] && !visible_added {
+                    visible_added = true;
+                    for &u in &self.visible_list {
+                        scratch.push(u);
+                    }
+                }
+                found.push(t);
+                if found.len() >= bound {
+                    return None;
+                }
+                for &s in &f.writes {
+                    if !scratch.written_done[s as usize] {
+                        scratch.written_done[s as usize] = true;
+                        for &u in &self.writers[s as usize] {
+                            scratch.push(u);
+                        }
+                    }
+                    if !scratch.read_done[s as usize] {
+                        scratch.read_done[s as usize] = true;
+                        for &u in &self.readers[s as usize] {
+                            scratch.push(u);
+                        }
+                    }
+                }
+                for &s in &f.reads {
+                    if !scratch.written_done[s as usize] {
+                        scratch.written_done[s as usize] = true;
+                        for &u in &self.writers[s as usize] {
+                            scratch.push(u);
+                        }
+                    }
+                }
+            } else if f.has_participants {
+                for &s in &f.guard {
+                    if !scratch.written_done[s as usize] {
+                        scratch.written_done[s as usize] = true;
+                        for &u in &self.writers[s as usize] {
+                            scratch.push(u);
+                        }
+                    }
+                }
+            }
+        }
+        found.sort_unstable();
+        Some(found)
+    }
+}
+
+/// The marks of one closure.
+struct Scratch {
+    in_set: Vec<bool>,
+    touched: Vec<u32>,
+    queue: Vec<u32>,
+    written_done: Vec<bool>,
+    read_done: Vec<bool>,
+}
+
+impl Scratch {
+    fn new(n: usize, slots: usize) -> Scratch {
+        Scratch {
+            in_set: vec![false; n],
+            touched: Vec::new(),
+            queue: Vec::new(),
+            written_done: vec![false; slots],
+            read_done: vec![false; slots],
+        }
+    }
+
+    fn reset(&mut self) {
+        for &t in &self.touched {
+            self.in_set[t as usize] = false;
+        }
+        self.touched.clear();
+        self.queue.clear();
+        self.written_done.iter_mut().for_each(|x| *x = false);
+        self.read_done.iter_mut().for_each(|x| *x = false);
+    }
+
+    fn push(&mut self, t: u32) {
+        if !self.in_set[t as usize] {
+            self.in_set[t as usize] = true;
+            self.touched.push(t);
+            self.queue.push(t);
+        }
+    }
+}
