@@ -18,7 +18,9 @@
 //! The checked invariants' reads are computed the same way (a composite's `P[i].x` is slot `x`
 //! of every member of component `P`): an instance that writes one of them is *visible*.
 
+use interpreter::eval::{NoChoice, Scope};
 use interpreter::machine::Machine;
+use interpreter::value::Value;
 use ioa_lang::ir::{AutomatonBody, Expr, ExprKind, Stmt, StmtKind, VarRef};
 
 use crate::ir_walk::{walk_expr, walk_stmt};
@@ -196,6 +198,31 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Vec<Footpr
         .collect()
 }
 
+/// The values of family indices that read no bound variable (`W[0]`, `N[[2]]`), if they
+/// evaluate over the root's parameters.
+fn fixed_indices(machine: &Machine, indices: &[Expr]) -> Option<Vec<Value>> {
+    let mut bound = false;
+    for e in indices {
+        walk_expr(e, &mut |x| {
+            if matches!(
+                x.kind,
+                ExprKind::Var(VarRef::Local(_) | VarRef::Aux(_) | VarRef::Component { .. })
+                    | ExprKind::Choose { .. }
+            ) {
+                bound = true;
+            }
+        });
+    }
+    if bound {
+        return None;
+    }
+    let scope = Scope::params_only(machine.spec, machine.universe, &machine.root_params);
+    indices
+        .iter()
+        .map(|e| scope.eval(e, &mut [], &mut NoChoice).ok())
+        .collect()
+}
+
 /// The slots the root's invariants read (every slot when one of them reads what the walk
 /// cannot place).
 pub fn invariant_reads(machine: &Machine) -> Vec<u32> {
@@ -217,11 +244,15 @@ pub fn invariant_reads(machine: &Machine) -> Vec<u32> {
                 VarRef::Component {
                     automaton,
                     component,
+                    indices,
                     slot,
-                    ..
                 } if *automaton == machine.root => {
-                    // Whatever the indices, slot `slot` of every member of the component.
-                    for m in machine.members.iter().filter(|m| m.component == *component) {
+                    // Indices that read no bound variable name one member; others (or indices
+                    // that do not evaluate) any member: slot `slot` of each.
+                    let fixed = fixed_indices(machine, indices);
+                    for m in machine.members.iter().filter(|m| {
+                        m.component == *component && fixed.as_ref().is_none_or(|f| *f == m.indices)
+                    }) {
                         if m.instances.len() != 1 {
                             everything = true;
                             continue;
