@@ -10,6 +10,15 @@
 //! - *reads*: the guard reads and every slot read by the effect;
 //! - *writes*: every slot that is the root of an assignment's target.
 //!
+//! A set-valued variable is finer than one slot when an instance only tests and changes single
+//! elements that its arguments fix: `e ∈ S`, `e ∉ S` read the *cell* `(S, e)`, and
+//! `S := S ∪ {e}`, `S := S − {e}`, `insert(e, S)`, `delete(e, S)` write it, where `e` reads
+//! only action parameters, automaton parameters and constants (so its value is known per
+//! instance). Such accesses to different cells commute and cannot enable or disable each
+//! other; any other access to `S` (its size, a quantifier over it, a loop, a comparison) is an
+//! access to the whole variable, which depends on every cell. This is what lets a message
+//! handler of one message be independent of the send of another through one network set.
+//!
 //! Effects of a primitive instance touch only its own variables (the interpreter executes each
 //! participant over its own slice of the state), so the slots are the participant's own,
 //! shifted by its offset. Anything the walk cannot place (an auxiliary variable, a reference to
@@ -21,12 +30,16 @@
 use interpreter::eval::{NoChoice, Scope};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
-use ioa_lang::ir::{AutomatonBody, Expr, ExprKind, Stmt, StmtKind, VarRef};
+use ioa_lang::ir::{
+    AutomatonBody, BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt, StmtKind, Type, VarRef,
+};
+use rustc_hash::FxHashMap;
 
-use crate::ir_walk::{walk_expr, walk_stmt};
+use crate::ir_walk::walk_expr;
 use crate::model::ActionInstance;
 
-/// The slots one action instance reads and writes (sorted, without repeats).
+/// The places one action instance reads and writes (sorted, without repeats): ids below the
+/// machine's slot count are whole slots, the others cells of set-valued slots ([`Cells`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Footprint {
     /// Slots whose values decide whether the instance is enabled.
@@ -40,56 +53,195 @@ pub struct Footprint {
     pub has_participants: bool,
 }
 
-/// Collects slots of one participant, or notes that it may touch anything.
-struct Collect<'a> {
-    offset: u32,
-    out: &'a mut Vec<u32>,
-    everything: &'a mut bool,
+/// The cells of set-valued slots met so far: id `n_slots + k` is cell `k`.
+#[derive(Default)]
+pub struct Cells {
+    index: FxHashMap<(u32, Value), u32>,
+    /// For each cell, its slot.
+    pub slot_of: Vec<u32>,
 }
 
-impl Collect<'_> {
+impl Cells {
+    fn id(&mut self, n_slots: usize, slot: u32, key: Value) -> u32 {
+        let next = (n_slots + self.slot_of.len()) as u32;
+        let id = *self.index.entry((slot, key)).or_insert(next);
+        if id == next {
+            self.slot_of.push(slot);
+        }
+        id
+    }
+}
+
+/// What one participant's transition is walked with: where its slots start, the values of the
+/// instance's arguments and of the automaton's parameters (to fix cell keys).
+struct Site<'a> {
+    machine: &'a Machine<'a>,
+    offset: u32,
+    params: &'a [Value],
+    args: &'a [Value],
+    /// The action's parameters are locals `0..n_args`.
+    n_args: u32,
+    n_locals: u32,
+}
+
+/// Collects the places one participant touches, or notes that it may touch anything.
+struct Collect<'a, 'b> {
+    site: &'b Site<'a>,
+    cells: &'b mut Cells,
+    out: &'b mut Vec<u32>,
+    everything: &'b mut bool,
+}
+
+impl Collect<'_, '_> {
+    /// The cell `(slot, e)` when `e` has a value fixed by the instance.
+    fn cell(&mut self, slot: u32, e: &Expr) -> Option<u32> {
+        let mut fixed = true;
+        walk_expr(e, &mut |x| match &x.kind {
+            ExprKind::Var(VarRef::Param(_) | VarRef::QualifiedParam { .. }) => {}
+            ExprKind::Var(VarRef::Local(k)) if *k < self.site.n_args => {}
+            ExprKind::Var(_) | ExprKind::Choose { .. } => fixed = false,
+            _ => {}
+        });
+        if !fixed {
+            return None;
+        }
+        let m = self.site.machine;
+        let scope = Scope::params_only(m.spec, m.universe, self.site.params);
+        let mut locals = self.site.args.to_vec();
+        locals.resize(
+            (self.site.n_locals as usize).max(locals.len()).max(1),
+            Value::Bool(false),
+        );
+        let key = scope.eval(e, &mut locals, &mut NoChoice).ok()?;
+        Some(self.cells.id(m.n_slots, self.site.offset + slot, key))
+    }
+
+    /// The set-valued state slot `e` is, if it is one.
+    fn set_slot(e: &Expr) -> Option<u32> {
+        match (&e.kind, &e.ty) {
+            (ExprKind::Var(VarRef::State(s)), Type::Set(_)) => Some(*s),
+            _ => None,
+        }
+    }
+
+    fn var(&mut self, r: &VarRef) {
+        match r {
+            VarRef::State(s) => self.out.push(self.site.offset + s),
+            VarRef::Param(_) | VarRef::Local(_) | VarRef::QualifiedParam { .. } => {}
+            VarRef::Aux(_) | VarRef::Qualified { .. } | VarRef::Component { .. } => {
+                *self.everything = true
+            }
+        }
+    }
+
+    /// The places `e` reads: membership tests of fixed elements read cells, every other
+    /// state variable is read whole.
     fn expr(&mut self, e: &Expr) {
-        walk_expr(e, &mut |x| {
-            if let ExprKind::Var(r) = &x.kind {
-                match r {
-                    VarRef::State(s) => self.out.push(self.offset + s),
-                    VarRef::Param(_) | VarRef::Local(_) | VarRef::QualifiedParam { .. } => {}
-                    VarRef::Aux(_) | VarRef::Qualified { .. } | VarRef::Component { .. } => {
-                        *self.everything = true
+        if let ExprKind::Binary(BinOp::In | BinOp::NotIn, x, set) = &e.kind {
+            if let Some(slot) = Self::set_slot(set) {
+                if let Some(cell) = self.cell(slot, x) {
+                    self.out.push(cell);
+                    return;
+                }
+            }
+        }
+        match &e.kind {
+            ExprKind::Var(r) => self.var(r),
+            ExprKind::Choose { .. } => {
+                // A `det` block holds statements; take every variable in it as read whole.
+                walk_expr(e, &mut |x| {
+                    if let ExprKind::Var(r) = &x.kind {
+                        self.var(r)
+                    }
+                })
+            }
+            _ => for_each_child(e, &mut |x| self.expr(x)),
+        }
+    }
+
+    /// The cells an assignment `S := S ∪ {e…}` (or `−`, `insert`, `delete`) writes, when every
+    /// element is fixed; `None` for any other assignment.
+    fn cell_update(&mut self, target: &ioa_lang::ir::Place, value: &Expr) -> Option<Vec<u32>> {
+        let VarRef::State(slot) = target.root else {
+            return None;
+        };
+        if !target.path.is_empty() {
+            return None;
+        }
+        let elements: Vec<&Expr> = match &value.kind {
+            ExprKind::Binary(BinOp::Union | BinOp::Difference, set, items)
+                if Self::set_slot(set) == Some(slot) =>
+            {
+                match &items.kind {
+                    ExprKind::Collection(xs) => xs.iter().collect(),
+                    _ => return None,
+                }
+            }
+            ExprKind::Call(Builtin::Insert | Builtin::Delete, xs)
+                if xs.len() == 2 && Self::set_slot(&xs[1]) == Some(slot) =>
+            {
+                vec![&xs[0]]
+            }
+            _ => return None,
+        };
+        elements.into_iter().map(|x| self.cell(slot, x)).collect()
+    }
+
+    /// The places a statement reads.
+    fn stmt_reads(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Assign { target, value } => {
+                if self.cell_update(target, value).is_some() {
+                    return;
+                }
+                for step in &target.path {
+                    if let PlaceStep::Index(e) = step {
+                        self.expr(e);
                     }
                 }
-            }
-        });
-    }
-
-    fn stmt_reads(&mut self, s: &Stmt) {
-        walk_stmt(s, &mut |x| {
-            if let ExprKind::Var(r) = &x.kind {
-                match r {
-                    VarRef::State(s) => self.out.push(self.offset + s),
-                    VarRef::Param(_) | VarRef::Local(_) | VarRef::QualifiedParam { .. } => {}
-                    _ => *self.everything = true,
+                self.expr(value);
+                // An assignment to a part of a variable (`a[i] := v`, `t.f := v`) keeps the
+                // rest of it: the variable is read as well as written.
+                if !target.path.is_empty() {
+                    self.var(&target.root);
                 }
             }
-        });
-        // An assignment to a part of a variable (`a[i] := v`, `t.f := v`) keeps the rest of
-        // it: the variable is read as well as written.
-        self.assigned(s, true);
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, body) in branches {
+                    self.expr(c);
+                    body.iter().for_each(|x| self.stmt_reads(x));
+                }
+                otherwise.iter().for_each(|x| self.stmt_reads(x));
+            }
+            StmtKind::ForIn {
+                collection, body, ..
+            } => {
+                self.expr(collection);
+                body.iter().for_each(|x| self.stmt_reads(x));
+            }
+            StmtKind::ForWhere { cond, body, .. } | StmtKind::While { cond, body } => {
+                self.expr(cond);
+                body.iter().for_each(|x| self.stmt_reads(x));
+            }
+            StmtKind::Fire { .. } => *self.everything = true,
+            StmtKind::Yield(e) | StmtKind::Ensure(e) => self.expr(e),
+            StmtKind::Ignore => {}
+        }
     }
 
+    /// The places a statement writes.
     fn stmt_writes(&mut self, s: &Stmt) {
-        self.assigned(s, false);
-    }
-
-    /// Roots of assignment targets in `s` (with `partial_only`, only those assigned in part).
-    fn assigned(&mut self, s: &Stmt, partial_only: bool) {
         match &s.kind {
-            StmtKind::Assign { target, .. } => {
-                if partial_only && target.path.is_empty() {
+            StmtKind::Assign { target, value } => {
+                if let Some(cells) = self.cell_update(target, value) {
+                    self.out.extend(cells);
                     return;
                 }
                 match target.root {
-                    VarRef::State(k) => self.out.push(self.offset + k),
+                    VarRef::State(k) => self.out.push(self.site.offset + k),
                     VarRef::Local(_) => {}
                     _ => *self.everything = true,
                 }
@@ -99,19 +251,53 @@ impl Collect<'_> {
                 otherwise,
             } => {
                 for (_, body) in branches {
-                    body.iter().for_each(|x| self.assigned(x, partial_only));
+                    body.iter().for_each(|x| self.stmt_writes(x));
                 }
-                otherwise
-                    .iter()
-                    .for_each(|x| self.assigned(x, partial_only));
+                otherwise.iter().for_each(|x| self.stmt_writes(x));
             }
             StmtKind::ForIn { body, .. }
             | StmtKind::ForWhere { body, .. }
-            | StmtKind::While { body, .. } => {
-                body.iter().for_each(|x| self.assigned(x, partial_only))
-            }
+            | StmtKind::While { body, .. } => body.iter().for_each(|x| self.stmt_writes(x)),
             StmtKind::Fire { .. } => *self.everything = true,
             StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Ensure(_) => {}
+        }
+    }
+}
+
+/// Calls `f` on each direct subexpression of `e` (the indices of a component reference
+/// included; a `choose`'s condition, not its `det` block).
+fn for_each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    match &e.kind {
+        ExprKind::Var(VarRef::Component { indices, .. }) => indices.iter().for_each(f),
+        ExprKind::Var(_)
+        | ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Nil
+        | ExprKind::EnumConst(_) => {}
+        ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
+            xs.iter().for_each(f)
+        }
+        ExprKind::Unary(_, x)
+        | ExprKind::Field(x, _)
+        | ExprKind::NullVal(x)
+        | ExprKind::UnionPayload(x, _)
+        | ExprKind::UnionNew(_, x)
+        | ExprKind::Is(x, _)
+        | ExprKind::Quant(_, _, x) => f(x),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            f(a);
+            f(b);
+        }
+        ExprKind::Cond(a, b, c) => {
+            f(a);
+            f(b);
+            f(c);
+        }
+        ExprKind::Choose { cond, .. } => {
+            if let Some(c) = cond {
+                f(c)
+            }
         }
     }
 }
@@ -125,10 +311,11 @@ fn finish(mut slots: Vec<u32>, everything: bool, n_slots: usize) -> Vec<u32> {
     slots
 }
 
-/// The footprint of every instance, in the order of `instances`.
-pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Vec<Footprint> {
+/// The footprint of every instance, in the order of `instances`, and the cells they name.
+pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footprint>, Cells) {
     let spec = machine.spec;
-    instances
+    let mut cells = Cells::default();
+    let prints = instances
         .iter()
         .map(|instance| {
             let participants = match machine.participants(instance.action, &instance.args) {
@@ -164,8 +351,17 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Vec<Footpr
                     .iter()
                     .filter(|t| own[t.action.0 as usize].name == *name)
                 {
-                    let mut g = Collect {
+                    let site = Site {
+                        machine,
                         offset,
+                        params: &i.params,
+                        args: &instance.args,
+                        n_args: own[t.action.0 as usize].params.len() as u32,
+                        n_locals: t.n_locals,
+                    };
+                    let mut g = Collect {
+                        site: &site,
+                        cells: &mut cells,
                         out: &mut guard,
                         everything: &mut guard_all,
                     };
@@ -173,13 +369,15 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Vec<Footpr
                     t.where_clause.iter().for_each(|e| g.expr(e));
                     t.pre.iter().for_each(|e| g.expr(e));
                     let mut r = Collect {
-                        offset,
+                        site: &site,
+                        cells: &mut cells,
                         out: &mut reads,
                         everything: &mut reads_all,
                     };
                     t.eff.iter().for_each(|s| r.stmt_reads(s));
                     let mut w = Collect {
-                        offset,
+                        site: &site,
+                        cells: &mut cells,
                         out: &mut writes,
                         everything: &mut writes_all,
                     };
@@ -195,7 +393,8 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Vec<Footpr
                 has_participants: !participants.is_empty(),
             }
         })
-        .collect()
+        .collect();
+    (prints, cells)
 }
 
 /// The values of family indices that read no bound variable (`W[0]`, `N[[2]]`), if they

@@ -48,10 +48,10 @@ impl PartialOrder {
     /// [`crate::model::action_instances`] numbers them).
     pub fn new(machine: &Machine) -> EvalResult<PartialOrder> {
         let instances = action_instances(machine)?;
-        let footprints = footprint::footprints(machine, &instances);
+        let (footprints, cells) = footprint::footprints(machine, &instances);
         let observed = footprint::invariant_reads(machine);
         Ok(PartialOrder {
-            stubborn: Stubborn::new(footprints, machine.n_slots, &observed),
+            stubborn: Stubborn::new(footprints, machine.n_slots, cells.slot_of, &observed),
         })
     }
 

@@ -26,9 +26,16 @@ use super::footprint::Footprint;
 /// The most closures computed per state.
 pub const MAX_SEEDS: usize = 24;
 
-/// The independence structure of a machine's instances.
+/// The independence structure of a machine's instances. Places are whole slots (ids below
+/// `n_slots`) and cells of set-valued slots (see [`super::footprint`]): a cell conflicts with
+/// itself and with its whole slot, a whole slot with itself and every cell of it.
 pub struct Stubborn {
     footprints: Vec<Footprint>,
+    n_slots: usize,
+    /// For each cell (id `n_slots + k`), its slot.
+    slot_of: Vec<u32>,
+    /// For each slot, its cells' ids.
+    cells_of: Vec<Vec<u32>>,
     /// For each slot, the instances that write it.
     writers: Vec<Vec<u32>>,
     /// For each slot, the instances that read it.
@@ -40,14 +47,28 @@ pub struct Stubborn {
 }
 
 impl Stubborn {
-    /// The structure for `footprints` over `n_slots` slots, with the invariants reading
-    /// `observed`.
-    pub fn new(footprints: Vec<Footprint>, n_slots: usize, observed: &[u32]) -> Stubborn {
-        let mut writers = vec![Vec::new(); n_slots];
-        let mut readers = vec![Vec::new(); n_slots];
-        let mut watched = vec![false; n_slots];
+    /// The structure for `footprints` over `n_slots` slots and the cells of `slot_of` (each
+    /// cell's slot), with the invariants reading the slots `observed`.
+    pub fn new(
+        footprints: Vec<Footprint>,
+        n_slots: usize,
+        slot_of: Vec<u32>,
+        observed: &[u32],
+    ) -> Stubborn {
+        let places = n_slots + slot_of.len();
+        let mut writers = vec![Vec::new(); places];
+        let mut readers = vec![Vec::new(); places];
+        let mut cells_of = vec![Vec::new(); n_slots];
+        for (k, &slot) in slot_of.iter().enumerate() {
+            cells_of[slot as usize].push((n_slots + k) as u32);
+        }
+        // A write to a cell of an observed slot changes what the invariant reads.
+        let mut watched = vec![false; places];
         for &s in observed {
             watched[s as usize] = true;
+            for &c in &cells_of[s as usize] {
+                watched[c as usize] = true;
+            }
         }
         let mut visible = Vec::with_capacity(footprints.len());
         for (k, f) in footprints.iter().enumerate() {
@@ -64,6 +85,9 @@ impl Stubborn {
             .collect();
         Stubborn {
             footprints,
+            n_slots,
+            slot_of,
+            cells_of,
             writers,
             readers,
             visible,
@@ -97,6 +121,7 @@ impl Stubborn {
         let mut seeds_tried = 0;
         let mut tried_first_writes: Vec<u32> = Vec::new();
         let mut scratch = Scratch::new(n, self.writers.len());
+        let mut related = Vec::new();
         for &seed in enabled {
             // One seed per process-like group: instances whose first written slot was tried
             // already give (nearly) the same closure.
@@ -112,7 +137,7 @@ impl Stubborn {
             }
             seeds_tried += 1;
             let bound = best.as_ref().map_or(enabled.len(), |b| b.len());
-            if let Some(set) = self.closure(seed, &is_enabled, bound, &mut scratch) {
+            if let Some(set) = self.closure(seed, &is_enabled, bound, &mut scratch, &mut related) {
                 let done = set.len() == 1;
                 best = Some(set);
                 if done {
@@ -131,6 +156,7 @@ impl Stubborn {
         is_enabled: &[bool],
         bound: usize,
         scratch: &mut Scratch,
+        related: &mut Vec<u32>,
     ) -> Option<Vec<u32>> {
         scratch.reset();
         let mut found = Vec::new();
@@ -149,41 +175,45 @@ impl Stubborn {
                 if found.len() >= bound {
                     return None;
                 }
-                for &s in &f.writes {
-                    if !scratch.written_done[s as usize] {
-                        scratch.written_done[s as usize] = true;
-                        for &u in &self.writers[s as usize] {
-                            scratch.push(u);
-                        }
-                    }
-                    if !scratch.read_done[s as usize] {
-                        scratch.read_done[s as usize] = true;
-                        for &u in &self.readers[s as usize] {
-                            scratch.push(u);
-                        }
+                // Dependent instances: those that write or read what `t` writes, and those
+                // that write what `t` reads.
+                for &p in &f.writes {
+                    self.related(p, related);
+                    for &q in related.iter() {
+                        scratch.add_writers(q, &self.writers);
+                        scratch.add_readers(q, &self.readers);
                     }
                 }
-                for &s in &f.reads {
-                    if !scratch.written_done[s as usize] {
-                        scratch.written_done[s as usize] = true;
-                        for &u in &self.writers[s as usize] {
-                            scratch.push(u);
-                        }
+                for &p in &f.reads {
+                    self.related(p, related);
+                    for &q in related.iter() {
+                        scratch.add_writers(q, &self.writers);
                     }
                 }
             } else if f.has_participants {
-                for &s in &f.guard {
-                    if !scratch.written_done[s as usize] {
-                        scratch.written_done[s as usize] = true;
-                        for &u in &self.writers[s as usize] {
-                            scratch.push(u);
-                        }
+                // A necessary enabling set: the instances that write what the guard reads.
+                for &p in &f.guard {
+                    self.related(p, related);
+                    for &q in related.iter() {
+                        scratch.add_writers(q, &self.writers);
                     }
                 }
             }
         }
         found.sort_unstable();
         Some(found)
+    }
+
+    /// The places that conflict with place `p`: itself, and its slot (a cell) or its cells (a
+    /// whole slot).
+    fn related(&self, p: u32, out: &mut Vec<u32>) {
+        out.clear();
+        out.push(p);
+        if (p as usize) < self.n_slots {
+            out.extend(&self.cells_of[p as usize]);
+        } else {
+            out.push(self.slot_of[p as usize - self.n_slots]);
+        }
     }
 }
 
@@ -215,6 +245,24 @@ impl Scratch {
         self.queue.clear();
         self.written_done.iter_mut().for_each(|x| *x = false);
         self.read_done.iter_mut().for_each(|x| *x = false);
+    }
+
+    fn add_writers(&mut self, place: u32, writers: &[Vec<u32>]) {
+        if !self.written_done[place as usize] {
+            self.written_done[place as usize] = true;
+            for &u in &writers[place as usize] {
+                self.push(u);
+            }
+        }
+    }
+
+    fn add_readers(&mut self, place: u32, readers: &[Vec<u32>]) {
+        if !self.read_done[place as usize] {
+            self.read_done[place as usize] = true;
+            for &u in &readers[place as usize] {
+                self.push(u);
+            }
+        }
     }
 
     fn push(&mut self, t: u32) {
