@@ -273,3 +273,106 @@ impl Scratch {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn print(guard: &[u32], reads: &[u32], writes: &[u32]) -> Footprint {
+        let mut reads = [reads, guard].concat();
+        reads.sort_unstable();
+        reads.dedup();
+        Footprint {
+            guard: guard.to_vec(),
+            reads,
+            writes: writes.to_vec(),
+            has_participants: true,
+        }
+    }
+
+    #[test]
+    fn independent_instances_are_taken_one_at_a_time() {
+        // Two workers on slots 0 and 1, each one instance.
+        let s = Stubborn::new(
+            vec![print(&[0], &[0], &[0]), print(&[1], &[1], &[1])],
+            2,
+            vec![],
+            &[],
+        );
+        assert_eq!(s.ample(&[0, 1]), Some(vec![0]));
+        assert_eq!(
+            s.ample(&[1]),
+            None,
+            "one enabled instance: nothing to reduce"
+        );
+    }
+
+    #[test]
+    fn a_disabled_instance_brings_the_writers_of_its_guard() {
+        // 0 writes slot 0; 1 (disabled) is guarded by slot 0 and writes slot 1, which 2 reads;
+        // 3 is on its own slot 2.
+        let s = Stubborn::new(
+            vec![
+                print(&[], &[], &[0]),
+                print(&[0], &[], &[1]),
+                print(&[1], &[1], &[1]),
+                print(&[2], &[2], &[2]),
+            ],
+            3,
+            vec![],
+            &[],
+        );
+        // From 2: its dependent 1 is disabled, whose enabler 0 joins; 3 stays out.
+        assert_eq!(s.ample(&[0, 2, 3]), Some(vec![0]));
+        assert_eq!(s.closure_of(2, &[0, 2, 3]), vec![0, 2]);
+    }
+
+    #[test]
+    fn a_visible_instance_brings_every_visible_instance() {
+        // Slots 0 and 1 are both observed; 0 and 1 are independent but both visible.
+        let s = Stubborn::new(
+            vec![
+                print(&[0], &[0], &[0]),
+                print(&[1], &[1], &[1]),
+                print(&[2], &[2], &[2]),
+            ],
+            3,
+            vec![],
+            &[0, 1],
+        );
+        assert_eq!(s.visible_count(), 2);
+        assert_eq!(s.closure_of(0, &[0, 1, 2]), vec![0, 1]);
+        assert_eq!(s.ample(&[0, 1, 2]), Some(vec![2]));
+    }
+
+    #[test]
+    fn cells_of_one_set_are_independent_but_not_of_the_whole_set() {
+        // Slot 0 is a set with cells 2 (element a) and 3 (element b); instance 0 inserts a,
+        // instance 1 inserts b.
+        let inserts = vec![print(&[], &[], &[2]), print(&[], &[], &[3])];
+        let s = Stubborn::new(inserts.clone(), 2, vec![0, 0], &[]);
+        assert_eq!(s.closure_of(0, &[0, 1]), vec![0]);
+        // Instance 2 reads the set's size (the whole slot 0) and writes slot 1: both inserts
+        // are dependent on it, so the closure of one insert holds the other.
+        let mut with_size = inserts;
+        with_size.push(print(&[0], &[0], &[1]));
+        let s = Stubborn::new(with_size, 2, vec![0, 0], &[]);
+        assert_eq!(s.closure_of(0, &[0, 1]), vec![0, 1]);
+        // An observed set makes a write to any of its cells visible.
+        let s = Stubborn::new(vec![print(&[], &[], &[2])], 2, vec![0, 0], &[0]);
+        assert_eq!(s.visible_count(), 1);
+    }
+
+    impl Stubborn {
+        /// The enabled instances of the closure of `seed`, without a bound.
+        fn closure_of(&self, seed: u32, enabled: &[u32]) -> Vec<u32> {
+            let mut is_enabled = vec![false; self.footprints.len()];
+            for &t in enabled {
+                is_enabled[t as usize] = true;
+            }
+            let mut scratch = Scratch::new(self.footprints.len(), self.writers.len());
+            self.closure(seed, &is_enabled, usize::MAX, &mut scratch, &mut Vec::new())
+                .expect("unbounded")
+        }
+    }
+}
