@@ -605,7 +605,7 @@ fn reduction_note(
         text.push(')');
         if stats.unchecked_full > 0 {
             text.push_str(&format!(
-                "; off in {}: the visited set spilled to disk cannot say exactly which states were visited",
+                "; off in {}: under --memory-limit the visited set may be on disk and cannot say exactly which states were visited (the cycle proviso needs it)",
                 count(stats.unchecked_full, "state")
             ));
         }
