@@ -67,6 +67,20 @@ pub trait Model: Sync {
         out: &mut Vec<(Self::Step, Self::State)>,
     ) -> Result<(), Self::Error>;
 
+    /// The successors a reduction keeps (by default all of them, as [`Model::successors`]).
+    /// `seen` tells whether a state with this fingerprint was visited before (every state of an
+    /// earlier or the current level is); `None` when the search cannot say exactly, and then a
+    /// reduction that needs it must keep every successor (see [`crate::reduction`]).
+    fn reduced_successors(
+        &self,
+        state: &Self::State,
+        out: &mut Vec<(Self::Step, Self::State)>,
+        seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+    ) -> Result<(), Self::Error> {
+        let _ = seen;
+        self.successors(state, out)
+    }
+
     /// The first property `state` violates, if any.
     fn check(&self, state: &Self::State) -> Result<Option<Self::Property>, Self::Error>;
 
@@ -321,13 +335,24 @@ pub fn expand_state<M: Model>(
     state: &M::State,
     keep: &dyn Fn(Fingerprint) -> bool,
 ) -> Expansion<M> {
+    expand_state_reducing(model, state, keep, None)
+}
+
+/// [`expand_state`] with the reduction's successors ([`Model::reduced_successors`]); `seen`
+/// answers exactly whether a fingerprint was visited (see there).
+pub fn expand_state_reducing<M: Model>(
+    model: &M,
+    state: &M::State,
+    keep: &dyn Fn(Fingerprint) -> bool,
+    seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+) -> Expansion<M> {
     match model.check(state) {
         Ok(None) => {}
         Ok(Some(p)) => return Expansion::Violated(p),
         Err(e) => return Expansion::Failed(e),
     }
     let mut successors = Vec::new();
-    if let Err(e) = model.successors(state, &mut successors) {
+    if let Err(e) = model.reduced_successors(state, &mut successors, seen) {
         return Expansion::Failed(e);
     }
     let generated = successors.len() as u64;
@@ -472,8 +497,17 @@ impl<M: Model> Visited<M> {
 }
 
 /// Checks a state and computes its successors not yet visited.
+/// An in-memory visited set answers exactly whether a state was visited (every state of an
+/// earlier or the current level is in it), which partial-order reduction's cycle proviso needs;
+/// a spilled one may miss states on disk, so it does not answer.
 fn expand<M: Model>(model: &M, visited: &Visited<M>, state: &M::State) -> Expansion<M> {
-    expand_state(model, state, &|fp| !visited.contains(fp))
+    match visited {
+        Visited::Memory { graph, .. } => {
+            let seen = |fp| graph.contains(fp);
+            expand_state_reducing(model, state, &|fp| !graph.contains(fp), Some(&seen))
+        }
+        Visited::Spilled(_) => expand_state(model, state, &|fp| !visited.contains(fp)),
+    }
 }
 
 /// The worker threads.

@@ -16,6 +16,8 @@
 //! - [`liveness`]: `eventually P` and `P ↝ Q` exactly (dead states with the critical transition,
 //!   fair cycles under task fairness as lassos) and by MaceMC's random walks with
 //!   FindCriticalTransition.
+//! - [`reduction`]: partial-order reduction (stubborn sets from the instances' read and write
+//!   sets, visibility, the breadth-first cycle proviso) as a filter on a model's successors.
 //! - [`fingerprint`]: fixed-seed 128-bit state fingerprints.
 //! - [`memory`]: the process's resident memory, for limits and statistics.
 //!
@@ -30,6 +32,7 @@ pub mod local;
 pub mod memory;
 pub mod model;
 pub mod predict;
+pub mod reduction;
 pub mod steer;
 pub mod symmetry;
 pub mod system;

@@ -14,6 +14,7 @@ use checker::compiled::CompiledModel;
 use checker::explore::spill::SpillStats;
 use checker::explore::{explore_spilling_to, Limit, Options, Report, Stats, Verdict};
 use checker::model::{MachineError, MachineModel, MachineStep};
+use checker::reduction::{PartialOrder, PorStats, Reduced};
 use checker::symmetry::Symmetry;
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Stop};
@@ -46,6 +47,12 @@ pub struct ExploreArgs {
     /// explored once (repeatable).
     #[arg(long)]
     pub symmetric: Vec<String>,
+    /// Which reductions run: `none`; `por` (partial-order reduction: only a stubborn set of the
+    /// enabled action instances is explored in each state; invariants and deadlocks are
+    /// preserved); `symmetry` (the types of --symmetric); `all` (both). Without the option:
+    /// symmetry when --symmetric names a type, no partial-order reduction.
+    #[arg(long, value_enum)]
+    pub reduction: Option<Reduction>,
     /// Check only this invariant (repeatable; default: every invariant of the automaton).
     #[arg(long = "invariant")]
     pub invariants: Vec<String>,
@@ -108,6 +115,19 @@ pub struct ExploreArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+/// Which reductions `ioa explore` applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Reduction {
+    /// Every state is explored.
+    None,
+    /// Partial-order reduction only.
+    Por,
+    /// Symmetry reduction only (needs --symmetric).
+    Symmetry,
+    /// Partial-order and symmetry reduction (symmetry when --symmetric names a type).
+    All,
 }
 
 /// How `ioa explore` computes states.
@@ -250,7 +270,38 @@ fn progress_line(stats: &Stats) -> String {
 }
 
 /// Runs `ioa explore`.
-pub fn run(args: ExploreArgs) -> ExitCode {
+pub fn run(mut args: ExploreArgs) -> ExitCode {
+    // Which reductions run: symmetry only over declared types, partial-order reduction only
+    // where it preserves what is checked (invariants and deadlocks, not liveness).
+    let por = matches!(args.reduction, Some(Reduction::Por | Reduction::All));
+    match args.reduction {
+        Some(Reduction::None | Reduction::Por) => args.symmetric.clear(),
+        Some(Reduction::Symmetry) if args.symmetric.is_empty() => {
+            return usage(
+                "--reduction symmetry: name the symmetric type with --symmetric TYPE".to_string(),
+            )
+        }
+        _ => {}
+    }
+    if por && args.liveness.liveness.is_some() {
+        return usage(
+            "--liveness: partial-order reduction here preserves invariants and deadlocks, not liveness properties; use --reduction none or symmetry".to_string(),
+        );
+    }
+    if por && args.local.local {
+        return usage(
+            "--local: local model checking does not take partial-order reduction; use --reduction none".to_string(),
+        );
+    }
+    if por
+        && (args.dist.processes.is_some()
+            || args.dist.checkpoint.is_some()
+            || args.dist.resume.is_some())
+    {
+        return usage(
+            "--reduction por/all: the distributed explorer and checkpoints do not know exactly which states were visited, which the cycle proviso needs; use --reduction none or symmetry".to_string(),
+        );
+    }
     let mut m = match model::load(
         &args.file,
         args.universe_file.as_deref(),
@@ -420,6 +471,14 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
+    let order = if por {
+        match PartialOrder::new(&machine) {
+            Ok(o) => Some(o),
+            Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
+        }
+    } else {
+        None
+    };
 
     let n_inv = model::invariant_count(&m.spec, automaton);
     print_start(
@@ -455,8 +514,9 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     };
     if let Some(compiled) = compiled {
         let spill_dir = args.spill_dir.as_deref();
+        let reduced = Reduced::new(&compiled, order.as_ref());
         let report = machine_report(explore_spilling_to(
-            &compiled,
+            &reduced,
             &options,
             spill_dir,
             &mut on_progress,
@@ -465,7 +525,10 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             print_stderr("\r\x1b[2K");
         }
         let (fault, stats) = match report {
-            Ok(report) => return finish(&args, &m, &explorer, &report, n_inv, None),
+            Ok(report) => {
+                let note = reduction_note(&args, order.as_ref(), reduced.stats());
+                return finish(&args, &m, &explorer, &report, n_inv, None, Some(note));
+            }
             Err(stopped) => stopped,
         };
         if !args.quiet && args.format == Format::Text {
@@ -485,11 +548,113 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         };
     }
     let spill_dir = args.spill_dir.as_deref();
-    let report = explore_spilling_to(&explorer, &options, spill_dir, &mut on_progress);
+    let reduced = Reduced::new(&explorer, order.as_ref());
+    let report = plain_report(explore_spilling_to(
+        &reduced,
+        &options,
+        spill_dir,
+        &mut on_progress,
+    ));
     if shown.get() {
         print_stderr("\r\x1b[2K");
     }
-    finish(&args, &m, &explorer, &report, n_inv, None)
+    let note = reduction_note(&args, order.as_ref(), reduced.stats());
+    finish(&args, &m, &explorer, &report, n_inv, None, Some(note))
+}
+
+/// What the reductions of a search did: a line for the text report and a JSON object.
+pub(super) struct ReductionNote {
+    text: String,
+    json: serde_json::Value,
+    /// Whether some state was expanded with a reduced set (so the states stored are not all
+    /// the reachable ones).
+    por_reduced: bool,
+}
+
+fn reduction_note(
+    args: &ExploreArgs,
+    order: Option<&PartialOrder>,
+    stats: PorStats,
+) -> ReductionNote {
+    let mut ran = Vec::new();
+    let mut parts = Vec::new();
+    if !args.symmetric.is_empty() {
+        ran.push("symmetry");
+        parts.push(format!(
+            "symmetry in {} (states equal up to a permutation stored once)",
+            args.symmetric.join(", ")
+        ));
+    }
+    if let Some(order) = order {
+        ran.push("por");
+        let expanded = stats.reduced_states + stats.full_states;
+        let mut text = format!(
+            "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants",
+            thousands(stats.reduced_states),
+            count(expanded, "state"),
+            count(stats.pruned_successors, "successor"),
+            thousands(order.visible_instances() as u64),
+            thousands(order.instances() as u64),
+        );
+        if stats.proviso_full > 0 {
+            text.push_str(&format!(
+                "; {} expanded fully by the cycle proviso",
+                count(stats.proviso_full, "state")
+            ));
+        }
+        text.push(')');
+        if stats.unchecked_full > 0 {
+            text.push_str(&format!(
+                "; off in {}: under --memory-limit the visited set may be on disk and cannot say exactly which states were visited (the cycle proviso needs it)",
+                count(stats.unchecked_full, "state")
+            ));
+        }
+        parts.push(text);
+    }
+    if matches!(args.reduction, Some(Reduction::All)) && args.symmetric.is_empty() {
+        parts.push("no symmetry (no --symmetric type)".to_string());
+    }
+    let text = if parts.is_empty() {
+        String::new()
+    } else {
+        format!("reductions: {}\n", parts.join("; "))
+    };
+    let json = serde_json::json!({
+        "ran": ran,
+        "symmetric": args.symmetric,
+        "por": order.map(|o| serde_json::json!({
+            "instances": o.instances(),
+            "visible_instances": o.visible_instances(),
+            "reduced_states": stats.reduced_states,
+            "full_states": stats.full_states,
+            "proviso_full_states": stats.proviso_full,
+            "unchecked_full_states": stats.unchecked_full,
+            "pruned_successors": stats.pruned_successors,
+        })),
+    });
+    ReductionNote {
+        text,
+        json,
+        por_reduced: stats.reduced_states > 0,
+    }
+}
+
+/// A report of the interpreter's model seen through a reduction, as the model's own.
+fn plain_report<M>(report: Report<M>) -> Report<MachineModel<'static, 'static>>
+where
+    M: checker::explore::Model<Step = MachineStep, Property = usize, Error = MachineError>,
+{
+    let verdict = match report.verdict {
+        Verdict::Verified => Verdict::Verified,
+        Verdict::LimitReached(l) => Verdict::LimitReached(l),
+        Verdict::Violated { property, path } => Verdict::Violated { property, path },
+        Verdict::Deadlock { path } => Verdict::Deadlock { path },
+        Verdict::Error { error, path } => Verdict::Error { error, path },
+    };
+    Report {
+        verdict,
+        stats: report.stats,
+    }
 }
 
 /// Why the compiled engine does not take the model, with the place of the construct that is
@@ -513,9 +678,12 @@ pub(super) fn refusal(m: &Model, r: checker::compiled::Refusal) -> String {
 /// The compiled engine's report as the interpreter's model would have made it (same steps and
 /// properties), or the fault that stopped it.
 #[allow(clippy::result_large_err)]
-fn machine_report(
-    report: Report<CompiledModel>,
-) -> Result<Report<MachineModel<'static, 'static>>, (Fault, Stats)> {
+fn machine_report<M>(
+    report: Report<M>,
+) -> Result<Report<MachineModel<'static, 'static>>, (Fault, Stats)>
+where
+    M: checker::explore::Model<Step = MachineStep, Property = usize, Error = Fault>,
+{
     let verdict = match report.verdict {
         Verdict::Verified => Verdict::Verified,
         Verdict::LimitReached(l) => Verdict::LimitReached(l),
@@ -555,7 +723,9 @@ pub(super) fn finish(
     report: &Report<MachineModel>,
     n_inv: usize,
     distributed: Option<serde_json::Value>,
+    reduction: Option<ReductionNote>,
 ) -> ExitCode {
+    let por_reduced = reduction.as_ref().is_some_and(|r| r.por_reduced);
     let machine = explorer.machine();
     let stats = &report.stats;
     let aut_name = &machine.spec.automata[machine.root.0 as usize].name;
@@ -669,6 +839,7 @@ pub(super) fn finish(
             "threads": stats.threads,
             "trace": written.map(|p| p.display().to_string()),
             "distributed": distributed,
+            "reduction": reduction.as_ref().map(|r| r.json.clone()),
             "spill": stats.spill.as_ref().map(spill_json),
         });
         print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
@@ -687,8 +858,13 @@ pub(super) fn finish(
                 1 => "the invariant holds in".to_string(),
                 n => format!("all {n} invariants hold in"),
             };
+            let which = if por_reduced {
+                "states of the reduced state space (which preserves every reachable violation and deadlock)"
+            } else {
+                "reachable states"
+            };
             print_stderr(&format!(
-                "verified: {all} all {} reachable states ({} generated, depth {}, {deadlocks})\n",
+                "verified: {all} all {} {which} ({} generated, depth {}, {deadlocks})\n",
                 thousands(stats.distinct),
                 thousands(stats.generated),
                 stats.depth
@@ -745,6 +921,7 @@ pub(super) fn finish(
             let what = match &report.verdict {
                 Verdict::Error { .. } => "the search stopped on an error after",
                 Verdict::Deadlock { .. } => "shortest path to a deadlock:",
+                _ if por_reduced => "counterexample (shortest in the reduced state space):",
                 _ => "shortest counterexample:",
             };
             print_stderr(&format!(
@@ -775,6 +952,9 @@ pub(super) fn finish(
         }
     }
     print_stderr(&after);
+    if let Some(r) = reduction.as_ref().filter(|_| !args.quiet) {
+        print_stderr(&r.text);
+    }
     if !args.quiet {
         print_stderr(&format!("{performance}\n"));
     }

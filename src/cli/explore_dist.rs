@@ -242,6 +242,7 @@ pub fn run(
         &Report { verdict, stats },
         n_inv,
         Some(json),
+        None,
     );
     if !args.quiet && args.format == Format::Text {
         print_stderr(&worker_lines(&report, &cluster));

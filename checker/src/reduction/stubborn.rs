@@ -1,0 +1,378 @@
+//! Stubborn sets over the footprints of [`super::footprint`]: in a state, a set of enabled
+//! action instances whose exploration alone preserves every reachable invariant violation and
+//! deadlock (with the visibility rule here and the cycle proviso of [`super::Reduced`]).
+//!
+//! Two instances are *dependent* when one writes a slot the other reads or writes. A set `S` of
+//! instances is stubborn in a state when
+//! 1. every enabled instance in `S` brings every instance dependent on it into `S`, and
+//! 2. every disabled instance in `S` brings every instance that writes one of its guard's slots
+//!    into `S` (a necessary enabling set: it cannot become enabled while those slots keep
+//!    their values).
+//!
+//! Then no sequence of instances outside `S` can disable, enable or fail to commute with an
+//! enabled instance of `S` (Valmari's theorem), so exploring only `S`'s enabled instances loses
+//! no deadlock, and — when no enabled instance of `S` is visible (writes a slot an invariant
+//! reads) and the cycle proviso holds — no reachable state in which an invariant is false.
+//! A set that would have to contain a visible enabled instance is not used: the state is then
+//! expanded fully.
+//!
+//! The closure is computed from each enabled instance in turn (at most [`MAX_SEEDS`] of them,
+//! one per first-written slot, which tells processes apart), and the set with the fewest
+//! enabled instances wins; the first seed in instance order wins ties, so the choice is a
+//! function of the state and reruns agree.
+
+use super::footprint::Footprint;
+
+/// The most closures computed per state.
+pub const MAX_SEEDS: usize = 24;
+
+/// The independence structure of a machine's instances. Places are whole slots (ids below
+/// `n_slots`) and cells of set-valued slots (see [`super::footprint`]): a cell conflicts with
+/// itself and with its whole slot, a whole slot with itself and every cell of it.
+pub struct Stubborn {
+    footprints: Vec<Footprint>,
+    n_slots: usize,
+    /// For each cell (id `n_slots + k`), its slot.
+    slot_of: Vec<u32>,
+    /// For each slot, its cells' ids.
+    cells_of: Vec<Vec<u32>>,
+    /// For each slot, the instances that write it.
+    writers: Vec<Vec<u32>>,
+    /// For each slot, the instances that read it.
+    readers: Vec<Vec<u32>>,
+    /// For each instance, whether it writes a slot an invariant reads.
+    visible: Vec<bool>,
+    /// The visible instances.
+    visible_list: Vec<u32>,
+}
+
+impl Stubborn {
+    /// The structure for `footprints` over `n_slots` slots and the cells of `slot_of` (each
+    /// cell's slot), with the invariants reading the slots `observed`.
+    pub fn new(
+        footprints: Vec<Footprint>,
+        n_slots: usize,
+        slot_of: Vec<u32>,
+        observed: &[u32],
+    ) -> Stubborn {
+        let places = n_slots + slot_of.len();
+        let mut writers = vec![Vec::new(); places];
+        let mut readers = vec![Vec::new(); places];
+        let mut cells_of = vec![Vec::new(); n_slots];
+        for (k, &slot) in slot_of.iter().enumerate() {
+            cells_of[slot as usize].push((n_slots + k) as u32);
+        }
+        // A write to a cell of an observed slot changes what the invariant reads.
+        let mut watched = vec![false; places];
+        for &s in observed {
+            watched[s as usize] = true;
+            for &c in &cells_of[s as usize] {
+                watched[c as usize] = true;
+            }
+        }
+        let mut visible = Vec::with_capacity(footprints.len());
+        for (k, f) in footprints.iter().enumerate() {
+            for &s in &f.writes {
+                writers[s as usize].push(k as u32);
+            }
+            for &s in &f.reads {
+                readers[s as usize].push(k as u32);
+            }
+            visible.push(f.writes.iter().any(|&s| watched[s as usize]));
+        }
+        let visible_list = (0..visible.len() as u32)
+            .filter(|&k| visible[k as usize])
+            .collect();
+        Stubborn {
+            footprints,
+            n_slots,
+            slot_of,
+            cells_of,
+            writers,
+            readers,
+            visible,
+            visible_list,
+        }
+    }
+
+    /// How many instances write a slot some invariant reads.
+    pub fn visible_count(&self) -> usize {
+        self.visible.iter().filter(|&&v| v).count()
+    }
+
+    /// The instances' footprints.
+    pub fn footprints(&self) -> &[Footprint] {
+        &self.footprints
+    }
+
+    /// A smallest stubborn set found for a state whose enabled instances are `enabled`
+    /// (ascending): its enabled instances, ascending; `None` when none found is smaller than all
+    /// of `enabled`.
+    pub fn ample(&self, enabled: &[u32]) -> Option<Vec<u32>> {
+        if enabled.len() <= 1 {
+            return None;
+        }
+        let n = self.footprints.len();
+        let mut is_enabled = vec![false; n];
+        for &t in enabled {
+            is_enabled[t as usize] = true;
+        }
+        let mut best: Option<Vec<u32>> = None;
+        let mut seeds_tried = 0;
+        let mut tried_first_writes: Vec<u32> = Vec::new();
+        let mut scratch = Scratch::new(n, self.writers.len());
+        let mut related = Vec::new();
+        for &seed in enabled {
+            // One seed per process-like group: instances whose first written slot was tried
+            // already give (nearly) the same closure.
+            let first = self.footprints[seed as usize].writes.first().copied();
+            if let Some(f) = first {
+                if tried_first_writes.contains(&f) {
+                    continue;
+                }
+                tried_first_writes.push(f);
+            }
+            if seeds_tried == MAX_SEEDS {
+                break;
+            }
+            seeds_tried += 1;
+            let bound = best.as_ref().map_or(enabled.len(), |b| b.len());
+            if let Some(set) = self.closure(seed, &is_enabled, bound, &mut scratch, &mut related) {
+                let done = set.len() == 1;
+                best = Some(set);
+                if done {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    /// The enabled instances of the stubborn closure of `seed`, or `None` when it holds at least
+    /// `bound` enabled ones.
+    fn closure(
+        &self,
+        seed: u32,
+        is_enabled: &[bool],
+        bound: usize,
+        scratch: &mut Scratch,
+        related: &mut Vec<u32>,
+    ) -> Option<Vec<u32>> {
+        scratch.reset();
+        let mut found = Vec::new();
+        let mut visible_added = false;
+        scratch.push(seed);
+        while let Some(t) = scratch.queue.pop() {
+            let f = &self.footprints[t as usize];
+            if is_enabled[t as usize] {
+                if self.visible[t as usize] && !visible_added {
+                    visible_added = true;
+                    for &u in &self.visible_list {
+                        scratch.push(u);
+                    }
+                }
+                found.push(t);
+                if found.len() >= bound {
+                    return None;
+                }
+                // Dependent instances: those that write or read what `t` writes, and those
+                // that write what `t` reads.
+                for &p in &f.writes {
+                    self.related(p, related);
+                    for &q in related.iter() {
+                        scratch.add_writers(q, &self.writers);
+                        scratch.add_readers(q, &self.readers);
+                    }
+                }
+                for &p in &f.reads {
+                    self.related(p, related);
+                    for &q in related.iter() {
+                        scratch.add_writers(q, &self.writers);
+                    }
+                }
+            } else if f.has_participants {
+                // A necessary enabling set: the instances that write what the guard reads.
+                for &p in &f.guard {
+                    self.related(p, related);
+                    for &q in related.iter() {
+                        scratch.add_writers(q, &self.writers);
+                    }
+                }
+            }
+        }
+        found.sort_unstable();
+        Some(found)
+    }
+
+    /// The places that conflict with place `p`: itself, and its slot (a cell) or its cells (a
+    /// whole slot).
+    fn related(&self, p: u32, out: &mut Vec<u32>) {
+        out.clear();
+        out.push(p);
+        if (p as usize) < self.n_slots {
+            out.extend(&self.cells_of[p as usize]);
+        } else {
+            out.push(self.slot_of[p as usize - self.n_slots]);
+        }
+    }
+}
+
+/// The marks of one closure.
+struct Scratch {
+    in_set: Vec<bool>,
+    touched: Vec<u32>,
+    queue: Vec<u32>,
+    written_done: Vec<bool>,
+    read_done: Vec<bool>,
+}
+
+impl Scratch {
+    fn new(n: usize, slots: usize) -> Scratch {
+        Scratch {
+            in_set: vec![false; n],
+            touched: Vec::new(),
+            queue: Vec::new(),
+            written_done: vec![false; slots],
+            read_done: vec![false; slots],
+        }
+    }
+
+    fn reset(&mut self) {
+        for &t in &self.touched {
+            self.in_set[t as usize] = false;
+        }
+        self.touched.clear();
+        self.queue.clear();
+        self.written_done.iter_mut().for_each(|x| *x = false);
+        self.read_done.iter_mut().for_each(|x| *x = false);
+    }
+
+    fn add_writers(&mut self, place: u32, writers: &[Vec<u32>]) {
+        if !self.written_done[place as usize] {
+            self.written_done[place as usize] = true;
+            for &u in &writers[place as usize] {
+                self.push(u);
+            }
+        }
+    }
+
+    fn add_readers(&mut self, place: u32, readers: &[Vec<u32>]) {
+        if !self.read_done[place as usize] {
+            self.read_done[place as usize] = true;
+            for &u in &readers[place as usize] {
+                self.push(u);
+            }
+        }
+    }
+
+    fn push(&mut self, t: u32) {
+        if !self.in_set[t as usize] {
+            self.in_set[t as usize] = true;
+            self.touched.push(t);
+            self.queue.push(t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn print(guard: &[u32], reads: &[u32], writes: &[u32]) -> Footprint {
+        let mut reads = [reads, guard].concat();
+        reads.sort_unstable();
+        reads.dedup();
+        Footprint {
+            guard: guard.to_vec(),
+            reads,
+            writes: writes.to_vec(),
+            has_participants: true,
+        }
+    }
+
+    #[test]
+    fn independent_instances_are_taken_one_at_a_time() {
+        // Two workers on slots 0 and 1, each one instance.
+        let s = Stubborn::new(
+            vec![print(&[0], &[0], &[0]), print(&[1], &[1], &[1])],
+            2,
+            vec![],
+            &[],
+        );
+        assert_eq!(s.ample(&[0, 1]), Some(vec![0]));
+        assert_eq!(
+            s.ample(&[1]),
+            None,
+            "one enabled instance: nothing to reduce"
+        );
+    }
+
+    #[test]
+    fn a_disabled_instance_brings_the_writers_of_its_guard() {
+        // 0 writes slot 0; 1 (disabled) is guarded by slot 0 and writes slot 1, which 2 reads;
+        // 3 is on its own slot 2.
+        let s = Stubborn::new(
+            vec![
+                print(&[], &[], &[0]),
+                print(&[0], &[], &[1]),
+                print(&[1], &[1], &[1]),
+                print(&[2], &[2], &[2]),
+            ],
+            3,
+            vec![],
+            &[],
+        );
+        // From 2: its dependent 1 is disabled, whose enabler 0 joins; 3 stays out.
+        assert_eq!(s.ample(&[0, 2, 3]), Some(vec![0]));
+        assert_eq!(s.closure_of(2, &[0, 2, 3]), vec![0, 2]);
+    }
+
+    #[test]
+    fn a_visible_instance_brings_every_visible_instance() {
+        // Slots 0 and 1 are both observed; 0 and 1 are independent but both visible.
+        let s = Stubborn::new(
+            vec![
+                print(&[0], &[0], &[0]),
+                print(&[1], &[1], &[1]),
+                print(&[2], &[2], &[2]),
+            ],
+            3,
+            vec![],
+            &[0, 1],
+        );
+        assert_eq!(s.visible_count(), 2);
+        assert_eq!(s.closure_of(0, &[0, 1, 2]), vec![0, 1]);
+        assert_eq!(s.ample(&[0, 1, 2]), Some(vec![2]));
+    }
+
+    #[test]
+    fn cells_of_one_set_are_independent_but_not_of_the_whole_set() {
+        // Slot 0 is a set with cells 2 (element a) and 3 (element b); instance 0 inserts a,
+        // instance 1 inserts b.
+        let inserts = vec![print(&[], &[], &[2]), print(&[], &[], &[3])];
+        let s = Stubborn::new(inserts.clone(), 2, vec![0, 0], &[]);
+        assert_eq!(s.closure_of(0, &[0, 1]), vec![0]);
+        // Instance 2 reads the set's size (the whole slot 0) and writes slot 1: both inserts
+        // are dependent on it, so the closure of one insert holds the other.
+        let mut with_size = inserts;
+        with_size.push(print(&[0], &[0], &[1]));
+        let s = Stubborn::new(with_size, 2, vec![0, 0], &[]);
+        assert_eq!(s.closure_of(0, &[0, 1]), vec![0, 1]);
+        // An observed set makes a write to any of its cells visible.
+        let s = Stubborn::new(vec![print(&[], &[], &[2])], 2, vec![0, 0], &[0]);
+        assert_eq!(s.visible_count(), 1);
+    }
+
+    impl Stubborn {
+        /// The enabled instances of the closure of `seed`, without a bound.
+        fn closure_of(&self, seed: u32, enabled: &[u32]) -> Vec<u32> {
+            let mut is_enabled = vec![false; self.footprints.len()];
+            for &t in enabled {
+                is_enabled[t as usize] = true;
+            }
+            let mut scratch = Scratch::new(self.footprints.len(), self.writers.len());
+            self.closure(seed, &is_enabled, usize::MAX, &mut scratch, &mut Vec::new())
+                .expect("unbounded")
+        }
+    }
+}
