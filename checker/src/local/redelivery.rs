@@ -228,7 +228,7 @@ pub(super) fn enabled_in_closure(
 }
 
 /// Sends to one network instance compared in pairs: the most pairs tried per instance.
-pub const ORDER_PAIRS: usize = 4_096;
+pub const ORDER_PAIRS: usize = 200_000;
 
 /// The network instances that end in different states when two of their sends arrive in one
 /// order or the other (a FIFO queue, a register the first message wins). LMC's monotone network
