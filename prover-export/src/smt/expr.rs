@@ -120,6 +120,8 @@ impl<'s> Encoder<'s> {
                 let acc = field_accessor(spec, id, f);
                 self.script.assert(&format!("(= ({acc} {term}) {x})"));
             }
+        } else {
+            self.sorts.use_constructor_under_binder(id);
         }
         term
     }
