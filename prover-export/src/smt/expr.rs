@@ -120,6 +120,8 @@ impl<'s> Encoder<'s> {
                 let acc = field_accessor(spec, id, f);
                 self.script.assert(&format!("(= ({acc} {term}) {x})"));
             }
+        } else {
+            self.sorts.use_constructor_under_binder(id);
         }
         term
     }
@@ -637,7 +639,11 @@ impl<'s> Encoder<'s> {
         }
     }
 
-    /// `size(S) ⋈ k` for a set `S` and literal `k`, as an exact cardinality formula.
+    /// `c * size(S) ⋈ k` for a set `S`, a positive literal `c` (1 when absent) and a literal
+    /// `k` (or a parameter whose term is a numeral, such as a component's `n = 3`), as an exact
+    /// cardinality formula: the comparison is first divided by `c` (`2 * size(q) > 3` is
+    /// `size(q) ≥ 2`), so a majority of three becomes "two distinct members", which Z3 reasons
+    /// about by cases where the uninterpreted `size` would need a witness it cannot build.
     fn size_literal(
         &mut self,
         op: BinOp,
@@ -645,31 +651,8 @@ impl<'s> Encoder<'s> {
         r: &Expr,
         env: &Env,
     ) -> Result<Option<String>, EncodeError> {
-        let as_size = |x: &Expr| match &x.kind {
-            ExprKind::Call(Builtin::Size, args)
-                if args.len() == 1 && matches!(args[0].ty, Type::Set(_)) =>
-            {
-                Some(args[0].clone())
-            }
-            _ => None,
-        };
-        let as_lit = |x: &Expr| match x.kind {
-            ExprKind::Int(i) if (0..=4).contains(&i) => Some(i),
-            _ => None,
-        };
-        let (set, k, op) = match (as_size(l), as_lit(r), as_lit(l), as_size(r)) {
-            (Some(s), Some(k), _, _) => (s, k, op),
-            (_, _, Some(k), Some(s)) => {
-                let flipped = match op {
-                    BinOp::Lt => BinOp::Gt,
-                    BinOp::Le => BinOp::Ge,
-                    BinOp::Gt => BinOp::Lt,
-                    BinOp::Ge => BinOp::Le,
-                    other => other,
-                };
-                (s, k, flipped)
-            }
-            _ => return Ok(None),
+        let Some((set, k, op)) = self.size_comparison(op, l, r, env)? else {
+            return Ok(None);
         };
         let s = self.expr(&set, env)?;
         let elem = self.element_sort(&set.ty);
@@ -701,6 +684,86 @@ impl<'s> Encoder<'s> {
             _ => return Ok(None),
         };
         Ok(Some(t))
+    }
+
+    /// `(S, k, op)` when `l op r` is `c * size(S) ⋈ k` (either side), normalised to
+    /// `size(S) op k` with `0 ≤ k ≤ 4`; `Eq`/`Neq` with `c` not dividing `k` become `k = -1`
+    /// (no set has that size) so the formula reads as false/true.
+    fn size_comparison(
+        &mut self,
+        op: BinOp,
+        l: &Expr,
+        r: &Expr,
+        env: &Env,
+    ) -> Result<Option<(Expr, i64, BinOp)>, EncodeError> {
+        fn scaled_size(x: &Expr) -> Option<(Expr, i64)> {
+            let size_of = |y: &Expr| match &y.kind {
+                ExprKind::Call(Builtin::Size, args)
+                    if args.len() == 1 && matches!(args[0].ty, Type::Set(_)) =>
+                {
+                    Some(args[0].clone())
+                }
+                _ => None,
+            };
+            if let Some(s) = size_of(x) {
+                return Some((s, 1));
+            }
+            match &x.kind {
+                ExprKind::Binary(BinOp::Mul, a, b) => match (&a.kind, &b.kind) {
+                    (ExprKind::Int(c), _) if *c > 0 => size_of(b).map(|s| (s, *c)),
+                    (_, ExprKind::Int(c)) if *c > 0 => size_of(a).map(|s| (s, *c)),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        let (scaled, bound, op) = match (scaled_size(l), scaled_size(r)) {
+            (Some(s), None) => (s, r, op),
+            (None, Some(s)) => {
+                let flipped = match op {
+                    BinOp::Lt => BinOp::Gt,
+                    BinOp::Le => BinOp::Ge,
+                    BinOp::Gt => BinOp::Lt,
+                    BinOp::Ge => BinOp::Le,
+                    other => other,
+                };
+                (s, l, flipped)
+            }
+            _ => return Ok(None),
+        };
+        if !matches!(
+            op,
+            BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        ) {
+            return Ok(None);
+        }
+        let k = match bound.kind {
+            ExprKind::Int(i) => i,
+            ExprKind::Var(_) => match self.expr(bound, env)?.parse::<i64>() {
+                Ok(i) => i,
+                Err(_) => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let ((set, c), op) = (scaled, op);
+        // Divide `c * s ⋈ k` by `c` over the integers.
+        let (k, op) = match op {
+            BinOp::Gt => (k.div_euclid(c), BinOp::Gt),
+            BinOp::Le => (k.div_euclid(c), BinOp::Le),
+            BinOp::Ge => ((k + c - 1).div_euclid(c), BinOp::Ge),
+            BinOp::Lt => ((k + c - 1).div_euclid(c), BinOp::Lt),
+            BinOp::Eq | BinOp::Neq if k.rem_euclid(c) != 0 => (-1, op),
+            other => (k / c, other),
+        };
+        // A negative bound: `size(S) > -1` and the like; leave those to the general encoding
+        // unless it is the `Eq`/`Neq` case above, which is exact.
+        if k == -1 && matches!(op, BinOp::Eq | BinOp::Neq) {
+            return Ok(Some((set, k, op)));
+        }
+        if !(0..=4).contains(&k) {
+            return Ok(None);
+        }
+        Ok(Some((set, k, op)))
     }
 
     fn call(

@@ -20,6 +20,11 @@ pub struct SortTable {
     boxed: BTreeSet<Type>,
     /// Tuple types whose fields or constructor the obligation mentions.
     fields_used: BTreeSet<TypeId>,
+    /// Tuple types built inside a quantifier (from a bound variable), whose constructor needs
+    /// the general fact that its fields are its arguments: a ground tuple gets that fact as
+    /// asserted equalities (see `Encoder::tuple`), a tuple built from a bound variable (a
+    /// broadcast loop's `[j, [b, v]]`) has no ground term to state it of.
+    built_under_binder: BTreeSet<TypeId>,
 }
 
 /// Whether values of `ty` are *boxed* where they are elements, keys or bound variables: a set,
@@ -92,6 +97,12 @@ impl SortTable {
         self.fields_used.insert(id);
     }
 
+    /// Records that the obligation builds a value of tuple type `id` from a bound variable.
+    pub fn use_constructor_under_binder(&mut self, id: TypeId) {
+        self.fields_used.insert(id);
+        self.built_under_binder.insert(id);
+    }
+
     /// The sort of `ty` as an element, key or bound variable: an object sort if it is boxed.
     pub fn elem_sort(&mut self, spec: &Spec, ty: &Type) -> String {
         if is_boxed(ty) {
@@ -146,11 +157,29 @@ impl SortTable {
                 same.push(format!("(= ({acc} t) ({acc} u))"));
                 sorts.push(s);
             }
-            out.push_str(&format!(
-                "(declare-fun {} ({}) {t})\n",
-                tuple_constructor(spec, *id),
-                sorts.join(" ")
-            ));
+            let ctor = tuple_constructor(spec, *id);
+            out.push_str(&format!("(declare-fun {ctor} ({}) {t})\n", sorts.join(" ")));
+            if self.built_under_binder.contains(id) && !sorts.is_empty() {
+                let args: Vec<String> = (0..sorts.len()).map(|k| format!("f{k}")).collect();
+                let binders: Vec<String> = args
+                    .iter()
+                    .zip(&sorts)
+                    .map(|(a, s)| format!("({a} {s})"))
+                    .collect();
+                let built = format!("({ctor} {})", args.join(" "));
+                let facts: Vec<String> = fields
+                    .iter()
+                    .zip(&args)
+                    .map(|((f, _), a)| {
+                        format!("(= ({} {built}) {a})", field_accessor(spec, *id, f))
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "(assert (forall ({}) (! {} :pattern ({built}))))\n",
+                    binders.join(" "),
+                    super::and(&facts)
+                ));
+            }
             // A tuple is its fields: two with equal fields are equal. Stated only when the
             // obligation mentions the fields: otherwise nothing can tell tuples apart but
             // equality, the axiom changes no verdict, and it slows Z3's model search.
