@@ -50,11 +50,16 @@ fn serve(args: &[&str]) -> Server {
 
 /// One HTTP/1.1 request; the status and the body.
 fn request(s: &Server, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(&s.addr).unwrap();
+    request_at(&s.addr, method, path, body)
+}
+
+/// One HTTP/1.1 request to `addr`; the status and the body.
+fn request_at(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        s.addr,
+        addr,
         body.len()
     )
     .unwrap();
@@ -351,4 +356,66 @@ fn a_port_in_use_and_a_trace_of_another_model_are_clear_errors() {
     ]);
     assert_eq!(code, Some(1));
     assert!(err.starts_with("error: tests/data/local/global1_normal_run.json is not a trace of LCR here: state 0 has no variable"), "{err}");
+}
+
+/// 100 clients at once on loopback (bounded: each makes 5 requests, all within 120 s): every
+/// request is answered with a 200 and well-formed JSON, the slow or silent clients among them
+/// (a connection that sends half a request and waits) do not stop the others, and the server
+/// keeps serving afterwards.
+#[test]
+fn a_hundred_concurrent_clients_are_all_answered_and_the_server_keeps_serving() {
+    let s = serve(&[
+        "examples/lcr/lcr.ioa",
+        "--automaton",
+        "LCR",
+        "--param",
+        "n=3",
+    ]);
+    let started = std::time::Instant::now();
+    // Ten connections that send half a request and stall while the others are served.
+    let stalled: Vec<TcpStream> = (0..10)
+        .map(|_| {
+            let mut c = TcpStream::connect(&s.addr).expect("connect");
+            write!(c, "GET /api/state HTTP/1.1\r\nHost: x\r\n").expect("half a request");
+            c
+        })
+        .collect();
+    let addr = s.addr.clone();
+    let clients: Vec<std::thread::JoinHandle<Vec<u16>>> = (0..100)
+        .map(|k| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut codes = Vec::new();
+                for r in 0..5 {
+                    let (code, text) = if (k + r) % 2 == 0 {
+                        request_at(&addr, "GET", "/api/state", "")
+                    } else {
+                        request_at(&addr, "GET", "/api/trace", "")
+                    };
+                    if code == 200 {
+                        serde_json::from_str::<serde_json::Value>(&text)
+                            .unwrap_or_else(|e| panic!("client {k}: {e}: {text}"));
+                    }
+                    codes.push(code);
+                }
+                codes
+            })
+        })
+        .collect();
+    let mut answered = 0;
+    for c in clients {
+        let codes = c.join().expect("a client thread");
+        assert!(codes.iter().all(|&c| c == 200), "{codes:?}");
+        answered += codes.len();
+    }
+    assert_eq!(answered, 500);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(120),
+        "500 requests took {:?}",
+        started.elapsed()
+    );
+    drop(stalled);
+    let (status, st) = json(&s, "GET", "/api/state", "");
+    assert_eq!(status, 200);
+    assert_eq!(st["step"], 0);
 }
