@@ -125,7 +125,8 @@ pub fn probe(
             .flat_map(|t| deliveries_of.get(t).cloned().unwrap_or_default())
             .collect();
         moves.extend(network_only.iter().copied());
-        let (graph, complete) = explore_network(machine, instances, &after, &moves, network_mask)?;
+        let (graph, complete) =
+            explore_network(machine, instances, &after, &moves, &[], network_mask)?;
         let delivered: FxHashSet<u32> = graph.edges.iter().map(|&(_, k, _)| k).collect();
         if !complete {
             for t in takers {
@@ -174,57 +175,16 @@ pub(super) fn enabled_in_closure(
     once: &[u32],
     network_mask: &[bool],
 ) -> Result<Option<FxHashSet<u32>>, RunError> {
-    let mut seen: FxHashSet<(Fingerprint, FixedBitSet)> = FxHashSet::default();
-    let start = (from.clone(), FixedBitSet::with_capacity(once.len()));
-    seen.insert((fingerprint(from), start.1.clone()));
-    let mut queue = std::collections::VecDeque::from([start]);
-    let mut enabled = FxHashSet::default();
-    let steps = moves
-        .iter()
-        .map(|&k| (k, None))
-        .chain(once.iter().enumerate().map(|(b, &k)| (k, Some(b))));
-    let steps: Vec<(u32, Option<usize>)> = steps.collect();
-    while let Some((state, used)) = queue.pop_front() {
-        for &(k, bit) in &steps {
-            if bit.is_some_and(|b| used.contains(b)) {
-                continue;
-            }
-            let inst = &instances[k as usize];
-            let mut script: Vec<u32> = Vec::new();
-            loop {
-                let Ok(plan) = machine.enabled_among(
-                    &state,
-                    inst.action,
-                    &inst.args,
-                    false,
-                    Some(network_mask),
-                )?
-                else {
-                    break;
-                };
-                if bit.is_none() {
-                    enabled.insert(k);
-                }
-                let mut ch = crate::model::Scripted::new(&script);
-                let next = machine.execute(&state, plan, &mut ch)?;
-                let mut next_used = used.clone();
-                if let Some(b) = bit {
-                    next_used.insert(b);
-                }
-                if seen.insert((fingerprint(&next), next_used.clone())) {
-                    if seen.len() > PROBE_STATES {
-                        return Ok(None);
-                    }
-                    queue.push_back((next, next_used));
-                }
-                match ch.next_script() {
-                    Some(s) => script = s,
-                    None => break,
-                }
-            }
-        }
-    }
-    Ok(Some(enabled))
+    let (graph, complete) = explore_network(machine, instances, from, moves, once, network_mask)?;
+    let once: FxHashSet<u32> = once.iter().copied().collect();
+    Ok(complete.then(|| {
+        graph
+            .enabled
+            .into_iter()
+            .flatten()
+            .filter(|k| !once.contains(k))
+            .collect()
+    }))
 }
 
 /// Sends to one network instance compared in pairs: the most pairs tried per instance.
@@ -323,27 +283,39 @@ impl ProbeGraph {
     }
 }
 
-/// Breadth-first search of the network from `from` over the instances `moves` (every `choose`
-/// resolution is taken); false when it stopped at [`PROBE_STATES`].
+/// Breadth-first search of the network from `from` over the instances `moves` (any number of
+/// times) and `once` (each at most once along a path; a state is the network's state with the
+/// set of `once` instances taken), every `choose` resolution taken; false when it stopped at
+/// [`PROBE_STATES`].
 pub(super) fn explore_network(
     machine: &Machine,
     instances: &[ActionInstance],
     from: &State,
     moves: &[u32],
+    once: &[u32],
     network_mask: &[bool],
 ) -> Result<(ProbeGraph, bool), RunError> {
-    let mut index: FxHashMap<Fingerprint, usize> = FxHashMap::default();
-    let mut states: Vec<State> = vec![from.clone()];
-    index.insert(fingerprint(from), 0);
+    let steps: Vec<(u32, Option<usize>)> = moves
+        .iter()
+        .map(|&k| (k, None))
+        .chain(once.iter().enumerate().map(|(b, &k)| (k, Some(b))))
+        .collect();
+    let mut index: FxHashMap<(Fingerprint, FixedBitSet), usize> = FxHashMap::default();
+    let mut states: Vec<(State, FixedBitSet)> =
+        vec![(from.clone(), FixedBitSet::with_capacity(once.len()))];
+    index.insert((fingerprint(from), states[0].1.clone()), 0);
     let mut graph = ProbeGraph {
         edges: Vec::new(),
         enabled: Vec::new(),
     };
     let mut at = 0;
     while at < states.len() {
-        let state = states[at].clone();
+        let (state, used) = states[at].clone();
         let mut here = Vec::new();
-        for &k in moves {
+        for &(k, bit) in &steps {
+            if bit.is_some_and(|b| used.contains(b)) {
+                continue;
+            }
             let inst = &instances[k as usize];
             let mut script: Vec<u32> = Vec::new();
             loop {
@@ -362,16 +334,20 @@ pub(super) fn explore_network(
                 }
                 let mut ch = crate::model::Scripted::new(&script);
                 let next = machine.execute(&state, plan, &mut ch)?;
-                let fp = fingerprint(&next);
-                let to = match index.get(&fp) {
+                let mut next_used = used.clone();
+                if let Some(b) = bit {
+                    next_used.insert(b);
+                }
+                let key = (fingerprint(&next), next_used);
+                let to = match index.get(&key) {
                     Some(&t) => t,
                     None => {
                         if states.len() >= PROBE_STATES {
                             graph.enabled.push(here);
                             return Ok((graph, false));
                         }
-                        index.insert(fp, states.len());
-                        states.push(next);
+                        index.insert(key.clone(), states.len());
+                        states.push((next, key.1));
                         states.len() - 1
                     }
                 };
