@@ -505,6 +505,20 @@ fn check_local(case: &Case) {
         args.push("--skip-network-invariants".to_string());
     }
     if let Some(why) = case.lmc_unbounded {
+        // A state limit stops it too (it once was not passed to LMC at all).
+        let mut capped = args.clone();
+        capped.extend(["--max-states", "200"].map(String::from));
+        let (code, out, err) = run(&capped);
+        assert_eq!(
+            code, 3,
+            "{} ({why}): --max-states must stop LMC:\n{out}{err}",
+            case.name
+        );
+        assert!(
+            err.contains("stopped at the state limit (200 local states)"),
+            "{}: {err}",
+            case.name
+        );
         args.extend(["--time-limit", "3s"].map(String::from));
         let (code, out, err) = run(&args);
         assert_eq!(

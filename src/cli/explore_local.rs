@@ -89,6 +89,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         invariants: None,
         max_depth: options.max_depth,
         max_local_events: args.local.max_local_events,
+        max_states: options.max_states,
         time_limit: options.time_limit,
         memory_ceiling: options.process_memory_ceiling,
         max_sequences: args.local.max_sequences,
@@ -398,6 +399,10 @@ fn print_text(
         )),
         LocalVerdict::Limit(Limit::ProcessMemory(b)) => print_stderr(&format!(
             "stopped at the memory ceiling ({b} bytes of resident memory): no violation confirmed so far\n"
+        )),
+        LocalVerdict::Limit(Limit::States(n)) => print_stderr(&format!(
+            "stopped at the state limit ({} local states): no violation confirmed so far\n",
+            thousands(*n)
         )),
         LocalVerdict::Limit(_) => {
             print_stderr("stopped at a limit: no violation confirmed so far\n")

@@ -49,7 +49,7 @@ impl Lmc<'_, '_, '_> {
         if self.stats.system_states % 256 != 0 {
             return None;
         }
-        self.time_limit().map(LocalVerdict::Limit)
+        self.limit_reached().map(LocalVerdict::Limit)
     }
 
     fn invariant_holds(&self, k: usize, state: &[Value]) -> Result<bool, LocalError> {

@@ -52,6 +52,8 @@ pub struct LocalOptions {
     /// At most this many local (non-delivery) events of one node along a path: the rounds of
     /// LMC §4.2. `None`: no bound.
     pub max_local_events: Option<u32>,
+    /// Stop once the nodes' stores hold this many local states together.
+    pub max_states: Option<u64>,
     /// Stop after this much time.
     pub time_limit: Option<Duration>,
     /// Stop when the process's resident memory reaches this many bytes.
@@ -76,6 +78,7 @@ impl Default for LocalOptions {
             invariants: None,
             max_depth: None,
             max_local_events: None,
+            max_states: None,
             time_limit: None,
             memory_ceiling: None,
             max_sequences: 1_000_000,

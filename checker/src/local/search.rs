@@ -293,7 +293,7 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
                 while i < end {
                     ticks += 1;
                     if ticks % 64 == 0 {
-                        if let Some(limit) = self.time_limit() {
+                        if let Some(limit) = self.limit_reached() {
                             return Ok(LocalVerdict::Limit(limit));
                         }
                     }
@@ -354,11 +354,18 @@ impl<'a, 'm, 's> Lmc<'a, 'm, 's> {
         })
     }
 
-    /// The time limit, once it has passed.
-    pub(super) fn time_limit(&self) -> Option<Limit> {
+    /// The limit that stops the search now, if one does: the memory ceiling, the number of
+    /// local states, or the time limit.
+    pub(super) fn limit_reached(&self) -> Option<Limit> {
         if let Some(c) = self.options.memory_ceiling {
             if crate::memory::resident_bytes().is_some_and(|r| r >= c) {
                 return Some(Limit::ProcessMemory(c));
+            }
+        }
+        if let Some(max) = self.options.max_states {
+            let stored: u64 = self.stores.iter().map(|s| s.states.len() as u64).sum();
+            if stored >= max {
+                return Some(Limit::States(max));
             }
         }
         let t = self.options.time_limit?;

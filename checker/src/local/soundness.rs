@@ -276,7 +276,7 @@ impl Lmc<'_, '_, '_> {
                     }
                     self.stats.sequences += 1;
                     if self.stats.sequences % 256 == 0 {
-                        if let Some(limit) = self.time_limit() {
+                        if let Some(limit) = self.limit_reached() {
                             self.stats.unsettled += 1;
                             return Ok(Some(LocalVerdict::Limit(limit)));
                         }
