@@ -419,3 +419,57 @@ fn a_hundred_concurrent_clients_are_all_answered_and_the_server_keeps_serving() 
     assert_eq!(status, 200);
     assert_eq!(st["step"], 0);
 }
+
+/// The request sequences kept from the `serve` fuzz target (`tests/data/fuzz/serve/`, one
+/// request per line, `METHOD PATH BODY`; fuzz/README.md) sent over HTTP to a Global1 session:
+/// every answer is a status of the API with a JSON body, and the server still serves after
+/// each sequence. Lines that are not an HTTP request line (a method that is not a token, a
+/// path with spaces) are the fuzzer's and are skipped here.
+#[test]
+fn the_fuzz_targets_request_sequences_get_json_answers() {
+    let dir = Path::new(ROOT).join("tests/data/fuzz/serve");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "{}", dir.display());
+    let mut sent = 0;
+    for file in files {
+        let s = serve(&[
+            "examples/consensus/global1.ioa",
+            "--automaton",
+            "Global1",
+            "--universe-file",
+            "examples/consensus/explore.universe",
+        ]);
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().take(64) {
+            let mut parts = line.splitn(3, ' ');
+            let (method, path, body) = (
+                parts.next().unwrap_or(""),
+                parts.next().unwrap_or(""),
+                parts.next().unwrap_or(""),
+            );
+            let token = !method.is_empty() && method.bytes().all(|b| b.is_ascii_alphabetic());
+            if !token || !path.starts_with('/') || !path.bytes().all(|b| b.is_ascii_graphic()) {
+                continue;
+            }
+            let (status, answer) = request(&s, method, path, body);
+            sent += 1;
+            assert!(
+                [200, 400, 404, 405, 409].contains(&status),
+                "{}: `{line}` answered {status}: {answer}",
+                file.display()
+            );
+            let route = path.split(['?', '#']).next().unwrap_or("");
+            if !(status == 200 && (route == "/" || route == "/index.html")) {
+                serde_json::from_str::<serde_json::Value>(&answer)
+                    .unwrap_or_else(|e| panic!("{}: `{line}`: {e}: {answer}", file.display()));
+            }
+        }
+        let (status, _) = json(&s, "GET", "/api/state", "");
+        assert_eq!(status, 200, "{}", file.display());
+    }
+    assert!(sent >= 20, "only {sent} requests sent");
+}
