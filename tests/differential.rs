@@ -2,6 +2,14 @@
 //! a verdict about a model must agree with the others.
 //! - the compiled engine and the interpreter: the same verdict line (counts, depth);
 //! - one thread and two: the same verdict line;
+//! - two processes of the distributed explorer (every [`DISTRIBUTED_EVERY`]-th model): the
+//!   same verdict line as one thread;
+//! - partial-order reduction (`--reduction por`) and full exploration: the same verdict (the
+//!   stored counts differ), and a reduced counterexample replays;
+//! - the interpreter's random runs and the explorer: every state a random run reaches is
+//!   reachable, so a violation a random run finds after K steps is found by breadth-first
+//!   exploration with a shortest counterexample of at most K steps, and a verified model has no
+//!   violating random run;
 //! - `ioa prove` and exploration: an invariant Z3 proves inductive (assuming nothing else) is
 //!   never violated in an explored state, and an explored violation is never "proved";
 //! - every counterexample replays (`ioa replay`) to the same violation.
@@ -15,6 +23,76 @@ mod generator;
 
 use common::{ioa, scratch};
 use generator::Model;
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+
+/// One model in this many also runs on two processes of the distributed explorer.
+const DISTRIBUTED_EVERY: u64 = 10;
+
+/// The verdict line of process 0 of a two-process exploration of `path`.
+fn two_processes(path: &str, what: &str) -> (i32, String) {
+    let listeners: Vec<TcpListener> = (0..2)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let hosts = scratch("differential", &format!("{}.hosts", path.replace('/', "_")));
+    let text: String = listeners
+        .iter()
+        .map(|l| format!("{}\n", l.local_addr().expect("address")))
+        .collect();
+    std::fs::write(&hosts, text).expect("hostfile");
+    drop(listeners);
+    let children: Vec<_> = (0..2)
+        .map(|p| {
+            Command::new(env!("CARGO_BIN_EXE_ioa"))
+                .current_dir(common::ROOT)
+                .env("NO_COLOR", "1")
+                .args(["explore", path, "--quiet", "--max-states", "20000"])
+                .args([
+                    "--processes",
+                    "2",
+                    "--process",
+                    &p.to_string(),
+                    "--hostfile",
+                ])
+                .arg(&hosts)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("ioa starts")
+        })
+        .collect();
+    let mut outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("output"))
+        .collect();
+    let first = outs.remove(0);
+    let err = String::from_utf8_lossy(&first.stderr).to_string();
+    let code = first.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 1 || code == 3,
+        "{what}\ntwo processes:\n{err}"
+    );
+    (code, verdict(&err))
+}
+
+/// The step after which a random run stopped at a violation (0: in a start state).
+fn random_violation_step(err: &str) -> Option<u64> {
+    if err.contains("violated in the start state") || err.contains("violated in a start state") {
+        return Some(0);
+    }
+    let after = err.split("violated after step ").nth(1)?;
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The length of the explorer's shortest counterexample.
+fn shortest(err: &str) -> Option<u64> {
+    let rest = err.split("shortest counterexample: ").nth(1)?;
+    rest.split(' ').next()?.parse().ok()
+}
 
 fn models(default: u64) -> u64 {
     std::env::var("DIFFERENTIAL_MODELS")
@@ -69,6 +147,48 @@ fn compare(model: &Model) -> String {
         verdict(&t_err),
         "{what}\n1 thread:\n{i_err}\n2 threads:\n{t_err}"
     );
+    if model.seed % DISTRIBUTED_EVERY == 0 {
+        let (d_code, d_verdict) = two_processes(&path, &what);
+        assert_eq!(
+            (i_code, verdict(&i_err)),
+            (d_code, d_verdict),
+            "{what}\n1 thread:\n{i_err}\ntwo processes differ"
+        );
+    }
+    let (r_code, _, r_err) = explore(&["--threads", "1", "--reduction", "por"]);
+    if i_code != 3 && r_code != 3 {
+        assert_eq!(
+            i_code, r_code,
+            "{what}\nfull:\n{i_err}\npartial-order reduced:\n{r_err}"
+        );
+    }
+    if r_code == 1 {
+        let trace = scratch("differential", &format!("gen{}-por.json", model.seed));
+        let trace = trace.display().to_string();
+        let _ = explore(&["--threads", "1", "--reduction", "por", "--trace", &trace]);
+        let (code, _, err) = ioa(&["replay", &trace]);
+        assert_eq!(
+            code, 1,
+            "{what}\nreplay of the reduced counterexample:\n{err}"
+        );
+    }
+    let seed = model.seed.to_string();
+    let (w_code, _, w_err) = ioa(&[
+        "run", &path, "--random", "--runs", "5", "--steps", "30", "--seed", &seed, "--quiet",
+    ]);
+    if i_code == 0 {
+        assert_eq!(
+            w_code, 0,
+            "{what}\nverified, yet a random run stops:\n{w_err}"
+        );
+    }
+    if let (1, Some(k)) = (i_code, random_violation_step(&w_err)) {
+        let n = shortest(&i_err).unwrap_or_else(|| panic!("{what}\nno length in:\n{i_err}"));
+        assert!(
+            n <= k,
+            "{what}\na random run violates after {k} steps, the explorer's shortest is {n}"
+        );
+    }
     if i_code == 1 {
         let trace = scratch("differential", &format!("gen{}.json", model.seed));
         let trace = trace.display().to_string();
@@ -84,8 +204,12 @@ fn compare(model: &Model) -> String {
             "{what}\nproved, yet exploration violates it:\n{p_out}{p_err}\n{i_err}"
         );
     }
+    let shortest = shortest(&i_err).map_or(String::new(), |n| format!(" (shortest {n})"));
+    let random = random_violation_step(&w_err).map_or("random runs hold".to_string(), |k| {
+        format!("random violation after {k}")
+    });
     format!(
-        "seed {}: explore exit {i_code}, prove {}",
+        "seed {}: explore exit {i_code}{shortest}, por exit {r_code}, {random}, prove {}",
         model.seed,
         if proved { "proved" } else { "not proved" }
     )
