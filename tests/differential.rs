@@ -14,9 +14,15 @@
 //!   never violated in an explored state, and an explored violation is never "proved";
 //! - every counterexample replays (`ioa replay`) to the same violation.
 //!
-//! The CI-sized run takes `DIFFERENTIAL_MODELS` models (default 200) from a fixed seed; the
-//! nightly-sized run is `DIFFERENTIAL_MODELS=10000 cargo test --release --test differential --
-//! --ignored`.
+//! For composites (a family of nodes over a network of channels) also:
+//! - local model checking (`--local`) and global exploration: LMC never says "verified" where
+//!   global search finds a violation, never confirms one where it verifies, and its runs replay.
+//!
+//! A disagreement is reported on the smallest model found by shrinking the failing one
+//! ([`generator::Model::shrink`]). The CI-sized run takes `DIFFERENTIAL_MODELS` primitive
+//! models (default 200) and `DIFFERENTIAL_COMPOSITES` composites (default 12) from fixed
+//! seeds; the nightly-sized run is `DIFFERENTIAL_MODELS=10000 cargo test --release --test
+//! differential -- --ignored` (and 1,000 composites).
 
 mod common;
 mod generator;
@@ -26,15 +32,27 @@ use generator::Model;
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
+/// How many composites: `DIFFERENTIAL_COMPOSITES`, else `default`.
+fn composites(default: u64) -> u64 {
+    std::env::var("DIFFERENTIAL_COMPOSITES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// One model in this many also runs on two processes of the distributed explorer.
 const DISTRIBUTED_EVERY: u64 = 10;
 
 /// The verdict line of process 0 of a two-process exploration of `path`.
-fn two_processes(path: &str, what: &str) -> (i32, String) {
+/// `None` when the model is one the distributed explorer refuses (it is not compiled).
+fn two_processes(selected: &[&str], what: &str) -> Option<(i32, String)> {
     let listeners: Vec<TcpListener> = (0..2)
         .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
         .collect();
-    let hosts = scratch("differential", &format!("{}.hosts", path.replace('/', "_")));
+    let hosts = scratch(
+        "differential",
+        &format!("{}.hosts", selected[0].replace('/', "_")),
+    );
     let text: String = listeners
         .iter()
         .map(|l| format!("{}\n", l.local_addr().expect("address")))
@@ -46,7 +64,9 @@ fn two_processes(path: &str, what: &str) -> (i32, String) {
             Command::new(env!("CARGO_BIN_EXE_ioa"))
                 .current_dir(common::ROOT)
                 .env("NO_COLOR", "1")
-                .args(["explore", path, "--quiet", "--max-states", "20000"])
+                .arg("explore")
+                .args(selected)
+                .args(["--quiet", "--max-states", "20000"])
                 .args([
                     "--processes",
                     "2",
@@ -68,11 +88,14 @@ fn two_processes(path: &str, what: &str) -> (i32, String) {
     let first = outs.remove(0);
     let err = String::from_utf8_lossy(&first.stderr).to_string();
     let code = first.status.code().unwrap_or(-1);
+    if code == 2 && err.contains("--processes needs the compiled engine") {
+        return None;
+    }
     assert!(
         code == 0 || code == 1 || code == 3,
         "{what}\ntwo processes:\n{err}"
     );
-    (code, verdict(&err))
+    Some((code, verdict(&err)))
 }
 
 /// The step after which a random run stopped at a violation (0: in a start state).
@@ -115,14 +138,29 @@ fn verdict(err: &str) -> String {
 
 /// Runs the comparisons on one model; returns a line describing it, or panics naming the seed.
 fn compare(model: &Model) -> String {
-    let file = scratch("differential", &format!("gen{}.ioa", model.seed));
-    std::fs::write(&file, &model.text).expect("write model");
+    let stem = format!(
+        "{}{}",
+        if model.is_composite() { "comp" } else { "gen" },
+        model.seed
+    );
+    let file = scratch("differential", &format!("{stem}.ioa"));
+    let text = model.text();
+    std::fs::write(&file, &text).expect("write model");
+    if let Some(universe) = model.universe() {
+        std::fs::write(file.with_extension("universe"), universe).expect("write universe");
+    }
     let path = file.display().to_string();
-    let what = format!("seed {}:\n{}", model.seed, model.text);
+    let model_args = model.args();
+    let selected: Vec<&str> = std::iter::once(&path[..])
+        .chain(model_args.iter().map(String::as_str))
+        .collect();
+    let what = format!("seed {} ({}):\n{text}", model.seed, model_args.join(" "));
     let (code, _, err) = ioa(&["check", &path]);
     assert_eq!(code, 0, "{what}\n{err}");
     let explore = |extra: &[&str]| {
-        let mut args = vec!["explore", &path[..], "--quiet", "--max-states", "20000"];
+        let mut args = vec!["explore"];
+        args.extend(&selected);
+        args.extend(["--quiet", "--max-states", "20000"]);
         args.extend(extra);
         ioa(&args)
     };
@@ -147,13 +185,23 @@ fn compare(model: &Model) -> String {
         verdict(&t_err),
         "{what}\n1 thread:\n{i_err}\n2 threads:\n{t_err}"
     );
-    if model.seed % DISTRIBUTED_EVERY == 0 {
-        let (d_code, d_verdict) = two_processes(&path, &what);
-        assert_eq!(
-            (i_code, verdict(&i_err)),
-            (d_code, d_verdict),
-            "{what}\n1 thread:\n{i_err}\ntwo processes differ"
-        );
+    if model.seed % DISTRIBUTED_EVERY == 0 && i_code != 3 {
+        // Verified: the same line (every state counted once over the processes); violated:
+        // the same shortest length (where the processes stop in the level differs).
+        if let Some((d_code, d_verdict)) = two_processes(&selected, &what) {
+            // Stopped at the state limit: the distributed explorer checks it between levels
+            // (`--max-states` says so), so only the exit code is compared.
+            let key = |code: i32, line: &str| match code {
+                1 => shortest(line).map(|n| n.to_string()).unwrap_or_default(),
+                3 => String::new(),
+                _ => line.to_string(),
+            };
+            assert_eq!(
+                (i_code, key(i_code, &verdict(&i_err))),
+                (d_code, key(d_code, &d_verdict)),
+                "{what}\n1 thread:\n{i_err}\ntwo processes:\n{d_verdict}"
+            );
+        }
     }
     let (r_code, _, r_err) = explore(&["--threads", "1", "--reduction", "por"]);
     if i_code != 3 && r_code != 3 {
@@ -163,7 +211,7 @@ fn compare(model: &Model) -> String {
         );
     }
     if r_code == 1 {
-        let trace = scratch("differential", &format!("gen{}-por.json", model.seed));
+        let trace = scratch("differential", &format!("{stem}-por.json"));
         let trace = trace.display().to_string();
         let _ = explore(&["--threads", "1", "--reduction", "por", "--trace", &trace]);
         let (code, _, err) = ioa(&["replay", &trace]);
@@ -173,9 +221,12 @@ fn compare(model: &Model) -> String {
         );
     }
     let seed = model.seed.to_string();
-    let (w_code, _, w_err) = ioa(&[
-        "run", &path, "--random", "--runs", "5", "--steps", "30", "--seed", &seed, "--quiet",
+    let mut walk = vec!["run"];
+    walk.extend(&selected);
+    walk.extend([
+        "--random", "--runs", "5", "--steps", "30", "--seed", &seed, "--quiet",
     ]);
+    let (w_code, _, w_err) = ioa(&walk);
     if i_code == 0 {
         assert_eq!(
             w_code, 0,
@@ -190,13 +241,30 @@ fn compare(model: &Model) -> String {
         );
     }
     if i_code == 1 {
-        let trace = scratch("differential", &format!("gen{}.json", model.seed));
+        let trace = scratch("differential", &format!("{stem}.json"));
         let trace = trace.display().to_string();
         let (_, _, _) = explore(&["--trace", &trace]);
         let (r_code, _, r_err) = ioa(&["replay", &trace]);
         assert_eq!(r_code, 1, "{what}\nreplay:\n{r_err}");
     }
-    let (p_code, p_out, p_err) = ioa(&["prove", &path, "--assume", "none", "--rlimit", "2000000"]);
+    let shortest = shortest(&i_err).map_or(String::new(), |n| format!(" (shortest {n})"));
+    let random = random_violation_step(&w_err).map_or("random runs hold".to_string(), |k| {
+        format!("random violation after {k}")
+    });
+    let last = if model.is_composite() {
+        local(&selected, i_code, &stem, &what)
+    } else {
+        prove(&path, i_code, &i_err, &what)
+    };
+    format!(
+        "seed {}: explore exit {i_code}{shortest}, por exit {r_code}, {random}, {last}",
+        model.seed
+    )
+}
+
+/// `ioa prove` against exploration: an invariant proved inductive is never violated.
+fn prove(path: &str, i_code: i32, i_err: &str, what: &str) -> String {
+    let (p_code, p_out, p_err) = ioa(&["prove", path, "--assume", "none", "--rlimit", "2000000"]);
     let proved = p_code == 0;
     if proved {
         assert_ne!(
@@ -204,20 +272,87 @@ fn compare(model: &Model) -> String {
             "{what}\nproved, yet exploration violates it:\n{p_out}{p_err}\n{i_err}"
         );
     }
-    let shortest = shortest(&i_err).map_or(String::new(), |n| format!(" (shortest {n})"));
-    let random = random_violation_step(&w_err).map_or("random runs hold".to_string(), |k| {
-        format!("random violation after {k}")
-    });
-    format!(
-        "seed {}: explore exit {i_code}{shortest}, por exit {r_code}, {random}, prove {}",
-        model.seed,
-        if proved { "proved" } else { "not proved" }
-    )
+    format!("prove {}", if proved { "proved" } else { "not proved" })
+}
+
+/// Local model checking against global exploration: LMC never says "verified" where global
+/// search finds a violation, a violation it confirms is one global search finds too, and its
+/// run replays.
+fn local(selected: &[&str], g_code: i32, stem: &str, what: &str) -> String {
+    let trace = scratch("differential", &format!("{stem}-lmc.json"));
+    let trace = trace.display().to_string();
+    let mut args = vec!["explore"];
+    args.extend(selected);
+    args.extend([
+        "--local",
+        "--quiet",
+        "--max-states",
+        "20000",
+        "--trace",
+        &trace,
+    ]);
+    let (l_code, _, l_err) = ioa(&args);
+    assert!(
+        [0, 1, 3].contains(&l_code),
+        "{what}\nLMC exit {l_code}:\n{l_err}"
+    );
+    if g_code == 1 {
+        assert_ne!(
+            l_code, 0,
+            "{what}\nLMC says verified, global exploration finds a violation:\n{l_err}"
+        );
+    }
+    if l_code == 1 {
+        assert_ne!(
+            g_code, 0,
+            "{what}\nLMC confirms a violation, global exploration verifies:\n{l_err}"
+        );
+        let (code, _, err) = ioa(&["replay", &trace]);
+        assert_eq!(code, 1, "{what}\nreplay of LMC's run:\n{err}");
+    }
+    format!("lmc exit {l_code}")
+}
+
+/// Runs `compare` on `model`; on a disagreement, shrinks the model (keeping edits that still
+/// disagree) and fails with the smallest one.
+fn compare_or_shrink(model: Model) -> String {
+    let quiet = |m: &Model| std::panic::catch_unwind(|| compare(m));
+    let first = match quiet(&model) {
+        Ok(line) => return line,
+        Err(e) => e,
+    };
+    let mut smallest = model;
+    'edits: loop {
+        for candidate in smallest.shrink() {
+            if quiet(&candidate).is_err() {
+                smallest = candidate;
+                continue 'edits;
+            }
+        }
+        break;
+    }
+    let message = first
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| first.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    panic!(
+        "disagreement on seed {} ({}); shrunk to:\n{}\nfirst failure:\n{message}",
+        smallest.seed,
+        smallest.args().join(" "),
+        smallest.text()
+    );
 }
 
 fn run(first: u64, count: u64) -> Vec<String> {
     (first..first + count)
-        .map(|seed| compare(&Model::generate(seed)))
+        .map(|seed| compare_or_shrink(Model::generate(seed)))
+        .collect()
+}
+
+fn run_composites(first: u64, count: u64) -> Vec<String> {
+    (first..first + count)
+        .map(|seed| compare_or_shrink(Model::composite(seed)))
         .collect()
 }
 
@@ -236,6 +371,29 @@ fn generated_models_agree_across_engines_threads_and_the_prover() {
     ));
 }
 
+#[test]
+fn generated_composites_agree_across_engines_and_with_local_model_checking() {
+    let lines = run_composites(0, composites(12));
+    let violated = lines
+        .iter()
+        .filter(|l| l.contains("explore exit 1"))
+        .count();
+    let verified = lines
+        .iter()
+        .filter(|l| l.contains("explore exit 0"))
+        .count();
+    let lmc_verified = lines.iter().filter(|l| l.ends_with("lmc exit 0")).count();
+    assert!(
+        violated > 0 && verified > 0 && lmc_verified > 0,
+        "{lines:#?}"
+    );
+    insta::assert_snapshot!(format!(
+        "{} composites: {verified} verified, {violated} violated, {lmc_verified} verified by LMC\n{}",
+        lines.len(),
+        lines.join("\n")
+    ));
+}
+
 /// The nightly-sized run: `DIFFERENTIAL_MODELS=10000 cargo test --release --test differential
 /// -- --ignored` (seeds from 1,000,000 on, apart from the CI run's).
 #[test]
@@ -243,4 +401,6 @@ fn generated_models_agree_across_engines_threads_and_the_prover() {
 fn nightly_generated_models_agree() {
     let lines = run(1_000_000, models(10_000));
     eprintln!("{} models agreed", lines.len());
+    let composites = run_composites(1_000_000, composites(1_000));
+    eprintln!("{} composites agreed", composites.len());
 }

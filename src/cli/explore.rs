@@ -59,7 +59,9 @@ pub struct ExploreArgs {
     /// Report a state where no action is enabled as a violation.
     #[arg(long)]
     pub deadlock: bool,
-    /// Stop after this many distinct states.
+    /// Stop after this many distinct states (with --local: local states of all nodes together;
+    /// with --processes the count is checked between levels, so the level under way is
+    /// finished first and may take the run past N).
     #[arg(long)]
     pub max_states: Option<u64>,
     /// Do not explore beyond this depth (number of steps from a start state).
