@@ -326,29 +326,6 @@ fn relation(enc: &mut Encoder, sim: &Simulation, env: &Env) -> Result<String, En
     enc.expr(&sim.relation, &env)
 }
 
-/// The relation's top-level conjuncts (`R1 ∧ R2 ∧ …`, however parenthesised), each encoded.
-fn relation_conjuncts(
-    enc: &mut Encoder,
-    sim: &Simulation,
-    env: &Env,
-) -> Result<Vec<String>, EncodeError> {
-    fn flatten<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match &e.kind {
-            ExprKind::Binary(BinOp::And, l, r) => {
-                flatten(l, out);
-                flatten(r, out);
-            }
-            _ => out.push(e),
-        }
-    }
-    let mut env = env.clone();
-    env.automaton = None;
-    env.locals.clear();
-    let mut parts = Vec::new();
-    flatten(&sim.relation, &mut parts);
-    parts.into_iter().map(|c| enc.expr(c, &env)).collect()
-}
-
 /// One path through an entry: its encoder (hypotheses so far), environment, goals and label.
 #[derive(Clone)]
 struct Path<'s> {
@@ -400,17 +377,9 @@ fn step(
         let term = invariant_term(&mut enc, &spec.invariants[*k].body, &a_env)?;
         enc.script.hypothesis(&spec.invariants[*k].name, &term);
     }
-    enc.script
-        .comment("the relation, in the pre-states, one named conjunct at a time");
-    let mut rel_pre = Vec::new();
-    for part in relation_conjuncts(&mut enc, sim, &env)? {
-        let name = enc.script.fresh_const("rel", "Bool");
-        enc.script.assert(&format!("(= {name} {part})"));
-        rel_pre.push((name, crate::smt::alpha::canonical(&part)));
-    }
-    let names: Vec<String> = rel_pre.iter().map(|(n, _)| n.clone()).collect();
-    enc.script
-        .hypothesis("the relation", &crate::smt::and(&names));
+    enc.script.comment("the relation, in the pre-states");
+    let rel_pre = relation(&mut enc, sim, &env)?;
+    enc.script.hypothesis("the relation", &rel_pre);
     enc.script
         .comment(&format!("the implementation's transition {}", action.name));
     let mut params = Vec::new();
@@ -548,20 +517,10 @@ fn step(
         let mut post_env = path.env.clone();
         post_env.states.insert(a.0, a_post.clone());
         // A conjunct whose encoding after the step is the one before it up to binder names
-        // (it reads nothing the step changed) is that conjunct's pre-state name.
-        let post_parts = relation_conjuncts(&mut path.enc, sim, &post_env)?;
-        let parts: Vec<String> = post_parts
-            .into_iter()
-            .zip(&rel_pre)
-            .map(|(part, (name, canon))| {
-                if canon.is_some() && crate::smt::alpha::canonical(&part) == *canon {
-                    name.clone()
-                } else {
-                    part
-                }
-            })
-            .collect();
-        let rel_post = crate::smt::and(&parts);
+        // (it reads nothing the step changed) is written as it was in the hypothesis: Z3 keeps
+        // binder names in its terms and would otherwise re-derive it by instantiation.
+        let rel_post = relation(&mut path.enc, sim, &post_env)?;
+        let rel_post = crate::smt::alpha::reuse_unchanged_conjuncts(&rel_pre, &rel_post);
         path.goals
             .push(("the relation holds after the step".into(), rel_post));
         let goals = assert_goals(&mut path.enc, &path.goals);

@@ -63,6 +63,87 @@ pub fn canonical(term: &str) -> Option<String> {
     Some(out)
 }
 
+/// `post` with every leaf of its conjunction tree (the maximal subterms not of the form
+/// `(and …)`) that is `pre`'s leaf at the same place up to binder names replaced by `pre`'s
+/// text, so that Z3 meets the very term it has as a hypothesis. Both must have the same tree
+/// shape (the same formula encoded twice); otherwise `post` is returned unchanged. Sound
+/// because each replacement is the same formula.
+pub fn reuse_unchanged_conjuncts(pre: &str, post: &str) -> String {
+    let (pre_leaves, post_leaves) = (and_leaves(pre), and_leaves(post));
+    if pre_leaves.len() != post_leaves.len() {
+        return post.to_string();
+    }
+    let mut out = String::with_capacity(post.len());
+    let mut at = 0;
+    for (&(ps, pe), &(qs, qe)) in pre_leaves.iter().zip(&post_leaves) {
+        let (p, q) = (&pre[ps..pe], &post[qs..qe]);
+        out.push_str(&post[at..qs]);
+        let same = p == q || matches!((canonical(p), canonical(q)), (Some(a), Some(b)) if a == b);
+        out.push_str(if same { p } else { q });
+        at = qe;
+    }
+    out.push_str(&post[at..]);
+    out
+}
+
+/// The byte ranges of the leaves of `term`'s conjunction tree, in order.
+fn and_leaves(term: &str) -> Vec<(usize, usize)> {
+    fn walk(text: &str, start: usize, end: usize, out: &mut Vec<(usize, usize)>) {
+        let t = &text[start..end];
+        if let Some(inner) = t.strip_prefix("(and ").and_then(|r| r.strip_suffix(')')) {
+            let base = start + "(and ".len();
+            for (s, e) in top_level_terms(inner) {
+                walk(text, base + s, base + e, out);
+            }
+        } else {
+            out.push((start, end));
+        }
+    }
+    let mut out = Vec::new();
+    let trimmed = term.trim();
+    let offset = term.len() - term.trim_start().len();
+    walk(term, offset, offset + trimmed.len(), &mut out);
+    out
+}
+
+/// The byte ranges of the whitespace-separated s-expressions of `text`.
+fn top_level_terms(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, None);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => {
+                if depth == 0 && start.is_none() {
+                    start = Some(i);
+                }
+                depth += 1;
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    if let Some(s) = start.take() {
+                        out.push((s, i + 1));
+                    }
+                }
+            }
+            c if c.is_whitespace() && depth == 0 => {
+                if let Some(s) = start.take() {
+                    out.push((s, i));
+                }
+            }
+            _ => {
+                if start.is_none() {
+                    start = Some(i);
+                }
+            }
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, text.len()));
+    }
+    out
+}
+
 /// Parentheses and the symbols between them.
 fn tokenize(term: &str) -> Vec<&str> {
     let mut tokens = Vec::new();
@@ -143,6 +224,18 @@ mod tests {
     #[test]
     fn a_bound_name_that_also_occurs_free_is_not_renamed() {
         assert_eq!(canonical("(and (forall ((x.1 N)) (p x.1)) (q x.1))"), None);
+    }
+
+    #[test]
+    fn unchanged_conjuncts_are_taken_from_the_hypothesis() {
+        let pre = "(and (and (forall ((x.1 N)) (p x.1)) (q a)) (forall ((x.2 N)) (r x.2 s)))";
+        let post = "(and (and (forall ((x.5 N)) (p x.5)) (q b)) (forall ((x.6 N)) (r x.6 s.9)))";
+        assert_eq!(
+            super::reuse_unchanged_conjuncts(pre, post),
+            "(and (and (forall ((x.1 N)) (p x.1)) (q b)) (forall ((x.6 N)) (r x.6 s.9)))"
+        );
+        // Different shapes: nothing is replaced.
+        assert_eq!(super::reuse_unchanged_conjuncts("(and a b)", "c"), "c");
     }
 
     #[test]
