@@ -6,6 +6,8 @@
 #
 #   bench/prove.sh                                   examples/paxos/paxos.ioa
 #   bench/prove.sh examples/consensus/global1_to_cons.ioa examples/paxos/paxos.ioa
+#   bench/prove.sh examples/consensus/global1_to_cons_proof.ioa examples/paxos/paxos_to_global1.ioa
+#                                                    (the chain Paxos → Global1 → Cons)
 #   IOA=target/debug/ioa bench/prove.sh              (default: the release binary, built first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +26,8 @@ for m in "${MODELS[@]}"; do
   /usr/bin/time -f '%U %S' -o "$out.cpu" "$IOA" prove "$m" --color never >"$out" 2>&1 || true
   end=$(date +%s.%N)
   summary=$(grep -E '^[0-9]+ obligation\(s\)' "$out" | sed -E 's/^([0-9]+) obligation\(s\): ([0-9]+) proved.*/\2\/\1/')
-  cpu=$(awk '{printf "%.1f", $1 + $2}' "$out.cpu")
+  # GNU time writes "Command exited with non-zero status 1" first when a proof is missing.
+  cpu=$(tail -n 1 "$out.cpu" | awk '{printf "%.1f", $1 + $2}')
   printf '%-45s %-22s %9.1f %9s %s\n' "$m" "${summary:-?}" "$(echo "$end - $start" | bc)" "$cpu" "$load"
   rm -f "$out" "$out.cpu"
 done

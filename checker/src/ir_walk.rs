@@ -25,7 +25,8 @@ pub fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | ExprKind::UnionPayload(x, _)
         | ExprKind::UnionNew(_, x)
         | ExprKind::Is(x, _)
-        | ExprKind::Quant(_, _, x) => walk_expr(x, f),
+        | ExprKind::Quant(_, _, x)
+        | ExprKind::SetComp { cond: x, .. } => walk_expr(x, f),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
             walk_expr(a, f);
             walk_expr(b, f);

@@ -37,7 +37,8 @@ impl Reads {
             | ExprKind::UnionPayload(x, _)
             | ExprKind::UnionNew(_, x)
             | ExprKind::Is(x, _)
-            | ExprKind::Quant(_, _, x) => self.expr(x),
+            | ExprKind::Quant(_, _, x)
+            | ExprKind::SetComp { cond: x, .. } => self.expr(x),
             ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
                 self.expr(a);
                 self.expr(b);

@@ -257,6 +257,9 @@ impl Scope<'_> {
                     self.eval(b, locals, ch)?
                 }
             }
+            ExprKind::SetComp { var, elem, cond } => {
+                self.set_comprehension(*var, elem, cond, locals, ch, span)?
+            }
             ExprKind::Choose { var, cond, det } => self.choose(
                 *var,
                 &e.ty,
@@ -791,6 +794,29 @@ impl Scope<'_> {
             }
         }
         Ok(q == Quantifier::ForAll)
+    }
+
+    /// `{x: T | P}`: the values of `x` that satisfy `P`, trying those of a bound guard
+    /// `x ∈ S ∧ …` when there is one and the carrier of `T` (or an `Int` range the guard
+    /// gives) otherwise, as `∃ x: T (P)` would.
+    fn set_comprehension(
+        &self,
+        slot: u32,
+        elem: &Type,
+        cond: &Expr,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+        span: Span,
+    ) -> EvalResult<Value> {
+        let range = self.range_of(Quantifier::Exists, slot, &[], elem, cond, locals, ch, span)?;
+        let mut out = OrdSet::new();
+        for v in range.values() {
+            locals[slot as usize] = v.clone();
+            if self.truth(cond, locals, ch)? {
+                out.insert(v.clone());
+            }
+        }
+        Ok(Value::Set(out))
     }
 
     /// Evaluates the conjuncts of `e` from the left while they do not mention local `slot`:

@@ -1036,7 +1036,7 @@ pub fn collect_reads(e: &Expr, f: &mut dyn FnMut(&VarRef)) {
             collect_reads(a, f);
             collect_reads(b, f);
         }
-        ExprKind::Quant(_, _, b) => collect_reads(b, f),
+        ExprKind::Quant(_, _, b) | ExprKind::SetComp { cond: b, .. } => collect_reads(b, f),
         ExprKind::Cond(a, b, c) => {
             collect_reads(a, f);
             collect_reads(b, f);

@@ -621,4 +621,11 @@ pub enum ExprKind {
         /// How to resolve the choice when executing.
         det: Option<Vec<Stmt>>,
     },
+    /// `{x: T | P}`: the set of the values of `T` that satisfy `P`.
+    SetComp {
+        /// The bound variable and the type it ranges over.
+        var: Param,
+        /// The condition an element satisfies.
+        cond: Box<Expr>,
+    },
 }

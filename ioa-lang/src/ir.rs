@@ -753,4 +753,15 @@ pub enum ExprKind {
         /// How to resolve it when executing.
         det: Option<Vec<Stmt>>,
     },
+    /// `{x: T | P}`: the set of the values of the element type (the expression's type is
+    /// `Set[T]`) that satisfy `cond`. Executing it needs a finite carrier for `T` (or a bound
+    /// guard `x ∈ S ∧ …` at the front of `cond`), as a quantifier over `T` does.
+    SetComp {
+        /// The bound local.
+        var: u32,
+        /// The element type.
+        elem: Type,
+        /// The condition.
+        cond: Box<Expr>,
+    },
 }

@@ -101,21 +101,6 @@ pub(crate) fn recognise(
             ));
         }
     }
-    // `{x: T | P}`: a set comprehension (the parser stops at `:`).
-    if matches!(found, Token::Colon)
-        && matches!(before(1), Some(Token::Ident(_)))
-        && matches!(before(2), Some(Token::LBrace))
-    {
-        let (s, _, _) = tokens[tokens.len() - 3];
-        return Some(at(
-            s,
-            end,
-            Known {
-                construct: "set comprehensions `{x: T | P}`",
-                hint: "build the set with a `for x: T where P do S := insert(x, S) od` loop",
-            },
-        ));
-    }
     // `automaton A(n: Int) where P`: a constraint on an automaton's parameters.
     if matches!(found, Token::Where) && matches!(before(1), Some(Token::RParen)) {
         let opened = tokens

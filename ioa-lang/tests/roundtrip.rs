@@ -547,6 +547,8 @@ fn expr(depth: u32) -> BoxedStrategy<Expr> {
             sub.clone()
         )
             .prop_map(|(q, ps, body)| ExprKind::Quant(q, ps, Box::new(body))),
+        1 => (param(), sub.clone())
+            .prop_map(|(var, cond)| ExprKind::SetComp { var, cond: Box::new(cond) }),
         1 => (sub.clone(), sub.clone(), sub.clone())
             .prop_map(|(c, a, b)| ExprKind::Cond(Box::new(c), Box::new(a), Box::new(b))),
         1 => (param(), prop::option::of(sub.clone()), det).prop_map(|(var, cond, det)| {

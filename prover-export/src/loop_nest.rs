@@ -636,7 +636,8 @@ fn children(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | ExprKind::UnionPayload(x, _)
         | ExprKind::UnionNew(_, x)
         | ExprKind::Is(x, _)
-        | ExprKind::Quant(_, _, x) => f(x),
+        | ExprKind::Quant(_, _, x)
+        | ExprKind::SetComp { cond: x, .. } => f(x),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
             f(a);
             f(b)

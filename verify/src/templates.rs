@@ -422,6 +422,11 @@ fn visit_free(e: &Expr, name: &str, f: &mut dyn FnMut(&Expr)) {
                 visit_free(body, name, f);
             }
         }
+        ExprKind::SetComp { var, cond } => {
+            if var.name.name != name {
+                visit_free(cond, name, f);
+            }
+        }
         ExprKind::Cond(a, b, c) => {
             visit_free(a, name, f);
             visit_free(b, name, f);
@@ -453,6 +458,10 @@ fn substitute(e: &Expr, name: &str, with: &Expr) -> Expr {
         ExprKind::Quant(q, params, body) if !params.iter().any(|p| p.name.name == name) => {
             ExprKind::Quant(*q, params.clone(), Box::new(sub(body)))
         }
+        ExprKind::SetComp { var, cond } if var.name.name != name => ExprKind::SetComp {
+            var: var.clone(),
+            cond: Box::new(sub(cond)),
+        },
         ExprKind::Cond(a, b, c) => {
             ExprKind::Cond(Box::new(sub(a)), Box::new(sub(b)), Box::new(sub(c)))
         }

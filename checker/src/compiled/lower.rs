@@ -299,6 +299,9 @@ impl Lower<'_, '_, '_> {
                 return unsupported("a union value as words")
             }
             ExprKind::Choose { .. } => return unsupported("`choose` inside an effect"),
+            // The interpreter builds a comprehension's set (trying the carrier or the bound
+            // guard's elements); the compiled step reads it as an interned value.
+            ExprKind::SetComp { .. } => return unsupported("a set comprehension as words"),
         })
     }
 
@@ -685,6 +688,11 @@ impl Lower<'_, '_, '_> {
                 inner.extend(binders.iter().map(|(s, _)| *s));
                 **ybody = self.rewrite(body, When::Sometimes, &inner, inputs, next)?;
             }
+            (ExprKind::SetComp { var, cond, .. }, ExprKind::SetComp { cond: ycond, .. }) => {
+                let mut inner: Vec<u32> = bound.to_vec();
+                inner.push(*var);
+                **ycond = self.rewrite(cond, When::Sometimes, &inner, inputs, next)?;
+            }
             (
                 ExprKind::Choose {
                     var, cond: Some(c), ..
@@ -1010,7 +1018,8 @@ fn chooses(e: &Expr) -> bool {
         | ExprKind::UnionPayload(x, _)
         | ExprKind::UnionNew(_, x)
         | ExprKind::Is(x, _)
-        | ExprKind::Quant(_, _, x) => chooses(x),
+        | ExprKind::Quant(_, _, x)
+        | ExprKind::SetComp { cond: x, .. } => chooses(x),
         ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => chooses(a) || chooses(b),
         ExprKind::Cond(c, a, b) => chooses(c) || chooses(a) || chooses(b),
     }

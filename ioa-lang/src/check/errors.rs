@@ -322,6 +322,16 @@ pub enum CheckError {
         /// A similar component name.
         suggestion: Option<String>,
     },
+    /// E0306: a set comprehension over a type that no universe can make finite, with no bound
+    /// guard at the front of its condition.
+    UnboundedComprehension {
+        /// The element type, as written.
+        ty: String,
+        /// The bound variable.
+        var: String,
+        /// The comprehension.
+        span: Span,
+    },
 }
 
 fn did_you_mean(d: Diagnostic, suggestion: &Option<String>) -> Diagnostic {
@@ -547,6 +557,15 @@ impl IntoDiagnostic for CheckError {
                     .with_note("`network` lists the components that form the network; the others are the nodes"),
                 suggestion,
             ),
+            UnboundedComprehension { ty, var, span } => Diagnostic::error(
+                "E0306",
+                format!("the set comprehension ranges over `{ty}`, which has no finite carrier"),
+                *span,
+            )
+            .with_note("running, exploring and pairing build the set by trying every value of the element type; strings, characters, reals, sequences, multisets and maps have infinitely many")
+            .with_hint(format!(
+                "bound it by a set it draws from: `{{{var}: {ty} | {var} ∈ S ∧ …}}`, or range over an enumeration, a tuple type or `Int` (whose values a universe lists)"
+            )),
         }
     }
 }

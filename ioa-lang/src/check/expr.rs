@@ -1,6 +1,7 @@
 //! Checking expressions: resolving names to slots, inferring types, choosing operators by
 //! operand type.
 
+use super::bounded::has_bound_guard;
 use super::scope::Body;
 use super::types::VarKind;
 use super::{suggest, CheckError, Checker};
@@ -187,6 +188,30 @@ impl Checker {
                 mk(
                     ExprKind::Quant(*q, binders, Box::new(inner)),
                     Type::Bool,
+                    span,
+                )
+            }
+            A::SetComp { var, cond } => {
+                let elem = self.resolve_type(&var.ty);
+                let mark = body.mark();
+                let slot = body.bind(&var.name.name, elem.clone(), "a bound variable");
+                let cond = self.bool_expr(body, cond);
+                body.pop_to(mark);
+                if !self.can_be_bounded(&elem) && !has_bound_guard(&cond, slot) {
+                    let ty = self.show(&elem);
+                    self.error(CheckError::UnboundedComprehension {
+                        ty,
+                        var: var.name.name.clone(),
+                        span,
+                    });
+                }
+                mk(
+                    ExprKind::SetComp {
+                        var: slot,
+                        elem: elem.clone(),
+                        cond: Box::new(cond),
+                    },
+                    Type::Set(Box::new(elem)),
                     span,
                 )
             }

@@ -225,6 +225,10 @@ fn expr(e: &mut Expr, u: &Unifier) {
             }
             expr(body, u);
         }
+        ExprKind::SetComp { elem, cond, .. } => {
+            *elem = u.resolve(elem);
+            expr(cond, u);
+        }
         ExprKind::Cond(c, a, b) => {
             expr(c, u);
             expr(a, u);

@@ -6,6 +6,7 @@
 //! Errors are collected as [`CheckError`] values and never stop the whole check: each body is
 //! checked as far as it can be.
 
+mod bounded;
 mod decls;
 mod errors;
 mod expr;

@@ -795,7 +795,7 @@ fn solve_from_where(
                     .is_none_or(|a| reads_local(a, &|l| l < n_idx)),
                 ExprKind::Var(VarRef::Local(_)) => false,
                 ExprKind::Var(_) => true,
-                ExprKind::Quant(..) | ExprKind::Choose { .. } => true,
+                ExprKind::Quant(..) | ExprKind::SetComp { .. } | ExprKind::Choose { .. } => true,
                 _ => false,
             })
     };

@@ -49,6 +49,11 @@ impl Rewrite<'_> {
                     .collect(),
                 self.boxed(body),
             ),
+            ExprKind::SetComp { var, elem, cond } => ExprKind::SetComp {
+                var: (self.local)(*var),
+                elem: elem.clone(),
+                cond: self.boxed(cond),
+            },
             ExprKind::Cond(a, b, c) => ExprKind::Cond(self.boxed(a), self.boxed(b), self.boxed(c)),
             ExprKind::Choose { var, cond, det } => ExprKind::Choose {
                 var: (self.local)(*var),
@@ -182,7 +187,8 @@ pub(crate) fn any_node(e: &Expr, pred: &dyn Fn(&ExprKind) -> bool) -> bool {
         | ExprKind::UnionPayload(x, _)
         | ExprKind::UnionNew(_, x)
         | ExprKind::Is(x, _)
-        | ExprKind::Quant(_, _, x) => any_node(x, pred),
+        | ExprKind::Quant(_, _, x)
+        | ExprKind::SetComp { cond: x, .. } => any_node(x, pred),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => any_node(a, pred) || any_node(b, pred),
         ExprKind::Cond(a, b, c) => any_node(a, pred) || any_node(b, pred) || any_node(c, pred),
         ExprKind::Choose { cond, .. } => cond.as_ref().is_some_and(|c| any_node(c, pred)),

@@ -130,6 +130,13 @@ impl Printer<'_> {
                 self.expr(body);
                 self.text(&[")"]);
             }
+            ExprKind::SetComp { var, cond } => {
+                self.text(&["{"]);
+                self.param(var);
+                self.text(&[" | "]);
+                self.expr(cond);
+                self.text(&["}"]);
+            }
             ExprKind::Cond(c, a, b) => {
                 self.clause("if ", Some(c));
                 self.clause(" then ", Some(a));

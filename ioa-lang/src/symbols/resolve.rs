@@ -433,6 +433,12 @@ impl Builder<'_> {
                     self.stmts(det, scope);
                 }
             }
+            ExprKind::SetComp { var, cond } => {
+                let mark = self.locals.len();
+                self.bind_param(var);
+                self.expr(cond, scope);
+                self.locals.truncate(mark);
+            }
         }
     }
 

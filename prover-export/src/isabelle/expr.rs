@@ -149,6 +149,12 @@ pub fn term(env: &Env, e: &Expr) -> Result<String, ExportError> {
                 .collect();
             format!("({binder}{}. {})", bound.join(" "), term(env, body)?)
         }
+        ExprKind::SetComp { var, elem, cond } => format!(
+            "(Collect (\\<lambda>({}::{}). {}))",
+            env.local(*var, elem),
+            type_in_term(env, elem),
+            term(env, cond)?
+        ),
         ExprKind::Cond(c, a, b) => format!(
             "(if {} then {} else {})",
             term(env, c)?,
@@ -293,7 +299,8 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::UnionPayload(a, _)
         | ExprKind::UnionNew(_, a)
         | ExprKind::Is(a, _)
-        | ExprKind::Quant(_, _, a) => vec![a],
+        | ExprKind::Quant(_, _, a)
+        | ExprKind::SetComp { cond: a, .. } => vec![a],
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => vec![a, b],
         ExprKind::Cond(c, a, b) => vec![c, a, b],
         ExprKind::Choose { cond, .. } => cond.iter().map(|c| &**c).collect(),

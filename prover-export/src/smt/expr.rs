@@ -406,6 +406,17 @@ impl<'s> Encoder<'s> {
                 };
                 format!("({q} ({}) {b})", binders.join(" "))
             }
+            ExprKind::SetComp { var, elem, cond } => {
+                // `{x: T | P}` is the array that holds exactly the elements satisfying `P`.
+                self.sort(&e.ty);
+                let sort = self.elem_sort(elem);
+                let y = self.script.fresh("y");
+                let depth = self.bound.len();
+                self.bound.push(y.clone());
+                let body = self.comprehension_member(*var, elem, cond, &y, env);
+                self.bound.truncate(depth);
+                format!("(lambda (({y} {sort})) {})", body?)
+            }
             ExprKind::Cond(c, a, b) => format!(
                 "(ite {} {} {})",
                 self.expr(c, env)?,
@@ -426,6 +437,23 @@ impl<'s> Encoder<'s> {
                 c
             }
         })
+    }
+
+    /// The condition of a comprehension `{var: elem | cond}` for the element `element` (a term of
+    /// the element sort, boxed if `elem` is), which may be a variable the caller binds (and has
+    /// pushed on `bound`).
+    fn comprehension_member(
+        &mut self,
+        var: u32,
+        elem: &Type,
+        cond: &Expr,
+        element: &str,
+        env: &Env,
+    ) -> Result<String, EncodeError> {
+        let mut inner = env.clone();
+        let value = self.unbox(elem, element);
+        inner.bind(var, value);
+        self.expr(cond, &inner)
     }
 
     fn var(&mut self, r: &VarRef, env: &Env, e: &Expr) -> Result<String, EncodeError> {
@@ -583,6 +611,10 @@ impl<'s> Encoder<'s> {
                     eqs.push(format!("(= {x} {e})"));
                 }
                 super::or(&eqs)
+            }
+            ExprKind::SetComp { var, elem, cond } => {
+                // `x ∈ {y: T | P}` is `P` of `x`, with no array in between.
+                self.comprehension_member(*var, elem, cond, x, env)?
             }
             ExprKind::Index(a, i) if relation(&a.ty).is_some() => {
                 let at = self.expr(a, env)?;

@@ -2,6 +2,7 @@
 //! ([`stmt`]), written into a [`Script`]. The same text is given to Z3 in process and written by
 //! `ioa export smt`, so both always see one encoding.
 
+pub mod alpha;
 pub mod expr;
 mod pointwise;
 pub mod sorts;
