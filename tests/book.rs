@@ -16,9 +16,9 @@
 //!   and standard error as the terminal shows them). A command that exits with status N ≠ 0
 //!   shows `(exit status N)` as its last output line. A line `…` alone stands for any number of
 //!   lines. Durations, rates and byte sizes are compared as `<time>`, `<rate>` and `<size>`.
-//!   The commands of one block run one after the other in one scratch directory whose
-//!   `examples/` and `tests/` are the repository's, so a file one command writes is there for
-//!   the next.
+//!   The commands of one page run one after the other, in the order of the page, in one
+//!   scratch directory whose `examples/` and `tests/` are the repository's, so a file one
+//!   command writes is there for the next. The repository's path is shown as relative.
 //!
 //! The same checker runs on `tests/data/book/*.md`, pages that are wrong on purpose, and must
 //! find each planted fault; that keeps the checker itself honest.
@@ -307,13 +307,10 @@ fn sessions(block: &Block) -> Result<Vec<Session>, String> {
     Ok(out)
 }
 
-/// A scratch directory for one console block, its `examples/` and `tests/` the repository's.
-fn session_dir(scratch: &Path, block: &Block) -> PathBuf {
-    let dir = scratch.join(format!(
-        "{}_{}",
-        block.page.replace(['/', '.'], "_"),
-        block.line
-    ));
+/// A scratch directory for the console blocks of one page, its `examples/` and `tests/` the
+/// repository's.
+fn session_dir(scratch: &Path, page: &str) -> PathBuf {
+    let dir = scratch.join(page.replace(['/', '.'], "_"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("session directory");
     for shared in ["examples", "tests"] {
@@ -343,7 +340,8 @@ fn run_command(dir: &Path, command: &str) -> String {
         .env_remove("RUST_BACKTRACE")
         .output()
         .expect("start sh");
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // A trace names its model by absolute path; the book shows paths from the repository.
+    let mut text = String::from_utf8_lossy(&out.stdout).replace(&format!("{ROOT}/"), "");
     let code = out.status.code().unwrap_or(-1);
     if code != 0 {
         if !text.is_empty() && !text.ends_with('\n') {
@@ -354,10 +352,15 @@ fn run_command(dir: &Path, command: &str) -> String {
     text
 }
 
-/// Durations, rates and byte sizes, which change from run to run, as placeholders.
+/// Durations, rates and byte sizes, which change from run to run, as placeholders, and runs of
+/// white space as one space.
 fn normalise(line: &str) -> String {
-    const UNITS: [(&str, &str); 14] = [
+    const UNITS: [(&str, &str); 18] = [
         ("states/s", "<rate>"),
+        ("generated/s", "<rate>"),
+        ("bytes/state", "<size>"),
+        ("threads", "<threads>"),
+        ("thread", "<threads>"),
         ("steps/s", "<rate>"),
         ("transitions/s", "<rate>"),
         ("walks/s", "<rate>"),
@@ -411,7 +414,8 @@ fn normalise(line: &str) -> String {
         out.push(chars[i]);
         i += 1;
     }
-    out.trim_end().to_string()
+    // Columns of numbers realign when a placeholder replaces them: compare words, not spaces.
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether `actual` matches `expected`, where an expected line `…` stands for any number of
@@ -449,6 +453,7 @@ fn replay_sessions(pages: &[String], scratch: &Path) -> (Vec<String>, Vec<String
         let Ok(blocks) = fenced_blocks(page, &read(page)) else {
             continue; // reported by check_models
         };
+        let dir = session_dir(scratch, page);
         for block in blocks
             .iter()
             .filter(|b| matches!(kind(&b.info), Ok(Kind::Console)))
@@ -460,7 +465,6 @@ fn replay_sessions(pages: &[String], scratch: &Path) -> (Vec<String>, Vec<String
                     continue;
                 }
             };
-            let dir = session_dir(scratch, block);
             for session in sessions {
                 commands.push(format!("{}: $ {}", block.place(), session.command));
                 let output = run_command(&dir, &session.command);
@@ -628,6 +632,7 @@ fn normalising_hides_timings_only() {
         ("121 states, depth 9", "121 states, depth 9"),
         ("step 30: P[2] seed 62", "step 30: P[2] seed 62"),
         ("1 min 40 s", "<time> <time>"),
+        ("213 bytes/state, 2 threads", "<size>, <threads>"),
         ("Node = [0]..[5]", "Node = [0]..[5]"),
     ];
     for (line, want) in cases {
