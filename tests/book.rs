@@ -432,6 +432,10 @@ fn output_mismatch(expected: &[String], actual: &[String]) -> Option<String> {
                 .is_some_and(|(a, more)| a == first && matches(rest, more)),
         }
     }
+    // Blank lines at the end of an output are not shown in the book.
+    let trim =
+        |lines: &[String]| lines.len() - lines.iter().rev().take_while(|l| l.is_empty()).count();
+    let (expected, actual) = (&expected[..trim(expected)], &actual[..trim(actual)]);
     if matches(expected, actual) {
         return None;
     }
@@ -466,7 +470,7 @@ fn replay_sessions(pages: &[String], scratch: &Path) -> (Vec<String>, Vec<String
                 }
             };
             for session in sessions {
-                commands.push(format!("{}: $ {}", block.place(), session.command));
+                commands.push(format!("{}: $ {}", block.page, session.command));
                 let output = run_command(&dir, &session.command);
                 let actual: Vec<String> = output.lines().map(normalise).collect();
                 let expected: Vec<String> = session.expected.iter().map(|l| normalise(l)).collect();
