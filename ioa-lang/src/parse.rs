@@ -305,7 +305,9 @@ impl crate::diagnostics::IntoDiagnostic for SyntaxError {
                     .with_label_message("no token starts here");
                 match crate::lexer::hint_for_bad_text(text) {
                     Some(h) => d.with_hint(h),
-                    None => d.with_hint("IOA operators are listed in docs/LANGUAGE.md"),
+                    None => {
+                        d.with_hint("IOA operators are listed in book/src/reference/language.md")
+                    }
                 }
             }
             SyntaxError::UnexpectedToken {

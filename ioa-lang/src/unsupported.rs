@@ -24,7 +24,7 @@ fn item_word(word: &str) -> Option<Known> {
         },
         "backward" => Known {
             construct: "backward simulations",
-            hint: "write a `forward simulation` (see docs/LANGUAGE.md)",
+            hint: "write a `forward simulation` (see book/src/reference/language.md)",
         },
         "timed" | "trajectories" | "hybrid" => Known {
             construct: "timed and hybrid automata",

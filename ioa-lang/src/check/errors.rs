@@ -483,7 +483,7 @@ impl IntoDiagnostic for CheckError {
                     "while" => "`while` belongs in schedules",
                     "yield" => "`yield` belongs in a `det do … od` block",
                     "det do … od" => "a `det do … od` block of its own belongs in a schedule (inside a transition, give the `choose` its own `det`)",
-                    _ => "see docs/LANGUAGE.md for which statements each block takes",
+                    _ => "see book/src/reference/language.md for which statements each block takes",
                 })
             }
             MissingProofEntry { action, span } => Diagnostic::error(
