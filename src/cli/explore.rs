@@ -10,21 +10,22 @@ use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use checker::compiled::code::Fault;
-use checker::compiled::CompiledModel;
 use checker::explore::spill::SpillStats;
-use checker::explore::{explore_spilling_to, Limit, Options, Report, Stats, Verdict};
-use checker::model::{MachineError, MachineModel, MachineStep};
-use checker::reduction::{PartialOrder, PorStats, Reduced};
-use checker::symmetry::Symmetry;
+use checker::explore::{Limit, Options, Stats};
 use interpreter::machine::Machine;
-use interpreter::runner::{RunReport, Stop};
-use interpreter::trace::Trace;
+use interpreter::runner::RunReport;
+use ioa::api::explore::{
+    explore_machine, ExploreError, Observer, Outcome, ReductionSummary, SearchSettings, Start,
+    Verdict,
+};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::AutomatonId;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+pub(super) use ioa::api::numbers::{bytes, count, mib, parse_duration, parse_memory, thousands};
 
 /// Options of `ioa explore`.
 #[derive(clap::Args)]
@@ -155,65 +156,6 @@ pub(super) fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitC
     ExitCode::from(EXIT_ERROR)
 }
 
-/// Parses `30`, `30s`, `5m`, `2h` (seconds by default).
-pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => (&t[..i], &t[i..]),
-        None => (t, "s"),
-    };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (say 90, 90s, 5m or 2h)"))?;
-    let scale = match unit {
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => return Err(format!("`{text}`: the unit must be s, m or h")),
-    };
-    if !(value >= 0.0 && value.is_finite()) {
-        return Err(format!("`{text}` is not a duration"));
-    }
-    Ok(Duration::from_secs_f64(value * scale))
-}
-
-/// Parses an amount of memory as `bytesize` reads it (`64MiB`, `1.5GiB`, `500MB`, `2G`; `K`,
-/// `M`, `G` are powers of 1000, `KiB`, `MiB`, `GiB` of 1024); a number without a unit is MiB.
-pub(super) fn parse_memory(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let bytes = match t.parse::<f64>() {
-        Ok(mib) => (mib * (1u64 << 20) as f64) as u64,
-        Err(_) => t
-            .parse::<bytesize::ByteSize>()
-            .map_err(|_| format!("`{text}` is not an amount of memory (say 64MiB, 512MB or 2GiB)"))?
-            .as_u64(),
-    };
-    if bytes == 0 {
-        return Err(format!("`{text}` is no memory at all"));
-    }
-    Ok(bytes)
-}
-
-/// An amount of memory, `1.5 MiB`.
-pub(super) fn bytes(n: u64) -> String {
-    bytesize::ByteSize::b(n).display().iec().to_string()
-}
-
-/// `1234567` as `1,234,567`.
-pub(super) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `1 invariant`, `3 invariants`.
 /// The text report's first line, on standard error (not with `--quiet` or `--format json`):
 /// the automaton, its action instances and invariants, the symmetry, then `engine`, how the
 /// states are explored.
@@ -239,18 +181,6 @@ pub(super) fn print_start(
         count(instances as u64, "action instance"),
         count(n_inv as u64, "invariant")
     ));
-}
-
-pub(super) fn count(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{} {noun}s", thousands(n))
-    }
-}
-
-pub(super) fn mib(bytes: u64) -> String {
-    format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64)
 }
 
 /// The progress line.
@@ -326,33 +256,8 @@ pub fn run(mut args: ExploreArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
-    if !args.invariants.is_empty() {
-        for name in &args.invariants {
-            if !m
-                .spec
-                .invariants
-                .iter()
-                .any(|i| &i.name == name && i.automaton == automaton)
-            {
-                let known: Vec<&str> = m
-                    .spec
-                    .invariants
-                    .iter()
-                    .filter(|i| i.automaton == automaton)
-                    .map(|i| i.name.as_str())
-                    .collect();
-                return usage(format!(
-                    "no invariant `{name}` of this automaton; it has: {}",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                ));
-            }
-        }
-        let keep = &args.invariants;
-        m.spec.invariants.retain(|i| keep.contains(&i.name));
+    if let Err(e) = ioa::api::explore::select_invariants(&mut m.spec, automaton, &args.invariants) {
+        return usage(e);
     }
     let time_limit = match args.time_limit.as_deref().map(parse_duration).transpose() {
         Ok(t) => t,
@@ -402,299 +307,116 @@ pub fn run(mut args: ExploreArgs) -> ExitCode {
     if args.local.local {
         return super::explore_local::run(&args, &m, &machine, options);
     }
-    let make_symmetry = || -> Result<Option<Symmetry>, ExitCode> {
-        if args.symmetric.is_empty() {
-            return Ok(None);
-        }
-        Symmetry::new(&machine, &args.symmetric)
-            .map(Some)
-            .map_err(|errors| {
-                let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-                fail(&diags, &m, args.color)
-            })
-    };
-    let symmetry = match make_symmetry() {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    // The compiled engine when asked for and the model allows it; the interpreter's model is
-    // needed in any case, to turn a reported path into a trace.
-    // A composite compiles through its flattening (checker::compiled::flat).
-    let flat = match args.engine {
-        Engine::Interpreter => None,
-        _ => checker::compiled::flat::flat_spec(&m.spec, automaton, !args.symmetric.is_empty()),
-    };
-    let flat_machine = match &flat {
-        Some(Ok(spec)) => Some(
-            Machine::new(spec, &m.universe, automaton, params)
-                .map_err(|e| format!("its flattening does not run: {}", e.to_diagnostic().message)),
-        ),
-        Some(Err(reason)) => Some(Err(reason.clone())),
-        None => None,
-    };
-    let compiled = match &flat_machine {
-        Some(Ok(flat)) => {
-            checker::compiled::flat::compile(&machine, flat).map_err(|r| refusal(&m, r))
-        }
-        Some(Err(reason)) => Err(reason.clone()),
-        None => CompiledModel::new(&machine, symmetry).map_err(|r| refusal(&m, r)),
-    };
-    let (compiled, engine_note) = match args.engine {
-        Engine::Interpreter => (None, "interpreted".to_string()),
-        Engine::Auto | Engine::Compiled => match compiled {
-            Ok(c) => {
-                let flat = if flat_machine.is_some() {
-                    ", the composite flattened"
-                } else {
-                    ""
-                };
-                let note = format!("compiled ({} words per state{flat})", c.words_per_state());
-                (Some(c), note)
-            }
-            Err(reason) if args.engine == Engine::Compiled => {
-                return usage(format!(
-                    "--engine compiled: {reason}; `--engine interpreter` explores this model"
-                ))
-            }
-            Err(reason) => (None, format!("interpreted ({reason})")),
+    let settings = SearchSettings {
+        symmetric: args.symmetric.clone(),
+        partial_order: por,
+        all_reductions: matches!(args.reduction, Some(Reduction::All)),
+        engine: match args.engine {
+            Engine::Auto => ioa::api::explore::Engine::Auto,
+            Engine::Compiled => ioa::api::explore::Engine::Compiled,
+            Engine::Interpreter => ioa::api::explore::Engine::Interpreter,
         },
+        options,
+        spill_dir: args.spill_dir.clone(),
     };
-    let interpreted_symmetry = if compiled.is_some() {
-        None
-    } else {
-        match make_symmetry() {
-            Ok(s) => s,
-            Err(code) => return code,
-        }
-    };
-    let mut explorer = match MachineModel::new(&machine, interpreted_symmetry) {
-        Ok(x) => x,
-        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
-    let order = if por {
-        match PartialOrder::new(&machine) {
-            Ok(o) => Some(o),
-            Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-        }
-    } else {
-        None
-    };
-
     let n_inv = model::invariant_count(&m.spec, automaton);
-    print_start(
-        &args,
-        &m,
-        automaton,
-        explorer.instances().len(),
-        n_inv,
-        &engine_note,
-    );
+    let mut shown = Shown::new(&args, &m, automaton, n_inv);
+    let explored = explore_machine(&machine, &m.sources, &settings, &mut shown);
+    shown.clear();
+    match explored {
+        Ok(x) => finish(
+            &args,
+            &m,
+            &machine,
+            &x.outcome,
+            n_inv,
+            None,
+            Some(&x.reduction),
+        ),
+        Err(ExploreError::Usage(e)) => usage(e),
+        Err(ExploreError::Diagnostics(d)) => fail(&d, &m, args.color),
+    }
+}
 
-    // Progress: on a terminal, one line rewritten in place every second; elsewhere only with
-    // --progress, one line every ten seconds.
-    let terminal = std::io::stderr().is_terminal();
-    let show_progress = !args.quiet && (args.progress || terminal);
-    let every = if terminal {
-        Duration::from_secs(1)
-    } else {
-        Duration::from_secs(10)
-    };
-    let mut last = Instant::now();
-    let shown = std::cell::Cell::new(false);
-    let mut on_progress = |stats: &Stats| {
-        if show_progress && last.elapsed() >= every {
-            last = Instant::now();
-            if terminal {
+/// Shows a search as it goes: the first line, progress (on a terminal, one line rewritten in
+/// place every second; elsewhere only with --progress, one line every ten seconds) and the
+/// compiled engine's fallback to the interpreter.
+struct Shown<'a> {
+    args: &'a ExploreArgs,
+    m: &'a Model,
+    automaton: AutomatonId,
+    n_inv: usize,
+    terminal: bool,
+    show_progress: bool,
+    every: Duration,
+    last: Instant,
+    line_shown: bool,
+}
+
+impl<'a> Shown<'a> {
+    fn new(args: &'a ExploreArgs, m: &'a Model, automaton: AutomatonId, n_inv: usize) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        Shown {
+            args,
+            m,
+            automaton,
+            n_inv,
+            terminal,
+            show_progress: !args.quiet && (args.progress || terminal),
+            every: Duration::from_secs(if terminal { 1 } else { 10 }),
+            last: Instant::now(),
+            line_shown: false,
+        }
+    }
+
+    /// Erases the progress line rewritten in place, if one is shown.
+    fn clear(&mut self) {
+        if std::mem::take(&mut self.line_shown) {
+            print_stderr("\r\x1b[2K");
+        }
+    }
+}
+
+impl Observer for Shown<'_> {
+    fn started(&mut self, start: &Start) {
+        let (args, m) = (self.args, self.m);
+        print_start(
+            args,
+            m,
+            self.automaton,
+            start.instances,
+            self.n_inv,
+            &start.engine,
+        );
+        self.last = Instant::now();
+    }
+
+    fn progress(&mut self, stats: &Stats) {
+        if self.show_progress && self.last.elapsed() >= self.every {
+            self.last = Instant::now();
+            if self.terminal {
                 print_stderr(&format!("\r\x1b[2K{}", progress_line(stats)));
-                shown.set(true);
+                self.line_shown = true;
             } else {
                 print_stderr(&format!("{}\n", progress_line(stats)));
             }
         }
-    };
-    if let Some(compiled) = compiled {
-        let spill_dir = args.spill_dir.as_deref();
-        let reduced = Reduced::new(&compiled, order.as_ref());
-        let report = machine_report(explore_spilling_to(
-            &reduced,
-            &options,
-            spill_dir,
-            &mut on_progress,
-        ));
-        if shown.replace(false) {
-            print_stderr("\r\x1b[2K");
-        }
-        let (fault, stats) = match report {
-            Ok(report) => {
-                let note = reduction_note(&args, order.as_ref(), reduced.stats());
-                return finish(&args, &m, &explorer, &report, n_inv, None, Some(note));
-            }
-            Err(stopped) => stopped,
-        };
-        if !args.quiet && args.format == Format::Text {
+    }
+
+    fn fell_back(&mut self, fault: &Fault, states: u64) {
+        self.clear();
+        if !self.args.quiet && self.args.format == Format::Text {
             print_stderr(&format!(
                 "note: the compiled engine met {fault} after {}; exploring again with the interpreter\n",
-                count(stats.distinct, "state")
+                count(states, "state")
             ));
         }
-        // The interpreter's model, now with the symmetry, explores from the start.
-        let symmetry = match make_symmetry() {
-            Ok(s) => s,
-            Err(code) => return code,
-        };
-        explorer = match MachineModel::new(&machine, symmetry) {
-            Ok(x) => x,
-            Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-        };
-    }
-    let spill_dir = args.spill_dir.as_deref();
-    let reduced = Reduced::new(&explorer, order.as_ref());
-    let report = plain_report(explore_spilling_to(
-        &reduced,
-        &options,
-        spill_dir,
-        &mut on_progress,
-    ));
-    if shown.get() {
-        print_stderr("\r\x1b[2K");
-    }
-    let note = reduction_note(&args, order.as_ref(), reduced.stats());
-    finish(&args, &m, &explorer, &report, n_inv, None, Some(note))
-}
-
-/// What the reductions of a search did: a line for the text report and a JSON object.
-pub(super) struct ReductionNote {
-    text: String,
-    json: serde_json::Value,
-    /// Whether some state was expanded with a reduced set (so the states stored are not all
-    /// the reachable ones).
-    por_reduced: bool,
-}
-
-fn reduction_note(
-    args: &ExploreArgs,
-    order: Option<&PartialOrder>,
-    stats: PorStats,
-) -> ReductionNote {
-    let mut ran = Vec::new();
-    let mut parts = Vec::new();
-    if !args.symmetric.is_empty() {
-        ran.push("symmetry");
-        parts.push(format!(
-            "symmetry in {} (states equal up to a permutation stored once)",
-            args.symmetric.join(", ")
-        ));
-    }
-    if let Some(order) = order {
-        ran.push("por");
-        let expanded = stats.reduced_states + stats.full_states;
-        let mut text = format!(
-            "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants",
-            thousands(stats.reduced_states),
-            count(expanded, "state"),
-            count(stats.pruned_successors, "successor"),
-            thousands(order.visible_instances() as u64),
-            thousands(order.instances() as u64),
-        );
-        if stats.proviso_full > 0 {
-            text.push_str(&format!(
-                "; {} expanded fully by the cycle proviso",
-                count(stats.proviso_full, "state")
-            ));
-        }
-        text.push(')');
-        if stats.unchecked_full > 0 {
-            text.push_str(&format!(
-                "; off in {}: under --memory-limit the visited set may be on disk and cannot say exactly which states were visited (the cycle proviso needs it)",
-                count(stats.unchecked_full, "state")
-            ));
-        }
-        parts.push(text);
-    }
-    if matches!(args.reduction, Some(Reduction::All)) && args.symmetric.is_empty() {
-        parts.push("no symmetry (no --symmetric type)".to_string());
-    }
-    let text = if parts.is_empty() {
-        String::new()
-    } else {
-        format!("reductions: {}\n", parts.join("; "))
-    };
-    let json = serde_json::json!({
-        "ran": ran,
-        "symmetric": args.symmetric,
-        "por": order.map(|o| serde_json::json!({
-            "instances": o.instances(),
-            "visible_instances": o.visible_instances(),
-            "reduced_states": stats.reduced_states,
-            "full_states": stats.full_states,
-            "proviso_full_states": stats.proviso_full,
-            "unchecked_full_states": stats.unchecked_full,
-            "pruned_successors": stats.pruned_successors,
-        })),
-    });
-    ReductionNote {
-        text,
-        json,
-        por_reduced: stats.reduced_states > 0,
     }
 }
 
-/// A report of the interpreter's model seen through a reduction, as the model's own.
-fn plain_report<M>(report: Report<M>) -> Report<MachineModel<'static, 'static>>
-where
-    M: checker::explore::Model<Step = MachineStep, Property = usize, Error = MachineError>,
-{
-    let verdict = match report.verdict {
-        Verdict::Verified => Verdict::Verified,
-        Verdict::LimitReached(l) => Verdict::LimitReached(l),
-        Verdict::Violated { property, path } => Verdict::Violated { property, path },
-        Verdict::Deadlock { path } => Verdict::Deadlock { path },
-        Verdict::Error { error, path } => Verdict::Error { error, path },
-    };
-    Report {
-        verdict,
-        stats: report.stats,
-    }
-}
-
-/// Why the compiled engine does not take the model, with the place of the construct that is
-/// the reason (`file:line:column`) when there is one.
+/// Why the compiled engine does not take the model (see [`ioa::api::explore::refusal`]).
 pub(super) fn refusal(m: &Model, r: checker::compiled::Refusal) -> String {
-    match r.span {
-        Some(span) => {
-            let at = m.sources.line_col(span.file, span.start);
-            format!(
-                "{}, at {}:{}:{}",
-                r.reason,
-                m.sources.name(span.file),
-                at.line,
-                at.column
-            )
-        }
-        None => r.reason,
-    }
-}
-
-/// The compiled engine's report as the interpreter's model would have made it (same steps and
-/// properties), or the fault that stopped it.
-#[allow(clippy::result_large_err)]
-fn machine_report<M>(
-    report: Report<M>,
-) -> Result<Report<MachineModel<'static, 'static>>, (Fault, Stats)>
-where
-    M: checker::explore::Model<Step = MachineStep, Property = usize, Error = Fault>,
-{
-    let verdict = match report.verdict {
-        Verdict::Verified => Verdict::Verified,
-        Verdict::LimitReached(l) => Verdict::LimitReached(l),
-        Verdict::Violated { property, path } => Verdict::Violated { property, path },
-        Verdict::Deadlock { path } => Verdict::Deadlock { path },
-        Verdict::Error { error, .. } => return Err((error, report.stats)),
-    };
-    Ok(Report {
-        verdict,
-        stats: report.stats,
-    })
+    ioa::api::explore::refusal(&m.sources, r)
 }
 
 /// A statement of how far a stopped search got.
@@ -719,15 +441,14 @@ fn coverage(stats: &Stats) -> String {
 pub(super) fn finish(
     args: &ExploreArgs,
     m: &Model,
-    explorer: &MachineModel,
-    report: &Report<MachineModel>,
+    machine: &Machine,
+    outcome: &Outcome,
     n_inv: usize,
     distributed: Option<serde_json::Value>,
-    reduction: Option<ReductionNote>,
+    reduction: Option<&ReductionSummary>,
 ) -> ExitCode {
-    let por_reduced = reduction.as_ref().is_some_and(|r| r.por_reduced);
-    let machine = explorer.machine();
-    let stats = &report.stats;
+    let por_reduced = reduction.is_some_and(|r| r.por_reduced());
+    let stats = &outcome.stats;
     let aut_name = &machine.spec.automata[machine.root.0 as usize].name;
     let deadlocks = match stats.deadlocks {
         0 => "no deadlock".to_string(),
@@ -741,50 +462,14 @@ pub(super) fn finish(
         thousands(stats.bytes_per_state() as u64),
         count(stats.threads as u64, "thread")
     );
-    // The trace to the reported state, and the stop that describes it.
-    let (path, stop, code, verdict) = match &report.verdict {
-        Verdict::Verified => (None, None, ExitCode::SUCCESS, "verified"),
-        Verdict::LimitReached(_) => (None, None, ExitCode::from(EXIT_LIMIT), "limit"),
-        Verdict::Violated { property, path } => (
-            Some(path),
-            Some(Stop::InvariantViolated {
-                invariant: *property,
-            }),
-            ExitCode::from(EXIT_VIOLATION),
-            "violation",
-        ),
-        Verdict::Deadlock { path } => (
-            Some(path),
-            Some(Stop::Deadlock),
-            ExitCode::from(EXIT_VIOLATION),
-            "deadlock",
-        ),
-        Verdict::Error { error, path } => {
-            let stop = match error {
-                MachineError::Start(e) => Stop::Error(e.clone()),
-                MachineError::Step { error, .. } => Stop::StepError(error.clone()),
-                MachineError::Invariant { invariant, error } => Stop::InvariantError {
-                    invariant: *invariant,
-                    error: error.clone(),
-                },
-                MachineError::Diverged { step } => Stop::ReplayMismatch {
-                    step: *step,
-                    what: "re-executing the path gave another state".into(),
-                },
-            };
-            (Some(path), Some(stop), ExitCode::from(EXIT_ERROR), "error")
-        }
+    let verdict = outcome.verdict.name();
+    let code = match &outcome.verdict {
+        Verdict::Verified => ExitCode::SUCCESS,
+        Verdict::LimitReached(_) => ExitCode::from(EXIT_LIMIT),
+        Verdict::Violated { .. } | Verdict::Deadlock => ExitCode::from(EXIT_VIOLATION),
+        Verdict::Error => ExitCode::from(EXIT_ERROR),
     };
-    let mut run_report = None;
-    if let (Some(path), Some(stop)) = (path, stop) {
-        match rebuild(explorer, path, stop) {
-            Ok(r) => run_report = Some(r),
-            Err(d) => {
-                print_diagnostics(&[d], &m.sources, Format::Text, args.color);
-                return ExitCode::from(EXIT_ERROR);
-            }
-        }
-    }
+    let run_report = outcome.counterexample.as_ref();
     let mut written = None;
     let mut after = String::new();
     if (args.trace.is_some() || args.html.is_some())
@@ -793,7 +478,7 @@ pub(super) fn finish(
     {
         print_stderr("no trace written: there is no counterexample\n");
     }
-    if let Some(r) = &run_report {
+    if let Some(r) = run_report {
         let doc = trace_meta(args, m, machine, r);
         match super::view::write_run_files(
             args.trace.as_deref(),
@@ -813,7 +498,7 @@ pub(super) fn finish(
     }
 
     if args.format == Format::Json {
-        let limit = match &report.verdict {
+        let limit = match &outcome.verdict {
             Verdict::LimitReached(l) => Some(limit_json(l)),
             _ => None,
         };
@@ -821,11 +506,11 @@ pub(super) fn finish(
             "automaton": aut_name,
             "verdict": verdict,
             "limit": limit,
-            "invariant": match &report.verdict {
-                Verdict::Violated { property, .. } => Some(machine.spec.invariants[*property].name.clone()),
+            "invariant": match &outcome.verdict {
+                Verdict::Violated { invariant } => Some(machine.spec.invariants[*invariant].name.clone()),
                 _ => None,
             },
-            "counterexample_steps": run_report.as_ref().map(|r| r.trace.steps.len()),
+            "counterexample_steps": run_report.map(|r| r.trace.steps.len()),
             "symmetric": args.symmetric,
             "states": stats.distinct,
             "generated": stats.generated,
@@ -839,19 +524,19 @@ pub(super) fn finish(
             "threads": stats.threads,
             "trace": written.map(|p| p.display().to_string()),
             "distributed": distributed,
-            "reduction": reduction.as_ref().map(|r| r.json.clone()),
+            "reduction": reduction.map(ReductionSummary::json),
             "spill": stats.spill.as_ref().map(spill_json),
         });
         print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
-        if let Some(r) = &run_report {
-            if let Some(d) = super::run::stop_diagnostic(machine, r) {
+        if let Some(r) = run_report {
+            if let Some(d) = ioa::api::diagnose::stop_diagnostic(machine, r) {
                 print_diagnostics(&[d], &m.sources, Format::Text, args.color);
             }
         }
         return code;
     }
 
-    match &report.verdict {
+    match &outcome.verdict {
         Verdict::Verified => {
             let all = match n_inv {
                 0 => "no invariant to check in".to_string(),
@@ -907,20 +592,20 @@ pub(super) fn finish(
             ));
         }
         _ => {
-            let r = run_report.as_ref().expect("a path was rebuilt");
+            let r = run_report.expect("a path was rebuilt");
             let steps = r.trace.steps.len();
-            for k in 1..=steps {
-                print_stdout(&r.trace.log_line(machine, k));
+            for line in &outcome.log {
+                print_stdout(line);
             }
-            match super::run::stop_diagnostic(machine, r) {
+            match ioa::api::diagnose::stop_diagnostic(machine, r) {
                 Some(d) => print_diagnostics(&[d], &m.sources, Format::Text, args.color),
                 None => print_stderr(&format!(
                     "error: the state after step {steps} has no enabled action (deadlock)\n"
                 )),
             }
-            let what = match &report.verdict {
-                Verdict::Error { .. } => "the search stopped on an error after",
-                Verdict::Deadlock { .. } => "shortest path to a deadlock:",
+            let what = match &outcome.verdict {
+                Verdict::Error => "the search stopped on an error after",
+                Verdict::Deadlock => "shortest path to a deadlock:",
                 _ if por_reduced => "counterexample (shortest in the reduced state space):",
                 _ => "shortest counterexample:",
             };
@@ -952,8 +637,8 @@ pub(super) fn finish(
         }
     }
     print_stderr(&after);
-    if let Some(r) = reduction.as_ref().filter(|_| !args.quiet) {
-        print_stderr(&r.text);
+    if let Some(r) = reduction.filter(|_| !args.quiet) {
+        print_stderr(&r.text());
     }
     if !args.quiet {
         print_stderr(&format!("{performance}\n"));
@@ -1012,52 +697,6 @@ fn limit_json(limit: &Limit) -> serde_json::Value {
     }
 }
 
-/// A search's error as a diagnostic; `what` names the path being re-executed when that
-/// diverged (a bug in ioa).
-pub(super) fn machine_error(e: MachineError, what: &str) -> Diagnostic {
-    match e {
-        MachineError::Start(e)
-        | MachineError::Step { error: e, .. }
-        | MachineError::Invariant { error: e, .. } => e.to_diagnostic(),
-        MachineError::Diverged { step } => Diagnostic {
-            code: "E0523",
-            severity: ioa_lang::diagnostics::Severity::Error,
-            message: format!("re-executing {what} diverged at step {step}"),
-            labels: vec![],
-            notes: vec![],
-            hint: Some("this is a bug in ioa: please report it with the model".into()),
-        },
-    }
-}
-
-/// Re-executes the path to the reported state into a run report that `ioa run`'s printing and
-/// trace writing understand.
-fn rebuild(
-    explorer: &MachineModel,
-    path: &[MachineStep],
-    stop: Stop,
-) -> Result<RunReport, Diagnostic> {
-    if path.is_empty() {
-        // Building the start states failed: there is no state to show.
-        return Ok(RunReport {
-            trace: Trace::start(vec![]),
-            stop,
-            choices: vec![],
-        });
-    }
-    match explorer.trace(path) {
-        Ok((trace, choices)) => Ok(RunReport {
-            trace,
-            stop,
-            choices,
-        }),
-        Err(e) => {
-            let error = machine_error(e, "the counterexample");
-            Err(error)
-        }
-    }
-}
-
 /// The counterexample's `#meta`: the metadata `ioa replay` needs (the same fields `ioa run
 /// --trace` writes), and how it was found.
 fn trace_meta(
@@ -1066,9 +705,9 @@ fn trace_meta(
     machine: &Machine,
     report: &RunReport,
 ) -> serde_json::Value {
-    super::itf::meta_doc(
+    ioa::api::itf::meta_doc(
         machine,
-        super::itf::TraceMeta {
+        ioa::api::itf::TraceMeta {
             model: &args.file,
             params: &args.params,
             universe: &m.universe_text,
@@ -1082,27 +721,4 @@ fn trace_meta(
             }),
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_and_memory_amounts_parse() {
-        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
-        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
-        assert!(parse_duration("5 weeks").is_err());
-        assert_eq!(parse_memory("512").unwrap(), 512 << 20);
-        assert_eq!(parse_memory("2G").unwrap(), 2_000_000_000);
-        assert_eq!(parse_memory("2GiB").unwrap(), 2 << 30);
-        assert_eq!(parse_memory("64MiB").unwrap(), 64 << 20);
-        assert_eq!(parse_memory("1K").unwrap(), 1000);
-        assert!(parse_memory("lots").is_err());
-        assert!(parse_memory("0").is_err());
-        assert_eq!(bytes(1536), "1.5 KiB");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(12), "12");
-    }
 }

@@ -235,15 +235,11 @@ pub fn run(
         args.html = None;
     }
     let json = worker_json(&report, &cluster);
-    let code = finish(
-        &args,
-        m,
-        &explorer,
-        &Report { verdict, stats },
-        n_inv,
-        Some(json),
-        None,
-    );
+    let outcome = match ioa::api::explore::conclude(&explorer, Report { verdict, stats }) {
+        Ok(o) => o,
+        Err(d) => return fail(&[d], m, args.color),
+    };
+    let code = finish(&args, m, machine, &outcome, n_inv, Some(json), None);
     if !args.quiet && args.format == Format::Text {
         print_stderr(&worker_lines(&report, &cluster));
     }

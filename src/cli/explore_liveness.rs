@@ -8,10 +8,6 @@
 //! Exit codes as `ioa explore`: 0 holds, 1 violated, 2 error, 3 a limit stopped the search.
 
 use super::explore::{count, thousands, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
-use super::liveness_common::{
-    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
-    write_itf,
-};
 use super::model::Model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::Format;
@@ -22,6 +18,10 @@ use checker::liveness::tasks::Tasks;
 use checker::liveness::Property;
 use checker::model::MachineModel;
 use interpreter::machine::Machine;
+use ioa::api::liveness_common::{
+    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
+    write_itf,
+};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -204,7 +204,8 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             }
         }
     }
-    let critical_line = |d: &exact::Dead, r: &super::liveness_common::Replayed| match d.critical {
+    let critical_line = |d: &exact::Dead, r: &ioa::api::liveness_common::Replayed| match d.critical
+    {
         Some(k) => r.trace.log_line(machine, k),
         None => "none: the obligation's first state is already dead".to_string(),
     };

@@ -70,12 +70,15 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         Ok(x) => x,
         Err(e) => return fail(m, &[e.to_diagnostic()], args),
     };
-    let start =
-        match super::snapshot::snapshot(machine, &model, args.local.from.as_deref(), args.local.at)
-        {
-            Ok(s) => s,
-            Err(code) => return ExitCode::from(code),
-        };
+    let start = match ioa::api::snapshot::snapshot(
+        machine,
+        &model,
+        args.local.from.as_deref(),
+        args.local.at,
+    ) {
+        Ok(s) => s,
+        Err(e) => return super::explore::usage(e),
+    };
     let network = if args.local.network.is_empty() {
         None
     } else {
@@ -179,11 +182,11 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         }
     }
     if let (Some(file), Some(r)) = (&args.trace, &run_report) {
-        let written = super::itf::write_trace(
+        let written = ioa::api::itf::write_trace(
             file,
             machine,
             &r.trace,
-            super::itf::TraceMeta {
+            ioa::api::itf::TraceMeta {
                 model: &args.file,
                 params: &args.params,
                 universe: &m.universe_text,
@@ -407,7 +410,7 @@ fn print_text(
             for k in 1..=r.trace.steps.len() {
                 print_stdout(&r.trace.log_line(machine, k));
             }
-            if let Some(d) = super::run::stop_diagnostic(machine, r) {
+            if let Some(d) = ioa::api::diagnose::stop_diagnostic(machine, r) {
                 print_diagnostics(&[d], &m.sources, Format::Text, args.color);
             }
             let from = if prefix_steps > 0 {
@@ -438,7 +441,11 @@ struct Global {
     seconds: f64,
 }
 
-fn run_global(machine: &Machine, options: &Options, start: &super::snapshot::Snapshot) -> Global {
+fn run_global(
+    machine: &Machine,
+    options: &Options,
+    start: &ioa::api::snapshot::Snapshot,
+) -> Global {
     let Ok(model) = MachineModel::new(machine, None) else {
         return Global {
             verdict: "error",

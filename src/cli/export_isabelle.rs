@@ -2,9 +2,9 @@
 //! simulations as Isabelle/HOL theories with a `ROOT` file, so that `isabelle build -D DIR`
 //! checks them.
 
-use super::fs::OsFileSystem;
 use super::output::{print_diagnostics, print_stderr};
 use super::{ColorChoice, Format};
+use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic, Severity};
 use prover_export::isabelle::{export, Selection};
 use std::path::Path;

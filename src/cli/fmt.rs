@@ -1,7 +1,8 @@
 //! `ioa fmt`: print files in the canonical form, check that they are, or rewrite them.
 
 use super::output::{print_diagnostics, print_stderr, print_stdout};
-use super::{fs::OsFileSystem, ColorChoice, Format};
+use super::{ColorChoice, Format};
+use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::loader::FileSystem;
 use ioa_lang::source_map::SourceMap;

@@ -3,17 +3,17 @@
 //! request write the runs for Daikon itself (`--daikon DIR`) or check the proposals on further
 //! random runs (`--validate RUNS`).
 
-use super::fs::Appended;
-use super::infer_filter::{self, Candidate, Exploring, Filtered, Origin, Status};
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
-use super::runs::{self, RunId};
-use super::trace_files::DaikonFiles;
 use super::{ColorChoice, Format, RunsArgs};
 use daikon::validate::{self, Validation};
 use daikon::{DeriveOptions, Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
+use ioa::api::fs::Appended;
+use ioa::api::infer_filter::{self, Candidate, Exploring, Filtered, Origin, Status};
+use ioa::api::runs::{self, RunId};
+use ioa::api::trace_files::DaikonFiles;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -192,7 +192,7 @@ pub fn run(args: InferArgs) -> ExitCode {
     let mut seen = std::collections::HashSet::new();
     let mut feed = |id: RunId, report: interpreter::runner::RunReport| -> Result<(), String> {
         let label = id.label();
-        if let Some(d) = super::run::stop_diagnostic(&machine, &report) {
+        if let Some(d) = ioa::api::diagnose::stop_diagnostic(&machine, &report) {
             print_stderr(&format!(
                 "warning: {label} stopped early; its {} state(s) are used\n",
                 report.trace.states.len()
@@ -250,8 +250,10 @@ pub fn run(args: InferArgs) -> ExitCode {
         })
         .collect();
     if args.templates {
-        let loaded =
-            ioa_lang::loader::load(std::slice::from_ref(&args.file), &super::fs::OsFileSystem);
+        let loaded = ioa_lang::loader::load(
+            std::slice::from_ref(&args.file),
+            &ioa::api::fs::OsFileSystem,
+        );
         let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
         let mut next = report.declarations.len() + 1;
         for t in ::verify::templates::from_program(&files, &aut_name) {
@@ -305,6 +307,9 @@ pub fn run(args: InferArgs) -> ExitCode {
             Ok(f) => f,
             Err(e) => return io_error(format!("the precision filter failed: {e}")),
         };
+        if let Some(skipped) = &f.skipped_universe_lines {
+            print_stderr(&skipped.note());
+        }
         print_stderr(&filter_summary(&f, filter_started.elapsed().as_secs_f64()));
         Some(f)
     };

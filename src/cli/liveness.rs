@@ -10,12 +10,7 @@
 //! dead path with its critical transition (C1), 2 error, 3 a dead path whose critical
 //! transition could not be placed (C2: raise --depth-max).
 
-use super::campaign::{CampaignReport, FailureRecord, RunRecord, Shard};
 use super::explore::{count, parse_duration, thousands, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
-use super::liveness_common::{
-    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
-    write_itf,
-};
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
@@ -25,6 +20,11 @@ use checker::liveness::macemc::{
 use checker::liveness::Property;
 use checker::model::MachineModel;
 use interpreter::machine::Machine;
+use ioa::api::campaign::{CampaignReport, FailureRecord, RunRecord, Shard};
+use ioa::api::liveness_common::{
+    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
+    write_itf,
+};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -123,7 +123,7 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return usage(e),
     };
-    let weights = match super::run::parse_weights(args.weights.as_deref()) {
+    let weights = match ioa::api::runs::parse_weights(args.weights.as_deref()) {
         Ok(w) => w,
         Err(e) => return usage(e),
     };

@@ -1,6 +1,5 @@
 //! Command-line parsing (clap) and dispatch to the subcommands.
 
-mod campaign;
 mod check;
 mod explore;
 mod explore_dist;
@@ -9,27 +8,20 @@ mod explore_local;
 mod export_isabelle;
 mod export_smt;
 mod fmt;
-pub(crate) mod fs;
 mod infer;
-mod infer_filter;
-mod itf;
 mod liveness;
-mod liveness_common;
+mod merge;
 mod model;
 mod output;
 mod pair;
 mod predict;
 mod prove;
-mod prove_params;
 mod replay;
 mod run;
-mod runs;
 mod serve;
-mod snapshot;
 mod steer;
 mod system;
 mod trace;
-mod trace_files;
 mod verify;
 mod view;
 
@@ -121,7 +113,7 @@ enum Command {
     /// Merge the `--report` files of a campaign's shards (`ioa run --random`, `ioa pair
     /// --random`, `ioa liveness` with `--shard I/N`) into the report the whole campaign would
     /// have written, byte for byte.
-    Merge(campaign::MergeArgs),
+    Merge(merge::MergeArgs),
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
@@ -284,8 +276,8 @@ pub(crate) struct RunsArgs {
 }
 
 impl RunsArgs {
-    pub(crate) fn choice(&self) -> runs::RunChoice {
-        runs::RunChoice {
+    pub(crate) fn choice(&self) -> ioa::api::runs::RunChoice {
+        ioa::api::runs::RunChoice {
             automaton: self.automaton.clone(),
             params: self.params.clone(),
             schedules: self.schedules.clone(),
@@ -317,7 +309,7 @@ pub fn run() -> ExitCode {
         Command::Lsp => crate::lsp::run(),
         Command::Predict(args) => predict::run(args),
         Command::Liveness(args) => liveness::run(args),
-        Command::Merge(args) => campaign::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Infer(args) => infer::run(args),

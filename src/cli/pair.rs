@@ -1,13 +1,13 @@
 //! `ioa pair`: paired execution of a forward simulation's implementation and specification
 //! through its proof block, under A's schedule or random runs of A.
 
-use super::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use interpreter::machine::{Disabled, Machine};
 use interpreter::runner::Runner;
 use interpreter::trace::Trace;
+use ioa::api::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use simrel::{Check, Pair, PairFailure};
 use std::path::PathBuf;
@@ -230,7 +230,7 @@ pub fn run(args: PairArgs) -> ExitCode {
     let a_name = m.spec.automata[sim.from.0 as usize].name.clone();
     let b_name = m.spec.automata[sim.to.0 as usize].name.clone();
     let runner = Runner::new(&a);
-    let weights = match super::run::parse_weights(args.weights.as_deref()) {
+    let weights = match ioa::api::runs::parse_weights(args.weights.as_deref()) {
         Ok(w) => w,
         Err(e) => return usage(e),
     };
@@ -275,7 +275,7 @@ pub fn run(args: PairArgs) -> ExitCode {
         };
         let report = run(&mut on_step);
         let other = if failure.is_none() {
-            super::run::stop_diagnostic(&a, &report)
+            ioa::api::diagnose::stop_diagnostic(&a, &report)
         } else {
             None
         };
@@ -474,9 +474,9 @@ fn report(
         let step = o.failure.as_ref().map_or(steps, |f| f.step);
         extra["failure"] = serde_json::json!({ "step": step, "message": d.message });
     }
-    let doc = super::itf::meta_doc(
+    let doc = ioa::api::itf::meta_doc(
         a,
-        super::itf::TraceMeta {
+        ioa::api::itf::TraceMeta {
             model: &args.file,
             params: a_params,
             universe: &m.universe_text,

@@ -7,7 +7,6 @@
 use super::explore::{count, thousands};
 use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
-use super::snapshot::{snapshot, Snapshot};
 use super::{ColorChoice, Format};
 use checker::model::{MachineError, MachineModel};
 use checker::predict::{predict, PredictOptions, PredictReport};
@@ -15,6 +14,7 @@ use checker::system::SystemView;
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Stop};
 use interpreter::trace::Trace;
+use ioa::api::snapshot::{snapshot, Snapshot};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -117,7 +117,7 @@ pub fn run(args: PredictArgs) -> ExitCode {
     };
     let snap = match snapshot(&machine, &model, args.from.as_deref(), args.at) {
         Ok(s) => s,
-        Err(code) => return ExitCode::from(code),
+        Err(e) => return super::explore::usage(e),
     };
     let ignore_slots = match ignored_slots(&machine, &args.hash_ignore) {
         Ok(s) => s,
@@ -180,11 +180,11 @@ pub fn run(args: PredictArgs) -> ExitCode {
         }
     }
     if let (Some(file), Some(r)) = (&args.trace, &first) {
-        let written = super::itf::write_trace(
+        let written = ioa::api::itf::write_trace(
             file,
             &machine,
             &r.trace,
-            super::itf::TraceMeta {
+            ioa::api::itf::TraceMeta {
                 model: &args.model.file,
                 params: &args.model.params,
                 universe: &m.universe_text,
@@ -219,7 +219,7 @@ pub fn run(args: PredictArgs) -> ExitCode {
 }
 
 fn machine_error(e: MachineError) -> Diagnostic {
-    super::explore::machine_error(e, "a predicted path")
+    ioa::api::diagnose::machine_error(e, "a predicted path")
 }
 
 /// The slots named by `--hash-ignore`: `x` in every member that has it, or `P[0].x`.
@@ -262,7 +262,7 @@ fn print_text(
         for k in 1..=r.trace.steps.len() {
             print_stdout(&r.trace.log_line(machine, k));
         }
-        if let Some(d) = super::run::stop_diagnostic(machine, r) {
+        if let Some(d) = ioa::api::diagnose::stop_diagnostic(machine, r) {
             print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         }
     }

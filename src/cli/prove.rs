@@ -2,9 +2,9 @@
 //! check each with Z3, print a table (obligation, verdict, time) and the counterexamples, and
 //! exit 0 only if every obligation is proved.
 
-use super::fs::OsFileSystem;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
+use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::Spec;
 use ioa_lang::source_map::SourceMap;
@@ -70,7 +70,7 @@ pub fn obligations(sel: &Selection, color: ColorChoice) -> Result<Prepared, Exit
     // The provers reason about one automaton: composites are flattened first. A composite
     // that cannot be flattened matters only when something selected is about it.
     let (mut spec, flatten_errors) = ioa_lang::compose::flatten_what_can_be(&spec);
-    let params = match super::prove_params::fix_params(&mut spec, &sel.params) {
+    let params = match ioa::api::prove_params::fix_params(&mut spec, &sel.params) {
         Ok(p) => p,
         Err(e) => {
             print_stderr(&format!("error: {e}\n"));
@@ -201,7 +201,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
     // (a fresh Z3 context, a resource count rather than a clock), so they are checked on every
     // core at once; the rows keep the obligations' order.
     // Every counterexample is re-executed by the interpreter before it is reported
-    // (`crate::cex`): one it rejects makes the obligation unknown.
+    // (`ioa::cex`): one it rejects makes the obligation unknown.
     let rows: Vec<_> = obs
         .par_iter()
         .map(|ob| {
@@ -391,7 +391,7 @@ fn text_report(
     out
 }
 
-/// What the interpreter's check made of a counterexample Z3 gave (see `crate::cex`).
+/// What the interpreter's check made of a counterexample Z3 gave (see `ioa::cex`).
 pub enum Checked {
     /// Confirmed: the counterexample printed is the interpreter's.
     Confirmed {
@@ -471,16 +471,16 @@ fn honest<'o>(
         return (ob, outcome, None);
     };
     let mut cex = first;
-    let mut check = crate::cex::check(spec, sources, ob, cex);
+    let mut check = ioa::cex::check(spec, sources, ob, cex);
     // A model the interpreter does not confirm may be one the prover cannot read back whole
     // (functions Z3's model-based instantiation defines through projections): models over
     // small universes are finite tables, so they are asked for and checked in turn.
     let small;
-    if matches!(check, Some(crate::cex::Check::Rejected(_))) {
+    if matches!(check, Some(ioa::cex::Check::Rejected(_))) {
         small = solve::small_counterexamples(spec, ob, budget);
         for other in &small {
-            let again = crate::cex::check(spec, sources, ob, other);
-            if matches!(again, Some(crate::cex::Check::Confirmed(_))) {
+            let again = ioa::cex::check(spec, sources, ob, other);
+            if matches!(again, Some(ioa::cex::Check::Confirmed(_))) {
                 cex = other;
                 check = again;
                 break;
@@ -489,7 +489,7 @@ fn honest<'o>(
     }
     match check {
         None => (ob, outcome, Some(Checked::NotReexecuted)),
-        Some(crate::cex::Check::Confirmed(c)) => {
+        Some(ioa::cex::Check::Confirmed(c)) => {
             let start = ob.replay.as_ref().is_some_and(|r| r.transition.is_none());
             let checked = prover_export::solve::model::Counterexample {
                 failed: cex.failed.clone(),
@@ -506,7 +506,7 @@ fn honest<'o>(
             };
             (ob, outcome, Some(note))
         }
-        Some(crate::cex::Check::Rejected(reason)) => {
+        Some(ioa::cex::Check::Rejected(reason)) => {
             let model = cex.clone();
             let outcome = solve::Outcome {
                 verdict: Verdict::Unknown(format!(

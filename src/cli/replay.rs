@@ -6,7 +6,8 @@ use super::output::print_stderr;
 use super::ColorChoice;
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
-use interpreter::trace::{from_itf, Trace, TraceStep};
+use interpreter::trace::Trace;
+use ioa::api::itf::read_trace;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -114,7 +115,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         let choices: Vec<Vec<usize>> =
             serde_json::from_value(o.json["#meta"]["choices"].clone()).unwrap_or_default();
         let report = Runner::new(machine).replay(&trace, &choices);
-        match super::run::stop_diagnostic(machine, &report) {
+        match ioa::api::diagnose::stop_diagnostic(machine, &report) {
             None if report.trace.steps.len() == trace.steps.len() => {
                 print_stderr(&format!(
                     "replayed {} step(s) of {}: every step enabled, every state as recorded\n",
@@ -134,62 +135,4 @@ pub fn run(args: ReplayArgs) -> ExitCode {
             }
         }
     })
-}
-
-/// Reads an ITF trace's states and steps for `machine` (an error names what does not fit).
-pub(super) fn read_trace(machine: &Machine, json: &serde_json::Value) -> Result<Trace, String> {
-    let names = machine.slot_names();
-    let types = machine.slot_types();
-    let states = json["states"].as_array().ok_or("no `states` array")?;
-    let mut trace = Trace {
-        states: Vec::new(),
-        steps: Vec::new(),
-    };
-    for (i, s) in states.iter().enumerate() {
-        let mut state = Vec::with_capacity(names.len());
-        for (n, t) in names.iter().zip(&types) {
-            let v = s
-                .get(n)
-                .ok_or_else(|| format!("state {i} has no variable `{n}`"))?;
-            state.push(from_itf(machine.spec, v, t).map_err(|e| format!("state {i}, `{n}`: {e}"))?);
-        }
-        if i > 0 {
-            let a = &s["#meta"]["action"];
-            let name = a["name"]
-                .as_str()
-                .ok_or_else(|| format!("state {i} does not say which action led to it"))?;
-            // An action name may have an input and an output entry: the kind tells them apart.
-            let kind = a["kind"].as_str();
-            let action = machine
-                .actions
-                .iter()
-                .position(|x| x.name == name && kind.is_none_or(|k| x.kind.keyword() == k))
-                .or_else(|| machine.actions.iter().position(|x| x.name == name))
-                .ok_or_else(|| format!("step {i}: the model has no action `{name}`"))?;
-            let arg_json = a["args"].as_array().cloned().unwrap_or_default();
-            let types = &machine.actions[action].param_types;
-            if arg_json.len() != types.len() {
-                return Err(format!(
-                    "step {i}: `{name}` takes {} argument(s), the trace has {}",
-                    types.len(),
-                    arg_json.len()
-                ));
-            }
-            let args: Result<Vec<_>, String> = arg_json
-                .iter()
-                .zip(types)
-                .map(|(j, t)| from_itf(machine.spec, j, t))
-                .collect();
-            let args = args.map_err(|e| format!("step {i}: {e}"))?;
-            let kind = machine
-                .kind_of(action, &args)
-                .map_err(|_| format!("step {i}: cannot classify `{name}`"))?;
-            trace.steps.push(TraceStep { action, kind, args });
-        }
-        trace.states.push(state);
-    }
-    if trace.states.is_empty() {
-        return Err("the trace has no states".into());
-    }
-    Ok(trace)
 }

@@ -4,8 +4,8 @@
 use super::model;
 use super::output::print_stderr;
 use super::ColorChoice;
-use crate::serve::session::Session;
 use interpreter::machine::Machine;
+use ioa::serve::session::Session;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::io::Read;
 use std::net::IpAddr;
@@ -71,9 +71,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         m.universe_text.clone(),
     );
     let meta = Box::new(move |machine: &Machine, choices: &[Vec<usize>]| {
-        let mut doc = super::itf::meta_doc(
+        let mut doc = ioa::api::itf::meta_doc(
             machine,
-            super::itf::TraceMeta {
+            ioa::api::itf::TraceMeta {
                 model: &file,
                 params: &given,
                 universe: &universe,
@@ -84,12 +84,12 @@ pub fn run(args: ServeArgs) -> ExitCode {
         doc["serve"] = true.into();
         doc
     });
-    let page = crate::view::page::fill(
+    let page = ioa::view::page::fill(
         PAGE,
         &[
             ("CSS", CSS),
             ("JS", JS),
-            ("TITLE", &crate::view::svg::esc(&name)),
+            ("TITLE", &ioa::view::svg::esc(&name)),
         ],
     );
     let mut session = match Session::new(&machine, meta, page) {
@@ -106,7 +106,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             Err(e) => return fail(format!("`{}` is not JSON: {e}", from.display())),
         };
         let followed =
-            super::replay::read_trace(&machine, &json).and_then(|trace| session.follow(&trace));
+            ioa::api::itf::read_trace(&machine, &json).and_then(|trace| session.follow(&trace));
         if let Err(e) = followed {
             return fail(format!(
                 "{} is not a trace of {name} here: {e}",
@@ -150,7 +150,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let read = request.as_reader().take(MAX_BODY).read_to_end(&mut body);
         let reply = match read {
             Ok(_) => session.handle(request.method().as_str(), request.url(), &body),
-            Err(e) => crate::serve::session::Reply {
+            Err(e) => ioa::serve::session::Reply {
                 status: 400,
                 content_type: "application/json",
                 body: serde_json::json!({ "error": format!("cannot read the request: {e}") })

@@ -65,7 +65,7 @@ fn fail(m: &Model, d: Diagnostic, color: super::ColorChoice) -> ExitCode {
 }
 
 fn machine_error(e: MachineError) -> Diagnostic {
-    super::explore::machine_error(e, "a step")
+    ioa::api::diagnose::machine_error(e, "a step")
 }
 
 /// Runs the campaign.
@@ -82,9 +82,9 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail(m, e.to_diagnostic(), c.color),
     };
-    let start = match super::snapshot::snapshot(c.machine, &model, s.from.as_deref(), s.at) {
+    let start = match ioa::api::snapshot::snapshot(c.machine, &model, s.from.as_deref(), s.at) {
         Ok(x) => x,
-        Err(code) => return ExitCode::from(code),
+        Err(e) => return super::explore::usage(e),
     };
     let weights = instance_weights(&model, c.weights);
     let plain = SteerOptions {
@@ -143,11 +143,11 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
         match model.trace_from(start.state.clone(), &r.path) {
             Ok((tail, tail_choices)) => {
                 let (trace, choices) = start.joined(tail, tail_choices);
-                let written = super::itf::write_trace(
+                let written = ioa::api::itf::write_trace(
                     path,
                     c.machine,
                     &trace,
-                    super::itf::TraceMeta {
+                    ioa::api::itf::TraceMeta {
                         model: c.model_file,
                         params: c.params,
                         universe: &m.universe_text,

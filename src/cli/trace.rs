@@ -4,11 +4,11 @@
 
 use super::model;
 use super::output::{print_diagnostics, print_stderr};
-use super::runs::{self, RunId};
-use super::trace_files::{DaikonFiles, ItfFiles};
 use super::{ColorChoice, Format, RunsArgs};
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Runner};
+use ioa::api::runs::{self, RunId};
+use ioa::api::trace_files::{DaikonFiles, ItfFiles};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -93,7 +93,7 @@ pub fn run(args: TraceArgs) -> ExitCode {
     let runner = Runner::new(&machine);
     let (mut count, mut states, mut steps) = (0u64, 0u64, 0u64);
     let mut each = |id: RunId, report: RunReport| -> Result<(), String> {
-        if let Some(d) = super::run::stop_diagnostic(&machine, &report) {
+        if let Some(d) = ioa::api::diagnose::stop_diagnostic(&machine, &report) {
             print_stderr(&format!(
                 "warning: {} stopped early; its {} state(s) are written\n",
                 id.label(),

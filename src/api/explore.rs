@@ -1,0 +1,584 @@
+//! Exhaustive exploration of one automaton (`ioa explore` without `--local`, `--liveness` or
+//! `--processes`): breadth first over every reachable state over finite universes, checking its
+//! invariants in each, on the compiled engine when the model allows it and the interpreter
+//! otherwise, with symmetry and partial-order reduction when asked for.
+//!
+//! The result is an [`Explored`]: the verdict, the statistics and, for a violation, deadlock or
+//! error, the shortest path re-executed by the interpreter into a [`RunReport`] (every engine
+//! and reduction is an optimisation; only the interpreter's run is reported). A caller that
+//! shows progress passes an [`Observer`].
+
+use super::model::Model;
+use super::numbers::{count, thousands};
+use checker::compiled::code::Fault;
+use checker::compiled::CompiledModel;
+use checker::explore::{explore_spilling_to, Report, Verdict as Found};
+/// The limits, statistics and stopping reasons of a search (the checker's own types).
+pub use checker::explore::{Limit, Options, Stats};
+use checker::model::{MachineError, MachineModel, MachineStep};
+use checker::reduction::{PartialOrder, PorStats, Reduced};
+use checker::symmetry::Symmetry;
+use interpreter::machine::Machine;
+use interpreter::runner::{RunReport, Stop};
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa_lang::ir::{AutomatonId, Spec};
+use ioa_lang::source_map::SourceMap;
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+/// How states are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// Compiled when the model allows it, else the interpreter.
+    #[default]
+    Auto,
+    /// Compiled, or a usage error saying why the model cannot be.
+    Compiled,
+    /// The interpreter.
+    Interpreter,
+}
+
+/// How one automaton's states are searched: reductions, engine and limits.
+#[derive(Debug, Clone, Default)]
+pub struct SearchSettings {
+    /// Types whose universes are permuted by symmetry reduction (empty: no symmetry).
+    pub symmetric: Vec<String>,
+    /// Partial-order reduction (preserves invariants and deadlocks).
+    pub partial_order: bool,
+    /// Whether all reductions were asked for (`--reduction all`): the summary then says when
+    /// no symmetric type was named.
+    pub all_reductions: bool,
+    /// The engine.
+    pub engine: Engine,
+    /// Threads, limits, memory and deadlock handling.
+    pub options: Options,
+    /// Where the visited set spills under a memory limit (default: the temporary directory).
+    pub spill_dir: Option<PathBuf>,
+}
+
+/// What [`explore`] is asked to do with a loaded model.
+#[derive(Debug, Clone, Default)]
+pub struct ExploreRequest {
+    /// The automaton (default: the only one).
+    pub automaton: Option<String>,
+    /// `NAME=VALUE` for the automaton's parameters.
+    pub params: Vec<String>,
+    /// Check only these invariants (default: every invariant of the automaton).
+    pub invariants: Vec<String>,
+    /// How the states are searched.
+    pub search: SearchSettings,
+}
+
+/// Why an exploration did not run.
+#[derive(Debug)]
+pub enum ExploreError {
+    /// The request does not fit the model (an unknown automaton or invariant, an engine the
+    /// model cannot use): a message for the user.
+    Usage(String),
+    /// The model cannot be explored (its machine, symmetry or a re-executed path failed):
+    /// diagnostics into the model's sources.
+    Diagnostics(Vec<Diagnostic>),
+}
+
+/// What a search shows before it starts.
+pub struct Start {
+    /// Action instances of the automaton over its universe.
+    pub instances: usize,
+    /// How the states are explored: `compiled (12 words per state)` or `interpreted (…why…)`.
+    pub engine: String,
+}
+
+/// Receives what happens during a search, for a front end that shows it as it goes.
+pub trait Observer {
+    /// The search is about to start.
+    fn started(&mut self, _start: &Start) {}
+    /// Statistics, called often (the observer decides how often to show them).
+    fn progress(&mut self, _stats: &Stats) {}
+    /// The compiled engine met a state it cannot represent after `states` states; the
+    /// interpreter explores again from the start.
+    fn fell_back(&mut self, _fault: &Fault, _states: u64) {}
+}
+
+/// An observer that shows nothing.
+impl Observer for () {}
+
+/// The verdict of a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every reachable state was checked and every invariant holds.
+    Verified,
+    /// A limit stopped the search first.
+    LimitReached(Limit),
+    /// The invariant (index into `Spec::invariants`) is false in a reachable state.
+    Violated {
+        /// The invariant.
+        invariant: usize,
+    },
+    /// A reachable state has no enabled action (with deadlocks asked to be violations).
+    Deadlock,
+    /// Building, expanding or checking a state failed.
+    Error,
+}
+
+impl Verdict {
+    /// `verified`, `limit`, `violation`, `deadlock` or `error`, as the JSON report names it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Verified => "verified",
+            Verdict::LimitReached(_) => "limit",
+            Verdict::Violated { .. } => "violation",
+            Verdict::Deadlock => "deadlock",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+/// A search's verdict with the interpreter's run to the reported state.
+pub struct Outcome {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Counts, depth, time and memory.
+    pub stats: Stats,
+    /// For a violation, deadlock or error: the path re-executed by the interpreter (its stop
+    /// says what went wrong).
+    pub counterexample: Option<RunReport>,
+    /// The counterexample's steps in the paper's log format (`1: internal makeBallot([0]) in
+    /// automaton Global1`).
+    pub log: Vec<String>,
+}
+
+impl Outcome {
+    /// Whether every reachable state was checked and every invariant holds.
+    pub fn verified(&self) -> bool {
+        self.verdict == Verdict::Verified
+    }
+}
+
+/// What the reductions of a search did.
+#[derive(Debug, Clone)]
+pub struct ReductionSummary {
+    /// The symmetric types.
+    pub symmetric: Vec<String>,
+    /// Partial-order reduction: action instances, those visible to the invariants, and what the
+    /// reduction did.
+    pub partial_order: Option<(usize, usize, PorStats)>,
+    /// `--reduction all` without a symmetric type.
+    pub all_without_symmetry: bool,
+}
+
+impl ReductionSummary {
+    fn new(settings: &SearchSettings, order: Option<&PartialOrder>, stats: PorStats) -> Self {
+        ReductionSummary {
+            symmetric: settings.symmetric.clone(),
+            partial_order: order.map(|o| (o.instances(), o.visible_instances(), stats)),
+            all_without_symmetry: settings.all_reductions && settings.symmetric.is_empty(),
+        }
+    }
+
+    /// Whether some state was expanded with a reduced set (so the states stored are not all
+    /// the reachable ones).
+    pub fn por_reduced(&self) -> bool {
+        self.partial_order
+            .as_ref()
+            .is_some_and(|(_, _, s)| s.reduced_states > 0)
+    }
+
+    /// The text report's `reductions: …` line (empty when no reduction ran).
+    pub fn text(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.symmetric.is_empty() {
+            parts.push(format!(
+                "symmetry in {} (states equal up to a permutation stored once)",
+                self.symmetric.join(", ")
+            ));
+        }
+        if let Some((instances, visible, stats)) = &self.partial_order {
+            let expanded = stats.reduced_states + stats.full_states;
+            let mut text = format!(
+                "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants",
+                thousands(stats.reduced_states),
+                count(expanded, "state"),
+                count(stats.pruned_successors, "successor"),
+                thousands(*visible as u64),
+                thousands(*instances as u64),
+            );
+            if stats.proviso_full > 0 {
+                text.push_str(&format!(
+                    "; {} expanded fully by the cycle proviso",
+                    count(stats.proviso_full, "state")
+                ));
+            }
+            text.push(')');
+            if stats.unchecked_full > 0 {
+                text.push_str(&format!(
+                    "; off in {}: under --memory-limit the visited set may be on disk and cannot say exactly which states were visited (the cycle proviso needs it)",
+                    count(stats.unchecked_full, "state")
+                ));
+            }
+            parts.push(text);
+        }
+        if self.all_without_symmetry {
+            parts.push("no symmetry (no --symmetric type)".to_string());
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("reductions: {}\n", parts.join("; "))
+        }
+    }
+
+    /// The JSON report's `reduction` object.
+    pub fn json(&self) -> serde_json::Value {
+        let mut ran = Vec::new();
+        if !self.symmetric.is_empty() {
+            ran.push("symmetry");
+        }
+        if self.partial_order.is_some() {
+            ran.push("por");
+        }
+        serde_json::json!({
+            "ran": ran,
+            "symmetric": self.symmetric,
+            "por": self.partial_order.as_ref().map(|(instances, visible, stats)| serde_json::json!({
+                "instances": instances,
+                "visible_instances": visible,
+                "reduced_states": stats.reduced_states,
+                "full_states": stats.full_states,
+                "proviso_full_states": stats.proviso_full,
+                "unchecked_full_states": stats.unchecked_full,
+                "pruned_successors": stats.pruned_successors,
+            })),
+        })
+    }
+}
+
+/// A finished exploration.
+pub struct Explored {
+    /// The automaton explored.
+    pub automaton: AutomatonId,
+    /// The verdict, statistics and counterexample.
+    pub outcome: Outcome,
+    /// What the reductions did.
+    pub reduction: ReductionSummary,
+    /// Action instances and the engine, as announced when the search started.
+    pub start: Start,
+}
+
+/// Explores the automaton `request` names in the loaded model `m` (the one-call form of
+/// [`select_invariants`] and [`explore_machine`]).
+pub fn explore(m: &Model, request: &ExploreRequest) -> Result<Explored, ExploreError> {
+    let automaton = super::model::pick_automaton(&m.spec, request.automaton.as_deref(), None)
+        .map_err(ExploreError::Usage)?;
+    let params =
+        super::model::params(&m.spec, automaton, &request.params).map_err(ExploreError::Usage)?;
+    let spec = if request.invariants.is_empty() {
+        Cow::Borrowed(&m.spec)
+    } else {
+        let mut spec = m.spec.clone();
+        select_invariants(&mut spec, automaton, &request.invariants)
+            .map_err(ExploreError::Usage)?;
+        Cow::Owned(spec)
+    };
+    let machine = Machine::new(&spec, &m.universe, automaton, params)
+        .map_err(|e| ExploreError::Diagnostics(vec![e.to_diagnostic()]))?;
+    explore_machine(&machine, &m.sources, &request.search, &mut ())
+}
+
+/// Keeps only the invariants named (every one must be an invariant of `automaton`).
+pub fn select_invariants(
+    spec: &mut Spec,
+    automaton: AutomatonId,
+    names: &[String],
+) -> Result<(), String> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    for name in names {
+        if !spec
+            .invariants
+            .iter()
+            .any(|i| &i.name == name && i.automaton == automaton)
+        {
+            let known: Vec<&str> = spec
+                .invariants
+                .iter()
+                .filter(|i| i.automaton == automaton)
+                .map(|i| i.name.as_str())
+                .collect();
+            return Err(format!(
+                "no invariant `{name}` of this automaton; it has: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+    }
+    spec.invariants.retain(|i| names.contains(&i.name));
+    Ok(())
+}
+
+/// Explores `machine`'s reachable states; `sources` are the model's (for the places named in
+/// diagnostics and engine refusals).
+pub fn explore_machine(
+    machine: &Machine,
+    sources: &SourceMap,
+    settings: &SearchSettings,
+    observer: &mut dyn Observer,
+) -> Result<Explored, ExploreError> {
+    let diagnostics = |d: Diagnostic| ExploreError::Diagnostics(vec![d]);
+    let make_symmetry = || -> Result<Option<Symmetry>, ExploreError> {
+        if settings.symmetric.is_empty() {
+            return Ok(None);
+        }
+        Symmetry::new(machine, &settings.symmetric)
+            .map(Some)
+            .map_err(|errors| {
+                ExploreError::Diagnostics(errors.iter().map(|e| e.to_diagnostic()).collect())
+            })
+    };
+    let symmetry = make_symmetry()?;
+    // The compiled engine when asked for and the model allows it; the interpreter's model is
+    // needed in any case, to turn a reported path into a trace.
+    // A composite compiles through its flattening (checker::compiled::flat).
+    let flat = match settings.engine {
+        Engine::Interpreter => None,
+        _ => checker::compiled::flat::flat_spec(
+            machine.spec,
+            machine.root,
+            !settings.symmetric.is_empty(),
+        ),
+    };
+    let flat_machine = match &flat {
+        Some(Ok(spec)) => Some(
+            Machine::new(
+                spec,
+                machine.universe,
+                machine.root,
+                machine.root_params.clone(),
+            )
+            .map_err(|e| format!("its flattening does not run: {}", e.to_diagnostic().message)),
+        ),
+        Some(Err(reason)) => Some(Err(reason.clone())),
+        None => None,
+    };
+    let compiled = match &flat_machine {
+        Some(Ok(flat)) => {
+            checker::compiled::flat::compile(machine, flat).map_err(|r| refusal(sources, r))
+        }
+        Some(Err(reason)) => Err(reason.clone()),
+        None => CompiledModel::new(machine, symmetry).map_err(|r| refusal(sources, r)),
+    };
+    let (compiled, engine) = match settings.engine {
+        Engine::Interpreter => (None, "interpreted".to_string()),
+        Engine::Auto | Engine::Compiled => match compiled {
+            Ok(c) => {
+                let flat = if flat_machine.is_some() {
+                    ", the composite flattened"
+                } else {
+                    ""
+                };
+                let note = format!("compiled ({} words per state{flat})", c.words_per_state());
+                (Some(c), note)
+            }
+            Err(reason) if settings.engine == Engine::Compiled => {
+                return Err(ExploreError::Usage(format!(
+                    "--engine compiled: {reason}; `--engine interpreter` explores this model"
+                )))
+            }
+            Err(reason) => (None, format!("interpreted ({reason})")),
+        },
+    };
+    let interpreted_symmetry = if compiled.is_some() {
+        None
+    } else {
+        make_symmetry()?
+    };
+    let mut explorer = MachineModel::new(machine, interpreted_symmetry)
+        .map_err(|e| diagnostics(e.to_diagnostic()))?;
+    let order = if settings.partial_order {
+        Some(PartialOrder::new(machine).map_err(|e| diagnostics(e.to_diagnostic()))?)
+    } else {
+        None
+    };
+    let start = Start {
+        instances: explorer.instances().len(),
+        engine,
+    };
+    observer.started(&start);
+    let spill_dir = settings.spill_dir.as_deref();
+    let options = &settings.options;
+    let finished = |explorer: &MachineModel, report, stats: PorStats| {
+        Ok(Explored {
+            automaton: machine.root,
+            outcome: conclude(explorer, report).map_err(diagnostics)?,
+            reduction: ReductionSummary::new(settings, order.as_ref(), stats),
+            start: Start {
+                instances: start.instances,
+                engine: start.engine.clone(),
+            },
+        })
+    };
+    if let Some(compiled) = compiled {
+        let reduced = Reduced::new(&compiled, order.as_ref());
+        let report = explore_spilling_to(&reduced, options, spill_dir, &mut |s: &Stats| {
+            observer.progress(s)
+        });
+        match machine_report(report) {
+            Ok(report) => return finished(&explorer, report, reduced.stats()),
+            Err((fault, stats)) => observer.fell_back(&fault, stats.distinct),
+        }
+        // The interpreter's model, now with the symmetry, explores from the start.
+        explorer = MachineModel::new(machine, make_symmetry()?)
+            .map_err(|e| diagnostics(e.to_diagnostic()))?;
+    }
+    let reduced = Reduced::new(&explorer, order.as_ref());
+    let report = plain_report(explore_spilling_to(
+        &reduced,
+        options,
+        spill_dir,
+        &mut |s: &Stats| observer.progress(s),
+    ));
+    finished(&explorer, report, reduced.stats())
+}
+
+/// A search's report turned into an [`Outcome`]: the path to the reported state re-executed by
+/// the interpreter (a path that does not re-execute is a bug in ioa, reported as a diagnostic).
+pub fn conclude(
+    explorer: &MachineModel,
+    report: Report<MachineModel>,
+) -> Result<Outcome, Diagnostic> {
+    let (verdict, found) = match report.verdict {
+        Found::Verified => (Verdict::Verified, None),
+        Found::LimitReached(l) => (Verdict::LimitReached(l), None),
+        Found::Violated { property, path } => (
+            Verdict::Violated {
+                invariant: property,
+            },
+            Some((
+                path,
+                Stop::InvariantViolated {
+                    invariant: property,
+                },
+            )),
+        ),
+        Found::Deadlock { path } => (Verdict::Deadlock, Some((path, Stop::Deadlock))),
+        Found::Error { error, path } => {
+            let stop = match error {
+                MachineError::Start(e) => Stop::Error(e),
+                MachineError::Step { error, .. } => Stop::StepError(error),
+                MachineError::Invariant { invariant, error } => {
+                    Stop::InvariantError { invariant, error }
+                }
+                MachineError::Diverged { step } => Stop::ReplayMismatch {
+                    step,
+                    what: "re-executing the path gave another state".into(),
+                },
+            };
+            (Verdict::Error, Some((path, stop)))
+        }
+    };
+    let counterexample = match found {
+        Some((path, stop)) => Some(rebuild(explorer, &path, stop)?),
+        None => None,
+    };
+    let log = counterexample
+        .as_ref()
+        .map(|r| {
+            (1..=r.trace.steps.len())
+                .map(|k| r.trace.log_line(explorer.machine(), k))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Outcome {
+        verdict,
+        stats: report.stats,
+        counterexample,
+        log,
+    })
+}
+
+/// Re-executes the path to the reported state into a run report that `ioa run`'s printing and
+/// trace writing understand.
+fn rebuild(
+    explorer: &MachineModel,
+    path: &[MachineStep],
+    stop: Stop,
+) -> Result<RunReport, Diagnostic> {
+    if path.is_empty() {
+        // Building the start states failed: there is no state to show.
+        return Ok(RunReport {
+            trace: Trace::start(vec![]),
+            stop,
+            choices: vec![],
+        });
+    }
+    match explorer.trace(path) {
+        Ok((trace, choices)) => Ok(RunReport {
+            trace,
+            stop,
+            choices,
+        }),
+        Err(e) => Err(super::diagnose::machine_error(e, "the counterexample")),
+    }
+}
+
+/// A report of the interpreter's model seen through a reduction, as the model's own.
+fn plain_report<M>(report: Report<M>) -> Report<MachineModel<'static, 'static>>
+where
+    M: checker::explore::Model<Step = MachineStep, Property = usize, Error = MachineError>,
+{
+    let verdict = match report.verdict {
+        Found::Verified => Found::Verified,
+        Found::LimitReached(l) => Found::LimitReached(l),
+        Found::Violated { property, path } => Found::Violated { property, path },
+        Found::Deadlock { path } => Found::Deadlock { path },
+        Found::Error { error, path } => Found::Error { error, path },
+    };
+    Report {
+        verdict,
+        stats: report.stats,
+    }
+}
+
+/// The compiled engine's report as the interpreter's model would have made it (same steps and
+/// properties), or the fault that stopped it.
+#[allow(clippy::result_large_err)]
+fn machine_report<M>(
+    report: Report<M>,
+) -> Result<Report<MachineModel<'static, 'static>>, (Fault, Stats)>
+where
+    M: checker::explore::Model<Step = MachineStep, Property = usize, Error = Fault>,
+{
+    let verdict = match report.verdict {
+        Found::Verified => Found::Verified,
+        Found::LimitReached(l) => Found::LimitReached(l),
+        Found::Violated { property, path } => Found::Violated { property, path },
+        Found::Deadlock { path } => Found::Deadlock { path },
+        Found::Error { error, .. } => return Err((error, report.stats)),
+    };
+    Ok(Report {
+        verdict,
+        stats: report.stats,
+    })
+}
+
+/// Why the compiled engine does not take the model, with the place of the construct that is
+/// the reason (`file:line:column`) when there is one.
+pub fn refusal(sources: &SourceMap, r: checker::compiled::Refusal) -> String {
+    match r.span {
+        Some(span) => {
+            let at = sources.line_col(span.file, span.start);
+            format!(
+                "{}, at {}:{}:{}",
+                r.reason,
+                sources.name(span.file),
+                at.line,
+                at.column
+            )
+        }
+        None => r.reason,
+    }
+}
