@@ -6,16 +6,19 @@
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format, RunsArgs};
-use daikon::validate::{self, Validation};
-use daikon::{DeriveOptions, Engine, GrammarOptions, Options, Report, VarModel};
+use daikon::validate;
+use daikon::{Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
-use ioa::api::fs::Appended;
-use ioa::api::infer_filter::{self, Candidate, Exploring, Filtered, Origin, Status};
+use ioa::api::infer::{
+    check_on_runs, filter_summary, filter_text, parse_bounds, parse_derive, refuted_text,
+    validation_text, NotValidated,
+};
+use ioa::api::infer_filter::{self, Candidate, Exploring, Origin, Status};
 use ioa::api::runs::{self, RunId};
 use ioa::api::trace_files::DaikonFiles;
 use ioa_lang::diagnostics::IntoDiagnostic;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `ioa infer`.
@@ -382,16 +385,16 @@ pub fn run(args: InferArgs) -> ExitCode {
                 swarm: false,
             };
             let names: Vec<String> = printed.iter().map(|(n, _, _)| n.clone()).collect();
-            match check_on_runs(
-                &args.file,
-                &m,
-                &declarations_text,
-                &names,
-                &plan,
-                args.color,
-            ) {
+            match check_on_runs(&args.file, &m, &declarations_text, &names, &plan) {
                 Ok(v) => Some(v),
-                Err(code) => return code,
+                Err(NotValidated::DoNotCheck(d, s)) => {
+                    print_stderr(
+                        "error: the inferred invariants do not check when added to the model\n",
+                    );
+                    print_diagnostics(&d, &s, Format::Text, args.color);
+                    return ExitCode::from(1);
+                }
+                Err(NotValidated::Failed(d)) => return model::fail(&[d], &m.sources, args.color),
             }
         }
         None => None,
@@ -479,240 +482,7 @@ pub fn run(args: InferArgs) -> ExitCode {
 /// A printed invariant: its name, its predicate on one line, and its whole declaration.
 type Printed = (String, String, String);
 
-/// The stage's one-line summary on standard error.
-fn filter_summary(f: &Filtered, seconds: f64) -> String {
-    let verified = f
-        .kept
-        .iter()
-        .filter(|(_, s)| *s == Status::Verified)
-        .count();
-    let what = match (&f.exploration, &f.skipped) {
-        (Some((_, pass)), _) => format!(
-            "explored {} state(s) of the small instance ({}), refuted {}",
-            pass.states,
-            match (pass.complete, pass.limit) {
-                (true, _) => "every reachable state".to_string(),
-                (false, Some(checker::explore::Limit::States(n))) => {
-                    format!("stopped by --explore-states {n} at depth {}", pass.depth)
-                }
-                (false, Some(checker::explore::Limit::Time(_))) => format!(
-                    "stopped by the --explore-time safety limit at depth {}: what it refuted depends on the machine's load; raise --explore-time or lower --explore-states",
-                    pass.depth
-                ),
-                (false, _) => format!("stopped at depth {}", pass.depth),
-            },
-            f.refuted.len()
-        ),
-        (None, Some(why)) => format!("exploration skipped: {why}"),
-        (None, None) => "no exploration".to_string(),
-    };
-    let further = match &f.further {
-        Some((plan, refuted)) => format!(
-            "; {} further run(s) of {} step(s) and {} swarm run(s) refuted {}",
-            plan.runs,
-            plan.steps,
-            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
-            refuted.len()
-        ),
-        None => String::new(),
-    };
-    format!(
-        "precision filter: {what}{further}; {} kept ({verified} verified on the small instance) \
-         in {seconds:.2} s\n",
-        f.kept.len()
-    )
-}
-
-/// What the exploration did, as `%` comments after the header.
-fn filter_text(f: &Filtered) -> String {
-    let mut out = String::new();
-    if f.templates_ill_typed + f.templates_sampled_out > 0 {
-        out.push_str(&format!(
-            "% templates from the program text: {} did not type-check, {} were refuted by a \
-             reached state\n",
-            f.templates_ill_typed, f.templates_sampled_out
-        ));
-    }
-    match (&f.exploration, &f.skipped) {
-        (Some((path, pass)), _) => {
-            let universe = path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "the runs' universe".to_string());
-            out.push_str(&format!(
-                "% small instance ({universe}): {} state(s), {}; {} candidate(s) refuted\n",
-                pass.states,
-                if pass.complete {
-                    "every reachable state explored".to_string()
-                } else {
-                    format!(
-                        "not finished (every state within {} step(s)), so nothing is verified",
-                        pass.depth
-                    )
-                },
-                f.refuted.len()
-            ));
-        }
-        (None, Some(why)) => out.push_str(&format!("% small instance not explored: {why}\n")),
-        (None, None) => {}
-    }
-    if let Some((plan, refuted)) = &f.further {
-        out.push_str(&format!(
-            "% further random runs: {} of at most {} step(s), seeds {}..{}, and {} swarm run(s) \
-             (each without a random half of the inputs), seeds {}..{}; {} candidate(s) \
-             refuted\n",
-            plan.runs,
-            plan.steps,
-            plan.seed,
-            plan.seed.wrapping_add(plan.runs.saturating_sub(1)),
-            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
-            plan.seed.wrapping_add(plan.runs),
-            plan.seed.wrapping_add(
-                plan.runs
-                    .saturating_mul(infer_filter::SWARM_RUNS_PER_RUN + 1)
-                    .saturating_sub(1)
-            ),
-            refuted.len()
-        ));
-    }
-    out
-}
-
-/// The candidates the exploration and the further runs refuted, as `%` comments.
-fn refuted_text(f: &Filtered) -> String {
-    let mut out = String::new();
-    if !f.refuted.is_empty() {
-        out.push_str("\n% Refuted by the exploration of the small instance:\n");
-        for (c, why) in &f.refuted {
-            let why = why
-                .as_ref()
-                .map(|e| format!(" (evaluation failed: {e})"))
-                .unwrap_or_default();
-            out.push_str(&format!("%   {}: {}{why}\n", c.name, c.text));
-        }
-    }
-    if let Some((_, refuted)) = f.further.as_ref().filter(|(_, r)| !r.is_empty()) {
-        out.push_str("\n% Refuted by the further random runs:\n");
-        for (c, at) in refuted {
-            out.push_str(&format!("%   {}: {} ({at})\n", c.name, c.text));
-        }
-    }
-    out
-}
-
 fn io_error(e: String) -> ExitCode {
     print_stderr(&format!("error: {e}\n"));
     ExitCode::from(1)
-}
-
-/// Appends the declarations to the model, checks it again and runs the validation.
-fn check_on_runs(
-    file: &Path,
-    m: &model::Model,
-    declarations: &str,
-    names: &[String],
-    plan: &validate::Plan,
-    color: ColorChoice,
-) -> Result<Validation, ExitCode> {
-    let fs = Appended::new(file, declarations.to_string());
-    let checked = ioa_lang::check_files(&[file.to_path_buf()], &fs);
-    let Some(spec) = checked.spec else {
-        print_stderr("error: the inferred invariants do not check when added to the model\n");
-        print_diagnostics(&checked.diagnostics, &checked.sources, Format::Text, color);
-        return Err(ExitCode::from(1));
-    };
-    if names.is_empty() {
-        return Ok(Validation {
-            runs: plan.runs,
-            steps: plan.steps,
-            seed: plan.seed,
-            states: 0,
-            distinct_states: 0,
-            invariants: vec![],
-        });
-    }
-    validate::validate(&spec, &m.universe, plan, names)
-        .map_err(|e| model::fail(&[e.to_diagnostic()], &m.sources, color))
-}
-
-/// The validation's outcome as `%` comments.
-fn validation_text(v: &Validation) -> String {
-    let mut out = format!(
-        "\n% Validation on {} random run(s) of at most {} step(s), seeds {}..{}: {} state(s), {} \
-         distinct.\n% {} of {} invariant(s) held in every state.\n",
-        v.runs,
-        v.steps,
-        v.seed,
-        v.seed + v.runs.saturating_sub(1),
-        v.states,
-        v.distinct_states,
-        v.invariants.len() - v.violated(),
-        v.invariants.len()
-    );
-    for c in v.invariants.iter().filter(|c| c.violating_states > 0) {
-        let first = c
-            .first
-            .as_ref()
-            .map(|f| {
-                let at = match &f.action {
-                    Some(a) => format!("after step {a}"),
-                    None => "in the start state".to_string(),
-                };
-                let error = f
-                    .error
-                    .as_ref()
-                    .map(|e| format!(" (evaluation failed: {e})"))
-                    .unwrap_or_default();
-                format!("; first in the run with seed {} {at}{error}", f.seed)
-            })
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "% {} is violated in {} run(s), {} distinct state(s){first}\n",
-            c.name, c.violating_runs, c.violating_states
-        ));
-    }
-    out
-}
-
-/// `--derive sizes,intersections,null-arrays,keys` (or `all`, `none`).
-fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveOptions, String> {
-    let mut d = match text {
-        None | Some("all") => DeriveOptions::all(),
-        Some(list) => {
-            let mut d = DeriveOptions::none();
-            for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                match item {
-                    "none" => {}
-                    "all" => d = DeriveOptions::all(),
-                    "sizes" => d.sizes = true,
-                    "intersections" => d.intersections = true,
-                    "null-arrays" => d.null_arrays = true,
-                    "keys" => d.keys = true,
-                    other => {
-                        return Err(format!(
-                            "--derive takes sizes, intersections, null-arrays, keys, all or none, not `{other}`"
-                        ))
-                    }
-                }
-            }
-            d
-        }
-    };
-    d.compare_all_numbers = compare_all_numbers;
-    Ok(d)
-}
-
-/// `--bounds LOW..HIGH` (default: Daikon's −1..2).
-fn parse_bounds(text: Option<&str>) -> Result<(i64, i64), String> {
-    let Some(text) = text else {
-        return Ok(GrammarOptions::default().bounds);
-    };
-    let bad = || format!("--bounds takes LOW..HIGH, such as -1..2, not `{text}`");
-    let (low, high) = text.split_once("..").ok_or_else(bad)?;
-    let low: i64 = low.trim().parse().map_err(|_| bad())?;
-    let high: i64 = high.trim().parse().map_err(|_| bad())?;
-    if low > high {
-        return Err(bad());
-    }
-    Ok((low, high))
 }

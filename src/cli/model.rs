@@ -4,9 +4,7 @@
 
 use super::output::{print_diagnostics, print_stderr};
 use super::{ColorChoice, Format};
-pub use ioa::api::model::{
-    invariant_count, params, pick_automaton, pick_for_property, universe_note, Model,
-};
+pub use ioa::api::model::{invariant_count, params, pick_automaton, pick_for_property, Model};
 use ioa_lang::diagnostics::Diagnostic;
 use ioa_lang::source_map::SourceMap;
 use std::path::{Path, PathBuf};

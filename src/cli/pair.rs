@@ -4,12 +4,13 @@
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use interpreter::machine::{Disabled, Machine};
+use interpreter::machine::Machine;
 use interpreter::runner::Runner;
 use interpreter::trace::Trace;
 use ioa::api::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
+use ioa::api::pair::{failure_diagnostic, failure_json, pair_params};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
-use simrel::{Check, Pair, PairFailure};
+use simrel::{Pair, PairFailure};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -75,97 +76,6 @@ pub struct PairArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-/// The parameters of the two automata of a paired run.
-struct PairParams {
-    /// The implementation's values.
-    a: Vec<interpreter::value::Value>,
-    /// The specification's values.
-    b: Vec<interpreter::value::Value>,
-    /// The implementation's as `NAME=VALUE` in its own parameter names (what its trace records,
-    /// for `ioa replay`).
-    a_given: Vec<String>,
-}
-
-/// The parameter values of the implementation and the specification. A name of the
-/// simulation's header (`k` of `from ABP(k) to Spec(k)`) gives its value to every parameter it
-/// names; any other `NAME=VALUE` goes to whichever of the two automata declares a parameter
-/// `NAME` that the header does not name (both, if both do). A name that matches nothing, and a
-/// parameter named by the header but given by its own name, are errors.
-fn pair_params(
-    spec: &ioa_lang::ir::Spec,
-    sim: &ioa_lang::ir::Simulation,
-    given: &[String],
-) -> Result<PairParams, String> {
-    let sides = [sim.from, sim.to];
-    let mut mine: [Vec<String>; 2] = Default::default();
-    for g in given {
-        let (name, value) = match g.split_once('=') {
-            Some((n, v)) => (n.trim(), v.trim()),
-            None => (g.trim(), ""),
-        };
-        if let Some(p) = sim.params.iter().find(|p| p.name == name) {
-            for &(a, k) in &p.binds {
-                let own = &spec.automata[a.0 as usize].params[k as usize].name;
-                for (side, id) in sides.iter().enumerate() {
-                    if *id == a {
-                        mine[side].push(format!("{own}={value}"));
-                    }
-                }
-            }
-            continue;
-        }
-        let mut found = false;
-        for (side, id) in sides.iter().enumerate() {
-            let aut = &spec.automata[id.0 as usize];
-            let Some(k) = aut.params.iter().position(|p| p.name == name) else {
-                continue;
-            };
-            if let Some(h) = sim.header_param(*id, k as u32) {
-                return Err(format!(
-                    "parameter `{name}` of `{}` is `{}` in the header of simulation `{}`: give `--param {}=VALUE`",
-                    aut.name, h.name, sim.name, h.name
-                ));
-            }
-            mine[side].push(g.clone());
-            found = true;
-        }
-        if !found {
-            let header = if sim.params.is_empty() {
-                String::new()
-            } else {
-                let names: Vec<&str> = sim.params.iter().map(|p| p.name.as_str()).collect();
-                format!(", and the simulation's header names {}", names.join(", "))
-            };
-            return Err(format!(
-                "neither `{}` nor `{}` has a parameter `{name}`{header}",
-                spec.automata[sim.from.0 as usize].name, spec.automata[sim.to.0 as usize].name
-            ));
-        }
-    }
-    for p in &sim.params {
-        let named = p.binds.iter().any(|&(a, k)| {
-            let own = &spec.automata[a.0 as usize].params[k as usize].name;
-            sides.iter().enumerate().any(|(side, id)| {
-                *id == a
-                    && mine[side]
-                        .iter()
-                        .any(|g| g.split_once('=').is_some_and(|(n, _)| n.trim() == own))
-            })
-        });
-        if !named {
-            return Err(format!(
-                "simulation `{}` needs a value for its parameter `{}`: add `--param {}=VALUE`",
-                sim.name, p.name, p.name
-            ));
-        }
-    }
-    Ok(PairParams {
-        a: model::params(spec, sim.from, &mine[0])?,
-        b: model::params(spec, sim.to, &mine[1])?,
-        a_given: mine[0].clone(),
-    })
 }
 
 fn usage(message: String) -> ExitCode {
@@ -539,108 +449,6 @@ fn report(
             ));
             print_stderr(&after);
             ExitCode::from(1)
-        }
-    }
-}
-
-fn failure_json(f: &PairFailure) -> serde_json::Value {
-    let (kind, detail) = match &f.check {
-        Check::StartNotStartState {
-            variable,
-            declared,
-            given,
-        } => (
-            "start-not-start-state",
-            serde_json::json!({ "variable": variable, "declared": declared, "given": given }),
-        ),
-        Check::NotEnabled { action, reason, .. } => (
-            "not-enabled",
-            serde_json::json!({ "action": action, "values": reads(reason) }),
-        ),
-        Check::TraceMismatch { expected, fired } => (
-            "trace-mismatch",
-            serde_json::json!({ "expected": expected, "fired": fired }),
-        ),
-        Check::Relation { values, .. } => ("relation", serde_json::json!({ "values": values })),
-        Check::Error(e) => (
-            "error",
-            serde_json::json!({ "message": e.to_diagnostic().message }),
-        ),
-    };
-    serde_json::json!({ "step": f.step, "action": f.action, "check": kind, "detail": detail })
-}
-
-fn reads(reason: &Disabled) -> Vec<(String, String)> {
-    match reason {
-        Disabled::Precondition { reads, .. } => reads.clone(),
-        _ => vec![],
-    }
-}
-
-/// The diagnostic for a failed check.
-fn failure_diagnostic(sim: &ioa_lang::ir::Simulation, f: &PairFailure) -> Diagnostic {
-    let at = match &f.action {
-        Some(a) => format!("step {} ({a})", f.step),
-        None => "the start".to_string(),
-    };
-    match &f.check {
-        Check::StartNotStartState {
-            variable,
-            declared,
-            given,
-        } => Diagnostic::error(
-            "E0530",
-            format!("at {at}: the start block does not build a start state of the specification"),
-            sim.span,
-        )
-        .with_note(format!(
-            "{variable} must start as {declared}, but the start block gives {given}"
-        )),
-        Check::NotEnabled {
-            action,
-            reason,
-            fire,
-        } => {
-            let mut d = match reason {
-                Disabled::Precondition { span, reads, .. } => Diagnostic::error("E0531", format!("at {at}: the proof block fires `{action}`, which is not enabled"), *span)
-                    .with_label_message("this part of its precondition is false")
-                    .with_note(format!("values: {}", reads.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", "))),
-                _ => Diagnostic::error("E0531", format!("at {at}: the proof block fires `{action}`, which is not an action instance of the specification"), *fire),
-            };
-            d = d.with_secondary(*fire, "fired here");
-            d
-        }
-        Check::TraceMismatch { expected, fired } => Diagnostic::error(
-            "E0532",
-            format!("at {at}: the fired actions' external trace differs from the implementation's"),
-            sim.span,
-        )
-        .with_note(format!(
-            "the implementation's external action(s): [{}]",
-            expected.join(", ")
-        ))
-        .with_note(format!(
-            "the proof block fired external action(s): [{}]",
-            fired.join(", ")
-        )),
-        Check::Relation { conjunct, values } => Diagnostic::error(
-            "E0533",
-            format!("at {at}: the simulation relation does not hold"),
-            *conjunct,
-        )
-        .with_label_message("this conjunct is false")
-        .with_note(format!(
-            "values: {}",
-            values
-                .iter()
-                .map(|(n, v)| format!("{n} = {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        Check::Error(e) => {
-            let mut d = e.to_diagnostic();
-            d.notes.push(format!("at {at}"));
-            d
         }
     }
 }
