@@ -9,9 +9,10 @@
 //! shows progress passes an [`Observer`].
 
 use super::model::Model;
-use super::numbers::{count, thousands};
+use super::numbers::{bytes, count, mib, thousands};
 use checker::compiled::code::Fault;
 use checker::compiled::CompiledModel;
+use checker::explore::spill::SpillStats;
 use checker::explore::{explore_spilling_to, Report, Verdict as Found};
 /// The limits, statistics and stopping reasons of a search (the checker's own types).
 pub use checker::explore::{Limit, Options, Stats};
@@ -580,5 +581,90 @@ pub fn refusal(sources: &SourceMap, r: checker::compiled::Refusal) -> String {
             )
         }
         None => r.reason,
+    }
+}
+
+/// The progress line.
+pub fn progress_line(stats: &Stats) -> String {
+    let memory = stats
+        .peak_resident
+        .map(|b| format!(", {}", mib(b)))
+        .unwrap_or_default();
+    format!(
+        "depth {}: {} states ({} generated), {} in this level, {:.0} states/s{memory}",
+        stats.depth,
+        thousands(stats.distinct),
+        thousands(stats.generated),
+        thousands(stats.frontier),
+        stats.states_per_second()
+    )
+}
+
+/// A statement of how far a stopped search got.
+pub fn coverage(stats: &Stats) -> String {
+    let levels = match stats.levels_completed {
+        Some(d) => format!(
+            "every state within {} of a start state was checked",
+            count(d as u64, "step")
+        ),
+        None => "not all start states were checked".to_string(),
+    };
+    format!(
+        "{} checked ({} stored, {} generated); {levels}",
+        count(stats.checked, "state"),
+        thousands(stats.distinct),
+        thousands(stats.generated)
+    )
+}
+
+/// What spilling did and cost, if it happened: the counts are the same on every run of the same
+/// search; the time (left out with `--quiet`) is the time spent in disk work.
+pub fn spill_line(spill: &SpillStats, quiet: bool, per_worker: bool) -> Option<String> {
+    if spill.spills == 0 {
+        return None;
+    }
+    let time = if quiet {
+        String::new()
+    } else {
+        format!(", {:.2} s of disk work", spill.disk_time.as_secs_f64())
+    };
+    Some(format!(
+        "spilled the visited set to disk {} (memory limit {}{}): {} in {} ({}) and their links, {} on disk; {} written, {} read{time}\n",
+        count(spill.spills, "time"),
+        bytes(spill.limit),
+        if per_worker { " per worker" } else { "" },
+        count(spill.states_on_disk, "state"),
+        count(spill.runs as u64, "sorted run"),
+        count(spill.merges, "merge"),
+        bytes(spill.bytes_on_disk),
+        bytes(spill.bytes_written),
+        bytes(spill.bytes_read),
+    ))
+}
+
+/// What spilling did, as JSON.
+pub fn spill_json(spill: &SpillStats) -> serde_json::Value {
+    serde_json::json!({
+        "limit": spill.limit,
+        "spills": spill.spills,
+        "states_on_disk": spill.states_on_disk,
+        "runs": spill.runs,
+        "merges": spill.merges,
+        "bytes_on_disk": spill.bytes_on_disk,
+        "bytes_written": spill.bytes_written,
+        "bytes_read": spill.bytes_read,
+        "disk_seconds": spill.disk_time.as_secs_f64(),
+        "error": spill.error,
+    })
+}
+
+/// The limit that stopped a search, as JSON.
+pub fn limit_json(limit: &Limit) -> serde_json::Value {
+    match limit {
+        Limit::States(n) => serde_json::json!({ "states": n }),
+        Limit::Depth(d) => serde_json::json!({ "depth": d }),
+        Limit::Time(t) => serde_json::json!({ "seconds": t.as_secs_f64() }),
+        Limit::Memory(b) => serde_json::json!({ "bytes": b }),
+        Limit::ProcessMemory(b) => serde_json::json!({ "process_bytes": b }),
     }
 }

@@ -10,13 +10,12 @@ use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use checker::compiled::code::Fault;
-use checker::explore::spill::SpillStats;
 use checker::explore::{Limit, Options, Stats};
 use interpreter::machine::Machine;
 use interpreter::runner::RunReport;
 use ioa::api::explore::{
-    explore_machine, ExploreError, Observer, Outcome, ReductionSummary, SearchSettings, Start,
-    Verdict,
+    coverage, explore_machine, limit_json, progress_line, spill_json, spill_line, ExploreError,
+    Observer, Outcome, ReductionSummary, SearchSettings, Start, Verdict,
 };
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::AutomatonId;
@@ -25,7 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-pub(super) use ioa::api::numbers::{bytes, count, mib, parse_duration, parse_memory, thousands};
+pub(super) use ioa::api::numbers::{bytes, count, parse_duration, parse_memory, thousands};
 
 /// Options of `ioa explore`.
 #[derive(clap::Args)]
@@ -181,22 +180,6 @@ pub(super) fn print_start(
         count(instances as u64, "action instance"),
         count(n_inv as u64, "invariant")
     ));
-}
-
-/// The progress line.
-fn progress_line(stats: &Stats) -> String {
-    let memory = stats
-        .peak_resident
-        .map(|b| format!(", {}", mib(b)))
-        .unwrap_or_default();
-    format!(
-        "depth {}: {} states ({} generated), {} in this level, {:.0} states/s{memory}",
-        stats.depth,
-        thousands(stats.distinct),
-        thousands(stats.generated),
-        thousands(stats.frontier),
-        stats.states_per_second()
-    )
 }
 
 /// Runs `ioa explore`.
@@ -419,23 +402,6 @@ pub(super) fn refusal(m: &Model, r: checker::compiled::Refusal) -> String {
     ioa::api::explore::refusal(&m.sources, r)
 }
 
-/// A statement of how far a stopped search got.
-fn coverage(stats: &Stats) -> String {
-    let levels = match stats.levels_completed {
-        Some(d) => format!(
-            "every state within {} of a start state was checked",
-            count(d as u64, "step")
-        ),
-        None => "not all start states were checked".to_string(),
-    };
-    format!(
-        "{} checked ({} stored, {} generated); {levels}",
-        count(stats.checked, "state"),
-        thousands(stats.distinct),
-        thousands(stats.generated)
-    )
-}
-
 /// Prints the outcome, writes the trace, and returns the exit code; `distributed` is the
 /// per-worker part of a distributed search's JSON report.
 pub(super) fn finish(
@@ -644,57 +610,6 @@ pub(super) fn finish(
         print_stderr(&format!("{performance}\n"));
     }
     code
-}
-
-/// What spilling did and cost, if it happened: the counts are the same on every run of the same
-/// search; the time (left out with `--quiet`) is the time spent in disk work.
-pub(super) fn spill_line(spill: &SpillStats, quiet: bool, per_worker: bool) -> Option<String> {
-    if spill.spills == 0 {
-        return None;
-    }
-    let time = if quiet {
-        String::new()
-    } else {
-        format!(", {:.2} s of disk work", spill.disk_time.as_secs_f64())
-    };
-    Some(format!(
-        "spilled the visited set to disk {} (memory limit {}{}): {} in {} ({}) and their links, {} on disk; {} written, {} read{time}\n",
-        count(spill.spills, "time"),
-        bytes(spill.limit),
-        if per_worker { " per worker" } else { "" },
-        count(spill.states_on_disk, "state"),
-        count(spill.runs as u64, "sorted run"),
-        count(spill.merges, "merge"),
-        bytes(spill.bytes_on_disk),
-        bytes(spill.bytes_written),
-        bytes(spill.bytes_read),
-    ))
-}
-
-/// What spilling did, as JSON.
-pub(super) fn spill_json(spill: &SpillStats) -> serde_json::Value {
-    serde_json::json!({
-        "limit": spill.limit,
-        "spills": spill.spills,
-        "states_on_disk": spill.states_on_disk,
-        "runs": spill.runs,
-        "merges": spill.merges,
-        "bytes_on_disk": spill.bytes_on_disk,
-        "bytes_written": spill.bytes_written,
-        "bytes_read": spill.bytes_read,
-        "disk_seconds": spill.disk_time.as_secs_f64(),
-        "error": spill.error,
-    })
-}
-
-fn limit_json(limit: &Limit) -> serde_json::Value {
-    match limit {
-        Limit::States(n) => serde_json::json!({ "states": n }),
-        Limit::Depth(d) => serde_json::json!({ "depth": d }),
-        Limit::Time(t) => serde_json::json!({ "seconds": t.as_secs_f64() }),
-        Limit::Memory(b) => serde_json::json!({ "bytes": b }),
-        Limit::ProcessMemory(b) => serde_json::json!({ "process_bytes": b }),
-    }
 }
 
 /// The counterexample's `#meta`: the metadata `ioa replay` needs (the same fields `ioa run

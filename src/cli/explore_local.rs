@@ -6,13 +6,16 @@ use super::explore::{count, thousands, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT
 use super::model::Model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::Format;
-use checker::explore::{explore, Limit, Options, Verdict};
+use checker::explore::{Limit, Options};
 use checker::local::search::run_local;
 use checker::local::{LocalError, LocalOptions, LocalReport, LocalVerdict};
 use checker::model::MachineModel;
-use interpreter::machine::{Machine, State};
+use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Stop};
 use interpreter::trace::Trace;
+use ioa::api::local::{
+    comparison, describe_strategy, eager_line, json, nodes_line, run_global, stats_lines,
+};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -178,7 +181,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             start.prefix.steps.len(),
         );
         if let Some(g) = &global {
-            print_comparison(&report, g);
+            print_stderr(&comparison(&report, g));
         }
     }
     if let (Some(file), Some(r)) = (&args.trace, &run_report) {
@@ -242,95 +245,6 @@ fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
             ))
         }
     }
-}
-
-/// Whether eager sends were applied, and if not, why.
-fn eager_line(report: &LocalReport) -> String {
-    match &report.eager_sends {
-        Ok(outboxes) => format!(
-            "eager sends: on (outboxes {} drained as part of the event that fills them)",
-            outboxes.join(", ")
-        ),
-        Err(reason) => format!("eager sends: off ({reason}); every send is explored as an event"),
-    }
-}
-
-fn nodes_line(report: &LocalReport) -> String {
-    format!(
-        "{} ({}), network {}",
-        count(report.nodes.len() as u64, "node"),
-        report.nodes.join(", "),
-        if report.network.is_empty() {
-            "none".into()
-        } else {
-            report.network.join(", ")
-        }
-    )
-}
-
-fn describe_strategy(machine: &Machine, report: &LocalReport) -> String {
-    let names = |opt: bool| -> Vec<String> {
-        report
-            .optimised
-            .iter()
-            .filter(|(_, o)| *o == opt)
-            .map(|(k, _)| machine.spec.invariants[*k].name.clone())
-            .collect()
-    };
-    let (opt, gen) = (names(true), names(false));
-    let mut parts = Vec::new();
-    if !opt.is_empty() {
-        parts.push(format!("LMC-OPT for {}", opt.join(", ")));
-    }
-    if !gen.is_empty() {
-        parts.push(format!("LMC-GEN for {}", gen.join(", ")));
-    }
-    if parts.is_empty() {
-        "no invariant to check".into()
-    } else {
-        parts.join("; ")
-    }
-}
-
-fn stats_lines(report: &LocalReport) -> Vec<String> {
-    let s = &report.stats;
-    let per_node: Vec<String> = s.local_states.iter().map(|n| thousands(*n)).collect();
-    let total = s.total_local_states();
-    vec![
-        format!(
-            "local states {} = {} ({} per node); {} executed{}; {} sent, {} deliveries",
-            thousands(total),
-            per_node.join(" + "),
-            if per_node.len() == 1 { "one node" } else { "one" },
-            count(s.transitions, "transition"),
-            if s.eager_sends > 0 {
-                format!(" ({} eager sends)", thousands(s.eager_sends))
-            } else {
-                String::new()
-            },
-            count(s.messages, "message"),
-            thousands(s.deliveries)
-        )
-        .replace(" (one per node)", ""),
-        format!(
-            "system states built {}, preliminary violations {}, soundness calls {}, states searched {}",
-            thousands(s.system_states),
-            thousands(s.preliminary),
-            thousands(s.soundness_calls),
-            thousands(s.sequences)
-        ),
-        format!(
-            "event depth {} (per node {}); memory {} bytes ({} per local state)",
-            s.event_depth(),
-            s.node_depths
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            thousands(s.bytes),
-            thousands(s.bytes / total.max(1))
-        ),
-    ]
 }
 
 fn print_text(
@@ -430,167 +344,4 @@ fn print_text(
     if !args.quiet {
         print_stderr(&format!("time {:.3} s\n", s.elapsed.as_secs_f64()));
     }
-}
-
-/// The global explorer's figures for the comparison.
-struct Global {
-    verdict: &'static str,
-    states: u64,
-    transitions: u64,
-    depth: u32,
-    seconds: f64,
-}
-
-fn run_global(
-    machine: &Machine,
-    options: &Options,
-    start: &ioa::api::snapshot::Snapshot,
-) -> Global {
-    let Ok(model) = MachineModel::new(machine, None) else {
-        return Global {
-            verdict: "error",
-            states: 0,
-            transitions: 0,
-            depth: 0,
-            seconds: 0.0,
-        };
-    };
-    let from_live = FromState {
-        inner: &model,
-        start: start.state.clone(),
-    };
-    let report = explore(&from_live, options, &mut |_| {});
-    Global {
-        verdict: match report.verdict {
-            Verdict::Verified => "verified",
-            Verdict::Violated { .. } => "violation",
-            Verdict::LimitReached(_) => "limit",
-            Verdict::Deadlock { .. } => "deadlock",
-            Verdict::Error { .. } => "error",
-        },
-        states: report.stats.distinct,
-        transitions: report.stats.generated.saturating_sub(1),
-        depth: report.stats.depth,
-        seconds: report.stats.elapsed.as_secs_f64(),
-    }
-}
-
-/// The machine's model started from a given state (the local search's start).
-struct FromState<'a, 'm, 's> {
-    inner: &'a MachineModel<'m, 's>,
-    start: State,
-}
-
-impl checker::explore::Model for FromState<'_, '_, '_> {
-    type State = State;
-    type Step = checker::model::MachineStep;
-    type Property = usize;
-    type Error = checker::model::MachineError;
-    fn initial_states(&self, out: &mut Vec<(Self::Step, State)>) -> Result<(), Self::Error> {
-        let step = checker::model::MachineStep {
-            instance: checker::model::MachineStep::START,
-            choices: Box::new([]),
-        };
-        out.push((step, self.start.clone()));
-        Ok(())
-    }
-    fn successors(&self, s: &State, out: &mut Vec<(Self::Step, State)>) -> Result<(), Self::Error> {
-        self.inner.successors(s, out)
-    }
-    fn check(&self, s: &State) -> Result<Option<usize>, Self::Error> {
-        self.inner.check(s)
-    }
-    fn fingerprint(&self, s: &State) -> checker::fingerprint::Fingerprint {
-        self.inner.fingerprint(s)
-    }
-}
-
-fn print_comparison(report: &LocalReport, g: &Global) {
-    let s = &report.stats;
-    let local_verdict = match &report.verdict {
-        LocalVerdict::NoViolation { bounded: false } if s.unsettled == 0 => "verified",
-        LocalVerdict::NoViolation { .. } => "no violation",
-        LocalVerdict::Violated { .. } => "violation",
-        LocalVerdict::Limit(_) => "limit",
-    };
-    let rows = [
-        ("verdict", local_verdict.to_string(), g.verdict.to_string()),
-        (
-            "states",
-            format!("{} local", thousands(s.total_local_states())),
-            format!("{} global", thousands(g.states)),
-        ),
-        (
-            "transitions",
-            thousands(s.transitions),
-            thousands(g.transitions),
-        ),
-        (
-            "depth (events)",
-            s.event_depth().to_string(),
-            g.depth.to_string(),
-        ),
-        (
-            "time (s)",
-            format!("{:.3}", s.elapsed.as_secs_f64()),
-            format!("{:.3}", g.seconds),
-        ),
-    ];
-    print_stderr(&format!("{:<16} {:>16} {:>16}\n", "", "local", "global"));
-    for (name, l, gl) in rows {
-        print_stderr(&format!("{name:<16} {l:>16} {gl:>16}\n"));
-    }
-    if s.transitions > 0 && g.transitions > 0 {
-        print_stderr(&format!(
-            "global/local: {:.1}x the transitions, {:.1}x the time\n",
-            g.transitions as f64 / s.transitions as f64,
-            g.seconds / s.elapsed.as_secs_f64().max(1e-9)
-        ));
-    }
-}
-
-fn json(
-    machine: &Machine,
-    report: &LocalReport,
-    run: Option<&RunReport>,
-    global: &Option<Global>,
-) -> serde_json::Value {
-    let s = &report.stats;
-    serde_json::json!({
-        "automaton": machine.spec.automata[machine.root.0 as usize].name,
-        "verdict": match &report.verdict {
-            LocalVerdict::NoViolation { bounded: false } if s.unsettled == 0 => "verified",
-            LocalVerdict::NoViolation { .. } => "no_violation",
-            LocalVerdict::Violated { .. } => "violation",
-            LocalVerdict::Limit(_) => "limit",
-        },
-        "invariant": match &report.verdict {
-            LocalVerdict::Violated { invariant, .. } => Some(machine.spec.invariants[*invariant].name.clone()),
-            _ => None,
-        },
-        "run_steps": run.map(|r| r.trace.steps.len()),
-        "local_states": s.local_states,
-        "transitions": s.transitions,
-        "eager_sends_fired": s.eager_sends,
-        "messages": s.messages,
-        "system_states": s.system_states,
-        "preliminary_violations": s.preliminary,
-        "soundness_calls": s.soundness_calls,
-        "sequences": s.sequences,
-        "unsettled": s.unsettled,
-        "eager_sends": match &report.eager_sends {
-            Ok(outboxes) => serde_json::json!({ "applied": true, "outboxes": outboxes }),
-            Err(reason) => serde_json::json!({ "applied": false, "reason": reason }),
-        },
-        "event_depth": s.event_depth(),
-        "bytes": s.bytes,
-        "seconds": s.elapsed.as_secs_f64(),
-        "global": global.as_ref().map(|g| serde_json::json!({
-            "verdict": g.verdict,
-            "states": g.states,
-            "transitions": g.transitions,
-            "depth": g.depth,
-            "seconds": g.seconds,
-        })),
-    })
 }

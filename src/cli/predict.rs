@@ -14,6 +14,7 @@ use checker::system::SystemView;
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Stop};
 use interpreter::trace::Trace;
+use ioa::api::predict::{ignored_slots, json};
 use ioa::api::snapshot::{snapshot, Snapshot};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::PathBuf;
@@ -222,28 +223,6 @@ fn machine_error(e: MachineError) -> Diagnostic {
     ioa::api::diagnose::machine_error(e, "a predicted path")
 }
 
-/// The slots named by `--hash-ignore`: `x` in every member that has it, or `P[0].x`.
-fn ignored_slots(machine: &Machine, names: &[String]) -> Result<Vec<usize>, String> {
-    let slots = machine.slot_names();
-    let mut out = Vec::new();
-    for name in names {
-        let hits: Vec<usize> = slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| *s == name || s.rsplit_once('.').is_some_and(|(_, v)| v == name))
-            .map(|(k, _)| k)
-            .collect();
-        if hits.is_empty() {
-            return Err(format!(
-                "--hash-ignore: no state variable `{name}` (variables look like {})",
-                slots.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
-            ));
-        }
-        out.extend(hits);
-    }
-    Ok(out)
-}
-
 fn print_text(
     args: &PredictArgs,
     m: &Model,
@@ -344,30 +323,4 @@ fn print_comparison(report: &PredictReport, bfs: &PredictReport, quiet: bool) {
             b.elapsed.as_secs_f64() / c.elapsed.as_secs_f64()
         ));
     }
-}
-
-fn json(
-    machine: &Machine,
-    report: &PredictReport,
-    bfs: Option<&PredictReport>,
-) -> serde_json::Value {
-    let one = |r: &PredictReport| {
-        serde_json::json!({
-            "predictions": r.predictions.iter().map(|p| serde_json::json!({
-                "invariant": machine.spec.invariants[p.invariant].name,
-                "steps": p.path.len(),
-            })).collect::<Vec<_>>(),
-            "states": r.stats.states,
-            "transitions": r.stats.transitions,
-            "local_skipped": r.stats.local_skipped,
-            "depth": r.stats.depth,
-            "complete": r.complete,
-            "seconds": r.stats.elapsed.as_secs_f64(),
-        })
-    };
-    serde_json::json!({
-        "automaton": machine.spec.automata[machine.root.0 as usize].name,
-        "consequence": one(report),
-        "bfs": bfs.map(one),
-    })
 }

@@ -9,6 +9,7 @@ use interpreter::runner::{RunReport, Runner, Stop};
 use interpreter::trace::Trace;
 use ioa::api::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
 use ioa::api::diagnose::stop_diagnostic;
+use ioa::api::run::shrink_violation;
 use ioa::api::runs::parse_weights;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
@@ -289,38 +290,6 @@ pub fn run(args: RunArgs) -> ExitCode {
         "{made} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n"
     ));
     ExitCode::SUCCESS
-}
-
-/// Shrinks a random run that violated an invariant to a shorter run violating the same one.
-fn shrink_violation(runner: &Runner, report: &RunReport) -> Option<RunReport> {
-    let Stop::InvariantViolated { invariant } = report.stop else {
-        return None;
-    };
-    let steps: Vec<(usize, Vec<interpreter::value::Value>)> = report
-        .trace
-        .steps
-        .iter()
-        .map(|s| (s.action, s.args.clone()))
-        .collect();
-    let mut replay = |list: &[(usize, Vec<interpreter::value::Value>)]| {
-        let r = runner.actions(list, &mut |_| true);
-        match r.stop {
-            Stop::InvariantViolated { invariant: k } if k == invariant => Some(
-                r.trace
-                    .steps
-                    .iter()
-                    .map(|s| (s.action, s.args.clone()))
-                    .collect(),
-            ),
-            _ => None,
-        }
-    };
-    let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut replay);
-    if short.len() >= steps.len() {
-        return None;
-    }
-    let r = runner.actions(&short, &mut |_| true);
-    matches!(r.stop, Stop::InvariantViolated { .. }).then_some(r)
 }
 
 /// Prints the outcome, writes the trace, and returns the exit code.

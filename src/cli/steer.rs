@@ -11,10 +11,10 @@ use checker::model::{MachineError, MachineModel};
 use checker::steer::{instance_weights, steered_run, SteerOptions, SteeredRun};
 use checker::system::SystemView;
 use interpreter::machine::Machine;
+use ioa::api::steer::Tally;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// The options of execution steering.
 #[derive(Debug, Clone, clap::Args)]
@@ -138,7 +138,7 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
             first_steered = Some(d);
         }
     }
-    tally.print(c.quiet);
+    print_stderr(&tally.text(c.quiet));
     if let (Some(path), Some(r)) = (c.trace, &first_steered) {
         match model.trace_from(start.state.clone(), &r.path) {
             Ok((tail, tail_choices)) => {
@@ -176,85 +176,5 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// The campaign's counts.
-#[derive(Default)]
-struct Tally {
-    runs: u64,
-    unsteered: u64,
-    steered: u64,
-    with_check: u64,
-    avoided_by_steering: u64,
-    avoided_by_check: u64,
-    steps: u64,
-    changed: u64,
-    predictions: u64,
-    predicted: u64,
-    filters: u64,
-    time: Duration,
-}
-
-impl Tally {
-    fn add(&mut self, plain: &SteeredRun, steered: &SteeredRun, checked: &SteeredRun) {
-        self.runs += 1;
-        self.unsteered += u64::from(plain.violated.is_some());
-        self.steered += u64::from(steered.violated.is_some());
-        self.with_check += u64::from(checked.violated.is_some());
-        if plain.violated.is_some() && checked.violated.is_none() {
-            if checked.steps_refused > 0 {
-                self.avoided_by_check += 1;
-            } else {
-                self.avoided_by_steering += 1;
-            }
-        }
-        self.steps += checked.path.len() as u64;
-        self.changed += checked.steps_filtered + checked.steps_refused;
-        self.predictions += steered.predictions + checked.predictions;
-        self.predicted += checked.predicted_violations;
-        self.filters += checked.filters_installed;
-        self.time += steered.prediction_time + checked.prediction_time;
-    }
-
-    fn print(&self, quiet: bool) {
-        let pct = |a: u64, b: u64| {
-            if b == 0 {
-                "-".to_string()
-            } else {
-                format!("{:.1}%", 100.0 * a as f64 / b as f64)
-            }
-        };
-        print_stderr(&format!(
-            "runs with a violation: unsteered {} of {}, steered {}, steered with the immediate check {}\n",
-            self.unsteered, self.runs, self.steered, self.with_check
-        ));
-        print_stderr(&format!(
-            "of the {} unsteered violations: avoided by steering {} ({}), caught by the immediate check {} ({}), not avoided {}\n",
-            self.unsteered,
-            self.avoided_by_steering,
-            pct(self.avoided_by_steering, self.unsteered),
-            self.avoided_by_check,
-            pct(self.avoided_by_check, self.unsteered),
-            self.unsteered
-                .saturating_sub(self.avoided_by_steering + self.avoided_by_check)
-        ));
-        let per_call = if quiet || self.predictions == 0 {
-            String::new()
-        } else {
-            format!(
-                "; {:.2} ms per prediction",
-                self.time.as_secs_f64() * 1000.0 / self.predictions as f64
-            )
-        };
-        print_stderr(&format!(
-            "steps changed by filters or the check: {} of {} ({}); {} predictions, {} found a violating future, {} filters installed{per_call}\n",
-            thousands(self.changed),
-            thousands(self.steps),
-            pct(self.changed, self.steps),
-            thousands(self.predictions),
-            thousands(self.predicted),
-            thousands(self.filters),
-        ));
     }
 }
