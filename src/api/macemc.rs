@@ -97,10 +97,7 @@ pub fn campaign_records(
         .collect();
     let failure = match (&report.broken, &report.dead) {
         (Some(broken), _) => {
-            let run = match replay(&model, &broken.path) {
-                Ok(r) => r,
-                Err(d) => return Err(d),
-            };
+            let run = replay(model, &broken.path)?;
             let steps = run.trace.steps.len();
             let seed = report
                 .walk_log
@@ -118,10 +115,7 @@ pub fn campaign_records(
         }
         (None, None) => None,
         (None, Some(dead)) => {
-            let run = match replay(&model, &dead.path) {
-                Ok(r) => r,
-                Err(d) => return Err(d),
-            };
+            let run = replay(model, &dead.path)?;
             let steps = run.trace.steps.len();
             let critical = match &dead.critical {
                 Critical::Found {
