@@ -3,7 +3,7 @@
 //! `checker::local`'s.
 
 use super::numbers::{count, thousands};
-use checker::explore::{explore, Options, Verdict};
+use checker::explore::{explore, Limit, Options, Verdict};
 use checker::local::{LocalReport, LocalVerdict};
 use checker::model::MachineModel;
 use interpreter::machine::{Machine, State};
@@ -271,4 +271,79 @@ pub fn json(
             "seconds": g.seconds,
         })),
     })
+}
+
+/// The verdict line of a search that confirmed no violation (it held, was bounded, or stopped
+/// at a limit); `skip_network_invariants` is `--skip-network-invariants`.
+pub fn verdict_line(
+    machine: &Machine,
+    report: &LocalReport,
+    skip_network_invariants: bool,
+) -> String {
+    let s = &report.stats;
+    match &report.verdict {
+        LocalVerdict::NoViolation { bounded } => {
+            let n_inv = report.optimised.len();
+            let (what, verb) = match n_inv {
+                0 => ("no invariant was checked".to_string(), "holds"),
+                1 => ("the invariant".to_string(), "holds"),
+                n if report.left_out.is_empty() => (format!("all {n} invariants"), "hold"),
+                n => (format!("the {n} invariants checked"), "hold"),
+            };
+            if n_inv == 0 {
+                format!(
+                    "no invariant to check: every local state explored{}\n",
+                    if *bounded { " within the bounds" } else { "" }
+                )
+            } else if *bounded {
+                format!(
+                    "no violation within the bounds: {what} held in every combination checked; deeper local states exist (raise --max-depth or --max-local-events)\n"
+                )
+            } else if s.unsettled > 0 {
+                format!(
+                    "no violation confirmed, but {} preliminary violation(s) were not settled (the soundness check's budget ran out; raise --max-sequences)\n",
+                    s.unsettled
+                )
+            } else {
+                let left_out: Vec<&str> = report
+                    .left_out
+                    .iter()
+                    .map(|(k, _)| machine.spec.invariants[*k].name.as_str())
+                    .collect();
+                if skip_network_invariants && !left_out.is_empty() {
+                    format!(
+                        "verified: {what} {verb} in every reachable system state (every local state explored, {} combinations built); left out as asked: {}\n",
+                        thousands(s.system_states),
+                        left_out.join(", ")
+                    )
+                } else if left_out.is_empty() {
+                    format!(
+                        "verified: {what} {verb} in every reachable system state (every local state explored, {} combinations built)\n",
+                        thousands(s.system_states)
+                    )
+                } else {
+                    format!(
+                        "incomplete: {what} {verb} in every reachable system state (every local state explored, {} combinations built), but {} {} not checked ({} network state: check {} with the global explorer{})\n",
+                        thousands(s.system_states),
+                        left_out.join(", "),
+                        if left_out.len() == 1 { "was" } else { "were" },
+                        if left_out.len() == 1 { "it reads" } else { "they read" },
+                        if left_out.len() == 1 { "it" } else { "them" },
+                        if skip_network_invariants { "" } else { ", or pass --skip-network-invariants to accept this" }
+                    )
+                }
+            }
+        }
+        LocalVerdict::Limit(Limit::Time(t)) => format!(
+            "stopped at the time limit ({:.0} s): no violation confirmed so far\n",
+            t.as_secs_f64()
+        ),
+        LocalVerdict::Limit(Limit::ProcessMemory(b)) => format!(
+            "stopped at the memory ceiling ({b} bytes of resident memory): no violation confirmed so far\n"
+        ),
+        LocalVerdict::Limit(_) => {
+            String::from("stopped at a limit: no violation confirmed so far\n")
+        }
+        LocalVerdict::Violated { .. } => String::new(),
+    }
 }

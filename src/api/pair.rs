@@ -1,9 +1,122 @@
 //! Paired execution (`ioa pair`) as data: the parameters of a simulation's two automata, and a
 //! failed check of the paired run as a diagnostic or JSON. The run itself is `simrel`'s.
 
-use interpreter::machine::Disabled;
+use interpreter::machine::{Disabled, Machine};
+use interpreter::runner::RunReport;
+use interpreter::trace::Trace;
+use interpreter::value::Value;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
-use simrel::{Check, PairFailure};
+use ioa_lang::ir::{Simulation, Spec};
+use simrel::{Check, Pair, PairFailure};
+
+/// Runs the implementation with a step observer (a schedule, a seeded random run, or a list of
+/// action instances).
+pub type RunWith<'a> = dyn FnMut(&mut dyn FnMut(&Trace) -> bool) -> RunReport + 'a;
+
+/// What one paired run ended with.
+pub struct PairedRun {
+    /// The implementation's run.
+    pub trace: Trace,
+    /// Its `choose` indices per step.
+    pub choices: Vec<Vec<usize>>,
+    /// The check that failed, if one did.
+    pub failure: Option<PairFailure>,
+    /// Another reason the implementation's run stopped (a disabled step, an error).
+    pub other: Option<Diagnostic>,
+    /// The specification's steps, in the paper's log format.
+    pub b_log: Vec<String>,
+}
+
+impl PairedRun {
+    /// Whether a check failed or the run stopped on a problem.
+    pub fn failed(&self) -> bool {
+        self.failure.is_some() || self.other.is_some()
+    }
+}
+
+/// Runs the implementation `a` with `run` and, through the simulation's proof block, the
+/// specification `b` in lockstep, checking each step; `show(k, trace, b_lines)` is called after
+/// every step that passed its checks with the specification's new log lines.
+pub fn paired_run(
+    spec: &Spec,
+    sim: &Simulation,
+    a: &Machine,
+    b: &Machine,
+    run: &mut RunWith,
+    show: &mut dyn FnMut(usize, &Trace, &[String]),
+) -> PairedRun {
+    let mut pair: Option<Pair> = None;
+    let mut failure = None;
+    let mut logged = 0;
+    let mut on_step = |t: &Trace| -> bool {
+        let k = t.steps.len();
+        let result = if k == 0 {
+            Pair::start(spec, sim, a, b, &t.states[0]).map(|p| pair = Some(p))
+        } else {
+            let s = &t.steps[k - 1];
+            match pair.as_mut() {
+                Some(p) => p.step(k, s.action, s.kind, &s.args, &t.states[k - 1], &t.states[k]),
+                None => Ok(()),
+            }
+        };
+        if result.is_ok() {
+            let new: &[String] = pair.as_ref().map_or(&[], |p| &p.b_log[logged..]);
+            show(k, t, new);
+            logged += new.len();
+        }
+        match result {
+            Ok(()) => true,
+            Err(f) => {
+                failure = Some(f);
+                false
+            }
+        }
+    };
+    let report = run(&mut on_step);
+    let other = if failure.is_none() {
+        super::diagnose::stop_diagnostic(a, &report)
+    } else {
+        None
+    };
+    PairedRun {
+        trace: report.trace,
+        choices: report.choices,
+        failure,
+        other,
+        b_log: pair.map(|p| p.b_log).unwrap_or_default(),
+    }
+}
+
+/// An action instance of the implementation: the action and its arguments.
+pub type Instance = (usize, Vec<Value>);
+
+/// Shrinks a failed paired run to a shorter run of the implementation that still fails a check
+/// (`again` re-runs a list of action instances paired); `None` when no shorter one fails.
+pub fn shrink_paired(
+    failed: &PairedRun,
+    again: &mut dyn FnMut(&[Instance]) -> PairedRun,
+) -> Option<PairedRun> {
+    let steps: Vec<Instance> = failed
+        .trace
+        .steps
+        .iter()
+        .map(|s| (s.action, s.args.clone()))
+        .collect();
+    let mut fails = |list: &[Instance]| {
+        let run = again(list);
+        run.failed().then(|| {
+            run.trace
+                .steps
+                .iter()
+                .map(|s| (s.action, s.args.clone()))
+                .collect()
+        })
+    };
+    let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut fails);
+    (short.len() < steps.len())
+        .then(|| again(&short))
+        .filter(PairedRun::failed)
+}
 
 /// The parameters of the two automata of a paired run.
 pub struct PairParams {

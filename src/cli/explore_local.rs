@@ -2,11 +2,11 @@
 //! state or from a state of a recorded run (`--from TRACE --at K`), optionally side by side with
 //! the global explorer under the same limits (`--compare-global`).
 
-use super::explore::{count, thousands, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
+use super::explore::{count, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::model::Model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::Format;
-use checker::explore::{Limit, Options};
+use checker::explore::Options;
 use checker::local::search::run_local;
 use checker::local::{LocalError, LocalOptions, LocalReport, LocalVerdict};
 use checker::model::MachineModel;
@@ -15,6 +15,7 @@ use interpreter::runner::{RunReport, Stop};
 use interpreter::trace::Trace;
 use ioa::api::local::{
     comparison, describe_strategy, eager_line, json, nodes_line, run_global, stats_lines,
+    verdict_line,
 };
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
@@ -257,68 +258,11 @@ fn print_text(
 ) {
     let s = &report.stats;
     match &report.verdict {
-        LocalVerdict::NoViolation { bounded } => {
-            let n_inv = report.optimised.len();
-            let (what, verb) = match n_inv {
-                0 => ("no invariant was checked".to_string(), "holds"),
-                1 => ("the invariant".to_string(), "holds"),
-                n if report.left_out.is_empty() => (format!("all {n} invariants"), "hold"),
-                n => (format!("the {n} invariants checked"), "hold"),
-            };
-            if n_inv == 0 {
-                print_stderr(&format!(
-                    "no invariant to check: every local state explored{}\n",
-                    if *bounded { " within the bounds" } else { "" }
-                ));
-            } else if *bounded {
-                print_stderr(&format!(
-                    "no violation within the bounds: {what} held in every combination checked; deeper local states exist (raise --max-depth or --max-local-events)\n"
-                ));
-            } else if s.unsettled > 0 {
-                print_stderr(&format!(
-                    "no violation confirmed, but {} preliminary violation(s) were not settled (the soundness check's budget ran out; raise --max-sequences)\n",
-                    s.unsettled
-                ));
-            } else {
-                let left_out: Vec<&str> = report
-                    .left_out
-                    .iter()
-                    .map(|(k, _)| machine.spec.invariants[*k].name.as_str())
-                    .collect();
-                if args.local.skip_network_invariants && !left_out.is_empty() {
-                    print_stderr(&format!(
-                        "verified: {what} {verb} in every reachable system state (every local state explored, {} combinations built); left out as asked: {}\n",
-                        thousands(s.system_states),
-                        left_out.join(", ")
-                    ));
-                } else if left_out.is_empty() {
-                    print_stderr(&format!(
-                        "verified: {what} {verb} in every reachable system state (every local state explored, {} combinations built)\n",
-                        thousands(s.system_states)
-                    ));
-                } else {
-                    print_stderr(&format!(
-                        "incomplete: {what} {verb} in every reachable system state (every local state explored, {} combinations built), but {} {} not checked ({} network state: check {} with the global explorer{})\n",
-                        thousands(s.system_states),
-                        left_out.join(", "),
-                        if left_out.len() == 1 { "was" } else { "were" },
-                        if left_out.len() == 1 { "it reads" } else { "they read" },
-                        if left_out.len() == 1 { "it" } else { "them" },
-                        if args.local.skip_network_invariants { "" } else { ", or pass --skip-network-invariants to accept this" }
-                    ));
-                }
-            }
-        }
-        LocalVerdict::Limit(Limit::Time(t)) => print_stderr(&format!(
-            "stopped at the time limit ({:.0} s): no violation confirmed so far\n",
-            t.as_secs_f64()
+        LocalVerdict::NoViolation { .. } | LocalVerdict::Limit(_) => print_stderr(&verdict_line(
+            machine,
+            report,
+            args.local.skip_network_invariants,
         )),
-        LocalVerdict::Limit(Limit::ProcessMemory(b)) => print_stderr(&format!(
-            "stopped at the memory ceiling ({b} bytes of resident memory): no violation confirmed so far\n"
-        )),
-        LocalVerdict::Limit(_) => {
-            print_stderr("stopped at a limit: no violation confirmed so far\n")
-        }
         LocalVerdict::Violated { .. } => {
             let r = run.expect("a confirmed run");
             for k in 1..=r.trace.steps.len() {

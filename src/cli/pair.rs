@@ -8,9 +8,11 @@ use interpreter::machine::Machine;
 use interpreter::runner::Runner;
 use interpreter::trace::Trace;
 use ioa::api::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
-use ioa::api::pair::{failure_diagnostic, failure_json, pair_params};
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
-use simrel::{Pair, PairFailure};
+use ioa::api::pair::{
+    failure_diagnostic, failure_json, pair_params, paired_run, shrink_paired, PairedRun as Outcome,
+    RunWith,
+};
+use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -83,18 +85,6 @@ fn usage(message: String) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Runs the implementation with a step observer.
-type RunWith<'a> = dyn FnMut(&mut dyn FnMut(&Trace) -> bool) -> interpreter::runner::RunReport + 'a;
-
-/// What one paired run ended with.
-struct Outcome {
-    trace: Trace,
-    choices: Vec<Vec<usize>>,
-    failure: Option<PairFailure>,
-    other: Option<Diagnostic>,
-    b_log: Vec<String>,
-}
-
 /// Runs `ioa pair`.
 pub fn run(args: PairArgs) -> ExitCode {
     let m = match model::load(
@@ -150,52 +140,17 @@ pub fn run(args: PairArgs) -> ExitCode {
     };
     let log = args.log && !args.quiet && args.format == Format::Text;
     let drive = |run: &mut RunWith, log: bool| -> Outcome {
-        let mut pair: Option<Pair> = None;
-        let mut failure = None;
-        let mut logged = 0;
-        let mut on_step = |t: &Trace| -> bool {
-            let k = t.steps.len();
-            let result = if k == 0 {
-                Pair::start(&m.spec, sim, &a, &b, &t.states[0]).map(|p| pair = Some(p))
-            } else {
-                let s = &t.steps[k - 1];
-                match pair.as_mut() {
-                    Some(p) => p.step(k, s.action, s.kind, &s.args, &t.states[k - 1], &t.states[k]),
-                    None => Ok(()),
-                }
-            };
-            if log && result.is_ok() {
+        let mut show = |k: usize, t: &Trace, b_lines: &[String]| {
+            if log {
                 if k > 0 {
                     print_stdout(&t.log_line(&a, k));
                 }
-                if let Some(p) = &pair {
-                    for line in &p.b_log[logged..] {
-                        print_stdout(&format!("    ↳ {line} in automaton {b_name}"));
-                    }
-                    logged = p.b_log.len();
-                }
-            }
-            match result {
-                Ok(()) => true,
-                Err(f) => {
-                    failure = Some(f);
-                    false
+                for line in b_lines {
+                    print_stdout(&format!("    ↳ {line} in automaton {b_name}"));
                 }
             }
         };
-        let report = run(&mut on_step);
-        let other = if failure.is_none() {
-            ioa::api::diagnose::stop_diagnostic(&a, &report)
-        } else {
-            None
-        };
-        Outcome {
-            trace: report.trace,
-            choices: report.choices,
-            failure,
-            other,
-            b_log: pair.map(|p| p.b_log).unwrap_or_default(),
-        }
+        paired_run(&m.spec, sim, &a, &b, run, &mut show)
     };
     let (outcome, what) = if let Some(name) = &args.schedule {
         let Some(schedule) = m
@@ -266,28 +221,9 @@ pub fn run(args: PairArgs) -> ExitCode {
             }
             if o.failure.is_some() || o.other.is_some() {
                 let found = o.trace.steps.len();
-                let steps: Vec<(usize, Vec<interpreter::value::Value>)> = o
-                    .trace
-                    .steps
-                    .iter()
-                    .map(|s| (s.action, s.args.clone()))
-                    .collect();
-                // Shrink to a shorter run of the implementation that still fails a check.
-                let mut fails = |list: &[(usize, Vec<interpreter::value::Value>)]| {
-                    let again = drive(&mut |cb| runner.actions(list, cb), false);
-                    (again.failure.is_some() || again.other.is_some()).then(|| {
-                        again
-                            .trace
-                            .steps
-                            .iter()
-                            .map(|s| (s.action, s.args.clone()))
-                            .collect()
-                    })
-                };
-                let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut fails);
-                let shrunk = (short.len() < steps.len())
-                    .then(|| drive(&mut |cb| runner.actions(&short, cb), false))
-                    .filter(|x| x.failure.is_some() || x.other.is_some());
+                let shrunk = shrink_paired(&o, &mut |list| {
+                    drive(&mut |cb| runner.actions(list, cb), false)
+                });
                 let label = format!("run {} of {} (seed {seed})", r + 1, args.runs);
                 let shown = shrunk.as_ref().unwrap_or(&o);
                 let diag = shown

@@ -4,7 +4,6 @@
 //! written as an ITF trace from the model's start (`--trace`). `--compare-bfs` runs plain
 //! breadth-first search to the same depth in the same run.
 
-use super::explore::{count, thousands};
 use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
@@ -14,7 +13,7 @@ use checker::system::SystemView;
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Stop};
 use interpreter::trace::Trace;
-use ioa::api::predict::{ignored_slots, json};
+use ioa::api::predict::{comparison, ignored_slots, json, summary};
 use ioa::api::snapshot::{snapshot, Snapshot};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::PathBuf;
@@ -209,7 +208,7 @@ pub fn run(args: PredictArgs) -> ExitCode {
     } else {
         print_text(&args, &m, &machine, &snap, &report, first.as_ref());
         if let Some(b) = &bfs {
-            print_comparison(&report, b, args.quiet);
+            print_stderr(&comparison(&report, b, args.quiet));
         }
     }
     if report.predictions.is_empty() {
@@ -231,12 +230,6 @@ fn print_text(
     report: &PredictReport,
     first: Option<&RunReport>,
 ) {
-    let s = &report.stats;
-    let from = if snap.prefix.steps.is_empty() {
-        "the start state".to_string()
-    } else {
-        format!("state {} of the trace", snap.prefix.steps.len())
-    };
     if let Some(r) = first {
         for k in 1..=r.trace.steps.len() {
             print_stdout(&r.trace.log_line(machine, k));
@@ -245,82 +238,11 @@ fn print_text(
             print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         }
     }
-    let verdict = match (report.predictions.len(), report.complete) {
-        (0, true) => format!(
-            "no violation predicted: every future of up to {} from {from} keeps every invariant",
-            count(args.max_depth as u64, "step")
-        ),
-        (0, false) => format!("no violation predicted from {from} before the time limit"),
-        (n, _) => format!(
-            "{} predicted from {from}; the shortest takes {} (steps {} to {} above)",
-            count(n as u64, "violation"),
-            count(report.predictions[0].path.len() as u64, "step"),
-            snap.prefix.steps.len() + 1,
-            snap.prefix.steps.len() + report.predictions[0].path.len()
-        ),
-    };
-    print_stderr(&format!("{verdict}\n"));
-    for p in report.predictions.iter().skip(1).take(9) {
-        print_stderr(&format!(
-            "  also: `{}` after {}\n",
-            machine.spec.invariants[p.invariant].name,
-            count(p.path.len() as u64, "step")
-        ));
-    }
-    let time = if args.quiet {
-        String::new()
-    } else {
-        format!(", {:.3} s", s.elapsed.as_secs_f64())
-    };
-    print_stderr(&format!(
-        "consequence search: {} states, {} explored, {} local action instances not tried, depth {}{time}\n",
-        thousands(s.states),
-        count(s.transitions, "transition"),
-        thousands(s.local_skipped),
-        s.depth,
+    print_stderr(&summary(
+        machine,
+        report,
+        snap.prefix.steps.len(),
+        args.max_depth,
+        args.quiet,
     ));
-}
-
-fn print_comparison(report: &PredictReport, bfs: &PredictReport, quiet: bool) {
-    let (c, b) = (&report.stats, &bfs.stats);
-    print_stderr(&format!(
-        "{:<16} {:>16} {:>16}\n",
-        "", "consequence", "breadth-first"
-    ));
-    for (name, x, y) in [
-        ("states", thousands(c.states), thousands(b.states)),
-        (
-            "transitions",
-            thousands(c.transitions),
-            thousands(b.transitions),
-        ),
-        ("depth", c.depth.to_string(), b.depth.to_string()),
-        (
-            "violations",
-            report.predictions.len().to_string(),
-            bfs.predictions.len().to_string(),
-        ),
-        (
-            "time (s)",
-            format!("{:.3}", c.elapsed.as_secs_f64()),
-            format!("{:.3}", b.elapsed.as_secs_f64()),
-        ),
-    ] {
-        if quiet && name == "time (s)" {
-            continue;
-        }
-        print_stderr(&format!("{name:<16} {x:>16} {y:>16}\n"));
-    }
-    if quiet {
-        print_stderr(&format!(
-            "breadth-first/consequence: {:.1}x the transitions\n",
-            b.transitions as f64 / c.transitions.max(1) as f64
-        ));
-    } else if c.elapsed.as_secs_f64() > 0.0 {
-        print_stderr(&format!(
-            "breadth-first/consequence: {:.1}x the transitions, {:.1}x the time\n",
-            b.transitions as f64 / c.transitions.max(1) as f64,
-            b.elapsed.as_secs_f64() / c.elapsed.as_secs_f64()
-        ));
-    }
 }
