@@ -668,3 +668,150 @@ pub fn limit_json(limit: &Limit) -> serde_json::Value {
         Limit::ProcessMemory(b) => serde_json::json!({ "process_bytes": b }),
     }
 }
+
+/// The closing line of a text report: time, rates, memory per state and threads.
+pub fn performance_line(stats: &Stats) -> String {
+    format!(
+        "time {:.2} s, {} states/s ({} generated/s), {} bytes/state, {}",
+        stats.elapsed.as_secs_f64(),
+        thousands(stats.states_per_second() as u64),
+        thousands((stats.generated as f64 / stats.elapsed.as_secs_f64().max(1e-9)) as u64),
+        thousands(stats.bytes_per_state() as u64),
+        count(stats.threads as u64, "thread")
+    )
+}
+
+/// The JSON report of a search of `machine`; `trace` is the file the counterexample was written
+/// to, `distributed` the per-worker part of a distributed search.
+pub fn report_json(
+    machine: &Machine,
+    outcome: &Outcome,
+    symmetric: &[String],
+    trace: Option<String>,
+    distributed: Option<serde_json::Value>,
+    reduction: Option<&ReductionSummary>,
+) -> serde_json::Value {
+    let stats = &outcome.stats;
+    let aut_name = &machine.spec.automata[machine.root.0 as usize].name;
+    let verdict = outcome.verdict.name();
+    let run_report = outcome.counterexample.as_ref();
+    let limit = match &outcome.verdict {
+        Verdict::LimitReached(l) => Some(limit_json(l)),
+        _ => None,
+    };
+    serde_json::json!({
+        "automaton": aut_name,
+        "verdict": verdict,
+        "limit": limit,
+        "invariant": match &outcome.verdict {
+            Verdict::Violated { invariant } => Some(machine.spec.invariants[*invariant].name.clone()),
+            _ => None,
+        },
+        "counterexample_steps": run_report.map(|r| r.trace.steps.len()),
+        "symmetric": symmetric,
+        "states": stats.distinct,
+        "generated": stats.generated,
+        "checked": stats.checked,
+        "depth": stats.depth,
+        "levels_completed": stats.levels_completed,
+        "deadlocks": stats.deadlocks,
+        "seconds": stats.elapsed.as_secs_f64(),
+        "states_per_second": stats.states_per_second(),
+        "bytes_per_state": stats.bytes_per_state(),
+        "threads": stats.threads,
+        "trace": trace,
+        "distributed": distributed,
+        "reduction": reduction.map(ReductionSummary::json),
+        "spill": stats.spill.as_ref().map(spill_json),
+    })
+}
+
+/// The verdict line of a text report: verified, stopped at a limit, or the counterexample's
+/// length; `memory_ceiling_given` says whether the ceiling was the user's.
+pub fn verdict_text(
+    outcome: &Outcome,
+    n_inv: usize,
+    por_reduced: bool,
+    memory_ceiling_given: bool,
+) -> String {
+    let stats = &outcome.stats;
+    let deadlocks = match stats.deadlocks {
+        0 => "no deadlock".to_string(),
+        n => format!("{} without successors", count(n, "state")),
+    };
+    match &outcome.verdict {
+        Verdict::Verified => {
+            let all = match n_inv {
+                0 => "no invariant to check in".to_string(),
+                1 => "the invariant holds in".to_string(),
+                n => format!("all {n} invariants hold in"),
+            };
+            let which = if por_reduced {
+                "states of the reduced state space (which preserves every reachable violation and deadlock)"
+            } else {
+                "reachable states"
+            };
+            format!(
+                "verified: {all} all {} {which} ({} generated, depth {}, {deadlocks})\n",
+                thousands(stats.distinct),
+                thousands(stats.generated),
+                stats.depth
+            )
+        }
+        Verdict::LimitReached(limit) => {
+            let which = match limit {
+                Limit::States(n) => format!("the state limit ({} states)", thousands(*n)),
+                Limit::Depth(d) => format!("the depth limit ({d}; deeper states exist)"),
+                Limit::Time(t) => format!("the time limit ({:.0} s)", t.as_secs_f64()),
+                Limit::Memory(b) => {
+                    let why = stats
+                        .spill
+                        .as_ref()
+                        .and_then(|s| s.error.as_deref())
+                        .map(|e| format!(": the visited set could not spill to disk ({e})"))
+                        .unwrap_or_else(|| {
+                            // A distributed search stops when a process's resident memory
+                            // passes the limit.
+                            " of resident memory in a process".to_string()
+                        });
+                    format!("the memory limit ({}){why}", bytes(*b))
+                }
+                Limit::ProcessMemory(b) => format!(
+                    "the memory ceiling ({}{}; with --memory-limit the visited set spills to disk instead)",
+                    bytes(*b),
+                    if memory_ceiling_given {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {}% of this machine's memory",
+                            checker::memory::DEFAULT_CEILING_PERCENT
+                        )
+                    }
+                ),
+            };
+            format!(
+                "stopped at {which}: {}; no invariant failed\n",
+                coverage(stats)
+            )
+        }
+        _ => {
+            let steps = outcome
+                .counterexample
+                .as_ref()
+                .map_or(0, |r| r.trace.steps.len());
+            let what = match &outcome.verdict {
+                Verdict::Error => "the search stopped on an error after",
+                Verdict::Deadlock => "shortest path to a deadlock:",
+                _ if por_reduced => "counterexample (shortest in the reduced state space):",
+                _ => "shortest counterexample:",
+            };
+            format!(
+                "{what} {} ({} stored, {} generated, depth {})\n",
+                count(steps as u64, "step"),
+                count(stats.distinct, "state"),
+                thousands(stats.generated),
+                stats.depth
+            )
+        }
+    }
+}

@@ -186,3 +186,78 @@ pub fn throughput(stats: &SearchStats) -> String {
         stats.elapsed.as_secs_f64()
     )
 }
+
+/// The verdict on a dead path whose critical transition (step `step`, logged as `line`) was
+/// placed: violated when the exact search confirmed the state after it dead, else suspected.
+pub fn found_verdict(
+    name: &str,
+    step: usize,
+    line: &str,
+    after: &Evidence,
+    walk: u64,
+    walks: u64,
+    depth_max: u64,
+) -> String {
+    match after.exact {
+        Some(Exact::Never { .. }) if after.walks == 0 => format!(
+            "violated: {name} fails: state {step} cannot reach the goal (no action is enabled in it; the dead path came from walk {} of at most {} steps); critical transition {line}",
+            walk + 1,
+            depth_max
+        ),
+        Some(Exact::Never { states }) => format!(
+            "violated: {name} fails: state {step} cannot reach the goal (the exact search explored all {} reachable from it; the dead path came from walk {} of at most {} steps); critical transition {line}",
+            count(states, "state"),
+            walk + 1,
+            depth_max
+        ),
+        _ => format!(
+            "suspected dead after {} of length {}: {name} fails (critical transition {line}, not confirmed); not a proof",
+            count(walks, "walk"),
+            depth_max
+        ),
+    }
+}
+
+/// The verdict on a dead path whose critical transition could not be placed: `(true, …)` when
+/// the property is violated from the obligation's start, `(false, …)` for C2 (the walks are too
+/// short). A `Found` critical transition is [`found_verdict`]'s.
+pub fn unplaced_verdict(name: &str, critical: &Critical) -> (bool, String) {
+    match critical {
+        Critical::Found { .. } => (true, String::new()),
+        Critical::TooShort { at } => (
+            false,
+            format!(
+                "C2: state {at} still recovers past half the path; the walks are too short to place the critical transition (raise --depth-max)"
+            ),
+        ),
+        Critical::DeadAtStart { at, evidence } => match evidence.exact {
+            Some(Exact::Never { states }) => (
+                true,
+                format!(
+                    "violated: {name} fails from the start: state {at}, where the obligation starts, cannot reach the goal (the exact search explored all {} reachable from it); there is no critical transition",
+                    count(states, "state")
+                ),
+            ),
+            _ => (
+                false,
+                format!(
+                    "C2: no walk recovers even from state {at}, where the obligation starts: the critical transition cannot be placed (raise --depth-max, or the property fails from the start)"
+                ),
+            ),
+        },
+        Critical::NotDead { evidence } => (
+            false,
+            format!(
+                "C2: the path is not dead: from its last state, state {}, {}; the walks are too short (raise --depth-max)",
+                evidence.state,
+                match evidence.exact {
+                    Some(Exact::Reaches { states }) => format!(
+                        "the exact search reaches the goal (after {})",
+                        count(states, "state")
+                    ),
+                    _ => "a walk reaches the goal".to_string(),
+                },
+            ),
+        ),
+    }
+}

@@ -10,12 +10,12 @@ use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use checker::compiled::code::Fault;
-use checker::explore::{Limit, Options, Stats};
+use checker::explore::{Options, Stats};
 use interpreter::machine::Machine;
 use interpreter::runner::RunReport;
 use ioa::api::explore::{
-    coverage, explore_machine, limit_json, progress_line, spill_json, spill_line, ExploreError,
-    Observer, Outcome, ReductionSummary, SearchSettings, Start, Verdict,
+    explore_machine, performance_line, progress_line, report_json, spill_line, verdict_text,
+    ExploreError, Observer, Outcome, ReductionSummary, SearchSettings, Start, Verdict,
 };
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::AutomatonId;
@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-pub(super) use ioa::api::numbers::{bytes, count, parse_duration, parse_memory, thousands};
+pub(super) use ioa::api::numbers::{count, parse_duration, parse_memory, thousands};
 
 /// Options of `ioa explore`.
 #[derive(clap::Args)]
@@ -415,20 +415,6 @@ pub(super) fn finish(
 ) -> ExitCode {
     let por_reduced = reduction.is_some_and(|r| r.por_reduced());
     let stats = &outcome.stats;
-    let aut_name = &machine.spec.automata[machine.root.0 as usize].name;
-    let deadlocks = match stats.deadlocks {
-        0 => "no deadlock".to_string(),
-        n => format!("{} without successors", count(n, "state")),
-    };
-    let performance = format!(
-        "time {:.2} s, {} states/s ({} generated/s), {} bytes/state, {}",
-        stats.elapsed.as_secs_f64(),
-        thousands(stats.states_per_second() as u64),
-        thousands((stats.generated as f64 / stats.elapsed.as_secs_f64().max(1e-9)) as u64),
-        thousands(stats.bytes_per_state() as u64),
-        count(stats.threads as u64, "thread")
-    );
-    let verdict = outcome.verdict.name();
     let code = match &outcome.verdict {
         Verdict::Verified => ExitCode::SUCCESS,
         Verdict::LimitReached(_) => ExitCode::from(EXIT_LIMIT),
@@ -464,35 +450,14 @@ pub(super) fn finish(
     }
 
     if args.format == Format::Json {
-        let limit = match &outcome.verdict {
-            Verdict::LimitReached(l) => Some(limit_json(l)),
-            _ => None,
-        };
-        let json = serde_json::json!({
-            "automaton": aut_name,
-            "verdict": verdict,
-            "limit": limit,
-            "invariant": match &outcome.verdict {
-                Verdict::Violated { invariant } => Some(machine.spec.invariants[*invariant].name.clone()),
-                _ => None,
-            },
-            "counterexample_steps": run_report.map(|r| r.trace.steps.len()),
-            "symmetric": args.symmetric,
-            "states": stats.distinct,
-            "generated": stats.generated,
-            "checked": stats.checked,
-            "depth": stats.depth,
-            "levels_completed": stats.levels_completed,
-            "deadlocks": stats.deadlocks,
-            "seconds": stats.elapsed.as_secs_f64(),
-            "states_per_second": stats.states_per_second(),
-            "bytes_per_state": stats.bytes_per_state(),
-            "threads": stats.threads,
-            "trace": written.map(|p| p.display().to_string()),
-            "distributed": distributed,
-            "reduction": reduction.map(ReductionSummary::json),
-            "spill": stats.spill.as_ref().map(spill_json),
-        });
+        let json = report_json(
+            machine,
+            outcome,
+            &args.symmetric,
+            written.map(|p| p.display().to_string()),
+            distributed.clone(),
+            reduction,
+        );
         print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
         if let Some(r) = run_report {
             if let Some(d) = ioa::api::diagnose::stop_diagnostic(machine, r) {
@@ -503,60 +468,12 @@ pub(super) fn finish(
     }
 
     match &outcome.verdict {
-        Verdict::Verified => {
-            let all = match n_inv {
-                0 => "no invariant to check in".to_string(),
-                1 => "the invariant holds in".to_string(),
-                n => format!("all {n} invariants hold in"),
-            };
-            let which = if por_reduced {
-                "states of the reduced state space (which preserves every reachable violation and deadlock)"
-            } else {
-                "reachable states"
-            };
-            print_stderr(&format!(
-                "verified: {all} all {} {which} ({} generated, depth {}, {deadlocks})\n",
-                thousands(stats.distinct),
-                thousands(stats.generated),
-                stats.depth
-            ));
-        }
-        Verdict::LimitReached(limit) => {
-            let which = match limit {
-                Limit::States(n) => format!("the state limit ({} states)", thousands(*n)),
-                Limit::Depth(d) => format!("the depth limit ({d}; deeper states exist)"),
-                Limit::Time(t) => format!("the time limit ({:.0} s)", t.as_secs_f64()),
-                Limit::Memory(b) => {
-                    let why = stats
-                        .spill
-                        .as_ref()
-                        .and_then(|s| s.error.as_deref())
-                        .map(|e| format!(": the visited set could not spill to disk ({e})"))
-                        .unwrap_or_else(|| {
-                            // A distributed search stops when a process's resident memory
-                            // passes the limit.
-                            " of resident memory in a process".to_string()
-                        });
-                    format!("the memory limit ({}){why}", bytes(*b))
-                }
-                Limit::ProcessMemory(b) => format!(
-                    "the memory ceiling ({}{}; with --memory-limit the visited set spills to disk instead)",
-                    bytes(*b),
-                    if args.memory_ceiling.is_some() {
-                        String::new()
-                    } else {
-                        format!(
-                            ", {}% of this machine's memory",
-                            checker::memory::DEFAULT_CEILING_PERCENT
-                        )
-                    }
-                ),
-            };
-            print_stderr(&format!(
-                "stopped at {which}: {}; no invariant failed\n",
-                coverage(stats)
-            ));
-        }
+        Verdict::Verified | Verdict::LimitReached(_) => print_stderr(&verdict_text(
+            outcome,
+            n_inv,
+            por_reduced,
+            args.memory_ceiling.is_some(),
+        )),
         _ => {
             let r = run_report.expect("a path was rebuilt");
             let steps = r.trace.steps.len();
@@ -569,18 +486,11 @@ pub(super) fn finish(
                     "error: the state after step {steps} has no enabled action (deadlock)\n"
                 )),
             }
-            let what = match &outcome.verdict {
-                Verdict::Error => "the search stopped on an error after",
-                Verdict::Deadlock => "shortest path to a deadlock:",
-                _ if por_reduced => "counterexample (shortest in the reduced state space):",
-                _ => "shortest counterexample:",
-            };
-            print_stderr(&format!(
-                "{what} {} ({} stored, {} generated, depth {})\n",
-                count(steps as u64, "step"),
-                count(stats.distinct, "state"),
-                thousands(stats.generated),
-                stats.depth
+            print_stderr(&verdict_text(
+                outcome,
+                n_inv,
+                por_reduced,
+                args.memory_ceiling.is_some(),
             ));
         }
     }
@@ -607,7 +517,7 @@ pub(super) fn finish(
         print_stderr(&r.text());
     }
     if !args.quiet {
-        print_stderr(&format!("{performance}\n"));
+        print_stderr(&format!("{}\n", performance_line(stats)));
     }
     code
 }

@@ -14,7 +14,7 @@ use super::explore::{count, parse_duration, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATI
 use super::model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use checker::liveness::macemc::{self, BrokenInvariant, Critical, Exact, SearchOptions};
+use checker::liveness::macemc::{self, BrokenInvariant, Critical, SearchOptions};
 use checker::liveness::Property;
 use checker::model::MachineModel;
 use interpreter::machine::Machine;
@@ -23,7 +23,7 @@ use ioa::api::liveness_common::{
     error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
     write_itf,
 };
-use ioa::api::macemc::{campaign_records, confidence, throughput};
+use ioa::api::macemc::{campaign_records, confidence, found_verdict, throughput, unplaced_verdict};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -333,61 +333,21 @@ pub fn run(args: LivenessSearchArgs) -> ExitCode {
                     );
                 }
             }
-            let verdict = match after.exact {
-                Some(Exact::Never { .. }) if after.walks == 0 => format!(
-                    "violated: {name} fails: state {step} cannot reach the goal (no action is enabled in it; the dead path came from walk {} of at most {} steps); critical transition {line}",
-                    dead.walk + 1,
-                    args.depth_max
-                ),
-                Some(Exact::Never { states }) => format!(
-                    "violated: {name} fails: state {step} cannot reach the goal (the exact search explored all {} reachable from it; the dead path came from walk {} of at most {} steps); critical transition {line}",
-                    count(states, "state"),
-                    dead.walk + 1,
-                    args.depth_max
-                ),
-                _ => format!(
-                    "suspected dead after {} of length {}: {name} fails (critical transition {line}, not confirmed); not a proof",
-                    count(stats.walks, "walk"),
-                    args.depth_max
-                ),
-            };
+            let verdict = found_verdict(
+                name,
+                *step,
+                &line,
+                after,
+                dead.walk,
+                stats.walks,
+                args.depth_max,
+            );
             (ExitCode::from(EXIT_VIOLATION), verdict)
         }
-        Critical::TooShort { at } => (
-            ExitCode::from(EXIT_LIMIT),
-            format!(
-                "C2: state {at} still recovers past half the path; the walks are too short to place the critical transition (raise --depth-max)"
-            ),
-        ),
-        Critical::DeadAtStart { at, evidence } => match evidence.exact {
-            Some(Exact::Never { states }) => (
-                ExitCode::from(EXIT_VIOLATION),
-                format!(
-                    "violated: {name} fails from the start: state {at}, where the obligation starts, cannot reach the goal (the exact search explored all {} reachable from it); there is no critical transition",
-                    count(states, "state")
-                ),
-            ),
-            _ => (
-                ExitCode::from(EXIT_LIMIT),
-                format!(
-                    "C2: no walk recovers even from state {at}, where the obligation starts: the critical transition cannot be placed (raise --depth-max, or the property fails from the start)"
-                ),
-            ),
+        other => match unplaced_verdict(name, other) {
+            (true, verdict) => (ExitCode::from(EXIT_VIOLATION), verdict),
+            (false, verdict) => (ExitCode::from(EXIT_LIMIT), verdict),
         },
-        Critical::NotDead { evidence } => (
-            ExitCode::from(EXIT_LIMIT),
-            format!(
-                "C2: the path is not dead: from its last state, state {}, {}; the walks are too short (raise --depth-max)",
-                evidence.state,
-                match evidence.exact {
-                    Some(Exact::Reaches { states }) => format!(
-                        "the exact search reaches the goal (after {})",
-                        count(states, "state")
-                    ),
-                    _ => "a walk reaches the goal".to_string(),
-                },
-            ),
-        ),
     };
     if let Some(dir) = &args.traces {
         if let Err(e) = std::fs::create_dir_all(dir) {

@@ -7,9 +7,9 @@ use super::{ColorChoice, Format};
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Runner, Stop};
 use interpreter::trace::Trace;
-use ioa::api::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
+use ioa::api::campaign::Shard;
 use ioa::api::diagnose::stop_diagnostic;
-use ioa::api::run::shrink_violation;
+use ioa::api::run::{random_runs, RandomEnd, RandomRuns, Stopped};
 use ioa::api::runs::parse_weights;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
@@ -180,94 +180,58 @@ pub fn run(args: RunArgs) -> ExitCode {
         "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
         args.seed, args.steps, args.runs
     ));
-    let campaign = serde_json::json!({
-        "model": args.file.display().to_string(),
-        "automaton": aut_name,
-        "params": args.params,
-        "universe": m.universe_text,
-        "seed": args.seed,
-        "steps": args.steps,
-        "weights": args.weights,
-    });
-    let mut records = Vec::new();
-    let write_report = |records: Vec<RunRecord>, failure: Option<FailureRecord>| {
-        let Some(path) = &args.report else {
-            return Ok(());
-        };
-        CampaignReport::new("run", campaign.clone(), args.runs, shard, records, failure).write(path)
+    let settings = RandomRuns {
+        runs: args.runs,
+        seed: args.seed,
+        steps: args.steps,
+        weights: &weights,
+        shard,
+        report: args.report.as_deref(),
+        campaign: serde_json::json!({
+            "model": args.file.display().to_string(),
+            "automaton": aut_name,
+            "params": args.params,
+            "universe": m.universe_text,
+            "seed": args.seed,
+            "steps": args.steps,
+            "weights": args.weights,
+        }),
     };
-    let mut total_steps = 0u64;
-    let mut deadlocks = 0u64;
-    let mut made = 0u64;
-    for r in (0..args.runs).filter(|&r| campaign::mine(shard, r)) {
-        made += 1;
-        let seed = args.seed.wrapping_add(r);
-        let log = args.log && !args.quiet;
-        let mut on_step = |t: &Trace| {
-            if log && !t.steps.is_empty() {
-                print_stdout(&t.log_line(&machine, t.steps.len()));
-            }
-            true
-        };
-        let report = runner.random(seed, args.steps, &weights, &mut on_step);
-        total_steps += report.trace.steps.len() as u64;
-        if matches!(report.stop, Stop::Deadlock) {
-            deadlocks += 1;
+    let log = args.log && !args.quiet;
+    let mut on_step = |t: &Trace| {
+        if log && !t.steps.is_empty() {
+            print_stdout(&t.log_line(&machine, t.steps.len()));
         }
-        records.push(RunRecord {
-            run: r,
-            seed,
-            steps: report.trace.steps.len() as u64,
-            outcome: match (&report.stop, report.ok()) {
-                (_, false) => "failed",
-                (Stop::Deadlock, _) => "deadlock",
-                _ => "ok",
-            }
-            .to_string(),
-        });
-        if !report.ok() || args.runs == 1 {
-            let found = report.trace.steps.len();
-            let (report, meta, what) = match shrink_violation(&runner, &report) {
-                Some(short) => {
-                    print_stderr(&format!(
-                        "run {} of {} (seed {seed}) failed after {} step(s); shrunk to {} step(s):\n",
-                        r + 1,
-                        args.runs,
-                        report.trace.steps.len(),
-                        short.trace.steps.len()
-                    ));
-                    (
-                        short,
-                        serde_json::json!({ "seed": seed, "shrunk": true }),
-                        format!("seed {seed}, shrunk"),
-                    )
-                }
-                None => (
-                    report,
-                    serde_json::json!({ "seed": seed }),
-                    format!("seed {seed}"),
-                ),
-            };
-            if !report.ok() {
-                let message = stop_diagnostic(&machine, &report).map(|d| d.message);
-                let shrunk = meta["shrunk"] == true;
-                let steps = report.trace.steps.len();
-                let detail = serde_json::json!({
-                    "diagnostic": message,
-                    "failed_after": found,
-                    "shrunk_to": shrunk.then_some(steps),
-                    "log": (1..=steps).map(|k| report.trace.log_line(&machine, k)).collect::<Vec<_>>(),
-                });
-                let failure = FailureRecord {
-                    run: r,
-                    seed,
-                    detail,
-                };
-                if let Err(e) = write_report(std::mem::take(&mut records), Some(failure)) {
-                    return usage(e);
-                }
-            } else if let Err(e) = write_report(records.clone(), None) {
-                return usage(e);
+    };
+    match random_runs(&machine, &runner, &settings, &mut on_step) {
+        Err(e) => usage(e),
+        Ok(RandomEnd::AllHeld {
+            made,
+            total_steps,
+            deadlocks,
+        }) => {
+            let n_inv = model::invariant_count(&m.spec, automaton);
+            print_stderr(&format!(
+                "{made} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n"
+            ));
+            ExitCode::SUCCESS
+        }
+        Ok(RandomEnd::Stopped(stopped)) => {
+            let Stopped {
+                run: r,
+                seed,
+                report,
+                meta,
+                what,
+                shrunk_from,
+            } = *stopped;
+            if let Some(found) = shrunk_from {
+                print_stderr(&format!(
+                    "run {} of {} (seed {seed}) failed after {found} step(s); shrunk to {} step(s):\n",
+                    r + 1,
+                    args.runs,
+                    report.trace.steps.len()
+                ));
             }
             let code = finish(&args, &m, &machine, &report, meta, &what);
             if !report.ok() && args.runs > 1 {
@@ -277,19 +241,9 @@ pub fn run(args: RunArgs) -> ExitCode {
                     args.runs
                 ));
             }
-            if !report.ok() || args.runs == 1 {
-                return code;
-            }
+            code
         }
     }
-    let n_inv = model::invariant_count(&m.spec, automaton);
-    if let Err(e) = write_report(records, None) {
-        return usage(e);
-    }
-    print_stderr(&format!(
-        "{made} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n"
-    ));
-    ExitCode::SUCCESS
 }
 
 /// Prints the outcome, writes the trace, and returns the exit code.
