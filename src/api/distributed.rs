@@ -2,11 +2,18 @@
 //! the single-process explorer counts them, and the per-worker lines and JSON. The search is the
 //! `distributed` crate's.
 
+use super::explore::ExploreError;
 use super::numbers::{mib, thousands};
+use checker::compiled::CompiledModel;
 use checker::explore::spill::SpillStats;
 use checker::explore::Stats;
+use checker::symmetry::Symmetry;
 use distributed::search::SearchReport;
 use distributed::Cluster;
+use interpreter::machine::Machine;
+use ioa_lang::diagnostics::IntoDiagnostic;
+use ioa_lang::ir::Spec;
+use ioa_lang::source_map::SourceMap;
 
 /// The totals over every worker, as the single-process explorer counts them.
 pub fn totals(
@@ -134,4 +141,53 @@ pub fn worker_json(
         })).collect::<Vec<_>>(),
         "sent_per_level": report.sent_per_level,
     })
+}
+
+/// Compiles `machine` for a distributed search (states travel between processes as words, so
+/// the compiled engine is required; a composite compiles through its flattening, as in one
+/// process). What is built lives as long as the process: timely's workers are threads that
+/// outlive any borrow, so it is leaked.
+pub fn compile_for_processes(
+    machine: &'static Machine<'static>,
+    symmetric: &[String],
+    sources: &SourceMap,
+) -> Result<&'static CompiledModel<'static, 'static>, ExploreError> {
+    let symmetry = if symmetric.is_empty() {
+        None
+    } else {
+        Some(Symmetry::new(machine, symmetric).map_err(|errors| {
+            ExploreError::Diagnostics(errors.iter().map(|e| e.to_diagnostic()).collect())
+        })?)
+    };
+    let flat = checker::compiled::flat::flat_spec(machine.spec, machine.root, symmetry.is_some());
+    let compiled = match flat {
+        Some(Ok(spec)) => {
+            let spec: &'static Spec = Box::leak(Box::new(spec));
+            match Machine::new(
+                spec,
+                machine.universe,
+                machine.root,
+                machine.root_params.clone(),
+            ) {
+                Ok(flat) => {
+                    let flat: &'static Machine<'static> = Box::leak(Box::new(flat));
+                    checker::compiled::flat::compile(machine, flat)
+                }
+                Err(e) => Err(format!(
+                    "its flattening does not run: {}",
+                    e.to_diagnostic().message
+                )
+                .into()),
+            }
+        }
+        Some(Err(reason)) => Err(reason.into()),
+        None => CompiledModel::new(machine, symmetry),
+    };
+    let compiled = compiled.map_err(|refusal| {
+        ExploreError::Usage(format!(
+            "--processes needs the compiled engine (states travel between processes as words), and this model is not compiled: {}",
+            super::explore::refusal(sources, refusal)
+        ))
+    })?;
+    Ok(Box::leak(Box::new(compiled)))
 }

@@ -9,7 +9,7 @@
 //! shows progress passes an [`Observer`].
 
 use super::model::Model;
-use super::numbers::{bytes, count, mib, thousands};
+use super::numbers::{bytes, count, mib, parse_duration, parse_memory, thousands};
 use checker::compiled::code::Fault;
 use checker::compiled::CompiledModel;
 use checker::explore::spill::SpillStats;
@@ -814,4 +814,57 @@ pub fn verdict_text(
             )
         }
     }
+}
+
+/// The limits of a search as the user wrote them (`--time-limit 5m`, `--memory-limit 64MiB`).
+#[derive(Debug, Clone, Default)]
+pub struct Limits<'a> {
+    /// Worker threads (0: every core).
+    pub threads: usize,
+    /// Stop after this many distinct states.
+    pub max_states: Option<u64>,
+    /// Do not explore beyond this depth.
+    pub max_depth: Option<u32>,
+    /// `90`, `90s`, `5m`, `2h`.
+    pub time_limit: Option<&'a str>,
+    /// Memory for the visited set before it spills to disk.
+    pub memory_limit: Option<&'a str>,
+    /// Without a memory limit: the process's resident memory at which the search stops
+    /// (default: a share of the machine's memory).
+    pub memory_ceiling: Option<&'a str>,
+    /// Report a state without successors as a violation.
+    pub deadlock: bool,
+}
+
+/// The search options for `l`, the same for every search (global, local, liveness,
+/// distributed); an `Err` names the option that does not read.
+pub fn search_options(l: &Limits) -> Result<Options, String> {
+    let time_limit = match l.time_limit.map(parse_duration).transpose() {
+        Ok(t) => t,
+        Err(e) => return Err(format!("--time-limit: {e}")),
+    };
+    let memory_limit = match l.memory_limit.map(parse_memory).transpose() {
+        Ok(t) => t,
+        Err(e) => return Err(format!("--memory-limit: {e}")),
+    };
+    let memory_ceiling = match l.memory_ceiling.map(parse_memory).transpose() {
+        Ok(t) => t,
+        Err(e) => return Err(format!("--memory-ceiling: {e}")),
+    };
+    Ok(Options {
+        threads: l.threads,
+        max_states: l.max_states,
+        max_depth: l.max_depth,
+        time_limit,
+        memory_limit,
+        // Without --memory-limit, a ceiling on the process keeps the kernel from killing the
+        // run: it stops with what it covered instead.
+        process_memory_ceiling: if memory_limit.is_none() {
+            memory_ceiling.or_else(checker::memory::default_ceiling)
+        } else {
+            None
+        },
+        deadlock_is_violation: l.deadlock,
+        batch: 0,
+    })
 }

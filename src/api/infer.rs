@@ -3,7 +3,7 @@
 //! (`--derive`, `--bounds`). Pure functions of the stages' results; the command prints them.
 
 use super::fs::Appended;
-use super::infer_filter::{self, Filtered, Status};
+use super::infer_filter::{self, Candidate, Filtered, Origin, Status};
 use super::model::Model;
 use daikon::validate::{self, Validation};
 use daikon::{DeriveOptions, GrammarOptions};
@@ -253,4 +253,36 @@ pub fn check_on_runs(
     }
     validate::validate(&spec, &m.universe, plan, names)
         .map_err(|e| NotValidated::Failed(e.to_diagnostic()))
+}
+
+/// Adds the invariant templates read off the program text of automaton `aut_name` in `file`
+/// to the candidates (those not already proposed), named `PREFIX<n>` from `first` on, skipping
+/// names in `taken`.
+pub fn add_templates(
+    candidates: &mut Vec<Candidate>,
+    file: &Path,
+    aut_name: &str,
+    prefix: &str,
+    first: usize,
+    taken: &[String],
+) {
+    let loaded = ioa_lang::loader::load(&[file.to_path_buf()], &super::fs::OsFileSystem);
+    let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
+    let mut next = first;
+    for t in ::verify::templates::from_program(&files, aut_name) {
+        if candidates.iter().any(|c| c.text == t.text) {
+            continue;
+        }
+        let mut name = format!("{prefix}{next}");
+        while taken.contains(&name) {
+            next += 1;
+            name = format!("{prefix}{next}");
+        }
+        next += 1;
+        candidates.push(Candidate {
+            name,
+            text: t.text,
+            origin: Origin::Template(t.origin),
+        });
+    }
 }

@@ -10,12 +10,13 @@ use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use checker::compiled::code::Fault;
-use checker::explore::{Options, Stats};
+use checker::explore::Stats;
 use interpreter::machine::Machine;
 use interpreter::runner::RunReport;
 use ioa::api::explore::{
-    explore_machine, performance_line, progress_line, report_json, spill_line, verdict_text,
-    ExploreError, Observer, Outcome, ReductionSummary, SearchSettings, Start, Verdict,
+    explore_machine, performance_line, progress_line, report_json, search_options, spill_line,
+    verdict_text, ExploreError, Limits, Observer, Outcome, ReductionSummary, SearchSettings, Start,
+    Verdict,
 };
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use ioa_lang::ir::AutomatonId;
@@ -24,7 +25,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-pub(super) use ioa::api::numbers::{count, parse_duration, parse_memory, thousands};
+pub(super) use ioa::api::numbers::{count, parse_duration, thousands};
 
 /// Options of `ioa explore`.
 #[derive(clap::Args)]
@@ -242,34 +243,19 @@ pub fn run(mut args: ExploreArgs) -> ExitCode {
     if let Err(e) = ioa::api::explore::select_invariants(&mut m.spec, automaton, &args.invariants) {
         return usage(e);
     }
-    let time_limit = match args.time_limit.as_deref().map(parse_duration).transpose() {
-        Ok(t) => t,
-        Err(e) => return usage(format!("--time-limit: {e}")),
-    };
-    let memory_limit = match args.memory_limit.as_deref().map(parse_memory).transpose() {
-        Ok(t) => t,
-        Err(e) => return usage(format!("--memory-limit: {e}")),
-    };
-    let memory_ceiling = match args.memory_ceiling.as_deref().map(parse_memory).transpose() {
-        Ok(t) => t,
-        Err(e) => return usage(format!("--memory-ceiling: {e}")),
-    };
     // The same limits for every search: global, local (LMC), liveness and distributed.
-    let options = Options {
+    let limits = Limits {
         threads: args.threads,
         max_states: args.max_states,
         max_depth: args.max_depth,
-        time_limit,
-        memory_limit,
-        // Without --memory-limit, a ceiling on the process keeps the kernel from killing the
-        // run: it stops with what it covered instead.
-        process_memory_ceiling: if memory_limit.is_none() {
-            memory_ceiling.or_else(checker::memory::default_ceiling)
-        } else {
-            None
-        },
-        deadlock_is_violation: args.deadlock,
-        batch: 0,
+        time_limit: args.time_limit.as_deref(),
+        memory_limit: args.memory_limit.as_deref(),
+        memory_ceiling: args.memory_ceiling.as_deref(),
+        deadlock: args.deadlock,
+    };
+    let options = match search_options(&limits) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
     };
     if args.dist.processes.is_some() || args.dist.checkpoint.is_some() || args.dist.resume.is_some()
     {
@@ -395,11 +381,6 @@ impl Observer for Shown<'_> {
             ));
         }
     }
-}
-
-/// Why the compiled engine does not take the model (see [`ioa::api::explore::refusal`]).
-pub(super) fn refusal(m: &Model, r: checker::compiled::Refusal) -> String {
-    ioa::api::explore::refusal(&m.sources, r)
 }
 
 /// Prints the outcome, writes the trace, and returns the exit code; `distributed` is the

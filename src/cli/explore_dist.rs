@@ -8,17 +8,16 @@ use super::explore::{count, fail, finish, print_start, thousands, usage, Explore
 use super::model::{self, Model};
 use super::output::print_stderr;
 use super::Format;
-use checker::compiled::CompiledModel;
 use checker::explore::{Options, Report, Verdict};
 use checker::model::MachineModel;
-use checker::symmetry::Symmetry;
 use distributed::checkpoint::Checkpointing;
 use distributed::search::{LevelProgress, Outcome};
 use distributed::{hostfile, Cluster};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
-use ioa::api::distributed::{totals, worker_json, worker_lines};
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa::api::distributed::{compile_for_processes, totals, worker_json, worker_lines};
+use ioa::api::explore::ExploreError;
+use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::AutomatonId;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -117,47 +116,11 @@ pub fn run(
         Err(e) => return fail(&[e.to_diagnostic()], m, args.color),
     };
     let machine: &'static Machine<'static> = Box::leak(Box::new(machine));
-    let symmetry = if args.symmetric.is_empty() {
-        None
-    } else {
-        match Symmetry::new(machine, &args.symmetric) {
-            Ok(s) => Some(s),
-            Err(errors) => {
-                let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-                return fail(&diags, m, args.color);
-            }
-        }
-    };
-    // A composite compiles through its flattening, as in one process (checker::compiled::flat).
-    let flat = checker::compiled::flat::flat_spec(&m.spec, automaton, symmetry.is_some());
-    let compiled = match flat {
-        Some(Ok(spec)) => {
-            let spec: &'static ioa_lang::ir::Spec = Box::leak(Box::new(spec));
-            match Machine::new(spec, &m.universe, automaton, machine.root_params.clone()) {
-                Ok(flat) => {
-                    let flat: &'static Machine<'static> = Box::leak(Box::new(flat));
-                    checker::compiled::flat::compile(machine, flat)
-                }
-                Err(e) => Err(format!(
-                    "its flattening does not run: {}",
-                    e.to_diagnostic().message
-                )
-                .into()),
-            }
-        }
-        Some(Err(reason)) => Err(reason.into()),
-        None => CompiledModel::new(machine, symmetry),
-    };
-    let compiled = match compiled {
+    let compiled = match compile_for_processes(machine, &args.symmetric, &m.sources) {
         Ok(c) => c,
-        Err(refusal) => {
-            return usage(format!(
-                "--processes needs the compiled engine (states travel between processes as words), and this model is not compiled: {}",
-                super::explore::refusal(m, refusal)
-            ))
-        }
+        Err(ExploreError::Usage(e)) => return usage(e),
+        Err(ExploreError::Diagnostics(d)) => return fail(&d, m, args.color),
     };
-    let compiled: &'static CompiledModel<'static, 'static> = Box::leak(Box::new(compiled));
     let explorer = match MachineModel::new(machine, None) {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], m, args.color),

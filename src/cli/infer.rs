@@ -11,8 +11,8 @@ use daikon::{Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
 use ioa::api::infer::{
-    check_on_runs, filter_summary, filter_text, parse_bounds, parse_derive, refuted_text,
-    validation_text, NotValidated,
+    add_templates, check_on_runs, filter_summary, filter_text, parse_bounds, parse_derive,
+    refuted_text, validation_text, NotValidated,
 };
 use ioa::api::infer_filter::{self, Candidate, Exploring, Origin, Status};
 use ioa::api::runs::{self, RunId};
@@ -253,28 +253,15 @@ pub fn run(args: InferArgs) -> ExitCode {
         })
         .collect();
     if args.templates {
-        let loaded = ioa_lang::loader::load(
-            std::slice::from_ref(&args.file),
-            &ioa::api::fs::OsFileSystem,
+        let first = report.declarations.len() + 1;
+        add_templates(
+            &mut candidates,
+            &args.file,
+            &aut_name,
+            &args.prefix,
+            first,
+            &taken,
         );
-        let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
-        let mut next = report.declarations.len() + 1;
-        for t in ::verify::templates::from_program(&files, &aut_name) {
-            if candidates.iter().any(|c| c.text == t.text) {
-                continue;
-            }
-            let mut name = format!("{}{next}", args.prefix);
-            while taken.contains(&name) {
-                next += 1;
-                name = format!("{}{next}", args.prefix);
-            }
-            next += 1;
-            candidates.push(Candidate {
-                name,
-                text: t.text,
-                origin: Origin::Template(t.origin),
-            });
-        }
     }
     let filtered = if args.no_explore && !args.templates {
         None
