@@ -2,12 +2,17 @@
 //! global explorer run from the same state for `--compare-global`. The search is
 //! `checker::local`'s.
 
+use super::explore::ExploreError;
 use super::numbers::{count, thousands};
+use super::snapshot::{snapshot, Snapshot};
 use checker::explore::{explore, Limit, Options, Verdict};
-use checker::local::{LocalReport, LocalVerdict};
+use checker::local::search::run_local;
+use checker::local::{LocalError, LocalOptions, LocalReport, LocalVerdict};
 use checker::model::MachineModel;
 use interpreter::machine::{Machine, State};
-use interpreter::runner::RunReport;
+use interpreter::runner::{RunReport, Stop};
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 
 /// Whether eager sends were applied, and if not, why.
 pub fn eager_line(report: &LocalReport) -> String {
@@ -345,5 +350,117 @@ pub fn verdict_line(
             String::from("stopped at a limit: no violation confirmed so far\n")
         }
         LocalVerdict::Violated { .. } => String::new(),
+    }
+}
+
+/// What local model checking is asked to do besides the limits.
+pub struct LocalSettings<'a> {
+    /// Start from state `at` of this ITF trace instead of the start state.
+    pub from: Option<&'a std::path::Path>,
+    /// Which state of the trace (default: the last).
+    pub at: Option<usize>,
+    /// The network components (empty: the system view's).
+    pub network: &'a [String],
+    /// Local events per node at most.
+    pub max_local_events: Option<u32>,
+    /// The soundness check's budget.
+    pub max_sequences: u64,
+    /// LMC-GEN for every invariant (no LMC-OPT).
+    pub all_combinations: bool,
+    /// Invariants were named: one that reads the network is an error, not left out.
+    pub strict: bool,
+    /// Explore every send as an event.
+    pub no_eager_sends: bool,
+}
+
+/// A finished local search.
+pub struct LocalChecked {
+    /// The search's report.
+    pub report: LocalReport,
+    /// The state it started from, with the run that led to it.
+    pub start: Snapshot,
+    /// For a confirmed violation: the run from the model's start, re-executed.
+    pub confirmed: Option<RunReport>,
+}
+
+/// Runs local model checking on `machine` from a start state or a trace's state; a confirmed
+/// violation is re-executed from the model's start into a run.
+pub fn check_local(
+    machine: &Machine,
+    options: &Options,
+    s: &LocalSettings,
+) -> Result<LocalChecked, ExploreError> {
+    let diagnostics = |d: Diagnostic| ExploreError::Diagnostics(vec![d]);
+    let model = MachineModel::new(machine, None).map_err(|e| diagnostics(e.to_diagnostic()))?;
+    let start = snapshot(machine, &model, s.from, s.at).map_err(ExploreError::Usage)?;
+    let network = if s.network.is_empty() {
+        None
+    } else {
+        Some(
+            checker::system::resolve_network(machine, s.network)
+                .map_err(|e| diagnostics(e.to_diagnostic()))?,
+        )
+    };
+    let local_options = LocalOptions {
+        network,
+        invariants: None,
+        max_depth: options.max_depth,
+        max_local_events: s.max_local_events,
+        time_limit: options.time_limit,
+        memory_ceiling: options.process_memory_ceiling,
+        max_sequences: s.max_sequences,
+        optimise: !s.all_combinations,
+        strict: s.strict,
+        eager_sends: !s.no_eager_sends,
+    };
+    let report = run_local(&model, start.state.clone(), local_options).map_err(local_error)?;
+    let confirmed = match &report.verdict {
+        LocalVerdict::Violated { invariant, run } => {
+            let (trace, choices) = model.trace_from(start.state.clone(), run).map_err(|_| {
+                ExploreError::Usage("re-executing the confirmed run diverged (a bug in ioa: please report it with the model)".into())
+            })?;
+            let mut r = RunReport {
+                trace: Trace::start(vec![]),
+                stop: Stop::InvariantViolated {
+                    invariant: *invariant,
+                },
+                choices: vec![],
+            };
+            start.extend(trace, choices, &mut r);
+            Some(r)
+        }
+        _ => None,
+    };
+    Ok(LocalChecked {
+        report,
+        start,
+        confirmed,
+    })
+}
+
+/// A local search's error as the command reports it.
+fn local_error(e: LocalError) -> ExploreError {
+    match e {
+        LocalError::Run(e) => ExploreError::Diagnostics(vec![e.to_diagnostic()]),
+        LocalError::System(errors) => {
+            let diags: Vec<_> = errors.iter().map(|e| e.to_diagnostic()).collect();
+            ExploreError::Diagnostics(diags)
+        }
+        LocalError::NotLocal {
+            invariant,
+            component,
+        } => ExploreError::Usage(format!(
+            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (name only node-state invariants with --invariant, say which components are the network with --network, or check it with the global explorer: leave out --local)"
+        )),
+        LocalError::NothingToCheck { left_out } => {
+            let list: Vec<String> = left_out
+                .iter()
+                .map(|(i, c)| format!("`{i}` reads `{c}`"))
+                .collect();
+            ExploreError::Usage(format!(
+                "--local: nothing to check: every invariant reads network state ({}); local model checking combines node states only. Check them with the global explorer (leave out --local), or say which components are the network with --network (see `ioa system`)",
+                list.join(", ")
+            ))
+        }
     }
 }

@@ -7,17 +7,14 @@ use super::model::Model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::Format;
 use checker::explore::Options;
-use checker::local::search::run_local;
-use checker::local::{LocalError, LocalOptions, LocalReport, LocalVerdict};
-use checker::model::MachineModel;
+use checker::local::{LocalReport, LocalVerdict};
 use interpreter::machine::Machine;
-use interpreter::runner::{RunReport, Stop};
-use interpreter::trace::Trace;
+use interpreter::runner::RunReport;
+use ioa::api::explore::ExploreError;
 use ioa::api::local::{
-    comparison, describe_strategy, eager_line, json, nodes_line, run_global, stats_lines,
-    verdict_line,
+    check_local, comparison, describe_strategy, eager_line, json, nodes_line, run_global,
+    stats_lines, verdict_line, LocalSettings,
 };
-use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -70,43 +67,22 @@ fn usage(message: String) -> ExitCode {
 
 /// Runs `ioa explore --local`.
 pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -> ExitCode {
-    let model = match MachineModel::new(machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(m, &[e.to_diagnostic()], args),
-    };
-    let start = match ioa::api::snapshot::snapshot(
-        machine,
-        &model,
-        args.local.from.as_deref(),
-        args.local.at,
-    ) {
-        Ok(s) => s,
-        Err(e) => return super::explore::usage(e),
-    };
-    let network = if args.local.network.is_empty() {
-        None
-    } else {
-        match checker::system::resolve_network(machine, &args.local.network) {
-            Ok(n) => Some(n),
-            Err(e) => return fail(m, &[e.to_diagnostic()], args),
-        }
-    };
-    let local_options = LocalOptions {
-        network,
-        invariants: None,
-        max_depth: options.max_depth,
+    let settings = LocalSettings {
+        from: args.local.from.as_deref(),
+        at: args.local.at,
+        network: &args.local.network,
         max_local_events: args.local.max_local_events,
-        time_limit: options.time_limit,
-        memory_ceiling: options.process_memory_ceiling,
         max_sequences: args.local.max_sequences,
-        optimise: !args.local.all_combinations,
+        all_combinations: args.local.all_combinations,
         strict: !args.invariants.is_empty(),
-        eager_sends: !args.local.no_eager_sends,
+        no_eager_sends: args.local.no_eager_sends,
     };
-    let report = match run_local(&model, start.state.clone(), local_options) {
-        Ok(r) => r,
-        Err(e) => return local_error(args, m, e),
+    let checked = match check_local(machine, &options, &settings) {
+        Ok(c) => c,
+        Err(ExploreError::Usage(e)) => return usage(e),
+        Err(ExploreError::Diagnostics(d)) => return fail(m, &d, args),
     };
+    let (report, start) = (checked.report, checked.start);
     let aut = &machine.spec.automata[machine.root.0 as usize].name;
     let strategy = describe_strategy(machine, &report);
     if !args.quiet && args.format == Format::Text {
@@ -131,25 +107,10 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             ));
         }
     }
-    let (code, run_report) = match &report.verdict {
-        LocalVerdict::Violated { invariant, run } => match model.trace_from(start.state.clone(), run)
-        {
-            Ok((trace, choices)) => {
-                let mut r = RunReport {
-                    trace: Trace::start(vec![]),
-                    stop: Stop::InvariantViolated {
-                        invariant: *invariant,
-                    },
-                    choices: vec![],
-                };
-                start.extend(trace, choices, &mut r);
-                (ExitCode::from(EXIT_VIOLATION), Some(r))
-            }
-            Err(_) => {
-                return usage("re-executing the confirmed run diverged (a bug in ioa: please report it with the model)".into())
-            }
-        },
-        LocalVerdict::Limit(_) => (ExitCode::from(EXIT_LIMIT), None),
+    let run_report = checked.confirmed;
+    let code = match &report.verdict {
+        LocalVerdict::Violated { .. } => ExitCode::from(EXIT_VIOLATION),
+        LocalVerdict::Limit(_) => ExitCode::from(EXIT_LIMIT),
         // Exit 0 only for a complete verification: a bound, an unsettled preliminary
         // violation or an invariant left out unasked make the run incomplete.
         LocalVerdict::NoViolation { .. }
@@ -158,9 +119,9 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
                     && report.stats.unsettled == 0
                     && matches!(report.verdict, LocalVerdict::NoViolation { bounded: false })) =>
         {
-            (ExitCode::SUCCESS, None)
+            ExitCode::SUCCESS
         }
-        LocalVerdict::NoViolation { .. } => (ExitCode::from(EXIT_LIMIT), None),
+        LocalVerdict::NoViolation { .. } => ExitCode::from(EXIT_LIMIT),
     };
     let global = if args.local.compare_global {
         Some(run_global(machine, &options, &start))
@@ -220,32 +181,6 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
 fn fail(m: &Model, diags: &[ioa_lang::diagnostics::Diagnostic], args: &ExploreArgs) -> ExitCode {
     print_diagnostics(diags, &m.sources, Format::Text, args.color);
     ExitCode::from(EXIT_ERROR)
-}
-
-fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
-    match e {
-        LocalError::Run(e) => fail(m, &[e.to_diagnostic()], args),
-        LocalError::System(errors) => {
-            let diags: Vec<_> = errors.iter().map(|e| e.to_diagnostic()).collect();
-            fail(m, &diags, args)
-        }
-        LocalError::NotLocal {
-            invariant,
-            component,
-        } => usage(format!(
-            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (name only node-state invariants with --invariant, say which components are the network with --network, or check it with the global explorer: leave out --local)"
-        )),
-        LocalError::NothingToCheck { left_out } => {
-            let list: Vec<String> = left_out
-                .iter()
-                .map(|(i, c)| format!("`{i}` reads `{c}`"))
-                .collect();
-            usage(format!(
-                "--local: nothing to check: every invariant reads network state ({}); local model checking combines node states only. Check them with the global explorer (leave out --local), or say which components are the network with --network (see `ioa system`)",
-                list.join(", ")
-            ))
-        }
-    }
 }
 
 fn print_text(
