@@ -1,9 +1,18 @@
 //! Consequence prediction (`ioa predict`) as data: the state variables a prediction's hash
 //! ignores, and the JSON report. The search is `checker::predict`'s.
 
+use super::explore::ExploreError;
 use super::numbers::{count, thousands};
-use checker::predict::PredictReport;
+use super::snapshot::{snapshot, Snapshot};
+use checker::model::MachineModel;
+use checker::predict::{predict, PredictOptions, PredictReport};
+use checker::system::SystemView;
 use interpreter::machine::Machine;
+use interpreter::runner::{RunReport, Stop};
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use std::path::Path;
+use std::time::Duration;
 
 /// The slots named by `--hash-ignore`: `x` in every member that has it, or `P[0].x`.
 pub fn ignored_slots(machine: &Machine, names: &[String]) -> Result<Vec<usize>, String> {
@@ -151,4 +160,101 @@ pub fn comparison(report: &PredictReport, bfs: &PredictReport, quiet: bool) -> S
         ));
     }
     out
+}
+
+/// What `ioa predict` is asked to do.
+pub struct PredictRequest<'a> {
+    /// Start from a state of this ITF trace (default: the start state).
+    pub from: Option<&'a Path>,
+    /// Which state of the trace (default: the last).
+    pub at: Option<usize>,
+    /// State variables the search's hash ignores.
+    pub hash_ignore: &'a [String],
+    /// Actions never taken (the environment's assumption).
+    pub without: &'a [String],
+    /// Steps into the future at most.
+    pub max_depth: u32,
+    /// Stop after this long.
+    pub time_limit: Option<Duration>,
+    /// Also run plain breadth-first search from the same state.
+    pub compare_bfs: bool,
+}
+
+/// A finished prediction.
+pub struct Predicted {
+    /// The state searched from, with the run that led to it.
+    pub snapshot: Snapshot,
+    /// The consequence search's report.
+    pub report: PredictReport,
+    /// Plain breadth-first search's, when asked for.
+    pub bfs: Option<PredictReport>,
+    /// The first predicted violation as a run from the model's start, re-executed (every
+    /// prediction is re-executed before anything is returned).
+    pub first: Option<RunReport>,
+}
+
+/// Predicts which futures of up to `max_depth` steps from the snapshot violate an invariant.
+pub fn predict_from(machine: &Machine, r: &PredictRequest) -> Result<Predicted, ExploreError> {
+    let fail = |d: Diagnostic| ExploreError::Diagnostics(vec![d]);
+    let machine_error = |e| fail(super::diagnose::machine_error(e, "a predicted path"));
+    let view = SystemView::new(machine).map_err(|errors| {
+        ExploreError::Diagnostics(errors.iter().map(|e| e.to_diagnostic()).collect())
+    })?;
+    let model = MachineModel::new(machine, None).map_err(|e| fail(e.to_diagnostic()))?;
+    let snap = snapshot(machine, &model, r.from, r.at).map_err(ExploreError::Usage)?;
+    let ignore_slots = ignored_slots(machine, r.hash_ignore).map_err(ExploreError::Usage)?;
+    let mut blocked = Vec::new();
+    for name in r.without {
+        let Some(action) = machine.actions.iter().position(|a| &a.name == name) else {
+            let known: Vec<&str> = machine.actions.iter().map(|a| a.name.as_str()).collect();
+            return Err(ExploreError::Usage(format!(
+                "--without: no action `{name}`; the automaton has: {}",
+                known.join(", ")
+            )));
+        };
+        blocked.extend(
+            (0..model.instances().len() as u32)
+                .filter(|&k| model.instances()[k as usize].action == action),
+        );
+    }
+    let mut options = PredictOptions {
+        max_depth: Some(r.max_depth),
+        time_limit: r.time_limit,
+        prune: true,
+        ignore_slots,
+        max_violations: 0,
+        max_states: 0,
+        blocked,
+    };
+    let report = predict(&model, &view, snap.state.clone(), &options).map_err(machine_error)?;
+    let bfs = if r.compare_bfs {
+        options.prune = false;
+        Some(predict(&model, &view, snap.state.clone(), &options).map_err(machine_error)?)
+    } else {
+        None
+    };
+    // Every prediction must replay; the first is returned.
+    let mut first = None;
+    for (k, p) in report.predictions.iter().enumerate() {
+        let (trace, choices) = model
+            .trace_from(snap.state.clone(), &p.path)
+            .map_err(machine_error)?;
+        if k == 0 {
+            let mut run = RunReport {
+                trace: Trace::start(vec![]),
+                stop: Stop::InvariantViolated {
+                    invariant: p.invariant,
+                },
+                choices: vec![],
+            };
+            snap.extend(trace, choices, &mut run);
+            first = Some(run);
+        }
+    }
+    Ok(Predicted {
+        snapshot: snap,
+        report,
+        bfs,
+        first,
+    })
 }

@@ -7,14 +7,12 @@
 use super::model::{self, Model};
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use checker::model::{MachineError, MachineModel};
-use checker::predict::{predict, PredictOptions, PredictReport};
-use checker::system::SystemView;
+use checker::predict::PredictReport;
 use interpreter::machine::Machine;
-use interpreter::runner::{RunReport, Stop};
-use interpreter::trace::Trace;
-use ioa::api::predict::{comparison, ignored_slots, json, summary};
-use ioa::api::snapshot::{snapshot, Snapshot};
+use interpreter::runner::RunReport;
+use ioa::api::explore::ExploreError;
+use ioa::api::predict::{comparison, json, predict_from, summary, PredictRequest, Predicted};
+use ioa::api::snapshot::Snapshot;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -104,81 +102,25 @@ pub fn run(args: PredictArgs) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
-    let view = match SystemView::new(&machine) {
-        Ok(v) => v,
-        Err(errors) => {
-            let d: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-            return fail(&d, &m, args.color);
-        }
-    };
-    let model = match MachineModel::new(&machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
-    let snap = match snapshot(&machine, &model, args.from.as_deref(), args.at) {
-        Ok(s) => s,
-        Err(e) => return super::explore::usage(e),
-    };
-    let ignore_slots = match ignored_slots(&machine, &args.hash_ignore) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    let mut blocked = Vec::new();
-    for name in &args.without {
-        let Some(action) = machine.actions.iter().position(|a| &a.name == name) else {
-            let known: Vec<&str> = machine.actions.iter().map(|a| a.name.as_str()).collect();
-            return usage(format!(
-                "--without: no action `{name}`; the automaton has: {}",
-                known.join(", ")
-            ));
-        };
-        blocked.extend(
-            (0..model.instances().len() as u32)
-                .filter(|&k| model.instances()[k as usize].action == action),
-        );
-    }
-    let mut options = PredictOptions {
-        max_depth: Some(args.max_depth),
+    let request = PredictRequest {
+        from: args.from.as_deref(),
+        at: args.at,
+        hash_ignore: &args.hash_ignore,
+        without: &args.without,
+        max_depth: args.max_depth,
         time_limit,
-        prune: true,
-        ignore_slots,
-        max_violations: 0,
-        max_states: 0,
-        blocked,
+        compare_bfs: args.compare_bfs,
     };
-    let report = match predict(&model, &view, snap.state.clone(), &options) {
-        Ok(r) => r,
-        Err(e) => return fail(&[machine_error(e)], &m, args.color),
+    let Predicted {
+        snapshot: snap,
+        report,
+        bfs,
+        first,
+    } = match predict_from(&machine, &request) {
+        Ok(p) => p,
+        Err(ExploreError::Usage(e)) => return usage(e),
+        Err(ExploreError::Diagnostics(d)) => return fail(&d, &m, args.color),
     };
-    let bfs = if args.compare_bfs {
-        options.prune = false;
-        match predict(&model, &view, snap.state.clone(), &options) {
-            Ok(r) => Some(r),
-            Err(e) => return fail(&[machine_error(e)], &m, args.color),
-        }
-    } else {
-        None
-    };
-    // Every prediction must replay; the first is shown and written.
-    let mut first = None;
-    for (k, p) in report.predictions.iter().enumerate() {
-        match model.trace_from(snap.state.clone(), &p.path) {
-            Ok((trace, choices)) => {
-                if k == 0 {
-                    let mut r = RunReport {
-                        trace: Trace::start(vec![]),
-                        stop: Stop::InvariantViolated {
-                            invariant: p.invariant,
-                        },
-                        choices: vec![],
-                    };
-                    snap.extend(trace, choices, &mut r);
-                    first = Some(r);
-                }
-            }
-            Err(e) => return fail(&[machine_error(e)], &m, args.color),
-        }
-    }
     if let (Some(file), Some(r)) = (&args.trace, &first) {
         let written = ioa::api::itf::write_trace(
             file,
@@ -216,10 +158,6 @@ pub fn run(args: PredictArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
-}
-
-fn machine_error(e: MachineError) -> Diagnostic {
-    ioa::api::diagnose::machine_error(e, "a predicted path")
 }
 
 fn print_text(
