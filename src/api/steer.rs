@@ -2,8 +2,17 @@
 //! seeds run unsteered, steered, and steered with the immediate safety check. The runs are
 //! `checker::steer`'s.
 
+use super::explore::ExploreError;
 use super::numbers::thousands;
-use checker::steer::SteeredRun;
+use super::snapshot::{snapshot, Snapshot};
+use checker::model::MachineModel;
+use checker::steer::{instance_weights, steered_run, SteerOptions, SteeredRun};
+use checker::system::SystemView;
+use interpreter::machine::Machine;
+use interpreter::runner::Weights;
+use interpreter::trace::Trace;
+use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use std::path::Path;
 use std::time::Duration;
 
 /// The campaign's counts.
@@ -100,4 +109,88 @@ impl Tally {
         ));
         out
     }
+}
+
+/// A steering campaign: each seed run unsteered, steered, and steered with the immediate
+/// safety check.
+pub struct SteerSettings<'a> {
+    /// Start from a state of this ITF trace (default: the start state).
+    pub from: Option<&'a Path>,
+    /// Which state of the trace (default: the last).
+    pub at: Option<usize>,
+    /// Seeds run.
+    pub runs: u64,
+    /// The first seed.
+    pub seed: u64,
+    /// How actions are drawn (`ioa run --random`'s weights).
+    pub weights: &'a Weights,
+    /// The steered runs' options (`predict_every` and `immediate_check` are set per variant).
+    pub options: SteerOptions,
+    /// Whether the first steered run is wanted as a trace.
+    pub want_trace: bool,
+}
+
+/// A run from the model's start with its `choose` indices per step.
+pub type TraceWithChoices = (Trace, Vec<Vec<usize>>);
+
+/// What a campaign did.
+pub struct SteerOutcome {
+    /// The counts.
+    pub tally: Tally,
+    /// The first run steered with the check, from the model's start (when wanted), or the
+    /// diagnostic of its re-execution.
+    pub first: Option<Result<TraceWithChoices, Diagnostic>>,
+}
+
+/// Runs the campaign; `started` sees the state the runs start from before the first run.
+pub fn steering_campaign(
+    machine: &Machine,
+    s: &SteerSettings,
+    started: &mut dyn FnMut(&Snapshot),
+) -> Result<SteerOutcome, ExploreError> {
+    let machine_error = |e| super::diagnose::machine_error(e, "a step");
+    let view = SystemView::new(machine).map_err(|errors| {
+        ExploreError::Diagnostics(errors.iter().map(|e| e.to_diagnostic()).collect())
+    })?;
+    let model = MachineModel::new(machine, None)
+        .map_err(|e| ExploreError::Diagnostics(vec![e.to_diagnostic()]))?;
+    let start = snapshot(machine, &model, s.from, s.at).map_err(ExploreError::Usage)?;
+    let weights = instance_weights(&model, s.weights);
+    let plain = SteerOptions {
+        predict_every: 0,
+        immediate_check: false,
+        ..s.options.clone()
+    };
+    let steered = SteerOptions {
+        predict_every: s.options.predict_every,
+        ..plain.clone()
+    };
+    let checked = SteerOptions {
+        immediate_check: true,
+        ..steered.clone()
+    };
+    started(&start);
+    let mut tally = Tally::default();
+    let mut first_steered: Option<SteeredRun> = None;
+    for k in 0..s.runs {
+        let seed = s.seed + k;
+        let run = |o: &SteerOptions| steered_run(&model, &view, &start.state, &weights, seed, o);
+        let (a, b, d) = match (run(&plain), run(&steered), run(&checked)) {
+            (Ok(a), Ok(b), Ok(d)) => (a, b, d),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                return Err(ExploreError::Diagnostics(vec![machine_error(e)]))
+            }
+        };
+        tally.add(&a, &b, &d);
+        if first_steered.is_none() {
+            first_steered = Some(d);
+        }
+    }
+    let first = first_steered.filter(|_| s.want_trace).map(|r| {
+        model
+            .trace_from(start.state.clone(), &r.path)
+            .map(|(tail, tail_choices)| start.joined(tail, tail_choices))
+            .map_err(machine_error)
+    });
+    Ok(SteerOutcome { tally, first })
 }

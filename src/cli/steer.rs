@@ -7,12 +7,12 @@ use super::explore::{count, thousands};
 use super::model::Model;
 use super::output::{print_diagnostics, print_stderr};
 use super::Format;
-use checker::model::{MachineError, MachineModel};
-use checker::steer::{instance_weights, steered_run, SteerOptions, SteeredRun};
-use checker::system::SystemView;
+use checker::steer::SteerOptions;
 use interpreter::machine::Machine;
-use ioa::api::steer::Tally;
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa::api::explore::ExploreError;
+use ioa::api::snapshot::Snapshot;
+use ioa::api::steer::{steering_campaign, SteerSettings};
+use ioa_lang::diagnostics::Diagnostic;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -64,85 +64,58 @@ fn fail(m: &Model, d: Diagnostic, color: super::ColorChoice) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn machine_error(e: MachineError) -> Diagnostic {
-    ioa::api::diagnose::machine_error(e, "a step")
-}
-
 /// Runs the campaign.
 pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
-    let view = match SystemView::new(c.machine) {
-        Ok(v) => v,
-        Err(errors) => {
-            let d: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+    let settings = SteerSettings {
+        from: s.from.as_deref(),
+        at: s.at,
+        runs: c.runs,
+        seed: c.seed,
+        weights: c.weights,
+        options: SteerOptions {
+            steps: c.steps,
+            predict_every: s.predict_every,
+            predict_depth: s.predict_depth,
+            predict_states: s.predict_states,
+            view_lag: s.view_lag,
+            immediate_check: false,
+            weights: c.weights.clone(),
+        },
+        want_trace: c.trace.is_some(),
+    };
+    let mut started = |start: &Snapshot| {
+        let from = match &s.from {
+            Some(path) => format!(
+                " from state {} of {}",
+                start.prefix.steps.len(),
+                path.display()
+            ),
+            None => String::new(),
+        };
+        print_stderr(&format!(
+            "steering campaign: {} of {}{from} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
+            count(c.runs, "run"),
+            count(c.steps, "step"),
+            c.seed,
+            s.predict_every,
+            count(s.predict_depth as u64, "step"),
+            thousands(s.predict_states),
+            s.view_lag
+        ));
+    };
+    let outcome = match steering_campaign(c.machine, &settings, &mut started) {
+        Ok(o) => o,
+        Err(ExploreError::Usage(e)) => return super::explore::usage(e),
+        Err(ExploreError::Diagnostics(d)) => {
             print_diagnostics(&d, &m.sources, Format::Text, c.color);
             return ExitCode::from(2);
         }
     };
-    let model = match MachineModel::new(c.machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(m, e.to_diagnostic(), c.color),
-    };
-    let start = match ioa::api::snapshot::snapshot(c.machine, &model, s.from.as_deref(), s.at) {
-        Ok(x) => x,
-        Err(e) => return super::explore::usage(e),
-    };
-    let weights = instance_weights(&model, c.weights);
-    let plain = SteerOptions {
-        steps: c.steps,
-        predict_every: 0,
-        predict_depth: s.predict_depth,
-        predict_states: s.predict_states,
-        view_lag: s.view_lag,
-        immediate_check: false,
-        weights: c.weights.clone(),
-    };
-    let steered = SteerOptions {
-        predict_every: s.predict_every,
-        ..plain.clone()
-    };
-    let checked = SteerOptions {
-        immediate_check: true,
-        ..steered.clone()
-    };
-    let from = match &s.from {
-        Some(path) => format!(
-            " from state {} of {}",
-            start.prefix.steps.len(),
-            path.display()
-        ),
-        None => String::new(),
-    };
-    print_stderr(&format!(
-        "steering campaign: {} of {}{from} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
-        count(c.runs, "run"),
-        count(c.steps, "step"),
-        c.seed,
-        s.predict_every,
-        count(s.predict_depth as u64, "step"),
-        thousands(s.predict_states),
-        s.view_lag
-    ));
-    let mut tally = Tally::default();
-    let mut first_steered: Option<SteeredRun> = None;
-    for k in 0..c.runs {
-        let seed = c.seed + k;
-        let run = |o: &SteerOptions| steered_run(&model, &view, &start.state, &weights, seed, o);
-        let (a, b, d) = match (run(&plain), run(&steered), run(&checked)) {
-            (Ok(a), Ok(b), Ok(d)) => (a, b, d),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                return fail(m, machine_error(e), c.color)
-            }
-        };
-        tally.add(&a, &b, &d);
-        if first_steered.is_none() {
-            first_steered = Some(d);
-        }
-    }
+    let tally = outcome.tally;
     print_stderr(&tally.text(c.quiet));
-    if let (Some(path), Some(r)) = (c.trace, &first_steered) {
-        match model.trace_from(start.state.clone(), &r.path) {
-            Ok((tail, tail_choices)) => {
-                let (trace, choices) = start.joined(tail, tail_choices);
+    if let (Some(path), Some(first)) = (c.trace, outcome.first) {
+        match first {
+            Ok((trace, choices)) => {
                 let written = ioa::api::itf::write_trace(
                     path,
                     c.machine,
@@ -169,7 +142,7 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
                     path.display()
                 ));
             }
-            Err(e) => return fail(m, machine_error(e), c.color),
+            Err(d) => return fail(m, d, c.color),
         }
     }
     if tally.with_check > 0 {
