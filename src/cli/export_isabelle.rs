@@ -7,19 +7,47 @@ use super::{ColorChoice, Format};
 use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic, Severity};
 use prover_export::isabelle::{export, Selection};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Options of `ioa export isabelle`.
+#[derive(clap::Args)]
+pub struct IsabelleArgs {
+    /// The directory to write the theories to (created if missing).
+    pub dir: PathBuf,
+    /// The .ioa model.
+    pub file: PathBuf,
+    /// Export only this automaton and its invariants.
+    #[arg(long)]
+    pub automaton: Option<String>,
+    /// Export only this forward simulation (with its two automata).
+    #[arg(long)]
+    pub simulation: Option<String>,
+    /// Z3 resource units for an obligation the quick check for unsat cores does not
+    /// settle; a claim Z3 does not prove within them is not stated as a lemma.
+    #[arg(long, default_value_t = prover_export::isabelle::hints::RECHECK_RLIMIT)]
+    pub rlimit: u64,
+    /// State every claim as a lemma, also those Z3 does not prove (by default they are left
+    /// out and named in a comment): Isabelle should then reject the wrong ones.
+    #[arg(long)]
+    pub state_unproved: bool,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
 /// Runs `ioa export isabelle`.
-pub fn run(
-    dir: &Path,
-    file: &Path,
-    automaton: Option<String>,
-    simulation: Option<String>,
-    recheck_rlimit: u64,
-    state_unproved: bool,
-    color: ColorChoice,
-) -> ExitCode {
+pub fn run(args: IsabelleArgs) -> ExitCode {
+    let IsabelleArgs {
+        dir,
+        file,
+        automaton,
+        simulation,
+        rlimit,
+        state_unproved,
+        color,
+    } = args;
+    let (dir, file, recheck_rlimit) = (dir.as_path(), file.as_path(), rlimit.max(1));
     let result = ioa_lang::check_files(&[file.to_path_buf()], &OsFileSystem);
     let Some(spec) = result.spec else {
         print_diagnostics(&result.diagnostics, &result.sources, Format::Text, color);

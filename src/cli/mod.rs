@@ -138,40 +138,7 @@ enum Command {
     /// Prove invariants and forward simulations with Z3: print each proof obligation with its
     /// verdict (proved, failed with a counterexample, unknown, timeout) and time; exit 0 only if
     /// all are proved.
-    Prove {
-        /// The .ioa model.
-        file: PathBuf,
-        /// Prove this forward simulation (repeatable; default: every simulation and invariant).
-        #[arg(long = "simulation")]
-        simulations: Vec<String>,
-        /// Prove this invariant (repeatable; default: every simulation and invariant).
-        #[arg(long = "invariant")]
-        invariants: Vec<String>,
-        /// Invariants assumed in pre-states, comma-separated, or `none` (default: every
-        /// invariant declared of the automaton).
-        #[arg(long)]
-        assume: Option<String>,
-        /// A value for a parameter, `NAME=VALUE` (repeatable): every obligation assumes that
-        /// each automaton parameter called NAME (and each parameter a simulation's header calls
-        /// NAME) has this value; the report's header lists the assumptions.
-        #[arg(long = "param")]
-        params: Vec<String>,
-        /// Z3 resource units per obligation (its deterministic `rlimit` count, shared by the
-        /// portfolio of strategies): the same budget gives the same verdicts on any machine
-        /// and at any load.
-        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
-        rlimit: u64,
-        /// Wall-clock safety limit per obligation, in seconds; its expiry is reported as a
-        /// timeout, a verdict that depends on the machine's load.
-        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
-        timeout: f64,
-        /// A text table or one JSON document.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Prove(prove::ProveCli),
     /// Export proof obligations or a whole model for other tools.
     Export {
         #[command(subcommand)]
@@ -183,54 +150,11 @@ enum Command {
 #[derive(Subcommand)]
 enum ExportTarget {
     /// One SMT-LIB2 file per proof obligation (`z3 FILE.smt2` prints unsat when it holds).
-    Smt {
-        /// The folder to write into (created if missing).
-        dir: PathBuf,
-        /// The .ioa model.
-        file: PathBuf,
-        /// Only this forward simulation (repeatable).
-        #[arg(long = "simulation")]
-        simulations: Vec<String>,
-        /// Only this invariant (repeatable).
-        #[arg(long = "invariant")]
-        invariants: Vec<String>,
-        /// Invariants assumed in pre-states, comma-separated, or `none` (default: all declared).
-        #[arg(long)]
-        assume: Option<String>,
-        /// A value for a parameter, `NAME=VALUE` (repeatable), assumed by every obligation
-        /// (as `ioa prove --param`).
-        #[arg(long = "param")]
-        params: Vec<String>,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Smt(export_smt::SmtArgs),
     /// Isabelle/HOL theories (automata, invariants as `invariant A I` lemmas, forward
     /// simulations with proof scripts shaped like their proof blocks) and a ROOT file; check
     /// them with `isabelle build -D DIR`.
-    Isabelle {
-        /// The directory to write the theories to (created if missing).
-        dir: PathBuf,
-        /// The .ioa model.
-        file: PathBuf,
-        /// Export only this automaton and its invariants.
-        #[arg(long)]
-        automaton: Option<String>,
-        /// Export only this forward simulation (with its two automata).
-        #[arg(long)]
-        simulation: Option<String>,
-        /// Z3 resource units for an obligation the quick check for unsat cores does not
-        /// settle; a claim Z3 does not prove within them is not stated as a lemma.
-        #[arg(long, default_value_t = prover_export::isabelle::hints::RECHECK_RLIMIT)]
-        rlimit: u64,
-        /// State every claim as a lemma, also those Z3 does not prove (by default they are left
-        /// out and named in a comment): Isabelle should then reject the wrong ones.
-        #[arg(long)]
-        state_unproved: bool,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Isabelle(export_isabelle::IsabelleArgs),
 }
 
 /// How `ioa infer` and `ioa trace` choose their runs.
@@ -329,70 +253,12 @@ pub fn run() -> ExitCode {
             };
             fmt::run(&files, mode, color)
         }
-        Command::Prove {
-            file,
-            simulations,
-            invariants,
-            assume,
-            params,
-            rlimit,
-            timeout,
-            format,
-            color,
-        } => prove::run(prove::ProveArgs {
-            selection: prove::Selection {
-                file,
-                simulations,
-                invariants,
-                assume,
-                params,
-            },
-            rlimit,
-            timeout,
-            format,
-            color,
-        }),
+        Command::Prove(args) => prove::run(args.into_args()),
         Command::Export {
-            target:
-                ExportTarget::Smt {
-                    file,
-                    dir,
-                    simulations,
-                    invariants,
-                    assume,
-                    params,
-                    color,
-                },
-        } => export_smt::run(
-            prove::Selection {
-                file,
-                simulations,
-                invariants,
-                assume,
-                params,
-            },
-            &dir,
-            color,
-        ),
+            target: ExportTarget::Smt(args),
+        } => export_smt::run(args),
         Command::Export {
-            target:
-                ExportTarget::Isabelle {
-                    dir,
-                    file,
-                    automaton,
-                    simulation,
-                    rlimit,
-                    state_unproved,
-                    color,
-                },
-        } => export_isabelle::run(
-            &dir,
-            &file,
-            automaton,
-            simulation,
-            rlimit.max(1),
-            state_unproved,
-            color,
-        ),
+            target: ExportTarget::Isabelle(args),
+        } => export_isabelle::run(args),
     }
 }

@@ -7,8 +7,65 @@ use super::{ColorChoice, Format};
 pub use ioa::api::prove::Selection;
 use ioa::api::prove::{PrepareError, Prepared};
 use prover_export::solve::Budget;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// Options of `ioa prove`.
+#[derive(clap::Args)]
+pub struct ProveCli {
+    /// The .ioa model.
+    pub file: PathBuf,
+    /// Prove this forward simulation (repeatable; default: every simulation and invariant).
+    #[arg(long = "simulation")]
+    pub simulations: Vec<String>,
+    /// Prove this invariant (repeatable; default: every simulation and invariant).
+    #[arg(long = "invariant")]
+    pub invariants: Vec<String>,
+    /// Invariants assumed in pre-states, comma-separated, or `none` (default: every
+    /// invariant declared of the automaton).
+    #[arg(long)]
+    pub assume: Option<String>,
+    /// A value for a parameter, `NAME=VALUE` (repeatable): every obligation assumes that
+    /// each automaton parameter called NAME (and each parameter a simulation's header calls
+    /// NAME) has this value; the report's header lists the assumptions.
+    #[arg(long = "param")]
+    pub params: Vec<String>,
+    /// Z3 resource units per obligation (its deterministic `rlimit` count, shared by the
+    /// portfolio of strategies): the same budget gives the same verdicts on any machine
+    /// and at any load.
+    #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
+    pub rlimit: u64,
+    /// Wall-clock safety limit per obligation, in seconds; its expiry is reported as a
+    /// timeout, a verdict that depends on the machine's load.
+    #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
+    pub timeout: f64,
+    /// A text table or one JSON document.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+impl ProveCli {
+    /// The arguments `run` takes.
+    pub fn into_args(self) -> ProveArgs {
+        ProveArgs {
+            selection: Selection {
+                file: self.file,
+                simulations: self.simulations,
+                invariants: self.invariants,
+                assume: self.assume,
+                params: self.params,
+            },
+            rlimit: self.rlimit,
+            timeout: self.timeout,
+            format: self.format,
+            color: self.color,
+        }
+    }
+}
 
 /// Arguments of `ioa prove`.
 pub struct ProveArgs {
