@@ -286,3 +286,149 @@ pub fn add_templates(
         });
     }
 }
+
+/// A printed invariant: its name, its predicate on one line, and its whole declaration.
+pub type Printed = (String, String, String);
+
+/// The invariants `ioa infer` prints, after the precision filter if one ran.
+pub struct Chosen {
+    /// Name, predicate and declaration of each.
+    pub printed: Vec<Printed>,
+    /// The filter's standing of each (none without a filter).
+    pub statuses: Vec<Option<Status>>,
+    /// The templates kept, as JSON.
+    pub templates: Vec<serde_json::Value>,
+}
+
+/// The invariants to print: the detector's (and, after the filter, the templates' it kept);
+/// the report's declarations are narrowed to the detector's survivors.
+pub fn choose_printed(
+    report: &mut daikon::Report,
+    filtered: Option<&Filtered>,
+    aut_name: &str,
+) -> Chosen {
+    let filtered = &filtered;
+    let (printed, statuses): (Vec<Printed>, Vec<Option<Status>>) = match filtered {
+        None => (
+            report
+                .declarations
+                .iter()
+                .map(|d| (d.name.clone(), d.text.clone(), d.declaration.clone()))
+                .collect(),
+            vec![None; report.declarations.len()],
+        ),
+        Some(f) => f
+            .kept
+            .iter()
+            .map(|(c, s)| {
+                let declaration = match c.origin {
+                    Origin::Detector(k) => report.declarations[k].declaration.clone(),
+                    Origin::Template(_) => {
+                        format!("invariant {} of {aut_name}:\n  {}", c.name, c.text)
+                    }
+                };
+                ((c.name.clone(), c.text.clone(), declaration), Some(*s))
+            })
+            .unzip(),
+    };
+    let template_json: Vec<serde_json::Value> = filtered
+        .iter()
+        .flat_map(|f| f.kept.iter())
+        .filter_map(|(c, s)| match &c.origin {
+            Origin::Template(origin) => Some(serde_json::json!({
+                "name": c.name, "text": c.text, "origin": origin, "status": s.text(),
+            })),
+            Origin::Detector(_) => None,
+        })
+        .collect();
+    if let Some(f) = &filtered {
+        let keep: Vec<usize> = f
+            .kept
+            .iter()
+            .filter_map(|(c, _)| match c.origin {
+                Origin::Detector(k) => Some(k),
+                Origin::Template(_) => None,
+            })
+            .collect();
+        let mut k = 0;
+        report.declarations.retain(|_| {
+            k += 1;
+            keep.contains(&(k - 1))
+        });
+    }
+    Chosen {
+        printed,
+        statuses,
+        templates: template_json,
+    }
+}
+
+/// Adds the precision filter's results to the JSON report: each invariant's standing, the
+/// templates kept, what the exploration and the further runs refuted, and the exploration.
+pub fn add_filter_json(
+    json: &mut serde_json::Value,
+    f: &Filtered,
+    template_json: Vec<serde_json::Value>,
+) {
+    json["templates"] = template_json.into();
+    json["refuted_by_exploration"] = f
+        .refuted
+        .iter()
+        .map(|(c, why)| serde_json::json!({"name": c.name, "text": c.text, "error": why}))
+        .collect::<Vec<_>>()
+        .into();
+    json["refuted_by_further_runs"] = f
+        .further
+        .iter()
+        .flat_map(|(_, refuted)| refuted)
+        .map(|(c, at)| serde_json::json!({"name": c.name, "text": c.text, "first": at}))
+        .collect::<Vec<_>>()
+        .into();
+    json["exploration"] = match &f.exploration {
+        Some((path, pass)) => serde_json::json!({
+            "universe": path.as_ref().map(|p| p.display().to_string()),
+            "states": pass.states,
+            "depth": pass.depth,
+            "complete": pass.complete,
+        }),
+        None => serde_json::Value::Null,
+    };
+}
+
+/// The text report: the header, the filter's comments, each invariant (with its standing),
+/// what was refuted, and on request the explanation, the transition facts (with their
+/// confidence) and the validation.
+pub fn text_report(
+    report: &daikon::Report,
+    chosen: &Chosen,
+    filtered: Option<&Filtered>,
+    explain: bool,
+    facts: Option<(&[daikon::transitions::ActionFacts], f64)>,
+    validation: Option<&Validation>,
+) -> String {
+    let mut text = report.ioa_header(chosen.printed.len());
+    if let Some(f) = filtered {
+        text.push_str(&filter_text(f));
+    }
+    for ((_, _, declaration), status) in chosen.printed.iter().zip(&chosen.statuses) {
+        text.push('\n');
+        if let Some(s) = status {
+            text.push_str(&format!("% {}\n", s.text()));
+        }
+        text.push_str(declaration);
+        text.push('\n');
+    }
+    if let Some(f) = filtered {
+        text.push_str(&refuted_text(f));
+    }
+    if explain {
+        text.push_str(&report.explain());
+    }
+    if let Some((f, confidence)) = facts {
+        text.push_str(&daikon::transitions::facts_text(f, confidence));
+    }
+    if let Some(v) = validation {
+        text.push_str(&validation_text(v));
+    }
+    text
+}

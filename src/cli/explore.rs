@@ -7,7 +7,7 @@
 //! line, the model or its evaluation is wrong; 3 a limit stopped the search first.
 
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
 use checker::compiled::code::Fault;
 use checker::explore::Stats;
@@ -145,11 +145,6 @@ pub enum Engine {
 pub(super) const EXIT_VIOLATION: u8 = 1;
 pub(super) const EXIT_ERROR: u8 = 2;
 pub(super) const EXIT_LIMIT: u8 = 3;
-
-pub(super) fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(EXIT_ERROR)
-}
 
 pub(super) fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
     print_diagnostics(diags, &m.sources, Format::Text, color);

@@ -4,9 +4,9 @@
 //! the counterexample (process 0 alone writes `--trace`/`--html`) and the per-worker counters.
 //! `scripts/explore-local-cluster` starts N processes on this machine.
 
-use super::explore::{count, fail, finish, print_start, thousands, usage, ExploreArgs, EXIT_ERROR};
+use super::explore::{count, fail, finish, print_start, thousands, ExploreArgs, EXIT_ERROR};
 use super::model::{self, Model};
-use super::output::print_stderr;
+use super::output::{print_stderr, usage};
 use super::Format;
 use checker::explore::{Options, Report, Verdict};
 use checker::model::MachineModel;

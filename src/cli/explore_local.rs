@@ -4,7 +4,7 @@
 
 use super::explore::{count, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::model::Model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::Format;
 use checker::explore::Options;
 use checker::local::{LocalReport, LocalVerdict};
@@ -58,11 +58,6 @@ pub struct LocalArgs {
     /// check that lets a node fire its queued sends as part of the event that queued them.
     #[arg(long, requires = "local")]
     pub no_eager_sends: bool,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(EXIT_ERROR)
 }
 
 /// Runs `ioa explore --local`.

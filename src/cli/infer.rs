@@ -4,17 +4,17 @@
 //! random runs (`--validate RUNS`).
 
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{failure, print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format, RunsArgs};
 use daikon::validate;
 use daikon::{Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
 use ioa::api::infer::{
-    add_templates, check_on_runs, filter_summary, filter_text, parse_bounds, parse_derive,
-    refuted_text, validation_text, NotValidated,
+    add_filter_json, add_templates, check_on_runs, choose_printed, filter_summary, parse_bounds,
+    parse_derive, text_report, NotValidated,
 };
-use ioa::api::infer_filter::{self, Candidate, Exploring, Origin, Status};
+use ioa::api::infer_filter::{self, Candidate, Exploring, Origin};
 use ioa::api::runs::{self, RunId};
 use ioa::api::trace_files::DaikonFiles;
 use ioa_lang::diagnostics::IntoDiagnostic;
@@ -107,11 +107,6 @@ pub struct InferArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
 }
 
 /// Runs `ioa infer`.
@@ -219,12 +214,12 @@ pub fn run(args: InferArgs) -> ExitCode {
         Ok(())
     };
     if let Err(e) = runs::for_each_run(&runner, &selected, &choice, &mut feed) {
-        return io_error(e);
+        return failure(e);
     }
     if let Some(d) = daikon_out.take() {
         match d.finish() {
             Ok(paths) => print_stderr(&format!("wrote {}\n", paths.join(" and "))),
-            Err(e) => return io_error(e),
+            Err(e) => return failure(e),
         }
     }
     let taken: Vec<String> = m.spec.invariants.iter().map(|i| i.name.clone()).collect();
@@ -295,7 +290,7 @@ pub fn run(args: InferArgs) -> ExitCode {
             Some(further),
         ) {
             Ok(f) => f,
-            Err(e) => return io_error(format!("the precision filter failed: {e}")),
+            Err(e) => return failure(format!("the precision filter failed: {e}")),
         };
         if let Some(skipped) = &f.skipped_universe_lines {
             print_stderr(&skipped.note());
@@ -304,54 +299,8 @@ pub fn run(args: InferArgs) -> ExitCode {
         Some(f)
     };
     // What is printed: the detector's survivors (in the report, for JSON) and the templates'.
-    let (printed, statuses): (Vec<Printed>, Vec<Option<Status>>) = match &filtered {
-        None => (
-            report
-                .declarations
-                .iter()
-                .map(|d| (d.name.clone(), d.text.clone(), d.declaration.clone()))
-                .collect(),
-            vec![None; report.declarations.len()],
-        ),
-        Some(f) => f
-            .kept
-            .iter()
-            .map(|(c, s)| {
-                let declaration = match c.origin {
-                    Origin::Detector(k) => report.declarations[k].declaration.clone(),
-                    Origin::Template(_) => {
-                        format!("invariant {} of {aut_name}:\n  {}", c.name, c.text)
-                    }
-                };
-                ((c.name.clone(), c.text.clone(), declaration), Some(*s))
-            })
-            .unzip(),
-    };
-    let template_json: Vec<serde_json::Value> = filtered
-        .iter()
-        .flat_map(|f| f.kept.iter())
-        .filter_map(|(c, s)| match &c.origin {
-            Origin::Template(origin) => Some(serde_json::json!({
-                "name": c.name, "text": c.text, "origin": origin, "status": s.text(),
-            })),
-            Origin::Detector(_) => None,
-        })
-        .collect();
-    if let Some(f) = &filtered {
-        let keep: Vec<usize> = f
-            .kept
-            .iter()
-            .filter_map(|(c, _)| match c.origin {
-                Origin::Detector(k) => Some(k),
-                Origin::Template(_) => None,
-            })
-            .collect();
-        let mut k = 0;
-        report.declarations.retain(|_| {
-            k += 1;
-            keep.contains(&(k - 1))
-        });
-    }
+    let chosen = choose_printed(&mut report, filtered.as_ref(), &aut_name);
+    let (printed, template_json) = (&chosen.printed, chosen.templates.clone());
     let declarations_text: String = printed
         .iter()
         .map(|(_, _, d)| format!("{d}\n"))
@@ -388,30 +337,14 @@ pub fn run(args: InferArgs) -> ExitCode {
     };
     match args.format {
         Format::Text => {
-            let mut text = report.ioa_header(printed.len());
-            if let Some(f) = &filtered {
-                text.push_str(&filter_text(f));
-            }
-            for ((_, _, declaration), status) in printed.iter().zip(&statuses) {
-                text.push('\n');
-                if let Some(s) = status {
-                    text.push_str(&format!("% {}\n", s.text()));
-                }
-                text.push_str(declaration);
-                text.push('\n');
-            }
-            if let Some(f) = &filtered {
-                text.push_str(&refuted_text(f));
-            }
-            if args.explain {
-                text.push_str(&report.explain());
-            }
-            if let Some(f) = &facts {
-                text.push_str(&daikon::transitions::facts_text(f, args.confidence));
-            }
-            if let Some(v) = &validation {
-                text.push_str(&validation_text(v));
-            }
+            let text = text_report(
+                &report,
+                &chosen,
+                filtered.as_ref(),
+                args.explain,
+                facts.as_deref().map(|f| (f, args.confidence)),
+                validation.as_ref(),
+            );
             print_stdout(text.trim_end());
         }
         Format::Json => {
@@ -427,29 +360,7 @@ pub fn run(args: InferArgs) -> ExitCode {
                         inv["status"] = status.into();
                     }
                 }
-                json["templates"] = template_json.into();
-                json["refuted_by_exploration"] = f
-                    .refuted
-                    .iter()
-                    .map(|(c, why)| serde_json::json!({"name": c.name, "text": c.text, "error": why}))
-                    .collect::<Vec<_>>()
-                    .into();
-                json["refuted_by_further_runs"] = f
-                    .further
-                    .iter()
-                    .flat_map(|(_, refuted)| refuted)
-                    .map(|(c, at)| serde_json::json!({"name": c.name, "text": c.text, "first": at}))
-                    .collect::<Vec<_>>()
-                    .into();
-                json["exploration"] = match &f.exploration {
-                    Some((path, pass)) => serde_json::json!({
-                        "universe": path.as_ref().map(|p| p.display().to_string()),
-                        "states": pass.states,
-                        "depth": pass.depth,
-                        "complete": pass.complete,
-                    }),
-                    None => serde_json::Value::Null,
-                };
+                add_filter_json(&mut json, f, template_json);
             }
             if let Some(f) = &facts {
                 json["transitions"] = serde_json::to_value(f).unwrap_or_default();
@@ -464,12 +375,4 @@ pub fn run(args: InferArgs) -> ExitCode {
         Some(v) if v.violated() > 0 => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     }
-}
-
-/// A printed invariant: its name, its predicate on one line, and its whole declaration.
-type Printed = (String, String, String);
-
-fn io_error(e: String) -> ExitCode {
-    print_stderr(&format!("error: {e}\n"));
-    ExitCode::from(1)
 }

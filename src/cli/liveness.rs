@@ -12,7 +12,7 @@
 
 use super::explore::{count, parse_duration, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
 use checker::liveness::macemc::{self, BrokenInvariant, Critical, SearchOptions};
 use checker::liveness::Property;
@@ -81,11 +81,6 @@ pub struct LivenessSearchArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(EXIT_ERROR)
 }
 
 /// Runs `ioa liveness`.

@@ -121,20 +121,7 @@ enum Command {
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
     Replay(replay::ReplayArgs),
     /// Print IOA files in the canonical form (Unicode operators, two-space indentation).
-    Fmt {
-        /// The .ioa files to format.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Do not print; exit 1 if any file is not already in canonical form.
-        #[arg(long, conflicts_with = "write")]
-        check: bool,
-        /// Rewrite the files in place.
-        #[arg(long)]
-        write: bool,
-        /// Colour the diagnostics for files that do not parse.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Fmt(fmt::FmtArgs),
     /// Prove invariants and forward simulations with Z3: print each proof obligation with its
     /// verdict (proved, failed with a counterexample, unknown, timeout) and time; exit 0 only if
     /// all are proved.
@@ -238,21 +225,7 @@ pub fn run() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Infer(args) => infer::run(args),
         Command::Trace(args) => trace::run(args),
-        Command::Fmt {
-            files,
-            check,
-            write,
-            color,
-        } => {
-            let mode = if check {
-                fmt::FmtMode::Check
-            } else if write {
-                fmt::FmtMode::Write
-            } else {
-                fmt::FmtMode::Print
-            };
-            fmt::run(&files, mode, color)
-        }
+        Command::Fmt(args) => fmt::run(args),
         Command::Prove(args) => prove::run(args.into_args()),
         Command::Export {
             target: ExportTarget::Smt(args),

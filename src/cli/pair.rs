@@ -2,7 +2,7 @@
 //! through its proof block, under A's schedule or random runs of A.
 
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
@@ -78,11 +78,6 @@ pub struct PairArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
 }
 
 /// Runs `ioa pair`.

@@ -5,7 +5,7 @@
 //! breadth-first search to the same depth in the same run.
 
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
 use checker::predict::PredictReport;
 use interpreter::machine::Machine;
@@ -58,11 +58,6 @@ pub struct PredictArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
 }
 
 fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {

@@ -2,7 +2,7 @@
 //! state is a start state, every step is enabled, and every state is the one the model yields.
 
 use super::model;
-use super::output::print_stderr;
+use super::output::{failure, print_stderr};
 use super::ColorChoice;
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
@@ -10,11 +10,6 @@ use interpreter::trace::Trace;
 use ioa::api::itf::read_trace;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-fn bad(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(1)
-}
 
 /// A trace file read and its model loaded: what `ioa replay`, `ioa view` and `ioa serve`
 /// start from.
@@ -40,11 +35,11 @@ pub(super) fn open_trace(
 ) -> ExitCode {
     let text = match std::fs::read_to_string(trace_path) {
         Ok(t) => t,
-        Err(e) => return bad(format!("cannot read `{}`: {e}", trace_path.display())),
+        Err(e) => return failure(format!("cannot read `{}`: {e}", trace_path.display())),
     };
     let json: serde_json::Value = match serde_json::from_str(&text) {
         Ok(j) => j,
-        Err(e) => return bad(format!("`{}` is not JSON: {e}", trace_path.display())),
+        Err(e) => return failure(format!("`{}` is not JSON: {e}", trace_path.display())),
     };
     let meta = &json["#meta"];
     let source = match model_override
@@ -52,7 +47,9 @@ pub(super) fn open_trace(
         .or_else(|| meta["source"].as_str().map(PathBuf::from))
     {
         Some(s) => s,
-        None => return bad("the trace does not name its model; give it with --model FILE".into()),
+        None => {
+            return failure("the trace does not name its model; give it with --model FILE".into())
+        }
     };
     let universe = meta["universe"].as_str().unwrap_or("");
     let m = match model::load(&source, None, &[], Some(universe)) {
@@ -61,7 +58,7 @@ pub(super) fn open_trace(
     };
     let automaton = match model::pick_automaton(&m.spec, meta["automaton"].as_str(), None) {
         Ok(a) => a,
-        Err(e) => return bad(e),
+        Err(e) => return failure(e),
     };
     let params: Vec<String> = meta["params"]
         .as_array()
@@ -73,7 +70,7 @@ pub(super) fn open_trace(
         .unwrap_or_default();
     let params = match model::params(&m.spec, automaton, &params) {
         Ok(p) => p,
-        Err(e) => return bad(e),
+        Err(e) => return failure(e),
     };
     let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
         Ok(x) => x,
@@ -84,7 +81,7 @@ pub(super) fn open_trace(
     };
     let trace = match read_trace(&machine, &json) {
         Ok(t) => t,
-        Err(e) => return bad(format!("{}: {e}", trace_path.display())),
+        Err(e) => return failure(format!("{}: {e}", trace_path.display())),
     };
     f(Opened {
         model: &m,
@@ -124,7 +121,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
                 ));
                 ExitCode::SUCCESS
             }
-            None => bad(format!(
+            None => failure(format!(
                 "the replay stopped after {} of {} steps",
                 report.trace.steps.len(),
                 trace.steps.len()

@@ -2,7 +2,7 @@
 //! steps in the paper's format and writing traces.
 
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Runner, Stop};
@@ -75,11 +75,6 @@ pub struct RunArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
 }
 
 /// Runs `ioa run`.

@@ -105,7 +105,7 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
     };
     let outcome = match steering_campaign(c.machine, &settings, &mut started) {
         Ok(o) => o,
-        Err(ExploreError::Usage(e)) => return super::explore::usage(e),
+        Err(ExploreError::Usage(e)) => return super::output::usage(e),
         Err(ExploreError::Diagnostics(d)) => {
             print_diagnostics(&d, &m.sources, Format::Text, c.color);
             return ExitCode::from(2);

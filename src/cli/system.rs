@@ -7,7 +7,7 @@
 //! rejects it); 2 the command line is wrong.
 
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stdout, usage};
 use super::{ColorChoice, Format};
 use interpreter::machine::Machine;
 use ioa::api::system::{only_composite, system_view, SystemReport};
@@ -33,11 +33,6 @@ pub struct SystemArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
 }
 
 fn fail(diags: &[Diagnostic], m: &Model, args: &SystemArgs) -> ExitCode {
