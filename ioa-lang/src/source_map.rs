@@ -5,7 +5,7 @@ use crate::span::{FileId, Span};
 use codespan_reporting::files::{Files, SimpleFiles};
 
 /// Every file read for one run of the front end.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct SourceMap {
     files: SimpleFiles<String, String>,
 }

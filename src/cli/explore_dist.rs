@@ -4,23 +4,20 @@
 //! the counterexample (process 0 alone writes `--trace`/`--html`) and the per-worker counters.
 //! `scripts/explore-local-cluster` starts N processes on this machine.
 
-use super::explore::{
-    count, fail, finish, mib, print_start, thousands, usage, ExploreArgs, EXIT_ERROR,
-};
+use super::explore::{count, fail, finish, print_start, thousands, ExploreArgs, EXIT_ERROR};
 use super::model::{self, Model};
-use super::output::print_stderr;
+use super::output::{print_stderr, usage};
 use super::Format;
-use checker::compiled::CompiledModel;
-use checker::explore::spill::SpillStats;
-use checker::explore::{Options, Report, Stats, Verdict};
+use checker::explore::{Options, Report, Verdict};
 use checker::model::MachineModel;
-use checker::symmetry::Symmetry;
 use distributed::checkpoint::Checkpointing;
-use distributed::search::{LevelProgress, Outcome, SearchReport};
+use distributed::search::{LevelProgress, Outcome};
 use distributed::{hostfile, Cluster};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa::api::distributed::{compile_for_processes, totals, worker_json, worker_lines};
+use ioa::api::explore::ExploreError;
+use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::AutomatonId;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -119,47 +116,11 @@ pub fn run(
         Err(e) => return fail(&[e.to_diagnostic()], m, args.color),
     };
     let machine: &'static Machine<'static> = Box::leak(Box::new(machine));
-    let symmetry = if args.symmetric.is_empty() {
-        None
-    } else {
-        match Symmetry::new(machine, &args.symmetric) {
-            Ok(s) => Some(s),
-            Err(errors) => {
-                let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-                return fail(&diags, m, args.color);
-            }
-        }
-    };
-    // A composite compiles through its flattening, as in one process (checker::compiled::flat).
-    let flat = checker::compiled::flat::flat_spec(&m.spec, automaton, symmetry.is_some());
-    let compiled = match flat {
-        Some(Ok(spec)) => {
-            let spec: &'static ioa_lang::ir::Spec = Box::leak(Box::new(spec));
-            match Machine::new(spec, &m.universe, automaton, machine.root_params.clone()) {
-                Ok(flat) => {
-                    let flat: &'static Machine<'static> = Box::leak(Box::new(flat));
-                    checker::compiled::flat::compile(machine, flat)
-                }
-                Err(e) => Err(format!(
-                    "its flattening does not run: {}",
-                    e.to_diagnostic().message
-                )
-                .into()),
-            }
-        }
-        Some(Err(reason)) => Err(reason.into()),
-        None => CompiledModel::new(machine, symmetry),
-    };
-    let compiled = match compiled {
+    let compiled = match compile_for_processes(machine, &args.symmetric, &m.sources) {
         Ok(c) => c,
-        Err(refusal) => {
-            return usage(format!(
-                "--processes needs the compiled engine (states travel between processes as words), and this model is not compiled: {}",
-                super::explore::refusal(m, refusal)
-            ))
-        }
+        Err(ExploreError::Usage(e)) => return usage(e),
+        Err(ExploreError::Diagnostics(d)) => return fail(&d, m, args.color),
     };
-    let compiled: &'static CompiledModel<'static, 'static> = Box::leak(Box::new(compiled));
     let explorer = match MachineModel::new(machine, None) {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], m, args.color),
@@ -235,15 +196,11 @@ pub fn run(
         args.html = None;
     }
     let json = worker_json(&report, &cluster);
-    let code = finish(
-        &args,
-        m,
-        &explorer,
-        &Report { verdict, stats },
-        n_inv,
-        Some(json),
-        None,
-    );
+    let outcome = match ioa::api::explore::conclude(&explorer, Report { verdict, stats }) {
+        Ok(o) => o,
+        Err(d) => return fail(&[d], m, args.color),
+    };
+    let code = finish(&args, m, machine, &outcome, n_inv, Some(json), None);
     if !args.quiet && args.format == Format::Text {
         print_stderr(&worker_lines(&report, &cluster));
     }
@@ -285,126 +242,4 @@ fn identity(args: &ExploreArgs, m: &Model, workers: usize) -> String {
         "workers": workers,
     })
     .to_string()
-}
-
-/// The totals over every worker, as the single-process explorer counts them.
-fn totals(
-    report: &SearchReport<checker::model::MachineStep, usize>,
-    workers: usize,
-    workers_per_process: usize,
-) -> Stats {
-    let sum = |f: fn(&distributed::search::WorkerStats) -> u64| report.workers.iter().map(f).sum();
-    Stats {
-        generated: sum(|w| w.generated),
-        distinct: sum(|w| w.distinct),
-        checked: sum(|w| w.checked),
-        depth: report.depth,
-        levels_completed: report.levels_completed,
-        deadlocks: sum(|w| w.deadlocks),
-        frontier: 0,
-        elapsed: report.elapsed,
-        threads: workers,
-        // Memory per state is the processes' resident memory at the end over the states (the
-        // workers of one process share it), baseline included.
-        resident_at_start: Some(0),
-        peak_resident: Some(resident_of_processes(report, workers_per_process)),
-        graph_bytes: 0,
-        spill: spill_totals(report),
-    }
-}
-
-/// What spilling did on all workers together (the limit is each worker's).
-fn spill_totals(report: &SearchReport<checker::model::MachineStep, usize>) -> Option<SpillStats> {
-    let spills: Vec<_> = report
-        .workers
-        .iter()
-        .filter_map(|w| w.spill.as_ref())
-        .collect();
-    let first = spills.first()?;
-    let sum = |f: fn(&distributed::wire::SpillSummary) -> u64| spills.iter().map(|s| f(s)).sum();
-    Some(SpillStats {
-        limit: first.limit,
-        spills: sum(|s| s.spills),
-        states_on_disk: sum(|s| s.states_on_disk),
-        runs: sum(|s| s.runs) as usize,
-        merges: sum(|s| s.merges),
-        bytes_on_disk: sum(|s| s.bytes_on_disk),
-        bytes_written: sum(|s| s.bytes_written),
-        bytes_read: sum(|s| s.bytes_read),
-        disk_time: std::time::Duration::from_secs_f64(spills.iter().map(|s| s.disk_seconds).sum()),
-        error: None,
-    })
-}
-
-/// The resident memory of all processes (each counted once).
-fn resident_of_processes(
-    report: &SearchReport<checker::model::MachineStep, usize>,
-    workers_per_process: usize,
-) -> u64 {
-    report
-        .workers
-        .iter()
-        .step_by(workers_per_process.max(1))
-        .map(|w| w.resident)
-        .sum()
-}
-
-/// One line per worker, and the states sent between workers per level.
-fn worker_lines(report: &SearchReport<checker::model::MachineStep, usize>, c: &Cluster) -> String {
-    let mut out = String::new();
-    for w in &report.workers {
-        let mut memory = if w.resident > 0 {
-            format!(", process resident {}", mib(w.resident))
-        } else {
-            String::new()
-        };
-        if let Some(s) = w.spill.as_ref().filter(|s| s.spills > 0) {
-            memory.push_str(&format!(
-                ", {} spilled to disk",
-                thousands(s.states_on_disk)
-            ));
-        }
-        out.push_str(&format!(
-            "worker {} (process {}): {} stored, {} checked, {} generated, {} sent to other workers{memory}\n",
-            w.worker,
-            w.worker as usize / c.workers.max(1),
-            thousands(w.distinct),
-            thousands(w.checked),
-            thousands(w.generated),
-            thousands(w.sent),
-        ));
-    }
-    let per_level: Vec<String> = report
-        .sent_per_level
-        .iter()
-        .map(|n| thousands(*n))
-        .collect();
-    out.push_str(&format!(
-        "states sent between workers per level: {}\n",
-        per_level.join(" ")
-    ));
-    out
-}
-
-fn worker_json(
-    report: &SearchReport<checker::model::MachineStep, usize>,
-    c: &Cluster,
-) -> serde_json::Value {
-    serde_json::json!({
-        "processes": c.processes,
-        "process": c.process,
-        "workers_per_process": c.workers,
-        "workers": report.workers.iter().map(|w| serde_json::json!({
-            "worker": w.worker,
-            "process": w.worker as usize / c.workers.max(1),
-            "states": w.distinct,
-            "checked": w.checked,
-            "generated": w.generated,
-            "deadlocks": w.deadlocks,
-            "sent": w.sent,
-            "resident_bytes": w.resident,
-            "spilled": w.spill.as_ref().map(|s| s.states_on_disk),
-        })).collect::<Vec<_>>(),
-        "sent_per_level": report.sent_per_level,
-    })
 }

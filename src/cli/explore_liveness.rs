@@ -8,21 +8,14 @@
 //! Exit codes as `ioa explore`: 0 holds, 1 violated, 2 error, 3 a limit stopped the search.
 
 use super::explore::{count, thousands, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
-use super::liveness_common::{
-    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
-    write_itf,
-};
 use super::model::Model;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::Format;
 use checker::explore::{Limit, Options};
 use checker::liveness::exact::{self, Ending};
-use checker::liveness::graph::{self, GraphOptions};
-use checker::liveness::tasks::Tasks;
-use checker::liveness::Property;
-use checker::model::MachineModel;
 use interpreter::machine::Machine;
-use ioa_lang::diagnostics::IntoDiagnostic;
+use ioa::api::liveness_common::{log_lines, state_diff, write_itf};
+use ioa::api::liveness_exact::{check, Checked, ExactError, ExactOutcome, Start};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -50,55 +43,42 @@ fn fail(m: &Model, diag: ioa_lang::diagnostics::Diagnostic, args: &ExploreArgs) 
 /// Runs `ioa explore --liveness NAME`.
 pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -> ExitCode {
     let name = args.liveness.liveness.as_deref().unwrap_or_default();
-    let liveness = match find_property(&m.spec, machine.root, name) {
-        Ok(l) => l,
-        Err(e) => {
+    let fairness = !args.liveness.no_fairness;
+    let aut = &m.spec.automata[machine.root.0 as usize].name;
+    let text = args.format == Format::Text;
+    let mut started = |s: &Start| {
+        if text && !args.quiet {
+            print_stderr(&format!(
+                "checking {name} of {aut} ({}): {}, {}; {}\n",
+                s.shape,
+                count(s.instances as u64, "action instance"),
+                count(s.tasks as u64, "task"),
+                if fairness {
+                    "task fairness"
+                } else {
+                    "no fairness"
+                }
+            ));
+        }
+    };
+    let (graph, outcome) = match check(machine, name, fairness, &options, &mut started) {
+        Ok(x) => x,
+        Err(ExactError::Usage(e)) => {
             print_stderr(&format!("error: {e}\n"));
             return ExitCode::from(EXIT_ERROR);
         }
-    };
-    let fairness = !args.liveness.no_fairness;
-    let model = match MachineModel::new(machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(m, e.to_diagnostic(), args),
-    };
-    let tasks = match Tasks::new(machine, model.instances()) {
-        Ok(t) => t,
-        Err(e) => return fail(m, e.to_diagnostic(), args),
-    };
-    let aut = &m.spec.automata[machine.root.0 as usize].name;
-    let text = args.format == Format::Text;
-    if text && !args.quiet {
-        print_stderr(&format!(
-            "checking {name} of {aut} ({}): {}, {}; {}\n",
-            shape(liveness),
-            count(model.instances().len() as u64, "action instance"),
-            count(tasks.len() as u64, "task"),
-            if fairness {
-                "task fairness"
-            } else {
-                "no fairness"
-            }
-        ));
-    }
-    let property = Property::new(liveness);
-    let graph_options = GraphOptions {
-        max_states: options.max_states,
-        max_depth: options.max_depth,
-        time_limit: options.time_limit,
-    };
-    let (graph, limit) = match graph::build(&model, &property, &graph_options) {
-        Ok(x) => x,
-        Err(e) => return fail(m, error_diagnostic(e), args),
+        Err(ExactError::Diagnostic(d)) => return fail(m, d, args),
     };
     let timing = format!(
         "time {:.2} s, {} states, {} transitions",
         graph.elapsed.as_secs_f64(),
-        thousands(graph.len() as u64),
+        thousands(graph.states as u64),
         thousands(graph.transitions)
     );
-    if let Some(limit) = limit {
-        let which = match limit {
+    let checked = match outcome {
+        ExactOutcome::Checked(c) => c,
+        ExactOutcome::Limit(limit) => {
+            let which = match limit {
             Limit::States(n) => format!("the state limit ({} states)", thousands(n)),
             Limit::Depth(d) => format!("the depth limit ({d}; deeper states exist)"),
             Limit::Time(t) => format!("the time limit ({:.0} s)", t.as_secs_f64()),
@@ -109,26 +89,33 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
                 checker::memory::DEFAULT_CEILING_PERCENT
             ),
         };
-        if args.format == Format::Json {
-            let json = serde_json::json!({
-                "automaton": aut, "liveness": name, "verdict": "limit",
-                "states": graph.len(), "transitions": graph.transitions,
-            });
-            print_stdout(&serde_json::to_string_pretty(&json).expect("plain data"));
-        } else {
-            print_stderr(&format!(
+            if args.format == Format::Json {
+                let json = serde_json::json!({
+                    "automaton": aut, "liveness": name, "verdict": "limit",
+                    "states": graph.states, "transitions": graph.transitions,
+                });
+                print_stdout(&serde_json::to_string_pretty(&json).expect("plain data"));
+            } else {
+                print_stderr(&format!(
                 "stopped at {which} after {}: no verdict (liveness needs every reachable state)\n",
-                count(graph.len() as u64, "state")
+                count(graph.states as u64, "state")
             ));
+            }
+            return ExitCode::from(EXIT_LIMIT);
         }
-        return ExitCode::from(EXIT_LIMIT);
-    }
-    let report = exact::check(&graph, &tasks, fairness);
-    let expand_goal = liveness.property.trigger().is_some();
+    };
+    let Checked {
+        report,
+        task_names,
+        dead,
+        lasso,
+        exhausted,
+        expand_goal,
+        goal_states,
+    } = *checked;
     // For `eventually P` the goal states are not expanded (what follows the goal cannot
     // matter), so the states reachable only past the goal are not counted: say so, since
     // `ioa explore` counts every reachable state.
-    let goal_states = graph.goal.iter().filter(|&&g| g).count() as u64;
     let unexpanded = if expand_goal || goal_states == 0 {
         String::new()
     } else {
@@ -143,39 +130,6 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
         "without fairness"
     };
 
-    // Re-execute every reported path before printing anything about it.
-    let dead = match report
-        .dead
-        .as_ref()
-        .map(|d| replay(&model, &d.path))
-        .transpose()
-    {
-        Ok(x) => x,
-        Err(d) => return fail(m, d, args),
-    };
-    let lasso = match report
-        .violation
-        .as_ref()
-        .map(|v| replay(&model, &v.path))
-        .transpose()
-    {
-        Ok(x) => x,
-        Err(d) => return fail(m, d, args),
-    };
-    // Where everything stopped short of the goal: did a finite carrier run out?
-    let stopped_state = match report.dead.as_ref().and_then(|d| d.stopped.as_ref()) {
-        Some(path) => match replay(&model, path) {
-            Ok(r) => r.trace.states.last().cloned(),
-            Err(d) => return fail(m, d, args),
-        },
-        None => match (&report.violation, &lasso) {
-            (Some(v), Some(r)) if v.ending == Ending::Stops => r.trace.states.last().cloned(),
-            _ => None,
-        },
-    };
-    let exhausted = stopped_state
-        .map(|s| exhausted_notes(&model, &s))
-        .unwrap_or_default();
     if let (Some(d), Some(r)) = (&report.dead, &dead) {
         if let Some(file) = &args.liveness.dead_trace {
             let meta = serde_json::json!({
@@ -204,7 +158,8 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             }
         }
     }
-    let critical_line = |d: &exact::Dead, r: &super::liveness_common::Replayed| match d.critical {
+    let critical_line = |d: &exact::Dead, r: &ioa::api::liveness_common::Replayed| match d.critical
+    {
         Some(k) => r.trace.log_line(machine, k),
         None => "none: the obligation's first state is already dead".to_string(),
     };
@@ -245,7 +200,7 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             .excluded
             .starved
             .iter()
-            .map(|&t| tasks.names[t as usize].as_str())
+            .map(|&t| task_names[t as usize].as_str())
             .collect();
         format!(
             "; {} avoiding the goal excluded by fairness, e.g. {} enabled throughout and never taken",

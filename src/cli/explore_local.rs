@@ -2,18 +2,19 @@
 //! state or from a state of a recorded run (`--from TRACE --at K`), optionally side by side with
 //! the global explorer under the same limits (`--compare-global`).
 
-use super::explore::{count, thousands, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
+use super::explore::{count, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::model::Model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::Format;
-use checker::explore::{explore, Limit, Options, Verdict};
-use checker::local::search::run_local;
-use checker::local::{LocalError, LocalOptions, LocalReport, LocalVerdict};
-use checker::model::MachineModel;
-use interpreter::machine::{Machine, State};
-use interpreter::runner::{RunReport, Stop};
-use interpreter::trace::Trace;
-use ioa_lang::diagnostics::IntoDiagnostic;
+use checker::explore::Options;
+use checker::local::{LocalReport, LocalVerdict};
+use interpreter::machine::Machine;
+use interpreter::runner::RunReport;
+use ioa::api::explore::ExploreError;
+use ioa::api::local::{
+    check_local, comparison, describe_strategy, eager_line, json, nodes_line, run_global,
+    stats_lines, verdict_line, LocalSettings,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,48 +60,24 @@ pub struct LocalArgs {
     pub no_eager_sends: bool,
 }
 
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(EXIT_ERROR)
-}
-
 /// Runs `ioa explore --local`.
 pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -> ExitCode {
-    let model = match MachineModel::new(machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(m, &[e.to_diagnostic()], args),
-    };
-    let start =
-        match super::snapshot::snapshot(machine, &model, args.local.from.as_deref(), args.local.at)
-        {
-            Ok(s) => s,
-            Err(code) => return ExitCode::from(code),
-        };
-    let network = if args.local.network.is_empty() {
-        None
-    } else {
-        match checker::system::resolve_network(machine, &args.local.network) {
-            Ok(n) => Some(n),
-            Err(e) => return fail(m, &[e.to_diagnostic()], args),
-        }
-    };
-    let local_options = LocalOptions {
-        network,
-        invariants: None,
-        max_depth: options.max_depth,
+    let settings = LocalSettings {
+        from: args.local.from.as_deref(),
+        at: args.local.at,
+        network: &args.local.network,
         max_local_events: args.local.max_local_events,
-        max_states: options.max_states,
-        time_limit: options.time_limit,
-        memory_ceiling: options.process_memory_ceiling,
         max_sequences: args.local.max_sequences,
-        optimise: !args.local.all_combinations,
+        all_combinations: args.local.all_combinations,
         strict: !args.invariants.is_empty(),
-        eager_sends: !args.local.no_eager_sends,
+        no_eager_sends: args.local.no_eager_sends,
     };
-    let report = match run_local(&model, start.state.clone(), local_options) {
-        Ok(r) => r,
-        Err(e) => return local_error(args, m, e),
+    let checked = match check_local(machine, &options, &settings) {
+        Ok(c) => c,
+        Err(ExploreError::Usage(e)) => return usage(e),
+        Err(ExploreError::Diagnostics(d)) => return fail(m, &d, args),
     };
+    let (report, start) = (checked.report, checked.start);
     let aut = &machine.spec.automata[machine.root.0 as usize].name;
     let strategy = describe_strategy(machine, &report);
     if !args.quiet && args.format == Format::Text {
@@ -125,25 +102,10 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             ));
         }
     }
-    let (code, run_report) = match &report.verdict {
-        LocalVerdict::Violated { invariant, run } => match model.trace_from(start.state.clone(), run)
-        {
-            Ok((trace, choices)) => {
-                let mut r = RunReport {
-                    trace: Trace::start(vec![]),
-                    stop: Stop::InvariantViolated {
-                        invariant: *invariant,
-                    },
-                    choices: vec![],
-                };
-                start.extend(trace, choices, &mut r);
-                (ExitCode::from(EXIT_VIOLATION), Some(r))
-            }
-            Err(_) => {
-                return usage("re-executing the confirmed run diverged (a bug in ioa: please report it with the model)".into())
-            }
-        },
-        LocalVerdict::Limit(_) => (ExitCode::from(EXIT_LIMIT), None),
+    let run_report = checked.confirmed;
+    let code = match &report.verdict {
+        LocalVerdict::Violated { .. } => ExitCode::from(EXIT_VIOLATION),
+        LocalVerdict::Limit(_) => ExitCode::from(EXIT_LIMIT),
         // Exit 0 only for a complete verification: a bound, an unsettled preliminary
         // violation or an invariant left out unasked make the run incomplete.
         LocalVerdict::NoViolation { .. }
@@ -152,9 +114,9 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
                     && report.stats.unsettled == 0
                     && matches!(report.verdict, LocalVerdict::NoViolation { bounded: false })) =>
         {
-            (ExitCode::SUCCESS, None)
+            ExitCode::SUCCESS
         }
-        LocalVerdict::NoViolation { .. } => (ExitCode::from(EXIT_LIMIT), None),
+        LocalVerdict::NoViolation { .. } => ExitCode::from(EXIT_LIMIT),
     };
     let global = if args.local.compare_global {
         Some(run_global(machine, &options, &start))
@@ -176,15 +138,15 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
             start.prefix.steps.len(),
         );
         if let Some(g) = &global {
-            print_comparison(&report, g);
+            print_stderr(&comparison(&report, g));
         }
     }
     if let (Some(file), Some(r)) = (&args.trace, &run_report) {
-        let written = super::itf::write_trace(
+        let written = ioa::api::itf::write_trace(
             file,
             machine,
             &r.trace,
-            super::itf::TraceMeta {
+            ioa::api::itf::TraceMeta {
                 model: &args.file,
                 params: &args.params,
                 universe: &m.universe_text,
@@ -216,121 +178,6 @@ fn fail(m: &Model, diags: &[ioa_lang::diagnostics::Diagnostic], args: &ExploreAr
     ExitCode::from(EXIT_ERROR)
 }
 
-fn local_error(args: &ExploreArgs, m: &Model, e: LocalError) -> ExitCode {
-    match e {
-        LocalError::Run(e) => fail(m, &[e.to_diagnostic()], args),
-        LocalError::System(errors) => {
-            let diags: Vec<_> = errors.iter().map(|e| e.to_diagnostic()).collect();
-            fail(m, &diags, args)
-        }
-        LocalError::NotLocal {
-            invariant,
-            component,
-        } => usage(format!(
-            "--local: invariant `{invariant}` reads the network component `{component}`; local model checking checks invariants over node states only (name only node-state invariants with --invariant, say which components are the network with --network, or check it with the global explorer: leave out --local)"
-        )),
-        LocalError::NothingToCheck { left_out } => {
-            let list: Vec<String> = left_out
-                .iter()
-                .map(|(i, c)| format!("`{i}` reads `{c}`"))
-                .collect();
-            usage(format!(
-                "--local: nothing to check: every invariant reads network state ({}); local model checking combines node states only. Check them with the global explorer (leave out --local), or say which components are the network with --network (see `ioa system`)",
-                list.join(", ")
-            ))
-        }
-    }
-}
-
-/// Whether eager sends were applied, and if not, why.
-fn eager_line(report: &LocalReport) -> String {
-    match &report.eager_sends {
-        Ok(outboxes) => format!(
-            "eager sends: on (outboxes {} drained as part of the event that fills them)",
-            outboxes.join(", ")
-        ),
-        Err(reason) => format!("eager sends: off ({reason}); every send is explored as an event"),
-    }
-}
-
-fn nodes_line(report: &LocalReport) -> String {
-    format!(
-        "{} ({}), network {}",
-        count(report.nodes.len() as u64, "node"),
-        report.nodes.join(", "),
-        if report.network.is_empty() {
-            "none".into()
-        } else {
-            report.network.join(", ")
-        }
-    )
-}
-
-fn describe_strategy(machine: &Machine, report: &LocalReport) -> String {
-    let names = |opt: bool| -> Vec<String> {
-        report
-            .optimised
-            .iter()
-            .filter(|(_, o)| *o == opt)
-            .map(|(k, _)| machine.spec.invariants[*k].name.clone())
-            .collect()
-    };
-    let (opt, gen) = (names(true), names(false));
-    let mut parts = Vec::new();
-    if !opt.is_empty() {
-        parts.push(format!("LMC-OPT for {}", opt.join(", ")));
-    }
-    if !gen.is_empty() {
-        parts.push(format!("LMC-GEN for {}", gen.join(", ")));
-    }
-    if parts.is_empty() {
-        "no invariant to check".into()
-    } else {
-        parts.join("; ")
-    }
-}
-
-fn stats_lines(report: &LocalReport) -> Vec<String> {
-    let s = &report.stats;
-    let per_node: Vec<String> = s.local_states.iter().map(|n| thousands(*n)).collect();
-    let total = s.total_local_states();
-    vec![
-        format!(
-            "local states {} = {} ({} per node); {} executed{}; {} sent, {} deliveries",
-            thousands(total),
-            per_node.join(" + "),
-            if per_node.len() == 1 { "one node" } else { "one" },
-            count(s.transitions, "transition"),
-            if s.eager_sends > 0 {
-                format!(" ({} eager sends)", thousands(s.eager_sends))
-            } else {
-                String::new()
-            },
-            count(s.messages, "message"),
-            thousands(s.deliveries)
-        )
-        .replace(" (one per node)", ""),
-        format!(
-            "system states built {}, preliminary violations {}, soundness calls {}, states searched {}",
-            thousands(s.system_states),
-            thousands(s.preliminary),
-            thousands(s.soundness_calls),
-            thousands(s.sequences)
-        ),
-        format!(
-            "event depth {} (per node {}); memory {} bytes ({} per local state)",
-            s.event_depth(),
-            s.node_depths
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            thousands(s.bytes),
-            thousands(s.bytes / total.max(1))
-        ),
-    ]
-}
-
 fn print_text(
     args: &ExploreArgs,
     m: &Model,
@@ -341,78 +188,17 @@ fn print_text(
 ) {
     let s = &report.stats;
     match &report.verdict {
-        LocalVerdict::NoViolation { bounded } => {
-            let n_inv = report.optimised.len();
-            let (what, verb) = match n_inv {
-                0 => ("no invariant was checked".to_string(), "holds"),
-                1 => ("the invariant".to_string(), "holds"),
-                n if report.left_out.is_empty() => (format!("all {n} invariants"), "hold"),
-                n => (format!("the {n} invariants checked"), "hold"),
-            };
-            if n_inv == 0 {
-                print_stderr(&format!(
-                    "no invariant to check: every local state explored{}\n",
-                    if *bounded { " within the bounds" } else { "" }
-                ));
-            } else if *bounded {
-                print_stderr(&format!(
-                    "no violation within the bounds: {what} held in every combination checked; deeper local states exist (raise --max-depth or --max-local-events)\n"
-                ));
-            } else if s.unsettled > 0 {
-                print_stderr(&format!(
-                    "no violation confirmed, but {} preliminary violation(s) were not settled (the soundness check's budget ran out; raise --max-sequences)\n",
-                    s.unsettled
-                ));
-            } else {
-                let left_out: Vec<&str> = report
-                    .left_out
-                    .iter()
-                    .map(|(k, _)| machine.spec.invariants[*k].name.as_str())
-                    .collect();
-                if args.local.skip_network_invariants && !left_out.is_empty() {
-                    print_stderr(&format!(
-                        "verified: {what} {verb} in every reachable system state (every local state explored, {} combinations built); left out as asked: {}\n",
-                        thousands(s.system_states),
-                        left_out.join(", ")
-                    ));
-                } else if left_out.is_empty() {
-                    print_stderr(&format!(
-                        "verified: {what} {verb} in every reachable system state (every local state explored, {} combinations built)\n",
-                        thousands(s.system_states)
-                    ));
-                } else {
-                    print_stderr(&format!(
-                        "incomplete: {what} {verb} in every reachable system state (every local state explored, {} combinations built), but {} {} not checked ({} network state: check {} with the global explorer{})\n",
-                        thousands(s.system_states),
-                        left_out.join(", "),
-                        if left_out.len() == 1 { "was" } else { "were" },
-                        if left_out.len() == 1 { "it reads" } else { "they read" },
-                        if left_out.len() == 1 { "it" } else { "them" },
-                        if args.local.skip_network_invariants { "" } else { ", or pass --skip-network-invariants to accept this" }
-                    ));
-                }
-            }
-        }
-        LocalVerdict::Limit(Limit::Time(t)) => print_stderr(&format!(
-            "stopped at the time limit ({:.0} s): no violation confirmed so far\n",
-            t.as_secs_f64()
+        LocalVerdict::NoViolation { .. } | LocalVerdict::Limit(_) => print_stderr(&verdict_line(
+            machine,
+            report,
+            args.local.skip_network_invariants,
         )),
-        LocalVerdict::Limit(Limit::ProcessMemory(b)) => print_stderr(&format!(
-            "stopped at the memory ceiling ({b} bytes of resident memory): no violation confirmed so far\n"
-        )),
-        LocalVerdict::Limit(Limit::States(n)) => print_stderr(&format!(
-            "stopped at the state limit ({} local states): no violation confirmed so far\n",
-            thousands(*n)
-        )),
-        LocalVerdict::Limit(_) => {
-            print_stderr("stopped at a limit: no violation confirmed so far\n")
-        }
         LocalVerdict::Violated { .. } => {
             let r = run.expect("a confirmed run");
             for k in 1..=r.trace.steps.len() {
                 print_stdout(&r.trace.log_line(machine, k));
             }
-            if let Some(d) = super::run::stop_diagnostic(machine, r) {
+            if let Some(d) = ioa::api::diagnose::stop_diagnostic(machine, r) {
                 print_diagnostics(&[d], &m.sources, Format::Text, args.color);
             }
             let from = if prefix_steps > 0 {
@@ -432,163 +218,4 @@ fn print_text(
     if !args.quiet {
         print_stderr(&format!("time {:.3} s\n", s.elapsed.as_secs_f64()));
     }
-}
-
-/// The global explorer's figures for the comparison.
-struct Global {
-    verdict: &'static str,
-    states: u64,
-    transitions: u64,
-    depth: u32,
-    seconds: f64,
-}
-
-fn run_global(machine: &Machine, options: &Options, start: &super::snapshot::Snapshot) -> Global {
-    let Ok(model) = MachineModel::new(machine, None) else {
-        return Global {
-            verdict: "error",
-            states: 0,
-            transitions: 0,
-            depth: 0,
-            seconds: 0.0,
-        };
-    };
-    let from_live = FromState {
-        inner: &model,
-        start: start.state.clone(),
-    };
-    let report = explore(&from_live, options, &mut |_| {});
-    Global {
-        verdict: match report.verdict {
-            Verdict::Verified => "verified",
-            Verdict::Violated { .. } => "violation",
-            Verdict::LimitReached(_) => "limit",
-            Verdict::Deadlock { .. } => "deadlock",
-            Verdict::Error { .. } => "error",
-        },
-        states: report.stats.distinct,
-        transitions: report.stats.generated.saturating_sub(1),
-        depth: report.stats.depth,
-        seconds: report.stats.elapsed.as_secs_f64(),
-    }
-}
-
-/// The machine's model started from a given state (the local search's start).
-struct FromState<'a, 'm, 's> {
-    inner: &'a MachineModel<'m, 's>,
-    start: State,
-}
-
-impl checker::explore::Model for FromState<'_, '_, '_> {
-    type State = State;
-    type Step = checker::model::MachineStep;
-    type Property = usize;
-    type Error = checker::model::MachineError;
-    fn initial_states(&self, out: &mut Vec<(Self::Step, State)>) -> Result<(), Self::Error> {
-        let step = checker::model::MachineStep {
-            instance: checker::model::MachineStep::START,
-            choices: Box::new([]),
-        };
-        out.push((step, self.start.clone()));
-        Ok(())
-    }
-    fn successors(&self, s: &State, out: &mut Vec<(Self::Step, State)>) -> Result<(), Self::Error> {
-        self.inner.successors(s, out)
-    }
-    fn check(&self, s: &State) -> Result<Option<usize>, Self::Error> {
-        self.inner.check(s)
-    }
-    fn fingerprint(&self, s: &State) -> checker::fingerprint::Fingerprint {
-        self.inner.fingerprint(s)
-    }
-}
-
-fn print_comparison(report: &LocalReport, g: &Global) {
-    let s = &report.stats;
-    let local_verdict = match &report.verdict {
-        LocalVerdict::NoViolation { bounded: false } if s.unsettled == 0 => "verified",
-        LocalVerdict::NoViolation { .. } => "no violation",
-        LocalVerdict::Violated { .. } => "violation",
-        LocalVerdict::Limit(_) => "limit",
-    };
-    let rows = [
-        ("verdict", local_verdict.to_string(), g.verdict.to_string()),
-        (
-            "states",
-            format!("{} local", thousands(s.total_local_states())),
-            format!("{} global", thousands(g.states)),
-        ),
-        (
-            "transitions",
-            thousands(s.transitions),
-            thousands(g.transitions),
-        ),
-        (
-            "depth (events)",
-            s.event_depth().to_string(),
-            g.depth.to_string(),
-        ),
-        (
-            "time (s)",
-            format!("{:.3}", s.elapsed.as_secs_f64()),
-            format!("{:.3}", g.seconds),
-        ),
-    ];
-    print_stderr(&format!("{:<16} {:>16} {:>16}\n", "", "local", "global"));
-    for (name, l, gl) in rows {
-        print_stderr(&format!("{name:<16} {l:>16} {gl:>16}\n"));
-    }
-    if s.transitions > 0 && g.transitions > 0 {
-        print_stderr(&format!(
-            "global/local: {:.1}x the transitions, {:.1}x the time\n",
-            g.transitions as f64 / s.transitions as f64,
-            g.seconds / s.elapsed.as_secs_f64().max(1e-9)
-        ));
-    }
-}
-
-fn json(
-    machine: &Machine,
-    report: &LocalReport,
-    run: Option<&RunReport>,
-    global: &Option<Global>,
-) -> serde_json::Value {
-    let s = &report.stats;
-    serde_json::json!({
-        "automaton": machine.spec.automata[machine.root.0 as usize].name,
-        "verdict": match &report.verdict {
-            LocalVerdict::NoViolation { bounded: false } if s.unsettled == 0 => "verified",
-            LocalVerdict::NoViolation { .. } => "no_violation",
-            LocalVerdict::Violated { .. } => "violation",
-            LocalVerdict::Limit(_) => "limit",
-        },
-        "invariant": match &report.verdict {
-            LocalVerdict::Violated { invariant, .. } => Some(machine.spec.invariants[*invariant].name.clone()),
-            _ => None,
-        },
-        "run_steps": run.map(|r| r.trace.steps.len()),
-        "local_states": s.local_states,
-        "transitions": s.transitions,
-        "eager_sends_fired": s.eager_sends,
-        "messages": s.messages,
-        "system_states": s.system_states,
-        "preliminary_violations": s.preliminary,
-        "soundness_calls": s.soundness_calls,
-        "sequences": s.sequences,
-        "unsettled": s.unsettled,
-        "eager_sends": match &report.eager_sends {
-            Ok(outboxes) => serde_json::json!({ "applied": true, "outboxes": outboxes }),
-            Err(reason) => serde_json::json!({ "applied": false, "reason": reason }),
-        },
-        "event_depth": s.event_depth(),
-        "bytes": s.bytes,
-        "seconds": s.elapsed.as_secs_f64(),
-        "global": global.as_ref().map(|g| serde_json::json!({
-            "verdict": g.verdict,
-            "states": g.states,
-            "transitions": g.transitions,
-            "depth": g.depth,
-            "seconds": g.seconds,
-        })),
-    })
 }

@@ -2,24 +2,52 @@
 //! simulations as Isabelle/HOL theories with a `ROOT` file, so that `isabelle build -D DIR`
 //! checks them.
 
-use super::fs::OsFileSystem;
 use super::output::{print_diagnostics, print_stderr};
 use super::{ColorChoice, Format};
+use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic, Severity};
 use prover_export::isabelle::{export, Selection};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Options of `ioa export isabelle`.
+#[derive(clap::Args)]
+pub struct IsabelleArgs {
+    /// The directory to write the theories to (created if missing).
+    pub dir: PathBuf,
+    /// The .ioa model.
+    pub file: PathBuf,
+    /// Export only this automaton and its invariants.
+    #[arg(long)]
+    pub automaton: Option<String>,
+    /// Export only this forward simulation (with its two automata).
+    #[arg(long)]
+    pub simulation: Option<String>,
+    /// Z3 resource units for an obligation the quick check for unsat cores does not
+    /// settle; a claim Z3 does not prove within them is not stated as a lemma.
+    #[arg(long, default_value_t = prover_export::isabelle::hints::RECHECK_RLIMIT)]
+    pub rlimit: u64,
+    /// State every claim as a lemma, also those Z3 does not prove (by default they are left
+    /// out and named in a comment): Isabelle should then reject the wrong ones.
+    #[arg(long)]
+    pub state_unproved: bool,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
 /// Runs `ioa export isabelle`.
-pub fn run(
-    dir: &Path,
-    file: &Path,
-    automaton: Option<String>,
-    simulation: Option<String>,
-    recheck_rlimit: u64,
-    state_unproved: bool,
-    color: ColorChoice,
-) -> ExitCode {
+pub fn run(args: IsabelleArgs) -> ExitCode {
+    let IsabelleArgs {
+        dir,
+        file,
+        automaton,
+        simulation,
+        rlimit,
+        state_unproved,
+        color,
+    } = args;
+    let (dir, file, recheck_rlimit) = (dir.as_path(), file.as_path(), rlimit.max(1));
     let result = ioa_lang::check_files(&[file.to_path_buf()], &OsFileSystem);
     let Some(spec) = result.spec else {
         print_diagnostics(&result.diagnostics, &result.sources, Format::Text, color);
@@ -67,7 +95,7 @@ pub fn write_theories(
     recheck_rlimit: u64,
     color: ColorChoice,
 ) -> ExitCode {
-    let blocked = beyond_hol(spec);
+    let blocked = ioa::api::export::beyond_hol(spec);
     // Checked first: the exporter has no translation of these types to fall back on.
     // A translation error does not depend on what Z3 answers: found before asking it (the
     // hints take seconds to minutes on a large model).
@@ -139,63 +167,6 @@ pub fn write_theories(
         dir.display()
     ));
     ExitCode::SUCCESS
-}
-
-/// The IOA manual's constructs that the theories cannot state yet (E1201, as the exporter's own
-/// unsupported constructs): the types `Char` and `Real`, and an action that is an input for
-/// some parameters and an output for others (one HOL action constructor per name).
-fn beyond_hol(spec: &ioa_lang::ir::Spec) -> Vec<Diagnostic> {
-    use ioa_lang::ir::{AutomatonBody, Type};
-    fn mentions(t: &Type) -> Option<&'static str> {
-        match t {
-            Type::Char => Some("the type `Char`"),
-            Type::Real => Some("the type `Real`"),
-            Type::Set(e) | Type::Mset(e) | Type::Seq(e) | Type::Null(e) => mentions(e),
-            Type::Array(k, v) | Type::Map(k, v) => mentions(k).or_else(|| mentions(v)),
-            _ => None,
-        }
-    }
-    let unsupported = |what: &str, span| {
-        Diagnostic::error(
-            "E1201",
-            format!("the Isabelle export does not support {what}"),
-            span,
-        )
-        .with_label_message("not translated")
-        .with_hint("check this model with `ioa prove` (Z3) or `ioa explore` instead")
-    };
-    let mut out = Vec::new();
-    for t in &spec.types {
-        let fields = match &t.kind {
-            ioa_lang::ir::TypeDefKind::Tuple(fs) | ioa_lang::ir::TypeDefKind::Union(fs) => fs,
-            ioa_lang::ir::TypeDefKind::Enumeration(_) => continue,
-        };
-        if let Some(what) = fields.iter().find_map(|(_, ty)| mentions(ty)) {
-            out.push(unsupported(what, t.span));
-        }
-    }
-    for a in &spec.automata {
-        let mut vars: Vec<&ioa_lang::ir::VarDecl> = a.params.iter().collect();
-        if let AutomatonBody::Primitive(p) = &a.body {
-            vars.extend(&p.state);
-        }
-        for v in vars {
-            if let Some(what) = mentions(&v.ty) {
-                out.push(unsupported(what, v.span));
-            }
-        }
-        for (k, act) in a.actions.iter().enumerate() {
-            if let Some(what) = act.params.iter().find_map(|p| mentions(&p.ty)) {
-                out.push(unsupported(what, act.span));
-            } else if a.actions[..k].iter().any(|x| x.name == act.name) {
-                out.push(unsupported(
-                    "an action that is an input for some parameters and an output (or internal) for others",
-                    act.span,
-                ));
-            }
-        }
-    }
-    out
 }
 
 fn write_error(path: &Path, e: &std::io::Error, color: ColorChoice) -> ExitCode {

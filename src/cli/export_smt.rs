@@ -4,7 +4,7 @@
 use super::output::{print_stderr, print_stdout};
 use super::prove::{obligations, Selection};
 use super::ColorChoice;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// A file name for an obligation: its name with spaces and punctuation as `_`/`.`.
@@ -20,8 +20,41 @@ pub fn file_name(name: &str) -> String {
     format!("{out}.smt2")
 }
 
+/// Options of `ioa export smt`.
+#[derive(clap::Args)]
+pub struct SmtArgs {
+    /// The folder to write into (created if missing).
+    pub dir: PathBuf,
+    /// The .ioa model.
+    pub file: PathBuf,
+    /// Only this forward simulation (repeatable).
+    #[arg(long = "simulation")]
+    pub simulations: Vec<String>,
+    /// Only this invariant (repeatable).
+    #[arg(long = "invariant")]
+    pub invariants: Vec<String>,
+    /// Invariants assumed in pre-states, comma-separated, or `none` (default: all declared).
+    #[arg(long)]
+    pub assume: Option<String>,
+    /// A value for a parameter, `NAME=VALUE` (repeatable), assumed by every obligation
+    /// (as `ioa prove --param`).
+    #[arg(long = "param")]
+    pub params: Vec<String>,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
 /// Runs `ioa export smt`.
-pub fn run(selection: Selection, dir: &Path, color: ColorChoice) -> ExitCode {
+pub fn run(args: SmtArgs) -> ExitCode {
+    let (dir, color) = (args.dir.as_path(), args.color);
+    let selection = Selection {
+        file: args.file,
+        simulations: args.simulations,
+        invariants: args.invariants,
+        assume: args.assume,
+        params: args.params,
+    };
     let obs = match obligations(&selection, color) {
         Ok(x) => x.obligations,
         Err(code) => return code,

@@ -1,7 +1,8 @@
 //! `ioa fmt`: print files in the canonical form, check that they are, or rewrite them.
 
 use super::output::{print_diagnostics, print_stderr, print_stdout};
-use super::{fs::OsFileSystem, ColorChoice, Format};
+use super::{ColorChoice, Format};
+use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::loader::FileSystem;
 use ioa_lang::source_map::SourceMap;
@@ -19,8 +20,33 @@ pub enum FmtMode {
     Write,
 }
 
+/// Options of `ioa fmt`.
+#[derive(clap::Args)]
+pub struct FmtArgs {
+    /// The .ioa files to format.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Do not print; exit 1 if any file is not already in canonical form.
+    #[arg(long, conflicts_with = "write")]
+    pub check: bool,
+    /// Rewrite the files in place.
+    #[arg(long)]
+    pub write: bool,
+    /// Colour the diagnostics for files that do not parse.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
 /// Runs `ioa fmt`.
-pub fn run(files: &[PathBuf], mode: FmtMode, color: ColorChoice) -> ExitCode {
+pub fn run(args: FmtArgs) -> ExitCode {
+    let (files, color) = (&args.files, args.color);
+    let mode = if args.check {
+        FmtMode::Check
+    } else if args.write {
+        FmtMode::Write
+    } else {
+        FmtMode::Print
+    };
     let mut failed = false;
     for path in files {
         let text = match OsFileSystem.read(path) {

@@ -3,19 +3,22 @@
 //! request write the runs for Daikon itself (`--daikon DIR`) or check the proposals on further
 //! random runs (`--validate RUNS`).
 
-use super::fs::Appended;
-use super::infer_filter::{self, Candidate, Exploring, Filtered, Origin, Status};
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
-use super::runs::{self, RunId};
-use super::trace_files::DaikonFiles;
+use super::output::{failure, print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format, RunsArgs};
-use daikon::validate::{self, Validation};
-use daikon::{DeriveOptions, Engine, GrammarOptions, Options, Report, VarModel};
+use daikon::validate;
+use daikon::{Engine, GrammarOptions, Options, Report, VarModel};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
+use ioa::api::infer::{
+    add_filter_json, add_templates, check_on_runs, choose_printed, filter_summary, parse_bounds,
+    parse_derive, text_report, NotValidated,
+};
+use ioa::api::infer_filter::{self, Candidate, Exploring, Origin};
+use ioa::api::runs::{self, RunId};
+use ioa::api::trace_files::DaikonFiles;
 use ioa_lang::diagnostics::IntoDiagnostic;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Options of `ioa infer`.
@@ -106,11 +109,6 @@ pub struct InferArgs {
     pub color: ColorChoice,
 }
 
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
-}
-
 /// Runs `ioa infer`.
 pub fn run(args: InferArgs) -> ExitCode {
     if !(args.confidence > 0.0 && args.confidence < 1.0) {
@@ -192,7 +190,7 @@ pub fn run(args: InferArgs) -> ExitCode {
     let mut seen = std::collections::HashSet::new();
     let mut feed = |id: RunId, report: interpreter::runner::RunReport| -> Result<(), String> {
         let label = id.label();
-        if let Some(d) = super::run::stop_diagnostic(&machine, &report) {
+        if let Some(d) = ioa::api::diagnose::stop_diagnostic(&machine, &report) {
             print_stderr(&format!(
                 "warning: {label} stopped early; its {} state(s) are used\n",
                 report.trace.states.len()
@@ -216,12 +214,12 @@ pub fn run(args: InferArgs) -> ExitCode {
         Ok(())
     };
     if let Err(e) = runs::for_each_run(&runner, &selected, &choice, &mut feed) {
-        return io_error(e);
+        return failure(e);
     }
     if let Some(d) = daikon_out.take() {
         match d.finish() {
             Ok(paths) => print_stderr(&format!("wrote {}\n", paths.join(" and "))),
-            Err(e) => return io_error(e),
+            Err(e) => return failure(e),
         }
     }
     let taken: Vec<String> = m.spec.invariants.iter().map(|i| i.name.clone()).collect();
@@ -250,26 +248,15 @@ pub fn run(args: InferArgs) -> ExitCode {
         })
         .collect();
     if args.templates {
-        let loaded =
-            ioa_lang::loader::load(std::slice::from_ref(&args.file), &super::fs::OsFileSystem);
-        let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
-        let mut next = report.declarations.len() + 1;
-        for t in ::verify::templates::from_program(&files, &aut_name) {
-            if candidates.iter().any(|c| c.text == t.text) {
-                continue;
-            }
-            let mut name = format!("{}{next}", args.prefix);
-            while taken.contains(&name) {
-                next += 1;
-                name = format!("{}{next}", args.prefix);
-            }
-            next += 1;
-            candidates.push(Candidate {
-                name,
-                text: t.text,
-                origin: Origin::Template(t.origin),
-            });
-        }
+        let first = report.declarations.len() + 1;
+        add_templates(
+            &mut candidates,
+            &args.file,
+            &aut_name,
+            &args.prefix,
+            first,
+            &taken,
+        );
     }
     let filtered = if args.no_explore && !args.templates {
         None
@@ -303,60 +290,17 @@ pub fn run(args: InferArgs) -> ExitCode {
             Some(further),
         ) {
             Ok(f) => f,
-            Err(e) => return io_error(format!("the precision filter failed: {e}")),
+            Err(e) => return failure(format!("the precision filter failed: {e}")),
         };
+        if let Some(skipped) = &f.skipped_universe_lines {
+            print_stderr(&skipped.note());
+        }
         print_stderr(&filter_summary(&f, filter_started.elapsed().as_secs_f64()));
         Some(f)
     };
     // What is printed: the detector's survivors (in the report, for JSON) and the templates'.
-    let (printed, statuses): (Vec<Printed>, Vec<Option<Status>>) = match &filtered {
-        None => (
-            report
-                .declarations
-                .iter()
-                .map(|d| (d.name.clone(), d.text.clone(), d.declaration.clone()))
-                .collect(),
-            vec![None; report.declarations.len()],
-        ),
-        Some(f) => f
-            .kept
-            .iter()
-            .map(|(c, s)| {
-                let declaration = match c.origin {
-                    Origin::Detector(k) => report.declarations[k].declaration.clone(),
-                    Origin::Template(_) => {
-                        format!("invariant {} of {aut_name}:\n  {}", c.name, c.text)
-                    }
-                };
-                ((c.name.clone(), c.text.clone(), declaration), Some(*s))
-            })
-            .unzip(),
-    };
-    let template_json: Vec<serde_json::Value> = filtered
-        .iter()
-        .flat_map(|f| f.kept.iter())
-        .filter_map(|(c, s)| match &c.origin {
-            Origin::Template(origin) => Some(serde_json::json!({
-                "name": c.name, "text": c.text, "origin": origin, "status": s.text(),
-            })),
-            Origin::Detector(_) => None,
-        })
-        .collect();
-    if let Some(f) = &filtered {
-        let keep: Vec<usize> = f
-            .kept
-            .iter()
-            .filter_map(|(c, _)| match c.origin {
-                Origin::Detector(k) => Some(k),
-                Origin::Template(_) => None,
-            })
-            .collect();
-        let mut k = 0;
-        report.declarations.retain(|_| {
-            k += 1;
-            keep.contains(&(k - 1))
-        });
-    }
+    let chosen = choose_printed(&mut report, filtered.as_ref(), &aut_name);
+    let (printed, template_json) = (&chosen.printed, chosen.templates.clone());
     let declarations_text: String = printed
         .iter()
         .map(|(_, _, d)| format!("{d}\n"))
@@ -377,46 +321,30 @@ pub fn run(args: InferArgs) -> ExitCode {
                 swarm: false,
             };
             let names: Vec<String> = printed.iter().map(|(n, _, _)| n.clone()).collect();
-            match check_on_runs(
-                &args.file,
-                &m,
-                &declarations_text,
-                &names,
-                &plan,
-                args.color,
-            ) {
+            match check_on_runs(&args.file, &m, &declarations_text, &names, &plan) {
                 Ok(v) => Some(v),
-                Err(code) => return code,
+                Err(NotValidated::DoNotCheck(d, s)) => {
+                    print_stderr(
+                        "error: the inferred invariants do not check when added to the model\n",
+                    );
+                    print_diagnostics(&d, &s, Format::Text, args.color);
+                    return ExitCode::from(1);
+                }
+                Err(NotValidated::Failed(d)) => return model::fail(&[d], &m.sources, args.color),
             }
         }
         None => None,
     };
     match args.format {
         Format::Text => {
-            let mut text = report.ioa_header(printed.len());
-            if let Some(f) = &filtered {
-                text.push_str(&filter_text(f));
-            }
-            for ((_, _, declaration), status) in printed.iter().zip(&statuses) {
-                text.push('\n');
-                if let Some(s) = status {
-                    text.push_str(&format!("% {}\n", s.text()));
-                }
-                text.push_str(declaration);
-                text.push('\n');
-            }
-            if let Some(f) = &filtered {
-                text.push_str(&refuted_text(f));
-            }
-            if args.explain {
-                text.push_str(&report.explain());
-            }
-            if let Some(f) = &facts {
-                text.push_str(&daikon::transitions::facts_text(f, args.confidence));
-            }
-            if let Some(v) = &validation {
-                text.push_str(&validation_text(v));
-            }
+            let text = text_report(
+                &report,
+                &chosen,
+                filtered.as_ref(),
+                args.explain,
+                facts.as_deref().map(|f| (f, args.confidence)),
+                validation.as_ref(),
+            );
             print_stdout(text.trim_end());
         }
         Format::Json => {
@@ -432,29 +360,7 @@ pub fn run(args: InferArgs) -> ExitCode {
                         inv["status"] = status.into();
                     }
                 }
-                json["templates"] = template_json.into();
-                json["refuted_by_exploration"] = f
-                    .refuted
-                    .iter()
-                    .map(|(c, why)| serde_json::json!({"name": c.name, "text": c.text, "error": why}))
-                    .collect::<Vec<_>>()
-                    .into();
-                json["refuted_by_further_runs"] = f
-                    .further
-                    .iter()
-                    .flat_map(|(_, refuted)| refuted)
-                    .map(|(c, at)| serde_json::json!({"name": c.name, "text": c.text, "first": at}))
-                    .collect::<Vec<_>>()
-                    .into();
-                json["exploration"] = match &f.exploration {
-                    Some((path, pass)) => serde_json::json!({
-                        "universe": path.as_ref().map(|p| p.display().to_string()),
-                        "states": pass.states,
-                        "depth": pass.depth,
-                        "complete": pass.complete,
-                    }),
-                    None => serde_json::Value::Null,
-                };
+                add_filter_json(&mut json, f, template_json);
             }
             if let Some(f) = &facts {
                 json["transitions"] = serde_json::to_value(f).unwrap_or_default();
@@ -469,245 +375,4 @@ pub fn run(args: InferArgs) -> ExitCode {
         Some(v) if v.violated() > 0 => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     }
-}
-
-/// A printed invariant: its name, its predicate on one line, and its whole declaration.
-type Printed = (String, String, String);
-
-/// The stage's one-line summary on standard error.
-fn filter_summary(f: &Filtered, seconds: f64) -> String {
-    let verified = f
-        .kept
-        .iter()
-        .filter(|(_, s)| *s == Status::Verified)
-        .count();
-    let what = match (&f.exploration, &f.skipped) {
-        (Some((_, pass)), _) => format!(
-            "explored {} state(s) of the small instance ({}), refuted {}",
-            pass.states,
-            match (pass.complete, pass.limit) {
-                (true, _) => "every reachable state".to_string(),
-                (false, Some(checker::explore::Limit::States(n))) => {
-                    format!("stopped by --explore-states {n} at depth {}", pass.depth)
-                }
-                (false, Some(checker::explore::Limit::Time(_))) => format!(
-                    "stopped by the --explore-time safety limit at depth {}: what it refuted depends on the machine's load; raise --explore-time or lower --explore-states",
-                    pass.depth
-                ),
-                (false, _) => format!("stopped at depth {}", pass.depth),
-            },
-            f.refuted.len()
-        ),
-        (None, Some(why)) => format!("exploration skipped: {why}"),
-        (None, None) => "no exploration".to_string(),
-    };
-    let further = match &f.further {
-        Some((plan, refuted)) => format!(
-            "; {} further run(s) of {} step(s) and {} swarm run(s) refuted {}",
-            plan.runs,
-            plan.steps,
-            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
-            refuted.len()
-        ),
-        None => String::new(),
-    };
-    format!(
-        "precision filter: {what}{further}; {} kept ({verified} verified on the small instance) \
-         in {seconds:.2} s\n",
-        f.kept.len()
-    )
-}
-
-/// What the exploration did, as `%` comments after the header.
-fn filter_text(f: &Filtered) -> String {
-    let mut out = String::new();
-    if f.templates_ill_typed + f.templates_sampled_out > 0 {
-        out.push_str(&format!(
-            "% templates from the program text: {} did not type-check, {} were refuted by a \
-             reached state\n",
-            f.templates_ill_typed, f.templates_sampled_out
-        ));
-    }
-    match (&f.exploration, &f.skipped) {
-        (Some((path, pass)), _) => {
-            let universe = path
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "the runs' universe".to_string());
-            out.push_str(&format!(
-                "% small instance ({universe}): {} state(s), {}; {} candidate(s) refuted\n",
-                pass.states,
-                if pass.complete {
-                    "every reachable state explored".to_string()
-                } else {
-                    format!(
-                        "not finished (every state within {} step(s)), so nothing is verified",
-                        pass.depth
-                    )
-                },
-                f.refuted.len()
-            ));
-        }
-        (None, Some(why)) => out.push_str(&format!("% small instance not explored: {why}\n")),
-        (None, None) => {}
-    }
-    if let Some((plan, refuted)) = &f.further {
-        out.push_str(&format!(
-            "% further random runs: {} of at most {} step(s), seeds {}..{}, and {} swarm run(s) \
-             (each without a random half of the inputs), seeds {}..{}; {} candidate(s) \
-             refuted\n",
-            plan.runs,
-            plan.steps,
-            plan.seed,
-            plan.seed.wrapping_add(plan.runs.saturating_sub(1)),
-            plan.runs * infer_filter::SWARM_RUNS_PER_RUN,
-            plan.seed.wrapping_add(plan.runs),
-            plan.seed.wrapping_add(
-                plan.runs
-                    .saturating_mul(infer_filter::SWARM_RUNS_PER_RUN + 1)
-                    .saturating_sub(1)
-            ),
-            refuted.len()
-        ));
-    }
-    out
-}
-
-/// The candidates the exploration and the further runs refuted, as `%` comments.
-fn refuted_text(f: &Filtered) -> String {
-    let mut out = String::new();
-    if !f.refuted.is_empty() {
-        out.push_str("\n% Refuted by the exploration of the small instance:\n");
-        for (c, why) in &f.refuted {
-            let why = why
-                .as_ref()
-                .map(|e| format!(" (evaluation failed: {e})"))
-                .unwrap_or_default();
-            out.push_str(&format!("%   {}: {}{why}\n", c.name, c.text));
-        }
-    }
-    if let Some((_, refuted)) = f.further.as_ref().filter(|(_, r)| !r.is_empty()) {
-        out.push_str("\n% Refuted by the further random runs:\n");
-        for (c, at) in refuted {
-            out.push_str(&format!("%   {}: {} ({at})\n", c.name, c.text));
-        }
-    }
-    out
-}
-
-fn io_error(e: String) -> ExitCode {
-    print_stderr(&format!("error: {e}\n"));
-    ExitCode::from(1)
-}
-
-/// Appends the declarations to the model, checks it again and runs the validation.
-fn check_on_runs(
-    file: &Path,
-    m: &model::Model,
-    declarations: &str,
-    names: &[String],
-    plan: &validate::Plan,
-    color: ColorChoice,
-) -> Result<Validation, ExitCode> {
-    let fs = Appended::new(file, declarations.to_string());
-    let checked = ioa_lang::check_files(&[file.to_path_buf()], &fs);
-    let Some(spec) = checked.spec else {
-        print_stderr("error: the inferred invariants do not check when added to the model\n");
-        print_diagnostics(&checked.diagnostics, &checked.sources, Format::Text, color);
-        return Err(ExitCode::from(1));
-    };
-    if names.is_empty() {
-        return Ok(Validation {
-            runs: plan.runs,
-            steps: plan.steps,
-            seed: plan.seed,
-            states: 0,
-            distinct_states: 0,
-            invariants: vec![],
-        });
-    }
-    validate::validate(&spec, &m.universe, plan, names)
-        .map_err(|e| model::fail(&[e.to_diagnostic()], &m.sources, color))
-}
-
-/// The validation's outcome as `%` comments.
-fn validation_text(v: &Validation) -> String {
-    let mut out = format!(
-        "\n% Validation on {} random run(s) of at most {} step(s), seeds {}..{}: {} state(s), {} \
-         distinct.\n% {} of {} invariant(s) held in every state.\n",
-        v.runs,
-        v.steps,
-        v.seed,
-        v.seed + v.runs.saturating_sub(1),
-        v.states,
-        v.distinct_states,
-        v.invariants.len() - v.violated(),
-        v.invariants.len()
-    );
-    for c in v.invariants.iter().filter(|c| c.violating_states > 0) {
-        let first = c
-            .first
-            .as_ref()
-            .map(|f| {
-                let at = match &f.action {
-                    Some(a) => format!("after step {a}"),
-                    None => "in the start state".to_string(),
-                };
-                let error = f
-                    .error
-                    .as_ref()
-                    .map(|e| format!(" (evaluation failed: {e})"))
-                    .unwrap_or_default();
-                format!("; first in the run with seed {} {at}{error}", f.seed)
-            })
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "% {} is violated in {} run(s), {} distinct state(s){first}\n",
-            c.name, c.violating_runs, c.violating_states
-        ));
-    }
-    out
-}
-
-/// `--derive sizes,intersections,null-arrays,keys` (or `all`, `none`).
-fn parse_derive(text: Option<&str>, compare_all_numbers: bool) -> Result<DeriveOptions, String> {
-    let mut d = match text {
-        None | Some("all") => DeriveOptions::all(),
-        Some(list) => {
-            let mut d = DeriveOptions::none();
-            for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                match item {
-                    "none" => {}
-                    "all" => d = DeriveOptions::all(),
-                    "sizes" => d.sizes = true,
-                    "intersections" => d.intersections = true,
-                    "null-arrays" => d.null_arrays = true,
-                    "keys" => d.keys = true,
-                    other => {
-                        return Err(format!(
-                            "--derive takes sizes, intersections, null-arrays, keys, all or none, not `{other}`"
-                        ))
-                    }
-                }
-            }
-            d
-        }
-    };
-    d.compare_all_numbers = compare_all_numbers;
-    Ok(d)
-}
-
-/// `--bounds LOW..HIGH` (default: Daikon's −1..2).
-fn parse_bounds(text: Option<&str>) -> Result<(i64, i64), String> {
-    let Some(text) = text else {
-        return Ok(GrammarOptions::default().bounds);
-    };
-    let bad = || format!("--bounds takes LOW..HIGH, such as -1..2, not `{text}`");
-    let (low, high) = text.split_once("..").ok_or_else(bad)?;
-    let low: i64 = low.trim().parse().map_err(|_| bad())?;
-    let high: i64 = high.trim().parse().map_err(|_| bad())?;
-    if low > high {
-        return Err(bad());
-    }
-    Ok((low, high))
 }

@@ -1,6 +1,5 @@
 //! Command-line parsing (clap) and dispatch to the subcommands.
 
-mod campaign;
 mod check;
 mod explore;
 mod explore_dist;
@@ -9,27 +8,20 @@ mod explore_local;
 mod export_isabelle;
 mod export_smt;
 mod fmt;
-pub(crate) mod fs;
 mod infer;
-mod infer_filter;
-mod itf;
 mod liveness;
-mod liveness_common;
+mod merge;
 mod model;
 mod output;
 mod pair;
 mod predict;
 mod prove;
-mod prove_params;
 mod replay;
 mod run;
-mod runs;
 mod serve;
-mod snapshot;
 mod steer;
 mod system;
 mod trace;
-mod trace_files;
 mod verify;
 mod view;
 
@@ -121,7 +113,7 @@ enum Command {
     /// Merge the `--report` files of a campaign's shards (`ioa run --random`, `ioa pair
     /// --random`, `ioa liveness` with `--shard I/N`) into the report the whole campaign would
     /// have written, byte for byte.
-    Merge(campaign::MergeArgs),
+    Merge(merge::MergeArgs),
     /// Find the invariants a proof needs and prove it: run the automaton, propose candidates
     /// (the detector and templates from the program text), drop those a reached state refutes,
     /// keep the inductive ones (Houdini with Z3), and prove the simulation or invariant.
@@ -129,57 +121,11 @@ enum Command {
     /// Re-execute a trace written by `ioa run --trace` and confirm every step.
     Replay(replay::ReplayArgs),
     /// Print IOA files in the canonical form (Unicode operators, two-space indentation).
-    Fmt {
-        /// The .ioa files to format.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Do not print; exit 1 if any file is not already in canonical form.
-        #[arg(long, conflicts_with = "write")]
-        check: bool,
-        /// Rewrite the files in place.
-        #[arg(long)]
-        write: bool,
-        /// Colour the diagnostics for files that do not parse.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Fmt(fmt::FmtArgs),
     /// Prove invariants and forward simulations with Z3: print each proof obligation with its
     /// verdict (proved, failed with a counterexample, unknown, timeout) and time; exit 0 only if
     /// all are proved.
-    Prove {
-        /// The .ioa model.
-        file: PathBuf,
-        /// Prove this forward simulation (repeatable; default: every simulation and invariant).
-        #[arg(long = "simulation")]
-        simulations: Vec<String>,
-        /// Prove this invariant (repeatable; default: every simulation and invariant).
-        #[arg(long = "invariant")]
-        invariants: Vec<String>,
-        /// Invariants assumed in pre-states, comma-separated, or `none` (default: every
-        /// invariant declared of the automaton).
-        #[arg(long)]
-        assume: Option<String>,
-        /// A value for a parameter, `NAME=VALUE` (repeatable): every obligation assumes that
-        /// each automaton parameter called NAME (and each parameter a simulation's header calls
-        /// NAME) has this value; the report's header lists the assumptions.
-        #[arg(long = "param")]
-        params: Vec<String>,
-        /// Z3 resource units per obligation (its deterministic `rlimit` count, shared by the
-        /// portfolio of strategies): the same budget gives the same verdicts on any machine
-        /// and at any load.
-        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
-        rlimit: u64,
-        /// Wall-clock safety limit per obligation, in seconds; its expiry is reported as a
-        /// timeout, a verdict that depends on the machine's load.
-        #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
-        timeout: f64,
-        /// A text table or one JSON document.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Prove(prove::ProveCli),
     /// Export proof obligations or a whole model for other tools.
     Export {
         #[command(subcommand)]
@@ -191,54 +137,11 @@ enum Command {
 #[derive(Subcommand)]
 enum ExportTarget {
     /// One SMT-LIB2 file per proof obligation (`z3 FILE.smt2` prints unsat when it holds).
-    Smt {
-        /// The folder to write into (created if missing).
-        dir: PathBuf,
-        /// The .ioa model.
-        file: PathBuf,
-        /// Only this forward simulation (repeatable).
-        #[arg(long = "simulation")]
-        simulations: Vec<String>,
-        /// Only this invariant (repeatable).
-        #[arg(long = "invariant")]
-        invariants: Vec<String>,
-        /// Invariants assumed in pre-states, comma-separated, or `none` (default: all declared).
-        #[arg(long)]
-        assume: Option<String>,
-        /// A value for a parameter, `NAME=VALUE` (repeatable), assumed by every obligation
-        /// (as `ioa prove --param`).
-        #[arg(long = "param")]
-        params: Vec<String>,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Smt(export_smt::SmtArgs),
     /// Isabelle/HOL theories (automata, invariants as `invariant A I` lemmas, forward
     /// simulations with proof scripts shaped like their proof blocks) and a ROOT file; check
     /// them with `isabelle build -D DIR`.
-    Isabelle {
-        /// The directory to write the theories to (created if missing).
-        dir: PathBuf,
-        /// The .ioa model.
-        file: PathBuf,
-        /// Export only this automaton and its invariants.
-        #[arg(long)]
-        automaton: Option<String>,
-        /// Export only this forward simulation (with its two automata).
-        #[arg(long)]
-        simulation: Option<String>,
-        /// Z3 resource units for an obligation the quick check for unsat cores does not
-        /// settle; a claim Z3 does not prove within them is not stated as a lemma.
-        #[arg(long, default_value_t = prover_export::isabelle::hints::RECHECK_RLIMIT)]
-        rlimit: u64,
-        /// State every claim as a lemma, also those Z3 does not prove (by default they are left
-        /// out and named in a comment): Isabelle should then reject the wrong ones.
-        #[arg(long)]
-        state_unproved: bool,
-        /// Colour the diagnostics.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-    },
+    Isabelle(export_isabelle::IsabelleArgs),
 }
 
 /// How `ioa infer` and `ioa trace` choose their runs.
@@ -284,8 +187,8 @@ pub(crate) struct RunsArgs {
 }
 
 impl RunsArgs {
-    pub(crate) fn choice(&self) -> runs::RunChoice {
-        runs::RunChoice {
+    pub(crate) fn choice(&self) -> ioa::api::runs::RunChoice {
+        ioa::api::runs::RunChoice {
             automaton: self.automaton.clone(),
             params: self.params.clone(),
             schedules: self.schedules.clone(),
@@ -317,90 +220,18 @@ pub fn run() -> ExitCode {
         Command::Lsp => crate::lsp::run(),
         Command::Predict(args) => predict::run(args),
         Command::Liveness(args) => liveness::run(args),
-        Command::Merge(args) => campaign::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Infer(args) => infer::run(args),
         Command::Trace(args) => trace::run(args),
-        Command::Fmt {
-            files,
-            check,
-            write,
-            color,
-        } => {
-            let mode = if check {
-                fmt::FmtMode::Check
-            } else if write {
-                fmt::FmtMode::Write
-            } else {
-                fmt::FmtMode::Print
-            };
-            fmt::run(&files, mode, color)
-        }
-        Command::Prove {
-            file,
-            simulations,
-            invariants,
-            assume,
-            params,
-            rlimit,
-            timeout,
-            format,
-            color,
-        } => prove::run(prove::ProveArgs {
-            selection: prove::Selection {
-                file,
-                simulations,
-                invariants,
-                assume,
-                params,
-            },
-            rlimit,
-            timeout,
-            format,
-            color,
-        }),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Prove(args) => prove::run(args.into_args()),
         Command::Export {
-            target:
-                ExportTarget::Smt {
-                    file,
-                    dir,
-                    simulations,
-                    invariants,
-                    assume,
-                    params,
-                    color,
-                },
-        } => export_smt::run(
-            prove::Selection {
-                file,
-                simulations,
-                invariants,
-                assume,
-                params,
-            },
-            &dir,
-            color,
-        ),
+            target: ExportTarget::Smt(args),
+        } => export_smt::run(args),
         Command::Export {
-            target:
-                ExportTarget::Isabelle {
-                    dir,
-                    file,
-                    automaton,
-                    simulation,
-                    rlimit,
-                    state_unproved,
-                    color,
-                },
-        } => export_isabelle::run(
-            &dir,
-            &file,
-            automaton,
-            simulation,
-            rlimit.max(1),
-            state_unproved,
-            color,
-        ),
+            target: ExportTarget::Isabelle(args),
+        } => export_isabelle::run(args),
     }
 }

@@ -40,6 +40,24 @@ pub fn print_stdout(text: &str) {
     let _ = out.flush();
 }
 
+/// Prints `error: MESSAGE` for a request the model or the options do not fit, and returns exit
+/// code 2 (every command's usage error).
+pub fn usage(message: String) -> std::process::ExitCode {
+    error(&message, 2)
+}
+
+/// Prints `error: MESSAGE` for a file that cannot be read or written, or a trace that does not
+/// fit its model, and returns exit code 1.
+pub fn failure(message: String) -> std::process::ExitCode {
+    error(&message, 1)
+}
+
+/// Prints `error: MESSAGE` and returns exit code `code`.
+pub fn error(message: &str, code: u8) -> std::process::ExitCode {
+    print_stderr(&format!("error: {message}\n"));
+    std::process::ExitCode::from(code)
+}
+
 /// Prints to standard error, ignoring a closed pipe.
 pub fn print_stderr(text: &str) {
     use std::io::Write;

@@ -1,15 +1,18 @@
 //! `ioa pair`: paired execution of a forward simulation's implementation and specification
 //! through its proof block, under A's schedule or random runs of A.
 
-use super::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
-use interpreter::machine::{Disabled, Machine};
+use interpreter::machine::Machine;
 use interpreter::runner::Runner;
 use interpreter::trace::Trace;
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
-use simrel::{Check, Pair, PairFailure};
+use ioa::api::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
+use ioa::api::pair::{
+    failure_diagnostic, failure_json, pair_params, paired_run, shrink_paired, PairedRun as Outcome,
+    RunWith,
+};
+use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -77,114 +80,6 @@ pub struct PairArgs {
     pub color: ColorChoice,
 }
 
-/// The parameters of the two automata of a paired run.
-struct PairParams {
-    /// The implementation's values.
-    a: Vec<interpreter::value::Value>,
-    /// The specification's values.
-    b: Vec<interpreter::value::Value>,
-    /// The implementation's as `NAME=VALUE` in its own parameter names (what its trace records,
-    /// for `ioa replay`).
-    a_given: Vec<String>,
-}
-
-/// The parameter values of the implementation and the specification. A name of the
-/// simulation's header (`k` of `from ABP(k) to Spec(k)`) gives its value to every parameter it
-/// names; any other `NAME=VALUE` goes to whichever of the two automata declares a parameter
-/// `NAME` that the header does not name (both, if both do). A name that matches nothing, and a
-/// parameter named by the header but given by its own name, are errors.
-fn pair_params(
-    spec: &ioa_lang::ir::Spec,
-    sim: &ioa_lang::ir::Simulation,
-    given: &[String],
-) -> Result<PairParams, String> {
-    let sides = [sim.from, sim.to];
-    let mut mine: [Vec<String>; 2] = Default::default();
-    for g in given {
-        let (name, value) = match g.split_once('=') {
-            Some((n, v)) => (n.trim(), v.trim()),
-            None => (g.trim(), ""),
-        };
-        if let Some(p) = sim.params.iter().find(|p| p.name == name) {
-            for &(a, k) in &p.binds {
-                let own = &spec.automata[a.0 as usize].params[k as usize].name;
-                for (side, id) in sides.iter().enumerate() {
-                    if *id == a {
-                        mine[side].push(format!("{own}={value}"));
-                    }
-                }
-            }
-            continue;
-        }
-        let mut found = false;
-        for (side, id) in sides.iter().enumerate() {
-            let aut = &spec.automata[id.0 as usize];
-            let Some(k) = aut.params.iter().position(|p| p.name == name) else {
-                continue;
-            };
-            if let Some(h) = sim.header_param(*id, k as u32) {
-                return Err(format!(
-                    "parameter `{name}` of `{}` is `{}` in the header of simulation `{}`: give `--param {}=VALUE`",
-                    aut.name, h.name, sim.name, h.name
-                ));
-            }
-            mine[side].push(g.clone());
-            found = true;
-        }
-        if !found {
-            let header = if sim.params.is_empty() {
-                String::new()
-            } else {
-                let names: Vec<&str> = sim.params.iter().map(|p| p.name.as_str()).collect();
-                format!(", and the simulation's header names {}", names.join(", "))
-            };
-            return Err(format!(
-                "neither `{}` nor `{}` has a parameter `{name}`{header}",
-                spec.automata[sim.from.0 as usize].name, spec.automata[sim.to.0 as usize].name
-            ));
-        }
-    }
-    for p in &sim.params {
-        let named = p.binds.iter().any(|&(a, k)| {
-            let own = &spec.automata[a.0 as usize].params[k as usize].name;
-            sides.iter().enumerate().any(|(side, id)| {
-                *id == a
-                    && mine[side]
-                        .iter()
-                        .any(|g| g.split_once('=').is_some_and(|(n, _)| n.trim() == own))
-            })
-        });
-        if !named {
-            return Err(format!(
-                "simulation `{}` needs a value for its parameter `{}`: add `--param {}=VALUE`",
-                sim.name, p.name, p.name
-            ));
-        }
-    }
-    Ok(PairParams {
-        a: model::params(spec, sim.from, &mine[0])?,
-        b: model::params(spec, sim.to, &mine[1])?,
-        a_given: mine[0].clone(),
-    })
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
-}
-
-/// Runs the implementation with a step observer.
-type RunWith<'a> = dyn FnMut(&mut dyn FnMut(&Trace) -> bool) -> interpreter::runner::RunReport + 'a;
-
-/// What one paired run ended with.
-struct Outcome {
-    trace: Trace,
-    choices: Vec<Vec<usize>>,
-    failure: Option<PairFailure>,
-    other: Option<Diagnostic>,
-    b_log: Vec<String>,
-}
-
 /// Runs `ioa pair`.
 pub fn run(args: PairArgs) -> ExitCode {
     let m = match model::load(
@@ -230,7 +125,7 @@ pub fn run(args: PairArgs) -> ExitCode {
     let a_name = m.spec.automata[sim.from.0 as usize].name.clone();
     let b_name = m.spec.automata[sim.to.0 as usize].name.clone();
     let runner = Runner::new(&a);
-    let weights = match super::run::parse_weights(args.weights.as_deref()) {
+    let weights = match ioa::api::runs::parse_weights(args.weights.as_deref()) {
         Ok(w) => w,
         Err(e) => return usage(e),
     };
@@ -240,52 +135,17 @@ pub fn run(args: PairArgs) -> ExitCode {
     };
     let log = args.log && !args.quiet && args.format == Format::Text;
     let drive = |run: &mut RunWith, log: bool| -> Outcome {
-        let mut pair: Option<Pair> = None;
-        let mut failure = None;
-        let mut logged = 0;
-        let mut on_step = |t: &Trace| -> bool {
-            let k = t.steps.len();
-            let result = if k == 0 {
-                Pair::start(&m.spec, sim, &a, &b, &t.states[0]).map(|p| pair = Some(p))
-            } else {
-                let s = &t.steps[k - 1];
-                match pair.as_mut() {
-                    Some(p) => p.step(k, s.action, s.kind, &s.args, &t.states[k - 1], &t.states[k]),
-                    None => Ok(()),
-                }
-            };
-            if log && result.is_ok() {
+        let mut show = |k: usize, t: &Trace, b_lines: &[String]| {
+            if log {
                 if k > 0 {
                     print_stdout(&t.log_line(&a, k));
                 }
-                if let Some(p) = &pair {
-                    for line in &p.b_log[logged..] {
-                        print_stdout(&format!("    ↳ {line} in automaton {b_name}"));
-                    }
-                    logged = p.b_log.len();
-                }
-            }
-            match result {
-                Ok(()) => true,
-                Err(f) => {
-                    failure = Some(f);
-                    false
+                for line in b_lines {
+                    print_stdout(&format!("    ↳ {line} in automaton {b_name}"));
                 }
             }
         };
-        let report = run(&mut on_step);
-        let other = if failure.is_none() {
-            super::run::stop_diagnostic(&a, &report)
-        } else {
-            None
-        };
-        Outcome {
-            trace: report.trace,
-            choices: report.choices,
-            failure,
-            other,
-            b_log: pair.map(|p| p.b_log).unwrap_or_default(),
-        }
+        paired_run(&m.spec, sim, &a, &b, run, &mut show)
     };
     let (outcome, what) = if let Some(name) = &args.schedule {
         let Some(schedule) = m
@@ -356,28 +216,9 @@ pub fn run(args: PairArgs) -> ExitCode {
             }
             if o.failure.is_some() || o.other.is_some() {
                 let found = o.trace.steps.len();
-                let steps: Vec<(usize, Vec<interpreter::value::Value>)> = o
-                    .trace
-                    .steps
-                    .iter()
-                    .map(|s| (s.action, s.args.clone()))
-                    .collect();
-                // Shrink to a shorter run of the implementation that still fails a check.
-                let mut fails = |list: &[(usize, Vec<interpreter::value::Value>)]| {
-                    let again = drive(&mut |cb| runner.actions(list, cb), false);
-                    (again.failure.is_some() || again.other.is_some()).then(|| {
-                        again
-                            .trace
-                            .steps
-                            .iter()
-                            .map(|s| (s.action, s.args.clone()))
-                            .collect()
-                    })
-                };
-                let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut fails);
-                let shrunk = (short.len() < steps.len())
-                    .then(|| drive(&mut |cb| runner.actions(&short, cb), false))
-                    .filter(|x| x.failure.is_some() || x.other.is_some());
+                let shrunk = shrink_paired(&o, &mut |list| {
+                    drive(&mut |cb| runner.actions(list, cb), false)
+                });
                 let label = format!("run {} of {} (seed {seed})", r + 1, args.runs);
                 let shown = shrunk.as_ref().unwrap_or(&o);
                 let diag = shown
@@ -474,9 +315,9 @@ fn report(
         let step = o.failure.as_ref().map_or(steps, |f| f.step);
         extra["failure"] = serde_json::json!({ "step": step, "message": d.message });
     }
-    let doc = super::itf::meta_doc(
+    let doc = ioa::api::itf::meta_doc(
         a,
-        super::itf::TraceMeta {
+        ioa::api::itf::TraceMeta {
             model: &args.file,
             params: a_params,
             universe: &m.universe_text,
@@ -539,108 +380,6 @@ fn report(
             ));
             print_stderr(&after);
             ExitCode::from(1)
-        }
-    }
-}
-
-fn failure_json(f: &PairFailure) -> serde_json::Value {
-    let (kind, detail) = match &f.check {
-        Check::StartNotStartState {
-            variable,
-            declared,
-            given,
-        } => (
-            "start-not-start-state",
-            serde_json::json!({ "variable": variable, "declared": declared, "given": given }),
-        ),
-        Check::NotEnabled { action, reason, .. } => (
-            "not-enabled",
-            serde_json::json!({ "action": action, "values": reads(reason) }),
-        ),
-        Check::TraceMismatch { expected, fired } => (
-            "trace-mismatch",
-            serde_json::json!({ "expected": expected, "fired": fired }),
-        ),
-        Check::Relation { values, .. } => ("relation", serde_json::json!({ "values": values })),
-        Check::Error(e) => (
-            "error",
-            serde_json::json!({ "message": e.to_diagnostic().message }),
-        ),
-    };
-    serde_json::json!({ "step": f.step, "action": f.action, "check": kind, "detail": detail })
-}
-
-fn reads(reason: &Disabled) -> Vec<(String, String)> {
-    match reason {
-        Disabled::Precondition { reads, .. } => reads.clone(),
-        _ => vec![],
-    }
-}
-
-/// The diagnostic for a failed check.
-fn failure_diagnostic(sim: &ioa_lang::ir::Simulation, f: &PairFailure) -> Diagnostic {
-    let at = match &f.action {
-        Some(a) => format!("step {} ({a})", f.step),
-        None => "the start".to_string(),
-    };
-    match &f.check {
-        Check::StartNotStartState {
-            variable,
-            declared,
-            given,
-        } => Diagnostic::error(
-            "E0530",
-            format!("at {at}: the start block does not build a start state of the specification"),
-            sim.span,
-        )
-        .with_note(format!(
-            "{variable} must start as {declared}, but the start block gives {given}"
-        )),
-        Check::NotEnabled {
-            action,
-            reason,
-            fire,
-        } => {
-            let mut d = match reason {
-                Disabled::Precondition { span, reads, .. } => Diagnostic::error("E0531", format!("at {at}: the proof block fires `{action}`, which is not enabled"), *span)
-                    .with_label_message("this part of its precondition is false")
-                    .with_note(format!("values: {}", reads.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", "))),
-                _ => Diagnostic::error("E0531", format!("at {at}: the proof block fires `{action}`, which is not an action instance of the specification"), *fire),
-            };
-            d = d.with_secondary(*fire, "fired here");
-            d
-        }
-        Check::TraceMismatch { expected, fired } => Diagnostic::error(
-            "E0532",
-            format!("at {at}: the fired actions' external trace differs from the implementation's"),
-            sim.span,
-        )
-        .with_note(format!(
-            "the implementation's external action(s): [{}]",
-            expected.join(", ")
-        ))
-        .with_note(format!(
-            "the proof block fired external action(s): [{}]",
-            fired.join(", ")
-        )),
-        Check::Relation { conjunct, values } => Diagnostic::error(
-            "E0533",
-            format!("at {at}: the simulation relation does not hold"),
-            *conjunct,
-        )
-        .with_label_message("this conjunct is false")
-        .with_note(format!(
-            "values: {}",
-            values
-                .iter()
-                .map(|(n, v)| format!("{n} = {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        Check::Error(e) => {
-            let mut d = e.to_diagnostic();
-            d.notes.push(format!("at {at}"));
-            d
         }
     }
 }

@@ -4,17 +4,15 @@
 //! written as an ITF trace from the model's start (`--trace`). `--compare-bfs` runs plain
 //! breadth-first search to the same depth in the same run.
 
-use super::explore::{count, thousands};
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout};
-use super::snapshot::{snapshot, Snapshot};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
-use checker::model::{MachineError, MachineModel};
-use checker::predict::{predict, PredictOptions, PredictReport};
-use checker::system::SystemView;
+use checker::predict::PredictReport;
 use interpreter::machine::Machine;
-use interpreter::runner::{RunReport, Stop};
-use interpreter::trace::Trace;
+use interpreter::runner::RunReport;
+use ioa::api::explore::ExploreError;
+use ioa::api::predict::{comparison, json, predict_from, summary, PredictRequest, Predicted};
+use ioa::api::snapshot::Snapshot;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,11 +60,6 @@ pub struct PredictArgs {
     color: ColorChoice,
 }
 
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
-}
-
 fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
     print_diagnostics(diags, &m.sources, Format::Text, color);
     ExitCode::from(2)
@@ -104,87 +97,31 @@ pub fn run(args: PredictArgs) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
     };
-    let view = match SystemView::new(&machine) {
-        Ok(v) => v,
-        Err(errors) => {
-            let d: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-            return fail(&d, &m, args.color);
-        }
-    };
-    let model = match MachineModel::new(&machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
-    let snap = match snapshot(&machine, &model, args.from.as_deref(), args.at) {
-        Ok(s) => s,
-        Err(code) => return ExitCode::from(code),
-    };
-    let ignore_slots = match ignored_slots(&machine, &args.hash_ignore) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    let mut blocked = Vec::new();
-    for name in &args.without {
-        let Some(action) = machine.actions.iter().position(|a| &a.name == name) else {
-            let known: Vec<&str> = machine.actions.iter().map(|a| a.name.as_str()).collect();
-            return usage(format!(
-                "--without: no action `{name}`; the automaton has: {}",
-                known.join(", ")
-            ));
-        };
-        blocked.extend(
-            (0..model.instances().len() as u32)
-                .filter(|&k| model.instances()[k as usize].action == action),
-        );
-    }
-    let mut options = PredictOptions {
-        max_depth: Some(args.max_depth),
+    let request = PredictRequest {
+        from: args.from.as_deref(),
+        at: args.at,
+        hash_ignore: &args.hash_ignore,
+        without: &args.without,
+        max_depth: args.max_depth,
         time_limit,
-        prune: true,
-        ignore_slots,
-        max_violations: 0,
-        max_states: 0,
-        blocked,
+        compare_bfs: args.compare_bfs,
     };
-    let report = match predict(&model, &view, snap.state.clone(), &options) {
-        Ok(r) => r,
-        Err(e) => return fail(&[machine_error(e)], &m, args.color),
+    let Predicted {
+        snapshot: snap,
+        report,
+        bfs,
+        first,
+    } = match predict_from(&machine, &request) {
+        Ok(p) => p,
+        Err(ExploreError::Usage(e)) => return usage(e),
+        Err(ExploreError::Diagnostics(d)) => return fail(&d, &m, args.color),
     };
-    let bfs = if args.compare_bfs {
-        options.prune = false;
-        match predict(&model, &view, snap.state.clone(), &options) {
-            Ok(r) => Some(r),
-            Err(e) => return fail(&[machine_error(e)], &m, args.color),
-        }
-    } else {
-        None
-    };
-    // Every prediction must replay; the first is shown and written.
-    let mut first = None;
-    for (k, p) in report.predictions.iter().enumerate() {
-        match model.trace_from(snap.state.clone(), &p.path) {
-            Ok((trace, choices)) => {
-                if k == 0 {
-                    let mut r = RunReport {
-                        trace: Trace::start(vec![]),
-                        stop: Stop::InvariantViolated {
-                            invariant: p.invariant,
-                        },
-                        choices: vec![],
-                    };
-                    snap.extend(trace, choices, &mut r);
-                    first = Some(r);
-                }
-            }
-            Err(e) => return fail(&[machine_error(e)], &m, args.color),
-        }
-    }
     if let (Some(file), Some(r)) = (&args.trace, &first) {
-        let written = super::itf::write_trace(
+        let written = ioa::api::itf::write_trace(
             file,
             &machine,
             &r.trace,
-            super::itf::TraceMeta {
+            ioa::api::itf::TraceMeta {
                 model: &args.model.file,
                 params: &args.model.params,
                 universe: &m.universe_text,
@@ -208,7 +145,7 @@ pub fn run(args: PredictArgs) -> ExitCode {
     } else {
         print_text(&args, &m, &machine, &snap, &report, first.as_ref());
         if let Some(b) = &bfs {
-            print_comparison(&report, b, args.quiet);
+            print_stderr(&comparison(&report, b, args.quiet));
         }
     }
     if report.predictions.is_empty() {
@@ -216,32 +153,6 @@ pub fn run(args: PredictArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
-}
-
-fn machine_error(e: MachineError) -> Diagnostic {
-    super::explore::machine_error(e, "a predicted path")
-}
-
-/// The slots named by `--hash-ignore`: `x` in every member that has it, or `P[0].x`.
-fn ignored_slots(machine: &Machine, names: &[String]) -> Result<Vec<usize>, String> {
-    let slots = machine.slot_names();
-    let mut out = Vec::new();
-    for name in names {
-        let hits: Vec<usize> = slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| *s == name || s.rsplit_once('.').is_some_and(|(_, v)| v == name))
-            .map(|(k, _)| k)
-            .collect();
-        if hits.is_empty() {
-            return Err(format!(
-                "--hash-ignore: no state variable `{name}` (variables look like {})",
-                slots.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
-            ));
-        }
-        out.extend(hits);
-    }
-    Ok(out)
 }
 
 fn print_text(
@@ -252,122 +163,19 @@ fn print_text(
     report: &PredictReport,
     first: Option<&RunReport>,
 ) {
-    let s = &report.stats;
-    let from = if snap.prefix.steps.is_empty() {
-        "the start state".to_string()
-    } else {
-        format!("state {} of the trace", snap.prefix.steps.len())
-    };
     if let Some(r) = first {
         for k in 1..=r.trace.steps.len() {
             print_stdout(&r.trace.log_line(machine, k));
         }
-        if let Some(d) = super::run::stop_diagnostic(machine, r) {
+        if let Some(d) = ioa::api::diagnose::stop_diagnostic(machine, r) {
             print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         }
     }
-    let verdict = match (report.predictions.len(), report.complete) {
-        (0, true) => format!(
-            "no violation predicted: every future of up to {} from {from} keeps every invariant",
-            count(args.max_depth as u64, "step")
-        ),
-        (0, false) => format!("no violation predicted from {from} before the time limit"),
-        (n, _) => format!(
-            "{} predicted from {from}; the shortest takes {} (steps {} to {} above)",
-            count(n as u64, "violation"),
-            count(report.predictions[0].path.len() as u64, "step"),
-            snap.prefix.steps.len() + 1,
-            snap.prefix.steps.len() + report.predictions[0].path.len()
-        ),
-    };
-    print_stderr(&format!("{verdict}\n"));
-    for p in report.predictions.iter().skip(1).take(9) {
-        print_stderr(&format!(
-            "  also: `{}` after {}\n",
-            machine.spec.invariants[p.invariant].name,
-            count(p.path.len() as u64, "step")
-        ));
-    }
-    let time = if args.quiet {
-        String::new()
-    } else {
-        format!(", {:.3} s", s.elapsed.as_secs_f64())
-    };
-    print_stderr(&format!(
-        "consequence search: {} states, {} explored, {} local action instances not tried, depth {}{time}\n",
-        thousands(s.states),
-        count(s.transitions, "transition"),
-        thousands(s.local_skipped),
-        s.depth,
+    print_stderr(&summary(
+        machine,
+        report,
+        snap.prefix.steps.len(),
+        args.max_depth,
+        args.quiet,
     ));
-}
-
-fn print_comparison(report: &PredictReport, bfs: &PredictReport, quiet: bool) {
-    let (c, b) = (&report.stats, &bfs.stats);
-    print_stderr(&format!(
-        "{:<16} {:>16} {:>16}\n",
-        "", "consequence", "breadth-first"
-    ));
-    for (name, x, y) in [
-        ("states", thousands(c.states), thousands(b.states)),
-        (
-            "transitions",
-            thousands(c.transitions),
-            thousands(b.transitions),
-        ),
-        ("depth", c.depth.to_string(), b.depth.to_string()),
-        (
-            "violations",
-            report.predictions.len().to_string(),
-            bfs.predictions.len().to_string(),
-        ),
-        (
-            "time (s)",
-            format!("{:.3}", c.elapsed.as_secs_f64()),
-            format!("{:.3}", b.elapsed.as_secs_f64()),
-        ),
-    ] {
-        if quiet && name == "time (s)" {
-            continue;
-        }
-        print_stderr(&format!("{name:<16} {x:>16} {y:>16}\n"));
-    }
-    if quiet {
-        print_stderr(&format!(
-            "breadth-first/consequence: {:.1}x the transitions\n",
-            b.transitions as f64 / c.transitions.max(1) as f64
-        ));
-    } else if c.elapsed.as_secs_f64() > 0.0 {
-        print_stderr(&format!(
-            "breadth-first/consequence: {:.1}x the transitions, {:.1}x the time\n",
-            b.transitions as f64 / c.transitions.max(1) as f64,
-            b.elapsed.as_secs_f64() / c.elapsed.as_secs_f64()
-        ));
-    }
-}
-
-fn json(
-    machine: &Machine,
-    report: &PredictReport,
-    bfs: Option<&PredictReport>,
-) -> serde_json::Value {
-    let one = |r: &PredictReport| {
-        serde_json::json!({
-            "predictions": r.predictions.iter().map(|p| serde_json::json!({
-                "invariant": machine.spec.invariants[p.invariant].name,
-                "steps": p.path.len(),
-            })).collect::<Vec<_>>(),
-            "states": r.stats.states,
-            "transitions": r.stats.transitions,
-            "local_skipped": r.stats.local_skipped,
-            "depth": r.stats.depth,
-            "complete": r.complete,
-            "seconds": r.stats.elapsed.as_secs_f64(),
-        })
-    };
-    serde_json::json!({
-        "automaton": machine.spec.automata[machine.root.0 as usize].name,
-        "consequence": one(report),
-        "bfs": bfs.map(one),
-    })
 }

@@ -1,44 +1,70 @@
-//! `ioa prove`: generate the proof obligations of a model's invariants and forward simulations,
-//! check each with Z3, print a table (obligation, verdict, time) and the counterexamples, and
-//! exit 0 only if every obligation is proved.
+//! `ioa prove`: build the proof obligations of a model's invariants and forward simulations,
+//! check each with Z3 ([`ioa::api::prove`]), print the table (obligation, verdict, time) and
+//! the counterexamples, and exit 0 only if every obligation is proved.
 
-use super::fs::OsFileSystem;
 use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
-use ioa_lang::ir::Spec;
-use ioa_lang::source_map::SourceMap;
-use prover_export::solve::{self, Budget, Verdict};
-use prover_export::{Assumptions, EncodeError, Obligation};
-use rayon::prelude::*;
+pub use ioa::api::prove::Selection;
+use ioa::api::prove::{PrepareError, Prepared};
+use prover_export::solve::Budget;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// What `ioa prove` and `ioa export smt` select.
-pub struct Selection {
-    /// The model.
+/// Options of `ioa prove`.
+#[derive(clap::Args)]
+pub struct ProveCli {
+    /// The .ioa model.
     pub file: PathBuf,
-    /// Simulations to prove, by name.
+    /// Prove this forward simulation (repeatable; default: every simulation and invariant).
+    #[arg(long = "simulation")]
     pub simulations: Vec<String>,
-    /// Invariants to prove, by name.
+    /// Prove this invariant (repeatable; default: every simulation and invariant).
+    #[arg(long = "invariant")]
     pub invariants: Vec<String>,
-    /// `--assume`: the invariants assumed in pre-states (default: all declared).
+    /// Invariants assumed in pre-states, comma-separated, or `none` (default: every
+    /// invariant declared of the automaton).
+    #[arg(long)]
     pub assume: Option<String>,
-    /// `--param NAME=VALUE`: parameter values every obligation assumes.
+    /// A value for a parameter, `NAME=VALUE` (repeatable): every obligation assumes that
+    /// each automaton parameter called NAME (and each parameter a simulation's header calls
+    /// NAME) has this value; the report's header lists the assumptions.
+    #[arg(long = "param")]
     pub params: Vec<String>,
+    /// Z3 resource units per obligation (its deterministic `rlimit` count, shared by the
+    /// portfolio of strategies): the same budget gives the same verdicts on any machine
+    /// and at any load.
+    #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_PROVE_RLIMIT)]
+    pub rlimit: u64,
+    /// Wall-clock safety limit per obligation, in seconds; its expiry is reported as a
+    /// timeout, a verdict that depends on the machine's load.
+    #[arg(long, default_value_t = prover_export::solve::budget::DEFAULT_WALL_SECONDS)]
+    pub timeout: f64,
+    /// A text table or one JSON document.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Colour the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }
 
-/// The obligations of a selection, with what they are about.
-pub struct Prepared {
-    /// The spec they were built from (flattened, with the `--param` values fixed).
-    pub spec: Spec,
-    /// The obligations, in the order of the model's invariants and simulations.
-    pub obligations: Vec<Obligation>,
-    /// The `--param` assumptions, as `A.n = 3`.
-    pub params: Vec<String>,
-    /// The model's sources (for the interpreter's check of counterexamples).
-    pub sources: SourceMap,
+impl ProveCli {
+    /// The arguments `run` takes.
+    pub fn into_args(self) -> ProveArgs {
+        ProveArgs {
+            selection: Selection {
+                file: self.file,
+                simulations: self.simulations,
+                invariants: self.invariants,
+                assume: self.assume,
+                params: self.params,
+            },
+            rlimit: self.rlimit,
+            timeout: self.timeout,
+            format: self.format,
+            color: self.color,
+        }
+    }
 }
 
 /// Arguments of `ioa prove`.
@@ -55,135 +81,28 @@ pub struct ProveArgs {
     pub color: ColorChoice,
 }
 
-/// Checks the model and builds the selected obligations, or prints why not (exit code 1).
+/// Builds the selected obligations, or prints why not and returns the exit code (1 for a
+/// model that does not check or has nothing to prove, 2 for a request that does not fit it).
 pub fn obligations(sel: &Selection, color: ColorChoice) -> Result<Prepared, ExitCode> {
-    let result = ioa_lang::check_files(std::slice::from_ref(&sel.file), &OsFileSystem);
-    let sources = result.sources;
-    let Some(spec) = result.spec else {
-        print_diagnostics(&result.diagnostics, &sources, Format::Text, color);
-        return Err(ExitCode::from(1));
-    };
-    let fail = |diags: Vec<Diagnostic>| {
-        print_diagnostics(&diags, &sources, Format::Text, color);
-        ExitCode::from(1)
-    };
-    // The provers reason about one automaton: composites are flattened first. A composite
-    // that cannot be flattened matters only when something selected is about it.
-    let (mut spec, flatten_errors) = ioa_lang::compose::flatten_what_can_be(&spec);
-    let params = match super::prove_params::fix_params(&mut spec, &sel.params) {
-        Ok(p) => p,
-        Err(e) => {
-            print_stderr(&format!("error: {e}\n"));
-            return Err(ExitCode::from(2));
+    ioa::api::prove::obligations(sel).map_err(|e| match e {
+        PrepareError::Diagnostics(diags, sources) => {
+            print_diagnostics(&diags, &sources, Format::Text, color);
+            ExitCode::from(1)
         }
-    };
-    let assume = match &sel.assume {
-        None => Assumptions::AsDeclared,
-        Some(list) if list.trim() == "none" => Assumptions::Named(vec![]),
-        Some(list) => Assumptions::Named(
-            list.split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect(),
-        ),
-    };
-    let everything = sel.simulations.is_empty() && sel.invariants.is_empty();
-    let mut invs = Vec::new();
-    for name in &sel.invariants {
-        match spec.invariants.iter().position(|i| &i.name == name) {
-            Some(k) => invs.push(k),
-            None => return Err(unknown("invariant", name, &spec, &sources, color)),
+        PrepareError::Usage(message) => {
+            print_stderr(&format!("error: {message}\n"));
+            ExitCode::from(2)
         }
-    }
-    let mut sims = Vec::new();
-    for name in &sel.simulations {
-        match spec.simulations.iter().position(|s| &s.name == name) {
-            Some(k) => sims.push(k),
-            None => return Err(unknown("simulation", name, &spec, &sources, color)),
+        PrepareError::NothingToProve => {
+            print_stderr("nothing to prove: the model declares no invariant and no simulation\n");
+            ExitCode::from(1)
         }
-    }
-    if everything {
-        invs = (0..spec.invariants.len()).collect();
-        sims = (0..spec.simulations.len()).collect();
-    }
-    let composite = |a: ioa_lang::ir::AutomatonId| {
-        matches!(
-            spec.automata[a.0 as usize].body,
-            ioa_lang::ir::AutomatonBody::Composite(_)
-        )
-    };
-    let needs_composite = invs
-        .iter()
-        .any(|k| composite(spec.invariants[*k].automaton))
-        || sims.iter().any(|k| {
-            let sim = &spec.simulations[*k];
-            composite(sim.from) || composite(sim.to)
-        });
-    if needs_composite && !flatten_errors.is_empty() {
-        return Err(fail(
-            flatten_errors.iter().map(|e| e.to_diagnostic()).collect(),
-        ));
-    }
-    let mut out = Vec::new();
-    let mut errors: Vec<EncodeError> = Vec::new();
-    for k in invs {
-        match prover_export::obligations::invariant::obligations(&spec, k, &assume) {
-            Ok(obs) => out.extend(obs),
-            Err(e) => errors.push(e),
-        }
-    }
-    for k in sims {
-        match prover_export::obligations::simulation::obligations(&spec, k, &assume) {
-            Ok(obs) => out.extend(obs),
-            Err(e) => errors.push(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(fail(errors.iter().map(|e| e.to_diagnostic()).collect()));
-    }
-    if out.is_empty() {
-        print_stderr("nothing to prove: the model declares no invariant and no simulation\n");
-        return Err(ExitCode::from(1));
-    }
-    Ok(Prepared {
-        spec,
-        obligations: out,
-        params,
-        sources,
     })
-}
-
-fn unknown(
-    what: &str,
-    name: &str,
-    spec: &Spec,
-    _sources: &SourceMap,
-    _color: ColorChoice,
-) -> ExitCode {
-    let known: Vec<&str> = if what == "invariant" {
-        spec.invariants.iter().map(|i| i.name.as_str()).collect()
-    } else {
-        spec.simulations.iter().map(|s| s.name.as_str()).collect()
-    };
-    print_stderr(&format!(
-        "error: no {what} named `{name}` in the model\n  = hint: the model declares: {}\n",
-        if known.is_empty() {
-            "none".to_string()
-        } else {
-            known.join(", ")
-        }
-    ));
-    ExitCode::from(2)
 }
 
 /// Runs `ioa prove`.
 pub fn run(args: ProveArgs) -> ExitCode {
-    let Prepared {
-        spec,
-        obligations: obs,
-        params,
-        sources,
-    } = match obligations(&args.selection, args.color) {
+    let prepared = match obligations(&args.selection, args.color) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -196,325 +115,16 @@ pub fn run(args: ProveArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let budget = Budget::new(args.rlimit, Duration::from_secs_f64(args.timeout));
-    let started = Instant::now();
-    // Obligations are independent and each verdict depends only on its own text and budget
-    // (a fresh Z3 context, a resource count rather than a clock), so they are checked on every
-    // core at once; the rows keep the obligations' order.
-    // Every counterexample is re-executed by the interpreter before it is reported
-    // (`crate::cex`): one it rejects makes the obligation unknown.
-    let rows: Vec<_> = obs
-        .par_iter()
-        .map(|ob| {
-            let outcome = solve::check(&spec, ob, &budget);
-            honest(&spec, &sources, ob, outcome, &budget)
-        })
-        .collect();
-    let total = started.elapsed();
-    let proved = rows
-        .iter()
-        .filter(|(_, o, _)| matches!(o.verdict, Verdict::Proved))
-        .count();
+    let report = ioa::api::prove::prove(&prepared, budget);
     match args.format {
-        Format::Text => print_stdout(&text_report(&rows, total, &budget, &params)),
-        Format::Json => {
-            let list: Vec<serde_json::Value> = rows
-                .iter()
-                .map(|(ob, o, checked)| {
-                    let mut v = serde_json::json!({
-                        "obligation": ob.name(),
-                        "target": ob.target,
-                        "action": ob.action,
-                        "case": ob.case,
-                        "assumed": ob.assumed,
-                        "verdict": o.verdict.word(),
-                        "used": serde_json::json!(o.core),
-                        "rlimit": o.rlimit,
-                        "time_ms": o.time.as_secs_f64() * 1000.0,
-                    });
-                    match &o.verdict {
-                        Verdict::Failed(cex) => {
-                            v["failed_goals"] = serde_json::json!(cex.failed);
-                            let sections: Vec<serde_json::Value> = cex
-                                .sections
-                                .iter()
-                                .map(|(s, vars)| {
-                                    serde_json::json!({
-                                        "section": format!("{s:?}"),
-                                        "values": vars.iter().map(|(n, x)| serde_json::json!({"name": n, "value": x})).collect::<Vec<_>>(),
-                                    })
-                                })
-                                .collect();
-                            v["counterexample"] = serde_json::json!(sections);
-                        }
-                        Verdict::Unknown(reason) => v["reason"] = serde_json::json!(reason),
-                        _ => {}
-                    }
-                    if let Some(c) = checked {
-                        v["interpreter_check"] = c.json();
-                    }
-                    v
-                })
-                .collect();
-            let doc = serde_json::json!({
-                "ok": proved == rows.len(),
-                "obligations": rows.len(),
-                "proved": proved,
-                "params": params,
-                "rlimit": budget.rlimit,
-                "timeout_s": budget.wall.as_secs_f64(),
-                "total_ms": total.as_secs_f64() * 1000.0,
-                "results": list,
-            });
-            print_stdout(&serde_json::to_string_pretty(&doc).expect("JSON of plain data"));
-        }
+        Format::Text => print_stdout(&report.text()),
+        Format::Json => print_stdout(
+            &serde_json::to_string_pretty(&report.to_json()).expect("JSON of plain data"),
+        ),
     }
-    if proved == rows.len() {
+    if report.all_proved() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }
-}
-
-fn text_report(
-    rows: &[(&Obligation, solve::Outcome, Option<Checked>)],
-    total: Duration,
-    budget: &Budget,
-    params: &[String],
-) -> String {
-    let width = rows
-        .iter()
-        .map(|(o, _, _)| o.name().chars().count())
-        .max()
-        .unwrap_or(10)
-        .max(10);
-    let mut out = format!(
-        "budget per obligation: {} Z3 resource units (--rlimit); wall-clock safety limit {} s (--timeout)\n\n",
-        budget.rlimit,
-        budget.wall.as_secs_f64()
-    );
-    if !params.is_empty() {
-        out.insert_str(
-            0,
-            &format!(
-                "every obligation assumes (--param): {}\n",
-                params.join(", ")
-            ),
-        );
-    }
-    out.push_str(&format!(
-        "{:<width$}  {:<9}  {:>11}  {:>8}\n",
-        "obligation", "verdict", "rlimit", "time"
-    ));
-    for (ob, o, _) in rows {
-        out.push_str(&format!(
-            "{:<width$}  {:<9}  {:>11}  {:>5} ms\n",
-            ob.name(),
-            o.verdict.word(),
-            o.rlimit,
-            o.time.as_millis()
-        ));
-    }
-    let with_hypotheses: Vec<_> = rows
-        .iter()
-        .filter(|(ob, o, _)| matches!(o.verdict, Verdict::Proved) && !ob.hypotheses.is_empty())
-        .collect();
-    if !with_hypotheses.is_empty() {
-        out.push_str("\nhypotheses each proof used (Z3's unsat core):\n");
-        for (ob, o, _) in with_hypotheses {
-            let used = match &o.core {
-                None => "not named (the proof was too costly to repeat with tracked hypotheses)"
-                    .to_string(),
-                Some(core) if core.is_empty() => {
-                    "none (the step alone implies the goal)".to_string()
-                }
-                Some(core) => core.join(", "),
-            };
-            out.push_str(&format!("  {:<width$}  {used}\n", ob.name()));
-        }
-    }
-    for (ob, o, checked) in rows {
-        match &o.verdict {
-            Verdict::Proved => {}
-            Verdict::Failed(cex) => {
-                out.push_str(&format!("\n{} failed", ob.name()));
-                if let (Some(k), Some(a)) = (ob.action_kind, &ob.action) {
-                    out.push_str(&format!(" ({k} {a})"));
-                }
-                if !ob.assumed.is_empty() {
-                    out.push_str(&format!(", assuming {}", ob.assumed.join(", ")));
-                }
-                out.push_str(":\n");
-                if let Some(c) = checked {
-                    out.push_str(&c.text_header());
-                }
-                out.push_str(&cex.render());
-            }
-            Verdict::Unknown(_) if matches!(checked, Some(Checked::Rejected { .. })) => {
-                if let Some(c) = checked {
-                    out.push_str(&format!("\n{}: {}", ob.name(), c.text_header()));
-                }
-            }
-            Verdict::Unknown(reason) => {
-                out.push_str(&format!("\n{}: Z3 gave up: {reason}\n", ob.name()));
-            }
-            Verdict::Exhausted => {
-                out.push_str(&format!(
-                    "\n{}: no answer within the budget of {} Z3 resource units (--rlimit)\n",
-                    ob.name(),
-                    budget.rlimit
-                ));
-            }
-            Verdict::Timeout => {
-                out.push_str(&format!(
-                    "\n{}: stopped by the wall-clock safety limit of {} s (--timeout) before its budget was spent; this depends on the machine's load\n",
-                    ob.name(),
-                    budget.wall.as_secs_f64()
-                ));
-            }
-        }
-    }
-    let count = |w: &str| {
-        rows.iter()
-            .filter(|(_, o, _)| o.verdict.word() == w)
-            .count()
-    };
-    out.push_str(&format!(
-        "\n{} obligation(s): {} proved, {} failed, {} unknown, {} exhausted, {} timeout; {:.2} s\n",
-        rows.len(),
-        count("proved"),
-        count("failed"),
-        count("unknown"),
-        count("exhausted"),
-        count("timeout"),
-        total.as_secs_f64()
-    ));
-    out
-}
-
-/// What the interpreter's check made of a counterexample Z3 gave (see `crate::cex`).
-pub enum Checked {
-    /// Confirmed: the counterexample printed is the interpreter's.
-    Confirmed {
-        /// A start obligation (else a step).
-        start: bool,
-        /// The universe it lives in.
-        universe: Vec<String>,
-    },
-    /// Rejected: the obligation is unknown; Z3's model as it read it is kept for JSON.
-    Rejected {
-        /// The check that failed.
-        reason: String,
-        /// Z3's model.
-        model: prover_export::solve::model::Counterexample,
-    },
-    /// A simulation's counterexample: not re-executed.
-    NotReexecuted,
-}
-
-impl Checked {
-    /// The lines printed above the counterexample (or, rejected, after the obligation's name).
-    fn text_header(&self) -> String {
-        match self {
-            Checked::Confirmed { start, universe } => {
-                let mut s = if *start {
-                    "  checked by the interpreter: a start state in which the invariant is false\n"
-                        .to_string()
-                } else {
-                    "  checked by the interpreter: a pre-state satisfying the hypotheses (not necessarily reachable), the step enabled in it, the invariant false after it\n"
-                        .to_string()
-                };
-                if !universe.is_empty() {
-                    s.push_str(&format!("  in the universe: {}\n", universe.join("; ")));
-                }
-                s
-            }
-            Checked::Rejected { reason, .. } => format!(
-                "unknown: the interpreter does not confirm Z3's model as a counterexample: {reason}\n"
-            ),
-            Checked::NotReexecuted => {
-                "  not re-executed by the interpreter (simulation counterexamples are Z3's model as read)\n"
-                    .to_string()
-            }
-        }
-    }
-
-    /// The check's result as JSON.
-    fn json(&self) -> serde_json::Value {
-        match self {
-            Checked::Confirmed { universe, .. } => serde_json::json!({
-                "result": "confirmed",
-                "universe": universe,
-            }),
-            Checked::Rejected { reason, model } => serde_json::json!({
-                "result": "rejected",
-                "reason": reason,
-                "z3_model": model.sections.iter().map(|(s, vars)| serde_json::json!({
-                    "section": format!("{s:?}"),
-                    "values": vars.iter().map(|(n, x)| serde_json::json!({"name": n, "value": x})).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-            }),
-            Checked::NotReexecuted => serde_json::json!({"result": "not re-executed"}),
-        }
-    }
-}
-
-/// An outcome whose counterexample the interpreter has checked: confirmed, it is printed with
-/// the interpreter's values; rejected, the verdict becomes unknown with the reason.
-fn honest<'o>(
-    spec: &Spec,
-    sources: &SourceMap,
-    ob: &'o Obligation,
-    outcome: solve::Outcome,
-    budget: &Budget,
-) -> (&'o Obligation, solve::Outcome, Option<Checked>) {
-    let Verdict::Failed(first) = &outcome.verdict else {
-        return (ob, outcome, None);
-    };
-    let mut cex = first;
-    let mut check = crate::cex::check(spec, sources, ob, cex);
-    // A model the interpreter does not confirm may be one the prover cannot read back whole
-    // (functions Z3's model-based instantiation defines through projections): models over
-    // small universes are finite tables, so they are asked for and checked in turn.
-    let small;
-    if matches!(check, Some(crate::cex::Check::Rejected(_))) {
-        small = solve::small_counterexamples(spec, ob, budget);
-        for other in &small {
-            let again = crate::cex::check(spec, sources, ob, other);
-            if matches!(again, Some(crate::cex::Check::Confirmed(_))) {
-                cex = other;
-                check = again;
-                break;
-            }
-        }
-    }
-    match check {
-        None => (ob, outcome, Some(Checked::NotReexecuted)),
-        Some(crate::cex::Check::Confirmed(c)) => {
-            let start = ob.replay.as_ref().is_some_and(|r| r.transition.is_none());
-            let checked = prover_export::solve::model::Counterexample {
-                failed: cex.failed.clone(),
-                sections: c.sections,
-                replay: cex.replay.clone(),
-            };
-            let outcome = solve::Outcome {
-                verdict: Verdict::Failed(checked),
-                ..outcome
-            };
-            let note = Checked::Confirmed {
-                start,
-                universe: c.universe,
-            };
-            (ob, outcome, Some(note))
-        }
-        Some(crate::cex::Check::Rejected(reason)) => {
-            let model = cex.clone();
-            let outcome = solve::Outcome {
-                verdict: Verdict::Unknown(format!(
-                    "the interpreter does not confirm Z3's model as a counterexample: {reason}"
-                )),
-                ..outcome
-            };
-            (ob, outcome, Some(Checked::Rejected { reason, model }))
-        }
     }
 }

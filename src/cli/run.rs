@@ -1,16 +1,17 @@
 //! `ioa run`: execute an automaton under a schedule or at random, checking invariants, logging
 //! steps in the paper's format and writing traces.
 
-use super::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
 use super::{ColorChoice, Format};
-use interpreter::machine::{collect_reads, Disabled, Machine};
-use interpreter::runner::{RunReport, Runner, Stop, Weights};
+use interpreter::machine::Machine;
+use interpreter::runner::{RunReport, Runner, Stop};
 use interpreter::trace::Trace;
-use interpreter::value::Printer;
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
-use ioa_lang::ir::VarRef;
+use ioa::api::campaign::Shard;
+use ioa::api::diagnose::stop_diagnostic;
+use ioa::api::run::{random_runs, RandomEnd, RandomRuns, Stopped};
+use ioa::api::runs::parse_weights;
+use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -74,11 +75,6 @@ pub struct RunArgs {
     /// Colour the diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
 }
 
 /// Runs `ioa run`.
@@ -179,94 +175,58 @@ pub fn run(args: RunArgs) -> ExitCode {
         "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
         args.seed, args.steps, args.runs
     ));
-    let campaign = serde_json::json!({
-        "model": args.file.display().to_string(),
-        "automaton": aut_name,
-        "params": args.params,
-        "universe": m.universe_text,
-        "seed": args.seed,
-        "steps": args.steps,
-        "weights": args.weights,
-    });
-    let mut records = Vec::new();
-    let write_report = |records: Vec<RunRecord>, failure: Option<FailureRecord>| {
-        let Some(path) = &args.report else {
-            return Ok(());
-        };
-        CampaignReport::new("run", campaign.clone(), args.runs, shard, records, failure).write(path)
+    let settings = RandomRuns {
+        runs: args.runs,
+        seed: args.seed,
+        steps: args.steps,
+        weights: &weights,
+        shard,
+        report: args.report.as_deref(),
+        campaign: serde_json::json!({
+            "model": args.file.display().to_string(),
+            "automaton": aut_name,
+            "params": args.params,
+            "universe": m.universe_text,
+            "seed": args.seed,
+            "steps": args.steps,
+            "weights": args.weights,
+        }),
     };
-    let mut total_steps = 0u64;
-    let mut deadlocks = 0u64;
-    let mut made = 0u64;
-    for r in (0..args.runs).filter(|&r| campaign::mine(shard, r)) {
-        made += 1;
-        let seed = args.seed.wrapping_add(r);
-        let log = args.log && !args.quiet;
-        let mut on_step = |t: &Trace| {
-            if log && !t.steps.is_empty() {
-                print_stdout(&t.log_line(&machine, t.steps.len()));
-            }
-            true
-        };
-        let report = runner.random(seed, args.steps, &weights, &mut on_step);
-        total_steps += report.trace.steps.len() as u64;
-        if matches!(report.stop, Stop::Deadlock) {
-            deadlocks += 1;
+    let log = args.log && !args.quiet;
+    let mut on_step = |t: &Trace| {
+        if log && !t.steps.is_empty() {
+            print_stdout(&t.log_line(&machine, t.steps.len()));
         }
-        records.push(RunRecord {
-            run: r,
-            seed,
-            steps: report.trace.steps.len() as u64,
-            outcome: match (&report.stop, report.ok()) {
-                (_, false) => "failed",
-                (Stop::Deadlock, _) => "deadlock",
-                _ => "ok",
-            }
-            .to_string(),
-        });
-        if !report.ok() || args.runs == 1 {
-            let found = report.trace.steps.len();
-            let (report, meta, what) = match shrink_violation(&runner, &report) {
-                Some(short) => {
-                    print_stderr(&format!(
-                        "run {} of {} (seed {seed}) failed after {} step(s); shrunk to {} step(s):\n",
-                        r + 1,
-                        args.runs,
-                        report.trace.steps.len(),
-                        short.trace.steps.len()
-                    ));
-                    (
-                        short,
-                        serde_json::json!({ "seed": seed, "shrunk": true }),
-                        format!("seed {seed}, shrunk"),
-                    )
-                }
-                None => (
-                    report,
-                    serde_json::json!({ "seed": seed }),
-                    format!("seed {seed}"),
-                ),
-            };
-            if !report.ok() {
-                let message = stop_diagnostic(&machine, &report).map(|d| d.message);
-                let shrunk = meta["shrunk"] == true;
-                let steps = report.trace.steps.len();
-                let detail = serde_json::json!({
-                    "diagnostic": message,
-                    "failed_after": found,
-                    "shrunk_to": shrunk.then_some(steps),
-                    "log": (1..=steps).map(|k| report.trace.log_line(&machine, k)).collect::<Vec<_>>(),
-                });
-                let failure = FailureRecord {
-                    run: r,
-                    seed,
-                    detail,
-                };
-                if let Err(e) = write_report(std::mem::take(&mut records), Some(failure)) {
-                    return usage(e);
-                }
-            } else if let Err(e) = write_report(records.clone(), None) {
-                return usage(e);
+    };
+    match random_runs(&machine, &runner, &settings, &mut on_step) {
+        Err(e) => usage(e),
+        Ok(RandomEnd::AllHeld {
+            made,
+            total_steps,
+            deadlocks,
+        }) => {
+            let n_inv = model::invariant_count(&m.spec, automaton);
+            print_stderr(&format!(
+                "{made} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n"
+            ));
+            ExitCode::SUCCESS
+        }
+        Ok(RandomEnd::Stopped(stopped)) => {
+            let Stopped {
+                run: r,
+                seed,
+                report,
+                meta,
+                what,
+                shrunk_from,
+            } = *stopped;
+            if let Some(found) = shrunk_from {
+                print_stderr(&format!(
+                    "run {} of {} (seed {seed}) failed after {found} step(s); shrunk to {} step(s):\n",
+                    r + 1,
+                    args.runs,
+                    report.trace.steps.len()
+                ));
             }
             let code = finish(&args, &m, &machine, &report, meta, &what);
             if !report.ok() && args.runs > 1 {
@@ -276,75 +236,9 @@ pub fn run(args: RunArgs) -> ExitCode {
                     args.runs
                 ));
             }
-            if !report.ok() || args.runs == 1 {
-                return code;
-            }
+            code
         }
     }
-    let n_inv = model::invariant_count(&m.spec, automaton);
-    if let Err(e) = write_report(records, None) {
-        return usage(e);
-    }
-    print_stderr(&format!(
-        "{made} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n"
-    ));
-    ExitCode::SUCCESS
-}
-
-/// Shrinks a random run that violated an invariant to a shorter run violating the same one.
-fn shrink_violation(runner: &Runner, report: &RunReport) -> Option<RunReport> {
-    let Stop::InvariantViolated { invariant } = report.stop else {
-        return None;
-    };
-    let steps: Vec<(usize, Vec<interpreter::value::Value>)> = report
-        .trace
-        .steps
-        .iter()
-        .map(|s| (s.action, s.args.clone()))
-        .collect();
-    let mut replay = |list: &[(usize, Vec<interpreter::value::Value>)]| {
-        let r = runner.actions(list, &mut |_| true);
-        match r.stop {
-            Stop::InvariantViolated { invariant: k } if k == invariant => Some(
-                r.trace
-                    .steps
-                    .iter()
-                    .map(|s| (s.action, s.args.clone()))
-                    .collect(),
-            ),
-            _ => None,
-        }
-    };
-    let short = interpreter::shrink::shrink(steps.clone(), 2_000, &mut replay);
-    if short.len() >= steps.len() {
-        return None;
-    }
-    let r = runner.actions(&short, &mut |_| true);
-    matches!(r.stop, Stop::InvariantViolated { .. }).then_some(r)
-}
-
-pub(super) fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
-    let mut w = Weights::default();
-    for item in text
-        .unwrap_or("")
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-    {
-        let (name, value) = item
-            .split_once('=')
-            .ok_or_else(|| format!("--weights takes NAME=WEIGHT items, not `{item}`"))?;
-        let v: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{value}` is not a number in --weights"))?;
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(format!(
-                "weights must be non-negative numbers, not `{value}`"
-            ));
-        }
-        w.by_name.push((name.trim().to_string(), v));
-    }
-    Ok(w)
 }
 
 /// Prints the outcome, writes the trace, and returns the exit code.
@@ -356,9 +250,9 @@ fn finish(
     mut meta: serde_json::Value,
     what: &str,
 ) -> ExitCode {
-    let doc = super::itf::meta_doc(
+    let doc = ioa::api::itf::meta_doc(
         machine,
-        super::itf::TraceMeta {
+        ioa::api::itf::TraceMeta {
             model: &args.file,
             params: &args.params,
             universe: &m.universe_text,
@@ -416,142 +310,4 @@ fn finish(
             ExitCode::from(1)
         }
     }
-}
-
-/// The diagnostic for a run that stopped on a problem.
-pub fn stop_diagnostic(machine: &Machine, report: &RunReport) -> Option<Diagnostic> {
-    let printer = Printer::new(machine.spec);
-    let step = report.trace.steps.len();
-    Some(match &report.stop {
-        Stop::Completed | Stop::Deadlock | Stop::Halted => return None,
-        Stop::NotEnabled {
-            action,
-            reason,
-            span,
-        } => match reason {
-            Disabled::Precondition {
-                instance,
-                span: conj,
-                reads,
-            } => {
-                let inst = &machine.instances[*instance].name;
-                let mut d = Diagnostic::error(
-                    "E0520",
-                    format!("step {}: `{}` is not enabled", step + 1, strip_step(action)),
-                    *conj,
-                )
-                .with_label_message(format!("this part of {inst}'s precondition is false"));
-                if *span != Default::default() {
-                    d = d.with_secondary(*span, "fired here");
-                }
-                d.with_note(format!(
-                    "values: {}",
-                    reads
-                        .iter()
-                        .map(|(n, v)| format!("{n} = {v}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            }
-            Disabled::NoParticipant => Diagnostic::error(
-                "E0520",
-                format!(
-                    "step {}: `{}` is not an action of any component with these arguments",
-                    step + 1,
-                    strip_step(action)
-                ),
-                *span,
-            ),
-            Disabled::SeveralControllers { names } => Diagnostic::error(
-                "E0520",
-                format!(
-                    "step {}: `{}` is controlled by several components: {}",
-                    step + 1,
-                    strip_step(action),
-                    names.join(", ")
-                ),
-                *span,
-            ),
-        },
-        Stop::InvariantViolated { invariant } => {
-            let inv = &machine.spec.invariants[*invariant];
-            let state = report.trace.states.last().expect("non-empty");
-            let names = machine.slot_names();
-            let mut reads = Vec::new();
-            collect_reads(&inv.body, &mut |r| {
-                if let VarRef::State(s) = r {
-                    let n = &names[*s as usize];
-                    let line = format!("{n} = {}", printer.show(&state[*s as usize]));
-                    if !reads.contains(&line) {
-                        reads.push(line);
-                    }
-                }
-            });
-            let after = if step == 0 {
-                "in the start state".to_string()
-            } else {
-                format!(
-                    "after step {step}: {}",
-                    strip_step(&report.trace.log_line(machine, step))
-                )
-            };
-            Diagnostic::error(
-                "E0521",
-                format!("invariant `{}` is violated {after}", inv.name),
-                inv.span,
-            )
-            .with_label_message("this invariant is false")
-            .with_note(format!(
-                "values: {}",
-                if reads.is_empty() {
-                    "(see the trace)".to_string()
-                } else {
-                    reads.join(", ")
-                }
-            ))
-        }
-        Stop::StartRejected { span } => {
-            Diagnostic::error("E0522", "the start state does not satisfy `so that`", *span)
-        }
-        Stop::StepError(e) => {
-            let mut d = e.to_diagnostic();
-            d.notes.push(format!("during step {}", step + 1));
-            d
-        }
-        Stop::InvariantError { invariant, error } => {
-            let inv = &machine.spec.invariants[*invariant];
-            let mut d = error.to_diagnostic();
-            let when = if step == 0 {
-                "in the start state".to_string()
-            } else {
-                format!("after step {step}")
-            };
-            d.notes
-                .push(format!("while checking invariant `{}` {when}", inv.name));
-            d
-        }
-        Stop::Error(e) => {
-            let mut d = e.to_diagnostic();
-            d.notes.push(if report.trace.states.is_empty() {
-                "while building the start state".into()
-            } else {
-                format!("after {step} completed step(s)")
-            });
-            d
-        }
-        Stop::ReplayMismatch { step, what } => Diagnostic {
-            code: "E0523",
-            severity: ioa_lang::diagnostics::Severity::Error,
-            message: format!("the trace does not replay at step {step}: {what}"),
-            labels: vec![],
-            notes: vec![],
-            hint: Some(
-                "the model, universe or parameters changed since the trace was recorded".into(),
-            ),
-        },
-    })
-}
-
-fn strip_step(line: &str) -> &str {
-    line.split_once(": ").map(|(_, rest)| rest).unwrap_or(line)
 }

@@ -2,10 +2,10 @@
 //! bound to 127.0.0.1 unless `--bind` says otherwise. The API is documented in docs/serve.md.
 
 use super::model;
-use super::output::print_stderr;
+use super::output::{failure, print_stderr};
 use super::ColorChoice;
-use crate::serve::session::Session;
 use interpreter::machine::Machine;
+use ioa::serve::session::Session;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::io::Read;
 use std::net::IpAddr;
@@ -40,11 +40,6 @@ pub struct ServeArgs {
     color: ColorChoice,
 }
 
-fn fail(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(1)
-}
-
 /// Runs `ioa serve` until the process is stopped.
 pub fn run(args: ServeArgs) -> ExitCode {
     let sel = &args.model;
@@ -54,11 +49,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
     };
     let automaton = match model::pick_automaton(&m.spec, sel.automaton.as_deref(), None) {
         Ok(a) => a,
-        Err(e) => return fail(e),
+        Err(e) => return failure(e),
     };
     let params = match model::params(&m.spec, automaton, &sel.params) {
         Ok(p) => p,
-        Err(e) => return fail(e),
+        Err(e) => return failure(e),
     };
     let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
         Ok(x) => x,
@@ -71,9 +66,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         m.universe_text.clone(),
     );
     let meta = Box::new(move |machine: &Machine, choices: &[Vec<usize>]| {
-        let mut doc = super::itf::meta_doc(
+        let mut doc = ioa::api::itf::meta_doc(
             machine,
-            super::itf::TraceMeta {
+            ioa::api::itf::TraceMeta {
                 model: &file,
                 params: &given,
                 universe: &universe,
@@ -84,31 +79,31 @@ pub fn run(args: ServeArgs) -> ExitCode {
         doc["serve"] = true.into();
         doc
     });
-    let page = crate::view::page::fill(
+    let page = ioa::view::page::fill(
         PAGE,
         &[
             ("CSS", CSS),
             ("JS", JS),
-            ("TITLE", &crate::view::svg::esc(&name)),
+            ("TITLE", &ioa::view::svg::esc(&name)),
         ],
     );
     let mut session = match Session::new(&machine, meta, page) {
         Ok(s) => s,
-        Err(e) => return fail(e),
+        Err(e) => return failure(e),
     };
     if let Some(from) = &args.from {
         let text = match std::fs::read_to_string(from) {
             Ok(t) => t,
-            Err(e) => return fail(format!("cannot read `{}`: {e}", from.display())),
+            Err(e) => return failure(format!("cannot read `{}`: {e}", from.display())),
         };
         let json: serde_json::Value = match serde_json::from_str(&text) {
             Ok(j) => j,
-            Err(e) => return fail(format!("`{}` is not JSON: {e}", from.display())),
+            Err(e) => return failure(format!("`{}` is not JSON: {e}", from.display())),
         };
         let followed =
-            super::replay::read_trace(&machine, &json).and_then(|trace| session.follow(&trace));
+            ioa::api::itf::read_trace(&machine, &json).and_then(|trace| session.follow(&trace));
         if let Err(e) = followed {
-            return fail(format!(
+            return failure(format!(
                 "{} is not a trace of {name} here: {e}",
                 from.display()
             ));
@@ -125,7 +120,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             } else {
                 ""
             };
-            return fail(format!(
+            return failure(format!(
                 "cannot listen on {}:{}: {e}{hint}",
                 args.bind, args.port
             ));
@@ -150,7 +145,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         let read = request.as_reader().take(MAX_BODY).read_to_end(&mut body);
         let reply = match read {
             Ok(_) => session.handle(request.method().as_str(), request.url(), &body),
-            Err(e) => crate::serve::session::Reply {
+            Err(e) => ioa::serve::session::Reply {
                 status: 400,
                 content_type: "application/json",
                 body: serde_json::json!({ "error": format!("cannot read the request: {e}") })

@@ -7,14 +7,14 @@ use super::explore::{count, thousands};
 use super::model::Model;
 use super::output::{print_diagnostics, print_stderr};
 use super::Format;
-use checker::model::{MachineError, MachineModel};
-use checker::steer::{instance_weights, steered_run, SteerOptions, SteeredRun};
-use checker::system::SystemView;
+use checker::steer::SteerOptions;
 use interpreter::machine::Machine;
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa::api::explore::ExploreError;
+use ioa::api::snapshot::Snapshot;
+use ioa::api::steer::{steering_campaign, SteerSettings};
+use ioa_lang::diagnostics::Diagnostic;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// The options of execution steering.
 #[derive(Debug, Clone, clap::Args)]
@@ -64,90 +64,63 @@ fn fail(m: &Model, d: Diagnostic, color: super::ColorChoice) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn machine_error(e: MachineError) -> Diagnostic {
-    super::explore::machine_error(e, "a step")
-}
-
 /// Runs the campaign.
 pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
-    let view = match SystemView::new(c.machine) {
-        Ok(v) => v,
-        Err(errors) => {
-            let d: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+    let settings = SteerSettings {
+        from: s.from.as_deref(),
+        at: s.at,
+        runs: c.runs,
+        seed: c.seed,
+        weights: c.weights,
+        options: SteerOptions {
+            steps: c.steps,
+            predict_every: s.predict_every,
+            predict_depth: s.predict_depth,
+            predict_states: s.predict_states,
+            view_lag: s.view_lag,
+            immediate_check: false,
+            weights: c.weights.clone(),
+        },
+        want_trace: c.trace.is_some(),
+    };
+    let mut started = |start: &Snapshot| {
+        let from = match &s.from {
+            Some(path) => format!(
+                " from state {} of {}",
+                start.prefix.steps.len(),
+                path.display()
+            ),
+            None => String::new(),
+        };
+        print_stderr(&format!(
+            "steering campaign: {} of {}{from} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
+            count(c.runs, "run"),
+            count(c.steps, "step"),
+            c.seed,
+            s.predict_every,
+            count(s.predict_depth as u64, "step"),
+            thousands(s.predict_states),
+            s.view_lag
+        ));
+    };
+    let outcome = match steering_campaign(c.machine, &settings, &mut started) {
+        Ok(o) => o,
+        Err(ExploreError::Usage(e)) => return super::output::usage(e),
+        Err(ExploreError::Diagnostics(d)) => {
             print_diagnostics(&d, &m.sources, Format::Text, c.color);
             return ExitCode::from(2);
         }
     };
-    let model = match MachineModel::new(c.machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(m, e.to_diagnostic(), c.color),
-    };
-    let start = match super::snapshot::snapshot(c.machine, &model, s.from.as_deref(), s.at) {
-        Ok(x) => x,
-        Err(code) => return ExitCode::from(code),
-    };
-    let weights = instance_weights(&model, c.weights);
-    let plain = SteerOptions {
-        steps: c.steps,
-        predict_every: 0,
-        predict_depth: s.predict_depth,
-        predict_states: s.predict_states,
-        view_lag: s.view_lag,
-        immediate_check: false,
-        weights: c.weights.clone(),
-    };
-    let steered = SteerOptions {
-        predict_every: s.predict_every,
-        ..plain.clone()
-    };
-    let checked = SteerOptions {
-        immediate_check: true,
-        ..steered.clone()
-    };
-    let from = match &s.from {
-        Some(path) => format!(
-            " from state {} of {}",
-            start.prefix.steps.len(),
-            path.display()
-        ),
-        None => String::new(),
-    };
-    print_stderr(&format!(
-        "steering campaign: {} of {}{from} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
-        count(c.runs, "run"),
-        count(c.steps, "step"),
-        c.seed,
-        s.predict_every,
-        count(s.predict_depth as u64, "step"),
-        thousands(s.predict_states),
-        s.view_lag
-    ));
-    let mut tally = Tally::default();
-    let mut first_steered: Option<SteeredRun> = None;
-    for k in 0..c.runs {
-        let seed = c.seed + k;
-        let run = |o: &SteerOptions| steered_run(&model, &view, &start.state, &weights, seed, o);
-        let (a, b, d) = match (run(&plain), run(&steered), run(&checked)) {
-            (Ok(a), Ok(b), Ok(d)) => (a, b, d),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                return fail(m, machine_error(e), c.color)
-            }
-        };
-        tally.add(&a, &b, &d);
-        if first_steered.is_none() {
-            first_steered = Some(d);
-        }
-    }
-    tally.print(c.quiet);
-    if let (Some(path), Some(r)) = (c.trace, &first_steered) {
-        match model.trace_from(start.state.clone(), &r.path) {
-            Ok((tail, tail_choices)) => {
-                let (trace, choices) = start.joined(tail, tail_choices);
-                let written = super::itf::write_trace(
+    let tally = outcome.tally;
+    print_stderr(&tally.text(c.quiet));
+    if let (Some(path), Some(first)) = (c.trace, outcome.first) {
+        match first {
+            Ok((trace, choices)) => {
+                let written = ioa::api::itf::write_trace(
                     path,
                     c.machine,
                     &trace,
-                    super::itf::TraceMeta {
+                    ioa::api::itf::TraceMeta {
                         model: c.model_file,
                         params: c.params,
                         universe: &m.universe_text,
@@ -169,92 +142,12 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
                     path.display()
                 ));
             }
-            Err(e) => return fail(m, machine_error(e), c.color),
+            Err(d) => return fail(m, d, c.color),
         }
     }
     if tally.with_check > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// The campaign's counts.
-#[derive(Default)]
-struct Tally {
-    runs: u64,
-    unsteered: u64,
-    steered: u64,
-    with_check: u64,
-    avoided_by_steering: u64,
-    avoided_by_check: u64,
-    steps: u64,
-    changed: u64,
-    predictions: u64,
-    predicted: u64,
-    filters: u64,
-    time: Duration,
-}
-
-impl Tally {
-    fn add(&mut self, plain: &SteeredRun, steered: &SteeredRun, checked: &SteeredRun) {
-        self.runs += 1;
-        self.unsteered += u64::from(plain.violated.is_some());
-        self.steered += u64::from(steered.violated.is_some());
-        self.with_check += u64::from(checked.violated.is_some());
-        if plain.violated.is_some() && checked.violated.is_none() {
-            if checked.steps_refused > 0 {
-                self.avoided_by_check += 1;
-            } else {
-                self.avoided_by_steering += 1;
-            }
-        }
-        self.steps += checked.path.len() as u64;
-        self.changed += checked.steps_filtered + checked.steps_refused;
-        self.predictions += steered.predictions + checked.predictions;
-        self.predicted += checked.predicted_violations;
-        self.filters += checked.filters_installed;
-        self.time += steered.prediction_time + checked.prediction_time;
-    }
-
-    fn print(&self, quiet: bool) {
-        let pct = |a: u64, b: u64| {
-            if b == 0 {
-                "-".to_string()
-            } else {
-                format!("{:.1}%", 100.0 * a as f64 / b as f64)
-            }
-        };
-        print_stderr(&format!(
-            "runs with a violation: unsteered {} of {}, steered {}, steered with the immediate check {}\n",
-            self.unsteered, self.runs, self.steered, self.with_check
-        ));
-        print_stderr(&format!(
-            "of the {} unsteered violations: avoided by steering {} ({}), caught by the immediate check {} ({}), not avoided {}\n",
-            self.unsteered,
-            self.avoided_by_steering,
-            pct(self.avoided_by_steering, self.unsteered),
-            self.avoided_by_check,
-            pct(self.avoided_by_check, self.unsteered),
-            self.unsteered
-                .saturating_sub(self.avoided_by_steering + self.avoided_by_check)
-        ));
-        let per_call = if quiet || self.predictions == 0 {
-            String::new()
-        } else {
-            format!(
-                "; {:.2} ms per prediction",
-                self.time.as_secs_f64() * 1000.0 / self.predictions as f64
-            )
-        };
-        print_stderr(&format!(
-            "steps changed by filters or the check: {} of {} ({}); {} predictions, {} found a violating future, {} filters installed{per_call}\n",
-            thousands(self.changed),
-            thousands(self.steps),
-            pct(self.changed, self.steps),
-            thousands(self.predictions),
-            thousands(self.predicted),
-            thousands(self.filters),
-        ));
     }
 }

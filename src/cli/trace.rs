@@ -3,12 +3,12 @@
 //! `.decls`/`.dtrace` (so the real Daikon can be run on the same runs) and ITF JSON traces.
 
 use super::model;
-use super::output::{print_diagnostics, print_stderr};
-use super::runs::{self, RunId};
-use super::trace_files::{DaikonFiles, ItfFiles};
+use super::output::{error, print_diagnostics, print_stderr, usage};
 use super::{ColorChoice, Format, RunsArgs};
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Runner};
+use ioa::api::runs::{self, RunId};
+use ioa::api::trace_files::{DaikonFiles, ItfFiles};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,19 +31,13 @@ pub struct TraceArgs {
     pub color: ColorChoice,
 }
 
-fn fail(message: String, code: u8) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(code)
-}
-
 /// Runs `ioa trace`.
 pub fn run(args: TraceArgs) -> ExitCode {
     if args.daikon.is_none() && args.itf.is_none() {
-        return fail(
+        return usage(
             "nothing to write: give --daikon DIR (Daikon's .decls/.dtrace) and/or --itf DIR \
              (ITF JSON traces)"
                 .to_string(),
-            2,
         );
     }
     let m = match model::load(
@@ -58,7 +52,7 @@ pub fn run(args: TraceArgs) -> ExitCode {
     let choice = args.runs.choice();
     let selected = match runs::select(&m, &choice) {
         Ok(s) => s,
-        Err(e) => return fail(e, 2),
+        Err(e) => return usage(e),
     };
     // As for `ioa infer`: a violated model invariant must not cut a run short.
     let mut bare = m.spec.clone();
@@ -78,7 +72,7 @@ pub fn run(args: TraceArgs) -> ExitCode {
         .map(|d| DaikonFiles::create(d, &machine))
     {
         Some(Ok(d)) => Some(d),
-        Some(Err(e)) => return fail(e, 1),
+        Some(Err(e)) => return error(&e, 1),
         None => None,
     };
     let mut itf = match args
@@ -87,13 +81,13 @@ pub fn run(args: TraceArgs) -> ExitCode {
         .map(|d| ItfFiles::create(d, &args.file, &m, &choice.params))
     {
         Some(Ok(d)) => Some(d),
-        Some(Err(e)) => return fail(e, 1),
+        Some(Err(e)) => return error(&e, 1),
         None => None,
     };
     let runner = Runner::new(&machine);
     let (mut count, mut states, mut steps) = (0u64, 0u64, 0u64);
     let mut each = |id: RunId, report: RunReport| -> Result<(), String> {
-        if let Some(d) = super::run::stop_diagnostic(&machine, &report) {
+        if let Some(d) = ioa::api::diagnose::stop_diagnostic(&machine, &report) {
             print_stderr(&format!(
                 "warning: {} stopped early; its {} state(s) are written\n",
                 id.label(),
@@ -113,7 +107,7 @@ pub fn run(args: TraceArgs) -> ExitCode {
         Ok(())
     };
     if let Err(e) = runs::for_each_run(&runner, &selected, &choice, &mut each) {
-        return fail(e, 1);
+        return error(&e, 1);
     }
     let seeds = if selected.random && choice.runs > 0 {
         format!(
@@ -131,7 +125,7 @@ pub fn run(args: TraceArgs) -> ExitCode {
     if let Some(d) = daikon {
         match d.finish() {
             Ok(paths) => print_stderr(&format!("wrote {}\n", paths.join(" and "))),
-            Err(e) => return fail(e, 1),
+            Err(e) => return error(&e, 1),
         }
     }
     if let Some(f) = itf {

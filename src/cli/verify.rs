@@ -1,26 +1,15 @@
-//! `ioa verify`: from a model with no hand-written invariants to a checked proof. Runs the
-//! automaton (its schedules and random runs), proposes candidates with the detector and with
-//! templates read off the program text, drops those a reached state refutes, runs the Houdini
-//! fixpoint with Z3, and proves the simulation (or invariant) assuming the survivors, which are
-//! written back as an IOA file.
+//! `ioa verify`: from a model with no hand-written invariants to a checked proof
+//! ([`ioa::api::verify`]): prints each stage's line as it is reached, then the invariants used
+//! (or the JSON report), and writes the Isabelle theories when asked.
 
-use super::model::{self, Model};
-use super::output::{print_stderr, print_stdout};
+use super::model;
+use super::output::{print_diagnostics, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
-use ::verify::explore_filter::{explore_filter, Explored, SearchEnd, SearchLimits};
-use ::verify::fixpoint::{houdini, Dropped};
-use ::verify::sample::{sample, Sampled};
-use interpreter::machine::Machine;
-use interpreter::runner::{Runner, Weights};
-use interpreter::trace::Trace;
-use interpreter::value::Value;
-use ioa_lang::diagnostics::IntoDiagnostic;
-use ioa_lang::ir::AutomatonId;
-use prover_export::obligations::{invariant, simulation, Assumptions};
-use prover_export::solve::{self, Budget, Verdict};
+use ioa::api::verify::{VerifyError, VerifyObserver, VerifyReport, VerifyRequest};
+use ioa_lang::diagnostics::Diagnostic;
+use ioa_lang::source_map::SourceMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 /// Options of `ioa verify`.
 #[derive(clap::Args)]
@@ -105,20 +94,29 @@ pub struct VerifyArgs {
     pub color: ColorChoice,
 }
 
-fn usage(message: String) -> ExitCode {
-    print_stderr(&format!("error: {message}\n"));
-    ExitCode::from(2)
-}
+/// Prints the stages on the text format; notes and warnings always.
+struct Shown(Format);
 
-/// What is to be proved.
-enum Target {
-    Simulation(usize),
-    Invariant(usize),
+impl VerifyObserver for Shown {
+    fn stage(&mut self, line: &str) {
+        if self.0 == Format::Text {
+            print_stderr(&format!("{line}\n"));
+        }
+    }
+
+    fn note(&mut self, text: &str) {
+        print_stderr(text);
+    }
+
+    fn warnings(&mut self, warnings: &[Diagnostic], sources: &SourceMap) {
+        if !warnings.is_empty() {
+            print_diagnostics(warnings, sources, Format::Text, ColorChoice::Auto);
+        }
+    }
 }
 
 /// Runs `ioa verify`.
 pub fn run(args: VerifyArgs) -> ExitCode {
-    let started = Instant::now();
     let m = match model::load(
         &args.file,
         args.universe_file.as_deref(),
@@ -128,535 +126,73 @@ pub fn run(args: VerifyArgs) -> ExitCode {
         Ok(m) => m,
         Err((d, s)) => return model::fail(&d, &s, args.color),
     };
-    let (target, a) = match pick_target(&m, &args) {
-        Ok(t) => t,
-        Err(e) => return usage(e),
+    let request = VerifyRequest {
+        file: args.file.clone(),
+        simulation: args.simulation.clone(),
+        invariant: args.invariant.clone(),
+        params: args.params.clone(),
+        runs: args.runs,
+        steps: args.steps,
+        seed: args.seed,
+        rlimit: args.rlimit,
+        proof_rlimit: args.proof_rlimit,
+        timeout: args.timeout,
+        proof_timeout: args.proof_timeout,
+        output: args.output.clone(),
+        export_isabelle: args.export_isabelle.is_some(),
+        no_detector: args.no_detector,
+        explore_universe: args.explore_universe.clone(),
+        explore_states: args.explore_states,
+        explore_time: args.explore_time,
+        explore_symmetric: args.explore_symmetric.clone(),
+        no_explore: args.no_explore,
     };
-    let a_name = m.spec.automata[a.0 as usize].name.clone();
-    let params = match model::params(&m.spec, a, &args.params) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
-    };
-    let query_budget = Budget::new(
-        args.rlimit.max(1),
-        Duration::from_secs_f64(args.timeout.max(0.001)),
-    );
-    let proof_budget = Budget::new(
-        args.proof_rlimit.max(1),
-        Duration::from_secs_f64(args.proof_timeout.max(0.001)),
-    );
-    let mut log = Vec::<String>::new();
-    let mut say = |line: String| {
-        if args.format == Format::Text {
-            print_stderr(&format!("{line}\n"));
+    let report = match ioa::api::verify::verify(&m, &request, &mut Shown(args.format)) {
+        Ok(r) => r,
+        Err(VerifyError::Usage(e)) => {
+            print_stderr(&format!("error: {e}\n"));
+            return ExitCode::from(2);
         }
-        log.push(line);
+        Err(VerifyError::Diagnostics(d, s)) => return model::fail(&d, &s, args.color),
     };
-
-    // 1. Runs: every schedule of A, then random runs.
-    let machine = match Machine::new(&m.spec, &m.universe, a, params.clone()) {
-        Ok(x) => x,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
-    };
-    let traces = runs(&m, &machine, a, &args);
-    let n_states: usize = traces.iter().map(|(_, t)| t.states.len()).sum();
-    say(format!(
-        "runs of {a_name}: {} ({} schedule(s), {} random run(s) of {} steps from seed {}), {n_states} states",
-        traces.len(),
-        traces.len() as u64 - args.runs,
-        args.runs,
-        args.steps,
-        args.seed
-    ));
-
-    // 2. Candidates: templates from the program text, and the detector's findings.
-    let loaded = ioa_lang::loader::load(std::slice::from_ref(&args.file), &super::fs::OsFileSystem);
-    let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
-    let templates = ::verify::templates::from_program(&files, &a_name);
-    let mut texts: Vec<(String, String)> = templates
-        .iter()
-        .map(|c| (c.text.clone(), format!("template: {}", c.origin)))
-        .collect();
-    let n_templates = texts.len();
-    if !args.no_detector {
-        let report = daikon::infer(&machine, &traces, &daikon::Options::default());
-        for d in &report.declarations {
-            if !texts.iter().any(|(t, _)| t == &d.text) {
-                texts.push((d.text.clone(), "detector".into()));
-            }
+    let json = |doc: &serde_json::Value| {
+        if args.format == Format::Json {
+            print_stdout(&serde_json::to_string_pretty(doc).expect("JSON"));
         }
-    }
-    say(format!(
-        "candidates: {} ({n_templates} from the program text, {} from the detector)",
-        texts.len(),
-        texts.len() - n_templates
-    ));
-
-    // 3. Re-check them as declarations of a file importing the model.
-    let (mut cm, names) = match candidate_model(&args, &m, &a_name, &mut texts) {
-        Ok(x) => x,
-        Err(e) => return usage(e),
     };
-    let cands: Vec<usize> = names
-        .iter()
-        .map(|n| {
-            cm.spec
-                .invariants
-                .iter()
-                .position(|i| &i.name == n)
-                .expect("declared")
-        })
-        .collect();
-    say(format!("type-checked: {}", cands.len()));
-
-    // 4. Drop candidates a reached state refutes.
-    let cmachine = match Machine::new(&cm.spec, &cm.universe, a, params.clone()) {
-        Ok(x) => x,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
-    };
-    let states: Vec<&[Value]> = traces
-        .iter()
-        .flat_map(|(_, t)| t.states.iter().map(|s| s.as_slice()))
-        .collect();
-    let sampled = sample(&cmachine, &cands, &states);
-    let held: Vec<usize> = cands
-        .iter()
-        .zip(&sampled)
-        .filter(|(_, s)| **s == Sampled::Held)
-        .map(|(k, _)| *k)
-        .collect();
-    let errors = sampled
-        .iter()
-        .filter(|s| matches!(s, Sampled::Error(_)))
-        .count();
-    say(format!(
-        "true in every reached state: {} ({} refuted by a state, {errors} could not be evaluated)",
-        held.len(),
-        cands.len() - held.len() - errors
-    ));
-
-    // 4b. Explore a small instance: drop candidates it refutes, and look for a counterexample
-    // to the invariant being proved.
-    let mut held = held;
-    let explore_file = args
-        .explore_universe
-        .clone()
-        .or_else(|| Some(args.file.with_file_name("explore.universe")).filter(|p| p.exists()));
-    if let (false, Some(path)) = (args.no_explore, explore_file) {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) => return usage(format!("cannot read `{}`: {e}", path.display())),
-        };
-        let id = cm.sources.add(path.display().to_string(), text.clone());
-        let mut universe = interpreter::universe::Universe::default();
-        // Read as every universe file is (`model::load`): lines for other models are skipped.
-        match universe.add_reporting(&cm.spec, id, &text, true) {
-            Ok(skipped) if !skipped.is_empty() => {
-                print_stderr(&model::universe_note(&path.display().to_string(), &skipped))
-            }
-            Ok(_) => {}
-            Err(d) => return model::fail(&d, &cm.sources, args.color),
+    match report {
+        VerifyReport::TargetViolated { json: doc } => {
+            json(&doc);
+            ExitCode::from(1)
         }
-        let names: Vec<String> = held
-            .iter()
-            .map(|k| cm.spec.invariants[*k].name.clone())
-            .collect();
-        let target_name = match target {
-            Target::Invariant(i) => Some(m.spec.invariants[i].name.clone()),
-            Target::Simulation(_) => None,
-        };
-        let limits = SearchLimits {
-            states: args.explore_states.max(1),
-            time: Duration::from_secs_f64(args.explore_time.max(0.0)),
-        };
-        let explored_started = Instant::now();
-        match explore_filter(
-            &cm.spec,
-            &universe,
-            (a, &params),
-            &names,
-            target_name.as_deref(),
-            &args.explore_symmetric,
-            limits,
-        ) {
-            Err(e) => say(format!("exploration of {} skipped: {e}", path.display())),
-            Ok(Explored::TargetViolated { name, trace }) => {
-                say(format!(
-                    "exploration of {}: `{name}` is false; a shortest counterexample ({} steps):",
-                    path.display(),
-                    trace.steps.len()
-                ));
-                let cmachine_ref = &cmachine;
-                for k in 1..=trace.steps.len() {
-                    say(format!("  {}", trace.log_line(cmachine_ref, k)));
+        VerifyReport::Finished {
+            ok,
+            json: doc,
+            invariants,
+            isabelle,
+        } => {
+            if let (Some(dir), Some(x)) = (&args.export_isabelle, isabelle) {
+                let code = super::export_isabelle::write_theories(
+                    dir,
+                    &x.spec,
+                    &x.sources,
+                    &x.selection,
+                    args.proof_rlimit.max(1),
+                    args.color,
+                );
+                if code != ExitCode::SUCCESS {
+                    return code;
                 }
-                say(format!("  `{name}` does not hold in the last state"));
-                if args.format == Format::Json {
-                    print_stdout(
-                        &serde_json::to_string_pretty(&serde_json::json!({
-                            "target": name, "ok": false, "stages": log,
-                        }))
-                        .expect("JSON"),
-                    );
-                }
-                return ExitCode::from(1);
             }
-            Ok(Explored::Filtered {
-                refuted,
-                states,
-                end,
-            }) => {
-                held.retain(|k| {
-                    !refuted
-                        .iter()
-                        .any(|(n, _)| n == &cm.spec.invariants[*k].name)
-                });
-                say(format!(
-                    "exploration of {} ({states} states, {}, {:.1} s): {} refuted, {} left",
-                    path.display(),
-                    match end {
-                        SearchEnd::Complete => "every reachable state".to_string(),
-                        SearchEnd::States(n) => format!("stopped by --explore-states {n}"),
-                        SearchEnd::Time => format!(
-                            "stopped by the --explore-time safety limit of {} s before \
-                             --explore-states: what it covered depends on the machine's load",
-                            args.explore_time
-                        ),
-                    },
-                    explored_started.elapsed().as_secs_f64(),
-                    refuted.len(),
-                    held.len()
-                ));
+            json(&doc);
+            if args.format == Format::Text && args.output.is_none() {
+                print_stdout(&invariants);
             }
-        }
-    }
-
-    // The provers reason about one automaton: a composite is flattened (invariants keep their
-    // positions and names, so candidate indices stay valid).
-    let pspec = match ioa_lang::compose::flatten(&cm.spec) {
-        Ok(flat) => flat,
-        Err(errors) => {
-            let diags: Vec<_> = errors.iter().map(|e| e.to_diagnostic()).collect();
-            return model::fail(&diags, &cm.sources, args.color);
-        }
-    };
-
-    // 5. The Houdini fixpoint.
-    let fp_started = Instant::now();
-    say(format!(
-        "budgets: {} Z3 resource units per fixpoint query (--rlimit), {} per obligation (--proof-rlimit); wall-clock safety limits {} s and {} s",
-        query_budget.rlimit,
-        proof_budget.rlimit,
-        query_budget.wall.as_secs_f64(),
-        proof_budget.wall.as_secs_f64()
-    ));
-    let fp = match houdini(&pspec, a, &held, query_budget, proof_budget) {
-        Ok(f) => f,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
-    };
-    say(format!(
-        "Houdini fixpoint: {} inductive together after {} round(s) ({} dropped, {} solver queries, the largest {} units, {:.1} s)",
-        fp.survivors.len(),
-        fp.rounds,
-        fp.dropped.len(),
-        fp.queries,
-        fp.largest_query,
-        fp_started.elapsed().as_secs_f64()
-    ));
-    for (k, why) in &fp.dropped {
-        let inv = &cm.spec.invariants[*k];
-        let reason = match why {
-            Dropped::Start { verdict } => format!("start: {verdict}"),
-            Dropped::Step {
-                round,
-                transition,
-                counterexample,
-                wall_clock,
-                ..
-            } => format!(
-                "round {round}: not preserved by {transition}{}",
-                match (counterexample, wall_clock) {
-                    (true, _) => "",
-                    (false, false) => " (Z3 gave up within its budget)",
-                    (false, true) => " (wall-clock safety limit)",
-                }
-            ),
-        };
-        let text = names
-            .iter()
-            .position(|n| n == &inv.name)
-            .map(|p| texts[p].0.as_str())
-            .unwrap_or("");
-        say(format!("  dropped {} ({reason}): {text}", inv.name));
-        if let Dropped::Step {
-            shown: Some(cex), ..
-        } = why
-        {
-            for line in cex.lines() {
-                say(format!("      {line}"));
-            }
-        }
-    }
-
-    // 6. The proof of the target assuming the survivors.
-    let survivors: Vec<String> = fp
-        .survivors
-        .iter()
-        .map(|k| cm.spec.invariants[*k].name.clone())
-        .collect();
-    let obligations = match target {
-        Target::Simulation(s) => {
-            let name = &m.spec.simulations[s].name;
-            let idx = cm
-                .spec
-                .simulations
-                .iter()
-                .position(|x| &x.name == name)
-                .expect("same model");
-            simulation::obligations(&pspec, idx, &Assumptions::Named(survivors.clone()))
-        }
-        Target::Invariant(i) => {
-            let name = &m.spec.invariants[i].name;
-            let idx = cm
-                .spec
-                .invariants
-                .iter()
-                .position(|x| &x.name == name)
-                .expect("same model");
-            let mut assumed = survivors.clone();
-            assumed.push(name.clone());
-            invariant::obligations(&pspec, idx, &Assumptions::Named(assumed))
-        }
-    };
-    let obligations = match obligations {
-        Ok(o) => o,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &cm.sources, args.color),
-    };
-    let mut proved = 0;
-    let mut failures = Vec::new();
-    let mut table = Vec::new();
-    for ob in &obligations {
-        let outcome = solve::check(&pspec, ob, &proof_budget);
-        let word = outcome.verdict.word();
-        table.push(serde_json::json!({
-            "obligation": ob.name(),
-            "verdict": word,
-            "rlimit": outcome.rlimit,
-            "ms": outcome.time.as_millis() as u64,
-        }));
-        match &outcome.verdict {
-            Verdict::Proved => proved += 1,
-            Verdict::Failed(cex) => failures.push((ob.name(), word, Some(cex.render()))),
-            _ => failures.push((ob.name(), word, None)),
-        }
-    }
-    let what = match target {
-        Target::Simulation(s) => format!("simulation {}", m.spec.simulations[s].name),
-        Target::Invariant(i) => format!("invariant {}", m.spec.invariants[i].name),
-    };
-    say(format!(
-        "proof of {what} assuming the {} survivor(s): {} obligation(s), {proved} proved, {} not",
-        survivors.len(),
-        obligations.len(),
-        failures.len()
-    ));
-    for (name, word, cex) in &failures {
-        say(format!("  {name}: {word}"));
-        if let Some(c) = cex {
-            for line in c.lines() {
-                say(format!("    {line}"));
-            }
-        }
-    }
-    let total = started.elapsed().as_secs_f64();
-    say(format!("total time: {total:.1} s"));
-
-    // 7. The invariants used, as an IOA file.
-    let mut ioa = format!(
-        "% Invariants of {a_name} found by `ioa verify` ({} of {} candidates survived the\n% Houdini fixpoint); inductive together.\n\nimport \"{}\"\n",
-        survivors.len(),
-        texts.len(),
-        args.file
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    );
-    for k in &fp.survivors {
-        let inv = &cm.spec.invariants[*k];
-        let (text, origin) = &texts[names.iter().position(|n| n == &inv.name).expect("name")];
-        ioa.push_str(&format!(
-            "\n% {origin}\ninvariant {} of {a_name}:\n  {text}\n",
-            inv.name
-        ));
-    }
-    if let Some(path) = &args.output {
-        if let Err(e) = std::fs::write(path, &ioa) {
-            return usage(format!("cannot write `{}`: {e}", path.display()));
-        }
-        say(format!("invariants used: written to {}", path.display()));
-    }
-    if let Some(dir) = &args.export_isabelle {
-        // The model with the survivors as its only candidate invariants.
-        let mut spec = pspec.clone();
-        let candidate_names: Vec<&String> = names.iter().collect();
-        spec.invariants.retain(|i| {
-            !candidate_names.contains(&&i.name)
-                || fp
-                    .survivors
-                    .iter()
-                    .any(|k| cm.spec.invariants[*k].name == i.name)
-        });
-        let selection = prover_export::isabelle::Selection {
-            automaton: None,
-            simulation: match target {
-                Target::Simulation(s) => Some(m.spec.simulations[s].name.clone()),
-                Target::Invariant(_) => None,
-            },
-            stem: args
-                .file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "model".into()),
-            hints: Default::default(),
-            state_unproved: false,
-        };
-        let code = super::export_isabelle::write_theories(
-            dir,
-            &spec,
-            &cm.sources,
-            &selection,
-            args.proof_rlimit.max(1),
-            args.color,
-        );
-        if code != ExitCode::SUCCESS {
-            return code;
-        }
-    }
-    let ok = failures.is_empty();
-    if args.format == Format::Json {
-        let doc = serde_json::json!({
-            "target": what,
-            "ok": ok,
-            "stages": log,
-            "candidates": texts.len(),
-            "survivors": fp.survivors.iter().map(|k| {
-                let inv = &cm.spec.invariants[*k];
-                let (text, origin) = &texts[names.iter().position(|n| n == &inv.name).expect("name")];
-                serde_json::json!({ "name": inv.name, "text": text, "origin": origin })
-            }).collect::<Vec<_>>(),
-            "obligations": table,
-            "seconds": total,
-        });
-        print_stdout(&serde_json::to_string_pretty(&doc).expect("JSON"));
-    } else if args.output.is_none() {
-        print_stdout(&ioa);
-    }
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-/// The simulation or invariant to prove, and the automaton whose invariants are sought.
-fn pick_target(m: &Model, args: &VerifyArgs) -> Result<(Target, AutomatonId), String> {
-    if let Some(name) = &args.invariant {
-        let k = m
-            .spec
-            .invariants
-            .iter()
-            .position(|i| &i.name == name)
-            .ok_or_else(|| format!("no invariant `{name}` in the model"))?;
-        return Ok((Target::Invariant(k), m.spec.invariants[k].automaton));
-    }
-    let sims = &m.spec.simulations;
-    let k = match &args.simulation {
-        Some(n) => sims.iter().position(|s| &s.name == n),
-        None if sims.len() == 1 => Some(0),
-        None => None,
-    };
-    let Some(k) = k else {
-        let names: Vec<&str> = sims.iter().map(|s| s.name.as_str()).collect();
-        return Err(format!(
-            "say what to prove with --simulation NAME or --invariant NAME; the model's simulations: {}",
-            if names.is_empty() {
-                "none".to_string()
+            if ok {
+                ExitCode::SUCCESS
             } else {
-                names.join(", ")
-            }
-        ));
-    };
-    Ok((Target::Simulation(k), sims[k].from))
-}
-
-/// The model's schedules for `a`, then random runs.
-fn runs(m: &Model, machine: &Machine, a: AutomatonId, args: &VerifyArgs) -> Vec<(String, Trace)> {
-    let runner = Runner::new(machine);
-    let mut out = Vec::new();
-    for s in m.spec.schedules.iter().filter(|s| s.automaton == a) {
-        let report = runner.schedule(s, args.steps.max(10_000), &mut |_| true);
-        out.push((format!("schedule {}", s.name), report.trace));
-    }
-    for r in 0..args.runs {
-        let seed = args.seed.wrapping_add(r);
-        let report = runner.random(seed, args.steps, &Weights::default(), &mut |_| true);
-        out.push((format!("random seed {seed}"), report.trace));
-    }
-    out
-}
-
-/// Writes the candidates as invariants `Cand1 …` of a file that imports the model, checks it,
-/// and drops candidates the checker rejects (until the rest check). Returns the checked model
-/// and the surviving declarations' names (`texts` is trimmed to match).
-fn candidate_model(
-    args: &VerifyArgs,
-    m: &Model,
-    a_name: &str,
-    texts: &mut Vec<(String, String)>,
-) -> Result<(Model, Vec<String>), String> {
-    let model_path = std::fs::canonicalize(&args.file)
-        .map_err(|e| format!("cannot read `{}`: {e}", args.file.display()))?;
-    let dir = std::env::temp_dir().join(format!("ioa-verify-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    let path = dir.join("candidates.ioa");
-    for _attempt in 0..5 {
-        let mut file = format!("import \"{}\"\n", model_path.display());
-        let names: Vec<String> = (1..=texts.len()).map(|k| format!("Cand{k}")).collect();
-        for (name, (text, _)) in names.iter().zip(texts.iter()) {
-            file.push_str(&format!("invariant {name} of {a_name}: {text}\n"));
-        }
-        std::fs::write(&path, &file)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-        match model::load(&path, None, &[], Some(&m.universe_text)) {
-            Ok(cm) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                return Ok((cm, names));
-            }
-            Err((diags, sources)) => {
-                // Drop every candidate whose line has an error.
-                let bad: Vec<usize> = diags
-                    .iter()
-                    .flat_map(|d| d.labels.iter())
-                    .filter(|l| sources.name(l.span.file).ends_with("candidates.ioa"))
-                    .map(|l| sources.line_col(l.span.file, l.span.start).line)
-                    .filter(|line| *line >= 2)
-                    .map(|line| line - 2)
-                    .collect();
-                if bad.is_empty() {
-                    let _ = std::fs::remove_dir_all(&dir);
-                    return Err(format!(
-                        "the model's candidates do not check: {}",
-                        diags.first().map(|d| d.message.clone()).unwrap_or_default()
-                    ));
-                }
-                let mut k = 0;
-                texts.retain(|_| {
-                    k += 1;
-                    !bad.contains(&(k - 1))
-                });
+                ExitCode::from(1)
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    Err("the candidates still do not check after five rounds of dropping bad ones".into())
 }

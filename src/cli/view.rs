@@ -5,7 +5,7 @@
 use super::output::print_stderr;
 use super::replay::open_trace;
 use super::ColorChoice;
-use crate::view::{chart, page, svg};
+use ioa::view::{chart, page, svg};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -63,7 +63,7 @@ pub(super) fn write_run_files(
     failed: bool,
 ) -> Result<String, String> {
     if let Some(p) = trace_path {
-        super::itf::write_trace_doc(p, machine, trace, doc)
+        ioa::api::itf::write_trace_doc(p, machine, trace, doc)
             .map_err(|e| format!("cannot write trace `{}`: {e}", p.display()))?;
     }
     Ok(match (html, trace_path) {

@@ -3,9 +3,9 @@
 //! editor's unsaved text of every open document.
 
 use super::line_index::LineIndex;
-use crate::cli::fs::OsFileSystem;
+use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::Diagnostic;
-use ioa_lang::loader::{normalise, FileSystem, OverlayFileSystem};
+use ioa_lang::loader::{normalise, OverlayFileSystem};
 use ioa_lang::source_map::SourceMap;
 use ioa_lang::span::FileId;
 use ioa_lang::symbols::SymbolIndex;
@@ -55,7 +55,11 @@ pub fn analyse(path: &Path, open: &HashMap<PathBuf, String>) -> Analysis {
 }
 
 fn analyse_model(path: &Path, text: String, fs: &OverlayFileSystem) -> Analysis {
-    let result = ioa_lang::check_files(&[path.to_path_buf()], fs);
+    let checked = ioa::api::check::check_files_in(&[path.to_path_buf()], fs)
+        .files
+        .pop()
+        .expect("one file checked");
+    let result = checked.result;
     let index = SymbolIndex::build(&result.files, &result.sources);
     let file = find_file(&result.sources, path);
     Analysis {
@@ -63,63 +67,24 @@ fn analyse_model(path: &Path, text: String, fs: &OverlayFileSystem) -> Analysis 
         text,
         sources: result.sources,
         file,
-        diagnostics: result.diagnostics,
+        diagnostics: checked.diagnostics,
         index,
         checked_against: None,
     }
 }
 
-/// A universe file is read as `ioa run` reads one found beside a model (lines for types and
-/// actions the model lacks are skipped), against the model it belongs to: `NAME.ioa` for
-/// `NAME.universe`, else every model of the folder that has no universe file of its own (a
-/// folder's `default.universe`, `explore.universe` … serve several).
+/// A universe file is checked as [`ioa::api::check::check_universe`] does.
 fn analyse_universe(path: &Path, text: String, fs: &OverlayFileSystem) -> Analysis {
-    let mut sources = SourceMap::new();
-    let file = sources.add(path.display().to_string(), text.clone());
-    let mut diagnostics: Vec<Diagnostic> = Vec::new();
-    let mut checked_against = Vec::new();
-    for model in models_of_universe(path, fs) {
-        let result = ioa_lang::check_files(std::slice::from_ref(&model), fs);
-        let Some(spec) = result.spec else { continue };
-        checked_against.push(model);
-        let mut universe = interpreter::universe::Universe::default();
-        if let Err(found) = universe.add_reporting(&spec, file, &text, true) {
-            for d in found {
-                if !diagnostics.contains(&d) {
-                    diagnostics.push(d);
-                }
-            }
-        }
-    }
+    let checked = ioa::api::check::check_universe(path, &text, fs);
     Analysis {
         lines: LineIndex::new(&text),
         text,
-        sources,
-        file: Some(file),
-        diagnostics,
+        sources: checked.sources,
+        file: Some(checked.file),
+        diagnostics: checked.diagnostics,
         index: SymbolIndex::default(),
-        checked_against: Some(checked_against),
+        checked_against: Some(checked.checked_against),
     }
-}
-
-fn models_of_universe(path: &Path, fs: &OverlayFileSystem) -> Vec<PathBuf> {
-    let own = path.with_extension("ioa");
-    if fs.read(&own).is_ok() {
-        return vec![own];
-    }
-    let Some(dir) = path.parent() else {
-        return vec![];
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return vec![];
-    };
-    let mut models: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "ioa"))
-        .filter(|p| !p.with_extension("universe").exists())
-        .collect();
-    models.sort();
-    models
 }
 
 /// The id of `path` among the files read.

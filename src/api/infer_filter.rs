@@ -84,6 +84,9 @@ pub struct Filtered {
     /// The further random runs, if any ran: what they were and the candidates they refuted,
     /// each with where it first failed.
     pub further: Option<(validate::Plan, Vec<(Candidate, String)>)>,
+    /// Lines of the exploration's universe file that the model has no use for (shown as a
+    /// note).
+    pub skipped_universe_lines: Option<model::SkippedUniverseLines>,
 }
 
 /// Options of the exploration.
@@ -261,6 +264,7 @@ fn explore_stage(
         exploration: None,
         skipped: None,
         further: None,
+        skipped_universe_lines: None,
     };
     let Some(ex) = exploring else {
         filtered.kept = candidates
@@ -284,10 +288,10 @@ fn explore_stage(
     match universe.add_reporting(&spec, FileId(u32::MAX), &text, true) {
         Ok(skipped) if !skipped.is_empty() => {
             if let Some(p) = &path {
-                super::output::print_stderr(&model::universe_note(
-                    &p.display().to_string(),
-                    &skipped,
-                ));
+                filtered.skipped_universe_lines = Some(model::SkippedUniverseLines {
+                    file: p.display().to_string(),
+                    lines: skipped,
+                });
             }
         }
         Ok(_) => {}

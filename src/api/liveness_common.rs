@@ -3,7 +3,7 @@
 //! transitions and state differences, saying when a finite universe ran out, and writing paths
 //! as ITF traces `ioa replay` accepts.
 
-use super::explore::machine_error;
+use super::diagnose::machine_error;
 use super::model::Model;
 use checker::liveness::exhausted::exhausted;
 use checker::liveness::LivenessError;
@@ -174,7 +174,7 @@ pub fn exhausted_notes(model: &MachineModel, state: &[interpreter::value::Value]
                 a.param_names[x.param],
                 printer.show(&x.fresh),
                 type_text(machine.spec, &a.param_types[x.param]),
-                super::explore::count(x.carrier_size as u64, "value"),
+                super::numbers::count(x.carrier_size as u64, "value"),
             )
         })
         .collect()

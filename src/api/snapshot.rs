@@ -3,7 +3,6 @@
 //! prediction), with the run that led to it so that a reported run can be written as one trace
 //! from the model's start that `ioa replay` accepts.
 
-use super::output::print_stderr;
 use checker::model::MachineModel;
 use interpreter::machine::{Machine, State};
 use interpreter::runner::RunReport;
@@ -38,26 +37,21 @@ impl Snapshot {
     }
 }
 
-fn usage(message: String) -> u8 {
-    print_stderr(&format!("error: {message}\n"));
-    2
-}
-
 /// The first start state of the model, or state `at` (default: the last) of the trace at
-/// `from`; an error has been printed when this returns `Err` (the exit code).
+/// `from`; an `Err` says what is wrong with the request (a usage error).
 pub fn snapshot(
     machine: &Machine,
     model: &MachineModel,
     from: Option<&Path>,
     at: Option<usize>,
-) -> Result<Snapshot, u8> {
+) -> Result<Snapshot, String> {
     let Some(path) = from else {
         let mut starts = Vec::new();
         if checker::explore::Model::initial_states(model, &mut starts).is_err() {
-            return Err(usage("cannot build the start state".into()));
+            return Err("cannot build the start state".into());
         }
         let Some((_, state)) = starts.into_iter().next() else {
-            return Err(usage("the automaton has no start state".into()));
+            return Err("the automaton has no start state".into());
         };
         return Ok(Snapshot {
             prefix: Trace::start(state.clone()),
@@ -66,21 +60,19 @@ pub fn snapshot(
         });
     };
     let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("--from: cannot read `{}`: {e}", path.display())))?;
+        .map_err(|e| format!("--from: cannot read `{}`: {e}", path.display()))?;
     let json: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| usage(format!("--from: `{}` is not JSON: {e}", path.display())))?;
-    let trace = super::replay::read_trace(machine, &json).map_err(|e| {
-        usage(format!(
+        .map_err(|e| format!("--from: `{}` is not JSON: {e}", path.display()))?;
+    let trace = super::itf::read_trace(machine, &json).map_err(|e| {
+        format!(
             "--from: `{}` is not a trace of this model and parameters: {e}",
             path.display()
-        ))
+        )
     })?;
     let last = trace.states.len() - 1;
     let at = at.unwrap_or(last);
     if at > last {
-        return Err(usage(format!(
-            "--at {at}: the trace has states 0 to {last}"
-        )));
+        return Err(format!("--at {at}: the trace has states 0 to {last}"));
     }
     let choices: Vec<Vec<usize>> =
         serde_json::from_value(json["#meta"]["choices"].clone()).unwrap_or_default();

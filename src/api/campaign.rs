@@ -7,13 +7,12 @@
 //! option that decides the runs), one line per run it made, and its first failure. An unsharded
 //! campaign stops at its first failure; a shard stops at its own, which is never earlier than
 //! the campaign's, so the shards together hold every run up to the campaign's first failure.
-//! [`merge`] keeps those runs and the failure with the smallest run number, and writes the
+//! [`merge_reports`] keeps those runs and the failure with the smallest run number, and writes the
 //! report through the same function as the unsharded campaign: merging N shards gives the
 //! unsharded report byte for byte.
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// `--shard I/N`: this process makes the runs whose number is ≡ I (mod N).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,7 +167,7 @@ impl CampaignReport {
 }
 
 /// Why reports do not merge.
-fn merge_reports(reports: Vec<(PathBuf, CampaignReport)>) -> Result<CampaignReport, String> {
+pub fn merge_reports(reports: Vec<(PathBuf, CampaignReport)>) -> Result<CampaignReport, String> {
     let Some((first_path, first)) = reports.first() else {
         return Err("give the reports to merge".into());
     };
@@ -262,91 +261,27 @@ fn merge_reports(reports: Vec<(PathBuf, CampaignReport)>) -> Result<CampaignRepo
     ))
 }
 
-/// Options of `ioa merge`.
-#[derive(clap::Args)]
-pub struct MergeArgs {
-    /// The shards' reports (`--report FILE` of `ioa run`, `pair` or `liveness` with `--shard`).
-    #[arg(required = true)]
-    pub reports: Vec<PathBuf>,
-    /// Write the merged report here (default: standard output).
-    #[arg(long, short)]
-    pub output: Option<PathBuf>,
+/// Reads a shard's report written with `--report FILE`; the error says which file and where.
+pub fn read_report(path: &Path) -> Result<CampaignReport, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    serde_json::from_str::<CampaignReport>(&text).map_err(|e| {
+        format!(
+            "`{}` is not a campaign report (line {}, column {}): {e}\nhint: reports are written by `ioa run --random`, `ioa pair --random` and `ioa liveness` with `--report FILE`",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })
 }
 
-/// Runs `ioa merge`: exit 0 when no run failed, 1 when one did, 2 on bad reports.
-pub fn run(args: MergeArgs) -> ExitCode {
+/// Reads the shards' reports and merges them ([`merge_reports`]).
+pub fn merge_files(paths: &[PathBuf]) -> Result<CampaignReport, String> {
     let mut reports = Vec::new();
-    for path in &args.reports {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                super::output::print_stderr(&format!(
-                    "error: cannot read `{}`: {e}\n",
-                    path.display()
-                ));
-                return ExitCode::from(2);
-            }
-        };
-        match serde_json::from_str::<CampaignReport>(&text) {
-            Ok(r) => reports.push((path.clone(), r)),
-            Err(e) => {
-                super::output::print_stderr(&format!(
-                    "error: `{}` is not a campaign report (line {}, column {}): {e}\nhint: reports are written by `ioa run --random`, `ioa pair --random` and `ioa liveness` with `--report FILE`\n",
-                    path.display(),
-                    e.line(),
-                    e.column()
-                ));
-                return ExitCode::from(2);
-            }
-        }
+    for path in paths {
+        reports.push((path.clone(), read_report(path)?));
     }
-    let merged = match merge_reports(reports) {
-        Ok(m) => m,
-        Err(e) => {
-            super::output::print_stderr(&format!("error: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
-    match &args.output {
-        Some(path) => {
-            if let Err(e) = merged.write(path) {
-                super::output::print_stderr(&format!("error: {e}\n"));
-                return ExitCode::from(2);
-            }
-        }
-        None => super::output::print_stdout(merged.to_text().trim_end()),
-    }
-    let summary = match &merged.failure {
-        Some(f) => format!(
-            "merged {} of {}: {} run(s), first failure at run {} (seed {})\n",
-            count(args.reports.len()),
-            merged.command,
-            merged.totals.runs,
-            f.run + 1,
-            f.seed
-        ),
-        None => format!(
-            "merged {} of {}: {} run(s), {} step(s), none failed\n",
-            count(args.reports.len()),
-            merged.command,
-            merged.totals.runs,
-            merged.totals.steps
-        ),
-    };
-    super::output::print_stderr(&summary);
-    if merged.failure.is_some() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-fn count(n: usize) -> String {
-    if n == 1 {
-        "1 report".into()
-    } else {
-        format!("{n} reports")
-    }
+    merge_reports(reports)
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ impl RunId {
 /// schedule of the automaton is run and random runs are added; `--all-schedules` adds every
 /// schedule to what else was asked for.
 pub fn select<'a>(m: &'a Model, choice: &RunChoice) -> Result<Selected<'a>, String> {
-    let weights = super::run::parse_weights(choice.weights.as_deref())?;
+    let weights = parse_weights(choice.weights.as_deref())?;
     let automaton = match (choice.automaton.as_deref(), choice.schedules.first()) {
         (None, None) => own_automaton(&m.spec)?,
         (name, schedule) => model::pick_automaton(&m.spec, name, schedule.map(String::as_str))?,
@@ -208,4 +208,29 @@ pub fn for_each_run(
         }
     }
     Ok(())
+}
+
+/// Reads `--weights NAME=WEIGHT,…` (an action's name or kind, a non-negative number).
+pub fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
+    let mut w = Weights::default();
+    for item in text
+        .unwrap_or("")
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+    {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("--weights takes NAME=WEIGHT items, not `{item}`"))?;
+        let v: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{value}` is not a number in --weights"))?;
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(format!(
+                "weights must be non-negative numbers, not `{value}`"
+            ));
+        }
+        w.by_name.push((name.trim().to_string(), v));
+    }
+    Ok(w)
 }
