@@ -33,7 +33,7 @@ use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
 /// How many composites: `DIFFERENTIAL_COMPOSITES`, else `default`.
-fn composites(default: u64) -> u64 {
+fn composites_count(default: u64) -> u64 {
     std::env::var("DIFFERENTIAL_COMPOSITES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -373,7 +373,7 @@ fn generated_models_agree_across_engines_threads_and_the_prover() {
 
 #[test]
 fn generated_composites_agree_across_engines_and_with_local_model_checking() {
-    let lines = run_composites(0, composites(12));
+    let lines = run_composites(0, composites_count(12));
     let violated = lines
         .iter()
         .filter(|l| l.contains("explore exit 1"))
@@ -394,13 +394,63 @@ fn generated_composites_agree_across_engines_and_with_local_model_checking() {
     ));
 }
 
+/// The first seed of the nightly-sized run: `DIFFERENTIAL_FIRST`, else 1,000,000 (apart from the
+/// CI run's seeds), so that a long run can be continued in pieces.
+fn first_seed() -> u64 {
+    std::env::var("DIFFERENTIAL_FIRST")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// Counts the kinds of verdict among `lines` so far: (verified, violated, proved inductive or
+/// verified by LMC).
+fn tally(lines: &[String]) -> (usize, usize, usize) {
+    let count = |what: &str| lines.iter().filter(|l| l.contains(what)).count();
+    let third = lines
+        .iter()
+        .filter(|l| l.ends_with("prove proved") || l.ends_with("lmc exit 0"))
+        .count();
+    (count("explore exit 0"), count("explore exit 1"), third)
+}
+
 /// The nightly-sized run: `DIFFERENTIAL_MODELS=10000 cargo test --release --test differential
-/// -- --ignored` (seeds from 1,000,000 on, apart from the CI run's).
+/// -- --ignored` (1,000 composites, or `DIFFERENTIAL_COMPOSITES`). Progress is printed every 100
+/// models with the seed reached, so an interrupted run can go on from `DIFFERENTIAL_FIRST`.
 #[test]
 #[ignore]
 fn nightly_generated_models_agree() {
-    let lines = run(1_000_000, models(10_000));
-    eprintln!("{} models agreed", lines.len());
-    let composites = run_composites(1_000_000, composites(1_000));
-    eprintln!("{} composites agreed", composites.len());
+    let first = first_seed();
+    let mut lines = Vec::new();
+    for seed in first..first + models(10_000) {
+        lines.push(compare_or_shrink(Model::generate(seed)));
+        if lines.len() % 100 == 0 {
+            let (verified, violated, proved) = tally(&lines);
+            eprintln!(
+                "models {first}..={seed}: {} agreed ({verified} verified, {violated} violated, {proved} proved inductive)",
+                lines.len()
+            );
+        }
+    }
+    let (verified, violated, proved) = tally(&lines);
+    eprintln!(
+        "{} models agreed ({verified} verified, {violated} violated, {proved} proved inductive)",
+        lines.len()
+    );
+    let mut composites = Vec::new();
+    for seed in first..first + composites_count(1_000) {
+        composites.push(compare_or_shrink(Model::composite(seed)));
+        if composites.len() % 50 == 0 {
+            let (verified, violated, lmc) = tally(&composites);
+            eprintln!(
+                "composites {first}..={seed}: {} agreed ({verified} verified, {violated} violated, {lmc} verified by LMC)",
+                composites.len()
+            );
+        }
+    }
+    let (verified, violated, lmc) = tally(&composites);
+    eprintln!(
+        "{} composites agreed ({verified} verified, {violated} violated, {lmc} verified by LMC)",
+        composites.len()
+    );
 }
