@@ -398,6 +398,9 @@ pub struct ProofEntry {
     pub name: Ident,
     /// Names for its parameters.
     pub args: Vec<ActionArg>,
+    /// `using I1, I2`: the invariants of the implementation this step's obligations assume,
+    /// a subset of the simulation's (none given: the simulation's).
+    pub using: Option<Vec<Ident>>,
     /// The body; `None` for `ignore`.
     pub body: Option<Vec<Stmt>>,
     /// The whole entry.

@@ -434,6 +434,9 @@ pub struct ProofBlock {
 pub struct ProofEntry {
     /// The action's parameters are locals `0..n`.
     pub body: Option<Vec<Stmt>>,
+    /// `using …`: the invariants of the implementation this step's obligations assume, by name
+    /// (`None`: the simulation's).
+    pub using: Option<Vec<String>>,
     /// Number of locals.
     pub n_locals: u32,
     /// The entry.

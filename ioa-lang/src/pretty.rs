@@ -596,6 +596,7 @@ impl Printer<'_> {
                 p.comments_before(start(entry.span));
                 p.text(&["for ", entry.kind.keyword(), " ", &entry.name.name]);
                 p.args(&entry.args, Self::action_arg);
+                p.using(&entry.using);
                 match &entry.body {
                     None => p.text(&[" ignore"]),
                     Some(body) => {

@@ -821,6 +821,7 @@ fn simulation() -> impl Strategy<Value = SimulationDecl> {
             kind,
             name,
             args,
+            using: None,
             body,
             span: sp(),
         });

@@ -285,6 +285,16 @@ pub enum CheckError {
         /// A similar invariant name.
         suggestion: Option<String>,
     },
+    /// E0423: a proof entry's `using` names an invariant that its simulation's `using` does not
+    /// list (an entry may only narrow the simulation's assumptions).
+    EntryAssumesUnlisted {
+        /// The invariant.
+        name: String,
+        /// The simulation.
+        simulation: String,
+        /// Where.
+        span: Span,
+    },
     /// W0421 (a warning): `hidden` names an action that no component controls: hiding turns an
     /// input from the environment into an internal action that nothing drives but the
     /// explorers, which then take it spontaneously.
@@ -528,6 +538,14 @@ impl IntoDiagnostic for CheckError {
                     .with_note("`using` lists the invariants of the automaton that a proof may assume"),
                 suggestion,
             ),
+            EntryAssumesUnlisted { name, simulation, span } => Diagnostic::error(
+                "E0423",
+                format!("`{name}` is not among the invariants `{simulation}` assumes"),
+                *span,
+            )
+            .with_label_message("named in this step's `using`")
+            .with_note("a proof entry's `using` narrows the simulation's assumptions to those its step needs; it cannot add one the simulation does not list")
+            .with_hint(format!("add `{name}` to the `using` clause of the simulation's header, or leave it out here")),
             HiddenUncontrolled { action, automaton, takers, span } => Diagnostic::warning(
                 "W0421",
                 format!("`hidden` makes `{action}` an internal action of `{automaton}`, but no component controls it"),

@@ -100,16 +100,16 @@ impl Checker {
                     _ => continue,
                 };
                 let Some(names) = using else { continue };
-                let declared: Vec<&str> = self
+                let declared: Vec<String> = self
                     .spec
                     .invariants
                     .iter()
                     .filter(|i| self.spec.automata[i.automaton.0 as usize].name == automaton.name)
-                    .map(|i| i.name.as_str())
+                    .map(|i| i.name.clone())
                     .collect();
                 let mut errors = Vec::new();
                 for n in names {
-                    if !declared.contains(&n.name.as_str()) {
+                    if !declared.contains(&n.name) {
                         let suggestion = declared
                             .iter()
                             .filter(|d| strsim::levenshtein(d, &n.name) <= 2)
@@ -125,6 +125,46 @@ impl Checker {
                 }
                 for e in errors {
                     self.error(e);
+                }
+                if let Item::Simulation(sim) = item {
+                    self.check_entry_using(sim, &declared);
+                }
+            }
+        }
+    }
+
+    /// A proof entry's `using` names invariants of the implementation that the simulation's own
+    /// `using` lists (all of them when it has none).
+    fn check_entry_using(&mut self, sim: &ast::SimulationDecl, declared: &[String]) {
+        let Some(proof) = &sim.proof else { return };
+        let allowed: Vec<String> = match &sim.using {
+            Some(names) => names.iter().map(|n| n.name.clone()).collect(),
+            None => declared.to_vec(),
+        };
+        let simulation = sim
+            .name
+            .as_ref()
+            .map(|n| n.name.clone())
+            .unwrap_or_else(|| format!("{} to {}", sim.from.name, sim.to.name));
+        for entry in &proof.entries {
+            for n in entry.using.iter().flatten() {
+                if !declared.contains(&n.name) {
+                    let suggestion = declared
+                        .iter()
+                        .find(|d| strsim::levenshtein(d, &n.name) <= 2)
+                        .cloned();
+                    self.error(CheckError::UnknownInvariant {
+                        name: n.name.clone(),
+                        automaton: sim.from.name.clone(),
+                        span: n.span,
+                        suggestion,
+                    });
+                } else if !allowed.contains(&n.name) {
+                    self.error(CheckError::EntryAssumesUnlisted {
+                        name: n.name.clone(),
+                        simulation: simulation.clone(),
+                        span: n.span,
+                    });
                 }
             }
         }
@@ -355,6 +395,7 @@ impl Checker {
             let stmts = e.body.as_ref().map(|b| self.stmts(&mut body, b));
             entries[action.0 as usize] = Some(ProofEntry {
                 body: stmts,
+                using: names_of(&e.using),
                 n_locals: body.n_locals,
                 span: e.span,
             });

@@ -232,6 +232,10 @@ impl Builder<'_> {
             for entry in &proof.entries {
                 let target = self.action(&decl.from.name, &entry.name.name);
                 self.refer(entry.name.span, target);
+                for name in entry.using.iter().flatten() {
+                    let target = self.global(&name.name, SymbolKind::Invariant);
+                    self.refer(name.span, target);
+                }
                 let inner = self.locals.len();
                 self.action_args(&entry.args, scope);
                 if let Some(body) = &entry.body {

@@ -38,12 +38,11 @@ pub fn obligations(
             span: sim.span,
         });
     };
-    let assumed = assumed_invariants(spec, sim.from, assume, &sim.using, sim.span)?;
     let mut out = vec![start(spec, sim, proof)?];
     let ts = transitions(spec, sim.from)?;
     for t_index in 0..ts.len() {
         out.extend(
-            step(spec, sim, proof, t_index, &assumed, None)?
+            step(spec, sim, proof, t_index, assume, None)?
                 .into_iter()
                 .map(|c| c.obligation),
         );
@@ -97,9 +96,8 @@ pub fn order_split(
     let Some(proof) = &sim.proof else {
         return Ok(vec![]);
     };
-    let assumed = assumed_invariants(spec, sim.from, assume, &sim.using, sim.span)?;
-    let whole = step(spec, sim, proof, t_index, &assumed, None)?;
-    let parts = step(spec, sim, proof, t_index, &assumed, Some(split))?;
+    let whole = step(spec, sim, proof, t_index, assume, None)?;
+    let parts = step(spec, sim, proof, t_index, assume, Some(split))?;
     Ok(parts
         .into_iter()
         .filter_map(|c| {
@@ -354,12 +352,19 @@ fn step(
     sim: &Simulation,
     proof: &ProofBlock,
     t_index: usize,
-    assumed: &[usize],
+    assume: &Assumptions,
     split: Option<&OrderSplit>,
 ) -> Result<Vec<StepCase>, EncodeError> {
     let (a, b) = (sim.from, sim.to);
     let t = &transitions(spec, a)?[t_index];
     let action = &spec.automata[a.0 as usize].actions[t.action.0 as usize];
+    // The entry's own `using` narrows the simulation's assumptions for this step.
+    let entry = proof.entries[t.action.0 as usize].as_ref();
+    let (using, span) = match entry {
+        Some(e) if e.using.is_some() => (&e.using, e.span),
+        _ => (&sim.using, sim.span),
+    };
+    let assumed = &assumed_invariants(spec, a, assume, using, span)?;
     let mut enc = Encoder::new(spec);
     let mut env = Env::default();
     declare_sim_params(&mut enc, sim, &mut env)?;
@@ -570,10 +575,13 @@ fn step(
             true,
             &mut shown,
         );
-        let case = if n_paths > 1 {
-            Some(format!("case {}", case_no + 1))
-        } else {
-            super::invariant::case_name(spec, a, t_index).map(|c| format!("case {c}"))
+        // A composite's action may have several transitions (one per component case), each
+        // with its own paths: the component case keeps the names unique.
+        let component = super::invariant::case_name(spec, a, t_index);
+        let case = match (n_paths > 1, component) {
+            (true, Some(c)) => Some(format!("case {c} {}", case_no + 1)),
+            (true, None) => Some(format!("case {}", case_no + 1)),
+            (false, c) => c.map(|c| format!("case {c}")),
         };
         let mut case = case;
         if n_paths > 1 && !path.branches.is_empty() {

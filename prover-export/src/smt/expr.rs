@@ -672,7 +672,8 @@ impl<'s> Encoder<'s> {
     }
 
     /// `c * size(S) ⋈ k` for a set `S`, a positive literal `c` (1 when absent) and a literal
-    /// `k` (or a parameter whose term is a numeral, such as a component's `n = 3`), as an exact
+    /// `k` (or a parameter whose term is a numeral, such as a component's `n = 3`, or the size
+    /// of a set whose term is a literal, such as `defineQuorums({[0], [1], [2]})`'s), as an exact
     /// cardinality formula: the comparison is first divided by `c` (`2 * size(q) > 3` is
     /// `size(q) ≥ 2`), so a majority of three becomes "two distinct members", which Z3 reasons
     /// about by cases where the uninterpreted `size` would need a witness it cannot build.
@@ -749,7 +750,21 @@ impl<'s> Encoder<'s> {
                 _ => None,
             }
         }
-        let (scaled, bound, op) = match (scaled_size(l), scaled_size(r)) {
+        // Of two sizes, the one of a literal set is the bound.
+        let literal = |this: &mut Self, x: &Expr| -> Result<bool, EncodeError> {
+            Ok(match &x.kind {
+                ExprKind::Call(Builtin::Size, args) if args.len() == 1 => {
+                    literal_set_size(&this.expr(&args[0], env)?).is_some()
+                }
+                _ => false,
+            })
+        };
+        let (left, right) = match (scaled_size(l), scaled_size(r)) {
+            (Some(a), Some(_)) if literal(self, r)? => (Some(a), None),
+            (Some(_), Some(b)) if literal(self, l)? => (None, Some(b)),
+            pair => pair,
+        };
+        let (scaled, bound, op) = match (left, right) {
             (Some(s), None) => (s, r, op),
             (None, Some(s)) => {
                 let flipped = match op {
@@ -769,12 +784,19 @@ impl<'s> Encoder<'s> {
         ) {
             return Ok(None);
         }
-        let k = match bound.kind {
-            ExprKind::Int(i) => i,
+        let k = match &bound.kind {
+            ExprKind::Int(i) => *i,
             ExprKind::Var(_) => match self.expr(bound, env)?.parse::<i64>() {
                 Ok(i) => i,
                 Err(_) => return Ok(None),
             },
+            ExprKind::Call(Builtin::Size, args) if args.len() == 1 => {
+                let term = self.expr(&args[0], env)?;
+                match literal_set_size(&term) {
+                    Some(n) => n,
+                    None => return Ok(None),
+                }
+            }
             _ => return Ok(None),
         };
         let ((set, c), op) = (scaled, op);
@@ -953,5 +975,43 @@ pub fn int(i: i64) -> String {
         format!("(- {})", i.unsigned_abs())
     } else {
         i.to_string()
+    }
+}
+
+/// The number of members of a set whose SMT term is a literal of ground values (see
+/// [`super::sexpr::is_ground_value`]): ground values that differ as text are different, so the
+/// count is exact; `None` for any other term.
+pub fn literal_set_size(term: &str) -> Option<i64> {
+    let mut members = literal_members(term)?;
+    if !members.iter().all(|m| super::sexpr::is_ground_value(m)) {
+        return None;
+    }
+    members.sort();
+    members.dedup();
+    Some(members.len() as i64)
+}
+
+/// The member terms of a set literal: `store`s of `true` over the empty constant array, the
+/// members any terms; `None` for any other term.
+fn literal_members(term: &str) -> Option<Vec<String>> {
+    let mut members = Vec::new();
+    let mut rest = term.to_string();
+    loop {
+        let items = super::sexpr::items(&rest)?;
+        match items
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            ["store", set, member, "true"] => {
+                members.push(member.to_string());
+                rest = set.to_string();
+            }
+            [constant, "false"] if constant.starts_with("(as const (Array ") => {
+                return Some(members)
+            }
+            _ => return None,
+        }
     }
 }

@@ -5,6 +5,7 @@
 pub mod alpha;
 pub mod expr;
 mod pointwise;
+pub mod sexpr;
 pub mod sorts;
 pub mod stmt;
 

@@ -7,6 +7,7 @@
 pub mod budget;
 pub mod model;
 pub mod pointwise;
+pub mod split;
 
 use crate::obligations::Obligation;
 pub use budget::Budget;
@@ -114,6 +115,12 @@ const BOUNDED: [Attempt; 2] = [
     },
 ];
 
+/// The clause-by-clause check of an undecided obligation ([`split`]) may spend this many times
+/// the obligation's budget: one hard clause gets most of it, and the portfolio then shares its
+/// part among four strategies (the `ballots` clause of Paxos → Global1's `prepare` needs 17 M
+/// units of one of them).
+const SPLIT_BUDGET: u64 = 2;
+
 /// The first round gives every attempt 1/1000 of the budget (most obligations need under
 /// 20 000 units); the second round shares what is left among the unbounded checks.
 const FIRST_ROUND_SHARE: u64 = 1000;
@@ -139,7 +146,42 @@ struct Tried {
 /// and a proof there is a proof. Other verdicts stand (asking the pointwise encoding after every
 /// unproved check would double their cost, and the proofs it adds have leaves Isabelle cannot
 /// close quickly: all 24 candidate invariants of `ioa verify`'s Global1 at `abstain`).
+///
+/// An obligation the portfolio leaves undecided (exhausted or unknown) whose goal is a
+/// conjunction is asked again clause by clause ([`split::check_parts`]), within a second budget
+/// of [`SPLIT_BUDGET`] times the size: proved when every clause is, refuted when one is.
 pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
+    let whole = check_whole(spec, ob, budget);
+    if !matches!(whole.verdict, Verdict::Exhausted | Verdict::Unknown(_)) {
+        return whole;
+    }
+    let Some(parts) = split::parts(ob) else {
+        return whole;
+    };
+    let split_budget = Budget::new(budget.rlimit.saturating_mul(SPLIT_BUDGET), budget.wall);
+    let split = split::check_parts(&parts, &split_budget, |part, b| check_whole(spec, part, b));
+    let core = split.core.map(|used| {
+        ob.hypotheses
+            .iter()
+            .filter(|(label, _)| used.contains(label))
+            .map(|(label, _)| label.clone())
+            .collect()
+    });
+    let verdict = match split.verdict {
+        Verdict::Exhausted | Verdict::Unknown(_) => whole.verdict,
+        v => v,
+    };
+    Outcome {
+        verdict,
+        time: whole.time + split.time,
+        rlimit: whole.rlimit + split.rlimit,
+        core,
+    }
+}
+
+/// [`check`] of the whole goal: the portfolio, and the pointwise encoding for a counterexample
+/// with `subset`.
+fn check_whole(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
     let first = check_script(spec, ob, budget);
     if !matches!(first.verdict, Verdict::Failed(_)) {
         return first;
