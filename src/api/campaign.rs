@@ -27,10 +27,15 @@ impl Shard {
     /// What a campaign's first line adds for an optional shard: ` (shard I/N: runs ≡ I mod N)`,
     /// or nothing.
     pub fn note(shard: Option<Shard>) -> String {
+        Shard::note_for(shard, "runs")
+    }
+
+    /// As [`Shard::note`], for a campaign of other `units` (` (shard I/N: walks ≡ I mod N)`).
+    pub fn note_for(shard: Option<Shard>, units: &str) -> String {
         shard
             .map(|s| {
                 format!(
-                    " (shard {}/{}: runs ≡ {} mod {})",
+                    " (shard {}/{}: {units} ≡ {} mod {})",
                     s.index, s.count, s.index, s.count
                 )
             })

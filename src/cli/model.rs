@@ -2,7 +2,7 @@
 //! every command shows it: the checker's warnings and the notes on skipped universe lines
 //! printed, the errors handed back for the command to print.
 
-use super::output::{print_diagnostics, print_stderr};
+use super::output::{diagnostics_exit, print_diagnostics, print_stderr, Step};
 use super::{ColorChoice, Format};
 pub use ioa::api::model::{invariant_count, params, pick_automaton, pick_for_property, Model};
 use ioa_lang::diagnostics::Diagnostic;
@@ -60,6 +60,19 @@ pub fn load(
             Err((failure.errors, failure.sources))
         }
     }
+}
+
+/// Loads the model as [`load`] does; when it cannot be loaded, prints the errors and ends the
+/// command with exit code `code`.
+pub fn open(
+    file: &Path,
+    universe_file: Option<&Path>,
+    universe_lines: &[String],
+    color: ColorChoice,
+    code: u8,
+) -> Step<Model> {
+    load(file, universe_file, universe_lines, None)
+        .map_err(|(d, s)| diagnostics_exit(&d, &s, color, code))
 }
 
 /// Warnings do not stop a command, but every command shows them.
