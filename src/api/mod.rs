@@ -45,6 +45,7 @@ pub mod macemc;
 pub mod model;
 pub mod numbers;
 pub mod pair;
+pub mod pair_campaign;
 pub mod predict;
 pub mod prove;
 pub mod prove_params;

@@ -234,3 +234,26 @@ pub fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
     }
     Ok(w)
 }
+
+/// The schedule `name`, which must drive `automaton`, or a message saying what the model has.
+pub fn find_schedule<'s>(
+    spec: &'s Spec,
+    name: &str,
+    automaton: AutomatonId,
+) -> Result<&'s Schedule, String> {
+    let Some(schedule) = spec.schedules.iter().find(|s| s.name == name) else {
+        let known: Vec<&str> = spec.schedules.iter().map(|s| s.name.as_str()).collect();
+        return Err(format!(
+            "no schedule `{name}`; the model has: {}",
+            known.join(", ")
+        ));
+    };
+    if schedule.automaton != automaton {
+        return Err(format!(
+            "schedule `{name}` drives `{}`, not `{}`",
+            spec.automata[schedule.automaton.0 as usize].name,
+            spec.automata[automaton.0 as usize].name
+        ));
+    }
+    Ok(schedule)
+}
