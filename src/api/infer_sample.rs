@@ -3,14 +3,13 @@
 //! of distinct reached states the templates are sampled on (`--templates`) and to the Daikon
 //! files (`--daikon DIR`). The runs themselves are [`super::runs`]'s.
 
-use super::runs::{self, RunId, Selected};
+use super::runs::{self, RunId, Selected, StoppedRun};
 use super::trace_files::DaikonFiles;
 use daikon::transitions::Transitions;
 use daikon::{Engine, GrammarOptions, VarModel};
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Runner};
 use interpreter::value::Value;
-use ioa_lang::diagnostics::Diagnostic;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -32,17 +31,6 @@ pub struct Collect<'a> {
     pub reached: bool,
     /// The folder of the Daikon files.
     pub daikon: Option<&'a Path>,
-}
-
-/// A run stopped early (its states are still used): its label, its number of states, and the
-/// diagnostic saying why.
-pub struct StoppedRun {
-    /// `schedule S` or `random run (seed N)`.
-    pub label: String,
-    /// The states it reached.
-    pub states: usize,
-    /// Why it stopped.
-    pub diagnostic: Diagnostic,
 }
 
 /// Makes the chosen runs of `machine` and feeds them; `stopped` hears of each run that stopped

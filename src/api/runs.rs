@@ -4,6 +4,7 @@
 use super::model::{self, Model};
 use interpreter::runner::{RunReport, Runner, Weights};
 use interpreter::value::Value;
+use ioa_lang::diagnostics::Diagnostic;
 use ioa_lang::ir::{AutomatonBody, AutomatonId, Schedule, Spec};
 
 /// Which runs a user asked for on the command line.
@@ -256,4 +257,23 @@ pub fn find_schedule<'s>(
         ));
     }
     Ok(schedule)
+}
+
+/// The spec without its invariants: the runs `ioa infer` and `ioa trace` make must not be cut
+/// short by a violated invariant of the model.
+pub fn without_invariants(spec: &Spec) -> Spec {
+    let mut bare = spec.clone();
+    bare.invariants.clear();
+    bare
+}
+
+/// A run that stopped early (`ioa infer` and `ioa trace` still use its states): its label, its number of states, and the
+/// diagnostic saying why.
+pub struct StoppedRun {
+    /// `schedule S` or `random run (seed N)`.
+    pub label: String,
+    /// The states it reached.
+    pub states: usize,
+    /// Why it stopped.
+    pub diagnostic: Diagnostic,
 }

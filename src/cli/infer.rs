@@ -17,8 +17,8 @@ use ioa::api::infer::{
     NotValidated,
 };
 use ioa::api::infer_filter::{self, Exploring, Filtered};
-use ioa::api::infer_sample::{sample, Collect, StoppedRun};
-use ioa::api::runs::{self, RunChoice, Selected};
+use ioa::api::infer_sample::{sample, Collect};
+use ioa::api::runs::{self, RunChoice, Selected, StoppedRun};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -134,8 +134,7 @@ fn infer(args: &InferArgs) -> Step<ExitCode> {
     let choice = args.runs.choice();
     let selected = runs::select(&m, &choice).map_err(usage)?;
     // Runs ignore the model's own invariants: a violation must not cut a sample run short.
-    let mut bare = m.spec.clone();
-    bare.invariants.clear();
+    let bare = runs::without_invariants(&m.spec);
     let machine = Machine::new(
         &bare,
         &m.universe,
