@@ -117,14 +117,10 @@ impl VerifyObserver for Shown {
 
 /// Runs `ioa verify`.
 pub fn run(args: VerifyArgs) -> ExitCode {
-    let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
-        None,
-    ) {
+    let (universe_file, universe) = (args.universe_file.as_deref(), &args.universe);
+    let m = match model::open(&args.file, universe_file, universe, args.color, 1) {
         Ok(m) => m,
-        Err((d, s)) => return model::fail(&d, &s, args.color),
+        Err(code) => return code,
     };
     let request = VerifyRequest {
         file: args.file.clone(),
