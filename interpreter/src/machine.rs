@@ -483,7 +483,7 @@ impl<'s> Machine<'s> {
     }
 
     /// The declared part of a start state: each variable's initial value, and `None` for the
-    /// variables without one (for a proof block's `start` to set; see [`Machine::any_value`]).
+    /// variables without one (for a proof block's `start` to set; see [`Machine::any_value_at`]).
     pub fn declared_state(&self, ch: &mut dyn Chooser) -> EvalResult<Vec<Option<Value>>> {
         let mut state = vec![Value::Bool(false); self.n_slots];
         let mut declared = vec![None; self.n_slots];

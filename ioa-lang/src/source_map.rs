@@ -1,4 +1,4 @@
-//! The set of loaded source files, so that a [`Span`](crate::span::Span) can be turned into a
+//! The set of loaded source files, so that a [`Span`] can be turned into a
 //! file name, line and column.
 
 use crate::span::{FileId, Span};

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-/// Identifies one loaded source file inside a [`crate::SourceMap`].
+/// Identifies one loaded source file inside a [`crate::source_map::SourceMap`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
 pub struct FileId(pub u32);
 

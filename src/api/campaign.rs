@@ -27,14 +27,24 @@ impl Shard {
     /// What a campaign's first line adds for an optional shard: ` (shard I/N: runs ≡ I mod N)`,
     /// or nothing.
     pub fn note(shard: Option<Shard>) -> String {
+        Shard::note_for(shard, "runs")
+    }
+
+    /// As [`Shard::note`], for a campaign of other `units` (` (shard I/N: walks ≡ I mod N)`).
+    pub fn note_for(shard: Option<Shard>, units: &str) -> String {
         shard
             .map(|s| {
                 format!(
-                    " (shard {}/{}: runs ≡ {} mod {})",
+                    " (shard {}/{}: {units} ≡ {} mod {})",
                     s.index, s.count, s.index, s.count
                 )
             })
             .unwrap_or_default()
+    }
+
+    /// Parses an optional `--shard I/N`.
+    pub fn parse_option(text: Option<&str>) -> Result<Option<Shard>, String> {
+        text.map(Shard::parse).transpose()
     }
 
     /// Parses `I/N` (0 ≤ I < N).
@@ -282,6 +292,29 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<CampaignReport, String> {
         reports.push((path.clone(), read_report(path)?));
     }
     merge_reports(reports)
+}
+
+/// What identifies a campaign of seeded random runs in its report: the model file, the
+/// parameters and universe, `(seed, steps)`, the weights as given, and the command's own
+/// field (`("automaton", A)` for `ioa run`, `("simulation", S)` for `ioa pair`).
+pub fn random_campaign(
+    model: &Path,
+    params: &[String],
+    universe: &str,
+    (seed, steps): (u64, u64),
+    weights: Option<&str>,
+    (key, value): (&str, &str),
+) -> serde_json::Value {
+    let mut campaign = serde_json::json!({
+        "model": model.display().to_string(),
+        "params": params,
+        "universe": universe,
+        "seed": seed,
+        "steps": steps,
+        "weights": weights,
+    });
+    campaign[key] = value.into();
+    campaign
 }
 
 #[cfg(test)]

@@ -191,3 +191,61 @@ pub fn compile_for_processes(
     })?;
     Ok(Box::leak(Box::new(compiled)))
 }
+
+/// The distributed search's outcome as the single-process explorer's verdict, or the message
+/// of a search that stopped without one (an error, or a fault of the compiled engine, which a
+/// distributed search cannot fall back from).
+pub fn verdict<'m, 's>(
+    outcome: distributed::search::Outcome<checker::model::MachineStep, usize>,
+) -> Result<checker::explore::Verdict<checker::model::MachineModel<'m, 's>>, String> {
+    use checker::explore::Verdict;
+    use distributed::search::Outcome;
+    Ok(match outcome {
+        Outcome::Verified => Verdict::Verified,
+        Outcome::Violated { property, path } => Verdict::Violated { property, path },
+        Outcome::Deadlock { path } => Verdict::Deadlock { path },
+        Outcome::LimitReached(l) => Verdict::LimitReached(l),
+        Outcome::Stopped(message) => return Err(message),
+        Outcome::Failed { message, .. } => return Err(format!(
+            "the compiled engine met {message}; a distributed search cannot fall back to the interpreter: explore without --processes"
+        )),
+    })
+}
+
+/// The line for one finished level: depth, states, the level's size, states sent between
+/// workers, and the rate.
+pub fn level_line(p: &distributed::search::LevelProgress) -> String {
+    let rate = p.states as f64 / p.elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "depth {}: {}, {} in this level, {} sent between workers, {} states/s\n",
+        p.depth,
+        super::numbers::count(p.states, "state"),
+        thousands(p.frontier),
+        thousands(p.sent),
+        thousands(rate as u64)
+    )
+}
+
+/// The lines after the verdict: the level a search resumed at (from `resumed_from`), and the
+/// checkpoints written (into `checkpoint_dir`).
+pub fn checkpoint_lines(
+    report: &SearchReport<checker::model::MachineStep, usize>,
+    resumed_from: Option<&std::path::Path>,
+    checkpoint_dir: Option<&std::path::Path>,
+) -> String {
+    let mut out = String::new();
+    if let (Some(level), Some(dir)) = (report.resumed_at, resumed_from) {
+        out.push_str(&format!(
+            "resumed at level {level} from {}\n",
+            dir.display()
+        ));
+    }
+    if let (Some(&last), Some(dir)) = (report.checkpoints.last(), checkpoint_dir) {
+        out.push_str(&format!(
+            "{} written; the last, at level {last}, is in {}\n",
+            super::numbers::count(report.checkpoints.len() as u64, "checkpoint"),
+            dir.display()
+        ));
+    }
+    out
+}

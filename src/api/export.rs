@@ -59,3 +59,46 @@ pub fn beyond_hol(spec: &ioa_lang::ir::Spec) -> Vec<Diagnostic> {
     }
     out
 }
+
+/// Z3 resource units per obligation when the Isabelle export asks for unsat cores.
+const HINT_RLIMIT: u64 = 300_000;
+
+/// Exports `spec` as Isabelle/HOL theories, with the leaves shaped by Z3's unsat cores (unless
+/// the selection brings its hints); the errors (what the theories cannot state, and the
+/// translation's errors) come back as diagnostics.
+pub fn isabelle(
+    spec: &ioa_lang::ir::Spec,
+    selection: &prover_export::isabelle::Selection,
+    recheck_rlimit: u64,
+) -> Result<prover_export::isabelle::Export, Vec<Diagnostic>> {
+    use ioa_lang::diagnostics::IntoDiagnostic;
+    use prover_export::isabelle::export;
+    fn to_diagnostics<E: IntoDiagnostic>(errors: Vec<E>) -> Vec<Diagnostic> {
+        errors.iter().map(|e| e.to_diagnostic()).collect()
+    }
+    // Checked first: the exporter has no translation of these types to fall back on.
+    let blocked = beyond_hol(spec);
+    if !blocked.is_empty() {
+        return Err(blocked);
+    }
+    // A translation error does not depend on what Z3 answers: found before asking it (the
+    // hints take seconds to minutes on a large model).
+    export(spec, selection).map_err(to_diagnostics)?;
+    // What Z3 needed for each invariant step (its unsat cores) shapes the Isabelle leaves.
+    // A small budget (most proofs take under 20 000 units): an obligation Z3 does not
+    // settle within it gets every assumed invariant in its leaf, so the export stays quick.
+    // A recheck budget below it lowers it too (a quick export that states less).
+    let budget = prover_export::solve::budget::Budget::new(
+        HINT_RLIMIT.min(recheck_rlimit),
+        std::time::Duration::from_secs(10),
+    );
+    let mut selection = selection.clone();
+    if selection.hints.is_empty() {
+        selection.hints =
+            prover_export::isabelle::hints::Hints::from_z3(spec, &budget, recheck_rlimit);
+    }
+    if selection.state_unproved {
+        selection.hints.state_every_claim();
+    }
+    export(spec, &selection).map_err(to_diagnostics)
+}

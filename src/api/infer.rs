@@ -5,6 +5,7 @@
 use super::fs::Appended;
 use super::infer_filter::{self, Candidate, Filtered, Origin, Status};
 use super::model::Model;
+use super::runs::{RunChoice, Selected};
 use daikon::validate::{self, Validation};
 use daikon::{DeriveOptions, GrammarOptions};
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
@@ -431,4 +432,146 @@ pub fn text_report(
         text.push_str(&validation_text(v));
     }
     text
+}
+
+/// The detector's options: `--confidence` (strictly between 0 and 1), `--derive` (with
+/// `--compare-all-numbers`), `--bounds`, `--no-linear`, `--split` and `--prefix`, or a message
+/// for a usage error.
+pub fn detector_options(
+    confidence: f64,
+    derive: Option<&str>,
+    compare_all_numbers: bool,
+    bounds: Option<&str>,
+    linear: bool,
+    split: bool,
+    prefix: &str,
+) -> Result<daikon::Options, String> {
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(format!(
+            "--confidence must lie strictly between 0 and 1, not {confidence}"
+        ));
+    }
+    Ok(daikon::Options {
+        confidence,
+        derive: parse_derive(derive, compare_all_numbers)?,
+        grammar: GrammarOptions {
+            linear,
+            bounds: parse_bounds(bounds)?,
+            split,
+            split_actions: split,
+        },
+        prefix: prefix.to_string(),
+    })
+}
+
+/// The line on standard error after the detector: how many invariants of `aut_name` from how
+/// many runs, states, variables and candidates, in how long.
+pub fn inferred_line(report: &daikon::Report, aut_name: &str, seconds: f64) -> String {
+    let c = report.counts;
+    format!(
+        "inferred {} invariant(s) of {aut_name} from {} run(s): {} state(s), {} distinct; {} \
+         variable(s), {} candidate(s) in {seconds:.2} s\n",
+        report.declarations.len(),
+        c.traces,
+        c.states,
+        c.samples,
+        c.variables,
+        report.findings.len(),
+    )
+}
+
+/// The detector's proposals as the precision filter's candidates.
+pub fn detector_candidates(report: &daikon::Report) -> Vec<Candidate> {
+    report
+        .declarations
+        .iter()
+        .enumerate()
+        .map(|(k, d)| Candidate {
+            name: d.name.clone(),
+            text: d.text.clone(),
+            origin: Origin::Detector(k),
+        })
+        .collect()
+}
+
+/// The precision filter's further runs: `runs` runs four times as long as the inference's,
+/// seeds a billion past the inference's (the validation's follow the inference's directly).
+pub fn further_plan(selected: &Selected, choice: &RunChoice, runs: u64) -> validate::Plan {
+    validate::Plan {
+        automaton: selected.automaton,
+        params: selected.params.clone(),
+        runs,
+        steps: choice.steps.saturating_mul(4),
+        seed: choice.seed.wrapping_add(1_000_000_000),
+        weights: selected.weights.clone(),
+        swarm: false,
+    }
+}
+
+/// The validation's runs (`--validate RUNS`): as long as the inference's, from `seed` or else
+/// just after the inference's seeds.
+pub fn validation_plan(
+    selected: &Selected,
+    choice: &RunChoice,
+    runs: u64,
+    seed: Option<u64>,
+) -> validate::Plan {
+    validate::Plan {
+        automaton: selected.automaton,
+        params: selected.params.clone(),
+        runs,
+        steps: choice.steps,
+        seed: seed.unwrap_or_else(|| choice.seed.wrapping_add(choice.runs)),
+        weights: selected.weights.clone(),
+        swarm: false,
+    }
+}
+
+impl Chosen {
+    /// The printed declarations as text to append to the model.
+    pub fn declarations_text(&self) -> String {
+        self.printed
+            .iter()
+            .map(|(_, _, d)| format!("{d}\n"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The printed invariants' names.
+    pub fn names(&self) -> Vec<String> {
+        self.printed.iter().map(|(n, _, _)| n.clone()).collect()
+    }
+}
+
+/// The JSON report: the detector's, with each invariant's standing and the filter's results,
+/// the transition facts and the validation when there are.
+pub fn json_report(
+    report: &daikon::Report,
+    chosen: &Chosen,
+    filtered: Option<&Filtered>,
+    facts: Option<&[daikon::transitions::ActionFacts]>,
+    validation: Option<&Validation>,
+    explain: bool,
+) -> serde_json::Value {
+    let mut json = report.to_json(explain);
+    if let Some(f) = filtered {
+        if let Some(list) = json["invariants"].as_array_mut() {
+            for inv in list.iter_mut() {
+                let status = f
+                    .kept
+                    .iter()
+                    .find(|(c, _)| inv["name"] == c.name.as_str())
+                    .map(|(_, s)| s.text());
+                inv["status"] = status.into();
+            }
+        }
+        add_filter_json(&mut json, f, chosen.templates.clone());
+    }
+    if let Some(f) = facts {
+        json["transitions"] = serde_json::to_value(f).unwrap_or_default();
+    }
+    if let Some(v) = validation {
+        json["validation"] = serde_json::to_value(v).unwrap_or_default();
+    }
+    json
 }

@@ -469,3 +469,57 @@ fn local_error(e: LocalError) -> ExploreError {
         }
     }
 }
+
+/// How a local check ends, for the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conclusion {
+    /// Every invariant checked holds in every combination of reachable node states.
+    Verified,
+    /// A violation was confirmed by the interpreter.
+    Violated,
+    /// A bound, an unsettled preliminary violation or an invariant left out unasked (without
+    /// `--skip-network-invariants`) leaves the check incomplete.
+    Incomplete,
+}
+
+/// The check's conclusion; `skip_network_invariants` says that the invariants left out were
+/// left out on request.
+pub fn conclusion(report: &LocalReport, skip_network_invariants: bool) -> Conclusion {
+    match &report.verdict {
+        LocalVerdict::Violated { .. } => Conclusion::Violated,
+        LocalVerdict::Limit(_) => Conclusion::Incomplete,
+        LocalVerdict::NoViolation { .. }
+            if report.verified()
+                || (skip_network_invariants
+                    && report.stats.unsettled == 0
+                    && matches!(report.verdict, LocalVerdict::NoViolation { bounded: false })) =>
+        {
+            Conclusion::Verified
+        }
+        LocalVerdict::NoViolation { .. } => Conclusion::Incomplete,
+    }
+}
+
+/// The lines about invariants not checked because they read network state: notes when they
+/// were left out on request, else warnings.
+pub fn left_out_lines(
+    machine: &Machine,
+    report: &LocalReport,
+    skip_network_invariants: bool,
+) -> Vec<String> {
+    let severity = if skip_network_invariants {
+        "note"
+    } else {
+        "warning"
+    };
+    report
+        .left_out
+        .iter()
+        .map(|(k, component)| {
+            format!(
+                "{severity}: invariant `{}` is not checked: it reads the network component `{component}`, and local model checking combines node states only\n",
+                machine.spec.invariants[*k].name
+            )
+        })
+        .collect()
+}

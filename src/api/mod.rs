@@ -21,6 +21,19 @@
 //! | [`diagnose`] | diagnostics for stopped runs and searches |
 //! | [`numbers`] | durations, amounts of memory and counts as users read them |
 //! | [`fs`] | the real file system for the front end's loader |
+//! | [`campaign`] | seed-sharded campaigns and merging their reports |
+//! | [`run`] | seeded random-run campaigns and shrinking a violation |
+//! | [`pair`], [`pair_campaign`] | paired runs of a simulation, and their campaigns |
+//! | [`infer`], [`infer_sample`] | `ioa infer`'s options, runs fed to the detector, reports |
+//! | [`prove`] | proof obligations checked with Z3 ([`prove::ProveReport`]) |
+//! | [`verify`] | `ioa verify`'s whole pipeline |
+//! | [`system`] | the system view of a composite |
+//! | [`local`] | local model checking (LMC) |
+//! | [`predict`], [`steer`] | consequence prediction and execution steering |
+//! | [`liveness_exact`], [`liveness_exact_report`] | the exact liveness check and its report |
+//! | [`macemc`], [`liveness_search`] | MaceMC's liveness search and its report |
+//! | [`distributed`] | the distributed search's compilation, totals and lines |
+//! | [`export`] | the Isabelle export and what it cannot state |
 //!
 //! **Architecture Invariant:** dependencies point one way: `cli`/`lsp` → `api` → the engine
 //! crates. Nothing under `api` names the command line (no clap, no exit codes) or prints.
@@ -34,14 +47,18 @@ pub mod export;
 pub mod fs;
 pub mod infer;
 pub mod infer_filter;
+pub mod infer_sample;
 pub mod itf;
 pub mod liveness_common;
 pub mod liveness_exact;
+pub mod liveness_exact_report;
+pub mod liveness_search;
 pub mod local;
 pub mod macemc;
 pub mod model;
 pub mod numbers;
 pub mod pair;
+pub mod pair_campaign;
 pub mod predict;
 pub mod prove;
 pub mod prove_params;

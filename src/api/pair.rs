@@ -32,6 +32,14 @@ impl PairedRun {
     pub fn failed(&self) -> bool {
         self.failure.is_some() || self.other.is_some()
     }
+
+    /// Why the run failed, as a diagnostic: the failed check, or the other problem.
+    pub fn diagnostic(&self, sim: &Simulation) -> Option<Diagnostic> {
+        self.failure
+            .as_ref()
+            .map(|f| failure_diagnostic(sim, f))
+            .or_else(|| self.other.clone())
+    }
 }
 
 /// Runs the implementation `a` with `run` and, through the simulation's proof block, the

@@ -4,6 +4,7 @@
 use super::model::{self, Model};
 use interpreter::runner::{RunReport, Runner, Weights};
 use interpreter::value::Value;
+use ioa_lang::diagnostics::Diagnostic;
 use ioa_lang::ir::{AutomatonBody, AutomatonId, Schedule, Spec};
 
 /// Which runs a user asked for on the command line.
@@ -233,4 +234,46 @@ pub fn parse_weights(text: Option<&str>) -> Result<Weights, String> {
         w.by_name.push((name.trim().to_string(), v));
     }
     Ok(w)
+}
+
+/// The schedule `name`, which must drive `automaton`, or a message saying what the model has.
+pub fn find_schedule<'s>(
+    spec: &'s Spec,
+    name: &str,
+    automaton: AutomatonId,
+) -> Result<&'s Schedule, String> {
+    let Some(schedule) = spec.schedules.iter().find(|s| s.name == name) else {
+        let known: Vec<&str> = spec.schedules.iter().map(|s| s.name.as_str()).collect();
+        return Err(format!(
+            "no schedule `{name}`; the model has: {}",
+            known.join(", ")
+        ));
+    };
+    if schedule.automaton != automaton {
+        return Err(format!(
+            "schedule `{name}` drives `{}`, not `{}`",
+            spec.automata[schedule.automaton.0 as usize].name,
+            spec.automata[automaton.0 as usize].name
+        ));
+    }
+    Ok(schedule)
+}
+
+/// The spec without its invariants: the runs `ioa infer` and `ioa trace` make must not be cut
+/// short by a violated invariant of the model.
+pub fn without_invariants(spec: &Spec) -> Spec {
+    let mut bare = spec.clone();
+    bare.invariants.clear();
+    bare
+}
+
+/// A run that stopped early (`ioa infer` and `ioa trace` still use its states): its label, its number of states, and the
+/// diagnostic saying why.
+pub struct StoppedRun {
+    /// `schedule S` or `random run (seed N)`.
+    pub label: String,
+    /// The states it reached.
+    pub states: usize,
+    /// Why it stopped.
+    pub diagnostic: Diagnostic,
 }

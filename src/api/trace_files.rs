@@ -119,3 +119,78 @@ impl ItfFiles {
         Ok(())
     }
 }
+
+/// What `ioa trace` wrote: the runs, their states and steps, and the files (the Daikon pair
+/// still to be finished).
+pub struct Traced<'m, 's> {
+    /// Runs made.
+    pub runs: u64,
+    /// States in all.
+    pub states: u64,
+    /// Steps in all.
+    pub steps: u64,
+    /// The Daikon files (`finish` writes the last of them).
+    pub daikon: Option<DaikonFiles<'m, 's>>,
+    /// The ITF traces written.
+    pub itf: Option<ItfFiles>,
+}
+
+/// Where `ioa trace` writes: the Daikon folder, the ITF folder, and what every ITF trace
+/// records for replay (the model file and the `--param` values as given).
+pub struct TraceDirs<'a> {
+    /// `--daikon DIR`.
+    pub daikon: Option<&'a Path>,
+    /// `--itf DIR`.
+    pub itf: Option<&'a Path>,
+    /// The model file.
+    pub file: &'a Path,
+    /// `--param` as given.
+    pub params: &'a [String],
+}
+
+/// Makes the chosen runs of `machine` and writes each as it comes in; `stopped` hears of each
+/// run that stopped early (its states are written all the same).
+pub fn trace_runs<'m, 's>(
+    machine: &'m Machine<'s>,
+    m: &Model,
+    selected: &super::runs::Selected,
+    choice: &super::runs::RunChoice,
+    dirs: &TraceDirs,
+    stopped: &mut dyn FnMut(super::runs::StoppedRun),
+) -> Result<Traced<'m, 's>, String> {
+    let mut traced = Traced {
+        runs: 0,
+        states: 0,
+        steps: 0,
+        daikon: dirs
+            .daikon
+            .map(|d| DaikonFiles::create(d, machine))
+            .transpose()?,
+        itf: (dirs.itf)
+            .map(|d| ItfFiles::create(d, dirs.file, m, dirs.params))
+            .transpose()?,
+    };
+    let runner = interpreter::runner::Runner::new(machine);
+    let mut each = |id: RunId, report: RunReport| -> Result<(), String> {
+        if let Some(diagnostic) = super::diagnose::stop_diagnostic(machine, &report) {
+            let (label, states) = (id.label(), report.trace.states.len());
+            stopped(super::runs::StoppedRun {
+                label,
+                states,
+                diagnostic,
+            });
+        }
+        traced.runs += 1;
+        traced.states += report.trace.states.len() as u64;
+        traced.steps += report.trace.steps.len() as u64;
+        if let Some(d) = traced.daikon.as_mut() {
+            d.trace(&report.trace)?;
+        }
+        if let Some(f) = traced.itf.as_mut() {
+            f.trace(&id, machine, &report)?;
+        }
+        Ok(())
+    };
+    super::runs::for_each_run(&runner, selected, choice, &mut each)?;
+    Ok(traced)
+}

@@ -1,7 +1,7 @@
 //! `ioa check`: print [`ioa::api::check`]'s report (diagnostics as text on stderr or one JSON
 //! document on stdout) and exit 1 if any file has an error.
 
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_json, print_stderr};
 use super::{ColorChoice, Format};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,9 +16,7 @@ pub fn run(files: &[PathBuf], format: Format, color: ColorChoice) -> ExitCode {
             }
             print_stderr(&report.summary());
         }
-        Format::Json => print_stdout(
-            &serde_json::to_string_pretty(&report.to_json()).expect("JSON of plain data"),
-        ),
+        Format::Json => print_json(&report.to_json()),
     }
     if report.ok() {
         ExitCode::SUCCESS

@@ -7,12 +7,13 @@
 //! line, the model or its evaluation is wrong; 3 a limit stopped the search first.
 
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
+use super::output::{exit, print_diagnostics, print_json, print_stderr, print_stdout, usage, Step};
 use super::{ColorChoice, Format};
 use checker::compiled::code::Fault;
 use checker::explore::Stats;
 use interpreter::machine::Machine;
 use interpreter::runner::RunReport;
+use ioa::api::diagnose::stop_diagnostic;
 use ioa::api::explore::{
     explore_machine, performance_line, progress_line, report_json, search_options, spill_line,
     verdict_text, ExploreError, Limits, Observer, Outcome, ReductionSummary, SearchSettings, Start,
@@ -181,65 +182,21 @@ pub(super) fn print_start(
 }
 
 /// Runs `ioa explore`.
-pub fn run(mut args: ExploreArgs) -> ExitCode {
-    // Which reductions run: symmetry only over declared types, partial-order reduction only
-    // where it preserves what is checked (invariants and deadlocks, not liveness).
-    let por = matches!(args.reduction, Some(Reduction::Por | Reduction::All));
-    match args.reduction {
-        Some(Reduction::None | Reduction::Por) => args.symmetric.clear(),
-        Some(Reduction::Symmetry) if args.symmetric.is_empty() => {
-            return usage(
-                "--reduction symmetry: name the symmetric type with --symmetric TYPE".to_string(),
-            )
-        }
-        _ => {}
-    }
-    if por && args.liveness.liveness.is_some() {
-        return usage(
-            "--liveness: partial-order reduction here preserves invariants and deadlocks, not liveness properties; use --reduction none or symmetry".to_string(),
-        );
-    }
-    if por && args.local.local {
-        return usage(
-            "--local: local model checking does not take partial-order reduction; use --reduction none".to_string(),
-        );
-    }
-    if por
-        && (args.dist.processes.is_some()
-            || args.dist.checkpoint.is_some()
-            || args.dist.resume.is_some())
-    {
-        return usage(
-            "--reduction por/all: the distributed explorer and checkpoints do not know exactly which states were visited, which the cycle proviso needs; use --reduction none or symmetry".to_string(),
-        );
-    }
-    let mut m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
-        None,
-    ) {
-        Ok(m) => m,
-        Err((d, s)) => {
-            print_diagnostics(&d, &s, Format::Text, args.color);
-            return ExitCode::from(EXIT_ERROR);
-        }
-    };
-    let automaton = match model::pick_for_property(
-        &m.spec,
-        args.automaton.as_deref(),
-        args.liveness.liveness.as_deref(),
-    ) {
-        Ok(a) => a,
-        Err(e) => return usage(e),
-    };
-    let params = match model::params(&m.spec, automaton, &args.params) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
-    };
-    if let Err(e) = ioa::api::explore::select_invariants(&mut m.spec, automaton, &args.invariants) {
-        return usage(e);
-    }
+pub fn run(args: ExploreArgs) -> ExitCode {
+    exit(explore(args))
+}
+
+/// Checks the options, loads the model and hands the search to the explorer asked for.
+fn explore(mut args: ExploreArgs) -> Step<ExitCode> {
+    let por = reductions(&mut args)?;
+    let (universe_file, universe) = (args.universe_file.as_deref(), &args.universe);
+    let mut m = model::open(&args.file, universe_file, universe, args.color, EXIT_ERROR)?;
+    let liveness = args.liveness.liveness.as_deref();
+    let automaton =
+        model::pick_for_property(&m.spec, args.automaton.as_deref(), liveness).map_err(usage)?;
+    let params = model::params(&m.spec, automaton, &args.params).map_err(usage)?;
+    ioa::api::explore::select_invariants(&mut m.spec, automaton, &args.invariants)
+        .map_err(usage)?;
     // The same limits for every search: global, local (LMC), liveness and distributed.
     let limits = Limits {
         threads: args.threads,
@@ -250,28 +207,24 @@ pub fn run(mut args: ExploreArgs) -> ExitCode {
         memory_ceiling: args.memory_ceiling.as_deref(),
         deadlock: args.deadlock,
     };
-    let options = match search_options(&limits) {
-        Ok(o) => o,
-        Err(e) => return usage(e),
-    };
-    if args.dist.processes.is_some() || args.dist.checkpoint.is_some() || args.dist.resume.is_some()
-    {
-        return super::explore_dist::run(args, m, automaton, params, options);
+    let options = search_options(&limits).map_err(usage)?;
+    if args.dist.distributed() {
+        return Ok(super::explore_dist::run(
+            args, m, automaton, params, options,
+        ));
     }
-    let machine = match Machine::new(&m.spec, &m.universe, automaton, params.clone()) {
-        Ok(mach) => mach,
-        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
+    let machine = Machine::new(&m.spec, &m.universe, automaton, params.clone())
+        .map_err(|e| fail(&[e.to_diagnostic()], &m, args.color))?;
     if args.liveness.liveness.is_some() {
         if !args.symmetric.is_empty() || args.engine == Engine::Compiled {
-            return usage(
+            return Err(usage(
                 "--liveness explores with the interpreter and without symmetry reduction (its paths and lassos follow concrete states); drop --symmetric and --engine compiled".to_string(),
-            );
+            ));
         }
-        return super::explore_liveness::run(&args, &m, &machine, options);
+        return Ok(super::explore_liveness::run(&args, &m, &machine, options));
     }
     if args.local.local {
-        return super::explore_local::run(&args, &m, &machine, options);
+        return Ok(super::explore_local::run(&args, &m, &machine, options));
     }
     let settings = SearchSettings {
         symmetric: args.symmetric.clone(),
@@ -290,7 +243,7 @@ pub fn run(mut args: ExploreArgs) -> ExitCode {
     let explored = explore_machine(&machine, &m.sources, &settings, &mut shown);
     shown.clear();
     match explored {
-        Ok(x) => finish(
+        Ok(x) => Ok(finish(
             &args,
             &m,
             &machine,
@@ -298,9 +251,40 @@ pub fn run(mut args: ExploreArgs) -> ExitCode {
             n_inv,
             None,
             Some(&x.reduction),
-        ),
-        Err(ExploreError::Usage(e)) => usage(e),
-        Err(ExploreError::Diagnostics(d)) => fail(&d, &m, args.color),
+        )),
+        Err(ExploreError::Usage(e)) => Err(usage(e)),
+        Err(ExploreError::Diagnostics(d)) => Err(fail(&d, &m, args.color)),
+    }
+}
+
+/// Which reductions run: symmetry only over declared types, partial-order reduction only where
+/// it preserves what is checked (invariants and deadlocks, not liveness). Clears `--symmetric`
+/// when the reduction leaves symmetry out; returns whether partial-order reduction runs.
+fn reductions(args: &mut ExploreArgs) -> Step<bool> {
+    let por = matches!(args.reduction, Some(Reduction::Por | Reduction::All));
+    match args.reduction {
+        Some(Reduction::None | Reduction::Por) => args.symmetric.clear(),
+        Some(Reduction::Symmetry) if args.symmetric.is_empty() => {
+            return Err(usage(
+                "--reduction symmetry: name the symmetric type with --symmetric TYPE".to_string(),
+            ))
+        }
+        _ => {}
+    }
+    let refused = if !por {
+        None
+    } else if args.liveness.liveness.is_some() {
+        Some("--liveness: partial-order reduction here preserves invariants and deadlocks, not liveness properties; use --reduction none or symmetry")
+    } else if args.local.local {
+        Some("--local: local model checking does not take partial-order reduction; use --reduction none")
+    } else if args.dist.distributed() {
+        Some("--reduction por/all: the distributed explorer and checkpoints do not know exactly which states were visited, which the cycle proviso needs; use --reduction none or symmetry")
+    } else {
+        None
+    };
+    match refused {
+        Some(message) => Err(usage(message.to_string())),
+        None => Ok(por),
     }
 }
 
@@ -391,100 +375,58 @@ pub(super) fn finish(
     distributed: Option<serde_json::Value>,
     reduction: Option<&ReductionSummary>,
 ) -> ExitCode {
-    let por_reduced = reduction.is_some_and(|r| r.por_reduced());
-    let stats = &outcome.stats;
-    let code = match &outcome.verdict {
-        Verdict::Verified => ExitCode::SUCCESS,
-        Verdict::LimitReached(_) => ExitCode::from(EXIT_LIMIT),
-        Verdict::Violated { .. } | Verdict::Deadlock => ExitCode::from(EXIT_VIOLATION),
-        Verdict::Error => ExitCode::from(EXIT_ERROR),
-    };
+    let code = ExitCode::from(match &outcome.verdict {
+        Verdict::Verified => 0,
+        Verdict::LimitReached(_) => EXIT_LIMIT,
+        Verdict::Violated { .. } | Verdict::Deadlock => EXIT_VIOLATION,
+        Verdict::Error => EXIT_ERROR,
+    });
     let run_report = outcome.counterexample.as_ref();
-    let mut written = None;
-    let mut after = String::new();
-    if (args.trace.is_some() || args.html.is_some())
-        && run_report.is_none()
-        && args.format == Format::Text
-    {
-        print_stderr("no trace written: there is no counterexample\n");
-    }
-    if let Some(r) = run_report {
-        let doc = trace_meta(args, m, machine, r);
-        match super::view::write_run_files(
-            args.trace.as_deref(),
-            args.html.as_deref(),
-            machine,
-            &r.trace,
-            &doc,
-            false,
-        ) {
-            Ok(a) => after = a,
-            Err(e) => {
-                print_stderr(&format!("error: {e}\n"));
-                return ExitCode::from(EXIT_ERROR);
-            }
-        }
-        written = args.trace.as_ref();
-    }
-
+    let (written, after) = match write_counterexample(args, m, machine, run_report) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     if args.format == Format::Json {
-        let json = report_json(
+        let written = written.map(|p| p.display().to_string());
+        let per_worker = distributed.clone();
+        print_json(&report_json(
             machine,
             outcome,
             &args.symmetric,
-            written.map(|p| p.display().to_string()),
-            distributed.clone(),
+            written,
+            per_worker,
             reduction,
-        );
-        print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
-        if let Some(r) = run_report {
-            if let Some(d) = ioa::api::diagnose::stop_diagnostic(machine, r) {
-                print_diagnostics(&[d], &m.sources, Format::Text, args.color);
-            }
+        ));
+        if let Some(d) = run_report.and_then(|r| stop_diagnostic(machine, r)) {
+            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
         }
         return code;
     }
-
-    match &outcome.verdict {
-        Verdict::Verified | Verdict::LimitReached(_) => print_stderr(&verdict_text(
-            outcome,
-            n_inv,
-            por_reduced,
-            args.memory_ceiling.is_some(),
-        )),
-        _ => {
-            let r = run_report.expect("a path was rebuilt");
-            let steps = r.trace.steps.len();
-            for line in &outcome.log {
-                print_stdout(line);
-            }
-            match ioa::api::diagnose::stop_diagnostic(machine, r) {
-                Some(d) => print_diagnostics(&[d], &m.sources, Format::Text, args.color),
-                None => print_stderr(&format!(
-                    "error: the state after step {steps} has no enabled action (deadlock)\n"
-                )),
-            }
-            print_stderr(&verdict_text(
-                outcome,
-                n_inv,
-                por_reduced,
-                args.memory_ceiling.is_some(),
-            ));
+    let por_reduced = reduction.is_some_and(|r| r.por_reduced());
+    let verdict = verdict_text(outcome, n_inv, por_reduced, args.memory_ceiling.is_some());
+    if let (Verdict::Violated { .. } | Verdict::Deadlock | Verdict::Error, Some(r)) =
+        (&outcome.verdict, run_report)
+    {
+        for line in &outcome.log {
+            print_stdout(line);
+        }
+        match stop_diagnostic(machine, r) {
+            Some(d) => print_diagnostics(&[d], &m.sources, Format::Text, args.color),
+            None => print_stderr(&format!(
+                "error: the state after step {} has no enabled action (deadlock)\n",
+                r.trace.steps.len()
+            )),
         }
     }
-    let per_worker = distributed.is_some();
-    if let Some(line) = stats
-        .spill
-        .as_ref()
-        .and_then(|s| spill_line(s, args.quiet, per_worker))
-    {
+    print_stderr(&verdict);
+    let spill = outcome.stats.spill.as_ref();
+    if let Some(line) = spill.and_then(|s| spill_line(s, args.quiet, distributed.is_some())) {
         print_stderr(&line);
     }
     if let Some(file) = written {
+        let file_text = file.display();
         print_stderr(&format!(
-            "trace written to {}; check it with `ioa replay {}`\n",
-            file.display(),
-            file.display()
+            "trace written to {file_text}; check it with `ioa replay {file_text}`\n"
         ));
         if args.html.is_none() {
             print_stderr(&super::view::hint(file));
@@ -495,9 +437,35 @@ pub(super) fn finish(
         print_stderr(&r.text());
     }
     if !args.quiet {
-        print_stderr(&format!("{}\n", performance_line(stats)));
+        print_stderr(&format!("{}\n", performance_line(&outcome.stats)));
     }
     code
+}
+
+/// Writes the counterexample's trace and page when asked (or says there is none): the trace
+/// file written and what to print after the verdict.
+fn write_counterexample<'a>(
+    args: &'a ExploreArgs,
+    m: &Model,
+    machine: &Machine,
+    run_report: Option<&RunReport>,
+) -> Step<(Option<&'a PathBuf>, String)> {
+    let asked = args.trace.is_some() || args.html.is_some();
+    let Some(r) = run_report else {
+        if asked && args.format == Format::Text {
+            print_stderr("no trace written: there is no counterexample\n");
+        }
+        return Ok((None, String::new()));
+    };
+    let doc = trace_meta(args, m, machine, r);
+    let (trace, html) = (args.trace.as_deref(), args.html.as_deref());
+    match super::view::write_run_files(trace, html, machine, &r.trace, &doc, false) {
+        Ok(after) => Ok((args.trace.as_ref(), after)),
+        Err(e) => {
+            print_stderr(&format!("error: {e}\n"));
+            Err(ExitCode::from(EXIT_ERROR))
+        }
+    }
 }
 
 /// The counterexample's `#meta`: the metadata `ioa replay` needs (the same fields `ioa run

@@ -4,18 +4,20 @@
 //! the counterexample (process 0 alone writes `--trace`/`--html`) and the per-worker counters.
 //! `scripts/explore-local-cluster` starts N processes on this machine.
 
-use super::explore::{count, fail, finish, print_start, thousands, ExploreArgs, EXIT_ERROR};
+use super::explore::{count, fail, finish, parse_duration, print_start, ExploreArgs, EXIT_ERROR};
 use super::model::{self, Model};
-use super::output::{print_stderr, usage};
+use super::output::{error, exit, print_stderr, usage, Step};
 use super::Format;
-use checker::explore::{Options, Report, Verdict};
+use checker::explore::{Options, Report};
 use checker::model::MachineModel;
 use distributed::checkpoint::Checkpointing;
-use distributed::search::{LevelProgress, Outcome};
+use distributed::search::LevelProgress;
 use distributed::{hostfile, Cluster};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
-use ioa::api::distributed::{compile_for_processes, totals, worker_json, worker_lines};
+use ioa::api::distributed::{
+    checkpoint_lines, compile_for_processes, level_line, totals, verdict, worker_json, worker_lines,
+};
 use ioa::api::explore::ExploreError;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::AutomatonId;
@@ -65,130 +67,69 @@ pub struct DistArgs {
     pub workers: usize,
 }
 
+impl DistArgs {
+    /// Whether the search is distributed or checkpointed (the distributed explorer runs it).
+    pub fn distributed(&self) -> bool {
+        self.processes.is_some() || self.checkpoint.is_some() || self.resume.is_some()
+    }
+}
+
 /// Runs the distributed search. The model, machine and compiled model live as long as the
 /// process (timely's workers are threads that outlive any borrow), so they are leaked.
 pub fn run(
-    mut args: ExploreArgs,
+    args: ExploreArgs,
     m: Model,
     automaton: AutomatonId,
     params: Vec<Value>,
     options: Options,
 ) -> ExitCode {
-    let processes = args.dist.processes.unwrap_or(1);
-    if processes == 0 || args.dist.process >= processes {
-        return usage(format!(
-            "--process must be below --processes ({} is not below {processes})",
-            args.dist.process
-        ));
-    }
-    if args.dist.workers == 0 {
-        return usage("--workers must be at least 1".into());
-    }
-    if args.liveness.liveness.is_some() || args.local.local {
-        return usage(
-            "--processes explores globally; --liveness and --local run in one process".into(),
-        );
-    }
-    if args.engine == super::explore::Engine::Interpreter {
-        return usage("--processes needs the compiled engine (states travel between processes as words); drop --engine interpreter".into());
-    }
-    let addresses = match &args.dist.hostfile {
-        Some(path) => match hostfile::read(path, processes) {
-            Ok(a) => a,
-            Err(e) => return usage(e.to_string()),
-        },
-        None => hostfile::local(processes, args.dist.port),
-    };
-    let every = match super::explore::parse_duration(&args.dist.checkpoint_every) {
-        Ok(d) => d,
-        Err(e) => return usage(format!("--checkpoint-every: {e}")),
-    };
+    exit(distribute(args, m, automaton, params, options))
+}
+
+/// Checks the options, compiles the model, runs this process's part of the search and reports.
+fn distribute(
+    mut args: ExploreArgs,
+    m: Model,
+    automaton: AutomatonId,
+    params: Vec<Value>,
+    options: Options,
+) -> Step<ExitCode> {
+    let cluster = cluster(&args)?;
+    let every = parse_duration(&args.dist.checkpoint_every)
+        .map_err(|e| usage(format!("--checkpoint-every: {e}")))?;
+    let workers_total = workers_total(&args);
     let checkpointing = Checkpointing {
         dir: args.dist.checkpoint.clone(),
         every,
         resume: args.dist.resume.clone(),
-        identity: identity(&args, &m, workers_total(&args)),
+        identity: identity(&args, &m, workers_total),
         spill_dir: args.spill_dir.clone(),
     };
     let m: &'static Model = Box::leak(Box::new(m));
-    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
-        Ok(mach) => mach,
-        Err(e) => return fail(&[e.to_diagnostic()], m, args.color),
-    };
+    let fail = |d| fail(&[d], m, args.color);
+    let machine = Machine::new(&m.spec, &m.universe, automaton, params)
+        .map_err(|e| fail(e.to_diagnostic()))?;
     let machine: &'static Machine<'static> = Box::leak(Box::new(machine));
     let compiled = match compile_for_processes(machine, &args.symmetric, &m.sources) {
         Ok(c) => c,
-        Err(ExploreError::Usage(e)) => return usage(e),
-        Err(ExploreError::Diagnostics(d)) => return fail(&d, m, args.color),
+        Err(ExploreError::Usage(e)) => return Err(usage(e)),
+        Err(ExploreError::Diagnostics(d)) => return Err(super::explore::fail(&d, m, args.color)),
     };
-    let explorer = match MachineModel::new(machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(&[e.to_diagnostic()], m, args.color),
-    };
+    let explorer = MachineModel::new(machine, None).map_err(|e| fail(e.to_diagnostic()))?;
     let n_inv = model::invariant_count(&m.spec, automaton);
-    let cluster = Cluster {
-        processes,
-        process: args.dist.process,
-        workers: args.dist.workers,
-        addresses,
-        timeout: std::time::Duration::from_secs(args.dist.connect_timeout),
-    };
-    let workers_total = workers_total(&args);
     let engine = format!(
-        "compiled ({} words per state); process {} of {processes}, {} in all",
+        "compiled ({} words per state); process {} of {}, {} in all",
         compiled.words_per_state(),
         args.dist.process,
+        cluster.processes,
         count(workers_total as u64, "worker"),
     );
-    print_start(
-        &args,
-        m,
-        automaton,
-        explorer.instances().len(),
-        n_inv,
-        &engine,
-    );
-    // One line per level with --progress (or on a terminal).
-    let show_progress = !args.quiet
-        && args.format == Format::Text
-        && (args.progress || std::io::stderr().is_terminal());
-    let progress: Option<distributed::Progress> = show_progress.then(|| {
-        std::sync::Arc::new(|p: &LevelProgress| {
-            let rate = p.states as f64 / p.elapsed.as_secs_f64().max(1e-9);
-            print_stderr(&format!(
-                "depth {}: {}, {} in this level, {} sent between workers, {} states/s\n",
-                p.depth,
-                count(p.states, "state"),
-                thousands(p.frontier),
-                thousands(p.sent),
-                thousands(rate as u64)
-            ));
-        }) as distributed::Progress
-    });
-    let report = match distributed::explore(compiled, &cluster, &options, &checkpointing, progress)
-    {
-        Ok(r) => r,
-        Err(e) => {
-            print_stderr(&format!("error: {e}\n"));
-            return ExitCode::from(EXIT_ERROR);
-        }
-    };
-    let verdict = match report.outcome.clone() {
-        Outcome::Verified => Verdict::Verified,
-        Outcome::Violated { property, path } => Verdict::Violated { property, path },
-        Outcome::Deadlock { path } => Verdict::Deadlock { path },
-        Outcome::LimitReached(l) => Verdict::LimitReached(l),
-        Outcome::Stopped(message) => {
-            print_stderr(&format!("error: {message}\n"));
-            return ExitCode::from(EXIT_ERROR);
-        }
-        Outcome::Failed { message, .. } => {
-            print_stderr(&format!(
-                "error: the compiled engine met {message}; a distributed search cannot fall back to the interpreter: explore without --processes\n"
-            ));
-            return ExitCode::from(EXIT_ERROR);
-        }
-    };
+    let instances = explorer.instances().len();
+    print_start(&args, m, automaton, instances, n_inv, &engine);
+    let progress = progress(&args);
+    let report = distributed::explore(compiled, &cluster, &options, &checkpointing, progress)
+        .map_err(|e| failed(&e.to_string()))?;
+    let verdict = verdict(report.outcome.clone()).map_err(|e| failed(&e))?;
     let stats = totals(&report, workers_total, args.dist.workers.max(1));
     // Only process 0 writes files: processes may share a disk.
     if args.dist.process != 0 {
@@ -196,30 +137,66 @@ pub fn run(
         args.html = None;
     }
     let json = worker_json(&report, &cluster);
-    let outcome = match ioa::api::explore::conclude(&explorer, Report { verdict, stats }) {
-        Ok(o) => o,
-        Err(d) => return fail(&[d], m, args.color),
-    };
+    let outcome =
+        ioa::api::explore::conclude(&explorer, Report { verdict, stats }).map_err(fail)?;
     let code = finish(&args, m, machine, &outcome, n_inv, Some(json), None);
-    if !args.quiet && args.format == Format::Text {
-        print_stderr(&worker_lines(&report, &cluster));
-    }
     if args.format == Format::Text {
-        if let (Some(level), Some(dir)) = (report.resumed_at, &args.dist.resume) {
-            print_stderr(&format!(
-                "resumed at level {level} from {}\n",
-                dir.display()
-            ));
+        if !args.quiet {
+            print_stderr(&worker_lines(&report, &cluster));
         }
-        if let (Some(&last), Some(dir)) = (report.checkpoints.last(), &args.dist.checkpoint) {
-            print_stderr(&format!(
-                "{} written; the last, at level {last}, is in {}\n",
-                count(report.checkpoints.len() as u64, "checkpoint"),
-                dir.display()
-            ));
-        }
+        let (resume, checkpoint) = (args.dist.resume.as_deref(), args.dist.checkpoint.as_deref());
+        print_stderr(&checkpoint_lines(&report, resume, checkpoint));
     }
-    code
+    Ok(code)
+}
+
+/// Prints `error: MESSAGE` and returns the exit code of an error.
+fn failed(message: &str) -> ExitCode {
+    error(message, EXIT_ERROR)
+}
+
+/// The processes and their addresses, after checking that the options fit a distributed search.
+fn cluster(args: &ExploreArgs) -> Step<Cluster> {
+    let processes = args.dist.processes.unwrap_or(1);
+    let refused = if processes == 0 || args.dist.process >= processes {
+        format!(
+            "--process must be below --processes ({} is not below {processes})",
+            args.dist.process
+        )
+    } else if args.dist.workers == 0 {
+        "--workers must be at least 1".into()
+    } else if args.liveness.liveness.is_some() || args.local.local {
+        "--processes explores globally; --liveness and --local run in one process".into()
+    } else if args.engine == super::explore::Engine::Interpreter {
+        "--processes needs the compiled engine (states travel between processes as words); drop --engine interpreter".into()
+    } else {
+        String::new()
+    };
+    if !refused.is_empty() {
+        return Err(usage(refused));
+    }
+    let addresses = match &args.dist.hostfile {
+        Some(path) => hostfile::read(path, processes).map_err(|e| usage(e.to_string()))?,
+        None => hostfile::local(processes, args.dist.port),
+    };
+    Ok(Cluster {
+        processes,
+        process: args.dist.process,
+        workers: args.dist.workers,
+        addresses,
+        timeout: std::time::Duration::from_secs(args.dist.connect_timeout),
+    })
+}
+
+/// One line per finished level with --progress (or on a terminal).
+fn progress(args: &ExploreArgs) -> Option<distributed::Progress> {
+    let show_progress = !args.quiet
+        && args.format == Format::Text
+        && (args.progress || std::io::stderr().is_terminal());
+    show_progress.then(|| {
+        std::sync::Arc::new(|p: &LevelProgress| print_stderr(&level_line(p)))
+            as distributed::Progress
+    })
 }
 
 /// Workers in all.

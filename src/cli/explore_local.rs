@@ -2,9 +2,9 @@
 //! state or from a state of a recorded run (`--from TRACE --at K`), optionally side by side with
 //! the global explorer under the same limits (`--compare-global`).
 
-use super::explore::{count, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
+use super::explore::{count, fail, ExploreArgs, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::model::Model;
-use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
+use super::output::{print_diagnostics, print_json, print_stderr, print_stdout, usage, Step};
 use super::Format;
 use checker::explore::Options;
 use checker::local::{LocalReport, LocalVerdict};
@@ -12,8 +12,8 @@ use interpreter::machine::Machine;
 use interpreter::runner::RunReport;
 use ioa::api::explore::ExploreError;
 use ioa::api::local::{
-    check_local, comparison, describe_strategy, eager_line, json, nodes_line, run_global,
-    stats_lines, verdict_line, LocalSettings,
+    check_local, comparison, conclusion, describe_strategy, eager_line, json, left_out_lines,
+    nodes_line, run_global, stats_lines, verdict_line, Conclusion, LocalSettings,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -75,107 +75,69 @@ pub fn run(args: &ExploreArgs, m: &Model, machine: &Machine, options: Options) -
     let checked = match check_local(machine, &options, &settings) {
         Ok(c) => c,
         Err(ExploreError::Usage(e)) => return usage(e),
-        Err(ExploreError::Diagnostics(d)) => return fail(m, &d, args),
+        Err(ExploreError::Diagnostics(d)) => return fail(&d, m, args.color),
     };
     let (report, start) = (checked.report, checked.start);
-    let aut = &machine.spec.automata[machine.root.0 as usize].name;
-    let strategy = describe_strategy(machine, &report);
-    if !args.quiet && args.format == Format::Text {
-        print_stderr(&format!(
-            "local model checking of {aut}: {}; {strategy}\n",
-            nodes_line(&report)
-        ));
-    }
+    let skip = args.local.skip_network_invariants;
     if args.format == Format::Text {
-        print_stderr(&format!("{}\n", eager_line(&report)));
-    }
-    if args.format == Format::Text {
-        let severity = if args.local.skip_network_invariants {
-            "note"
-        } else {
-            "warning"
-        };
-        for (k, component) in &report.left_out {
+        if !args.quiet {
+            let aut = &machine.spec.automata[machine.root.0 as usize].name;
+            let (nodes, strategy) = (nodes_line(&report), describe_strategy(machine, &report));
             print_stderr(&format!(
-                "{severity}: invariant `{}` is not checked: it reads the network component `{component}`, and local model checking combines node states only\n",
-                machine.spec.invariants[*k].name
+                "local model checking of {aut}: {nodes}; {strategy}\n"
             ));
+        }
+        print_stderr(&format!("{}\n", eager_line(&report)));
+        for line in left_out_lines(machine, &report, skip) {
+            print_stderr(&line);
         }
     }
     let run_report = checked.confirmed;
-    let code = match &report.verdict {
-        LocalVerdict::Violated { .. } => ExitCode::from(EXIT_VIOLATION),
-        LocalVerdict::Limit(_) => ExitCode::from(EXIT_LIMIT),
-        // Exit 0 only for a complete verification: a bound, an unsettled preliminary
-        // violation or an invariant left out unasked make the run incomplete.
-        LocalVerdict::NoViolation { .. }
-            if report.verified()
-                || (args.local.skip_network_invariants
-                    && report.stats.unsettled == 0
-                    && matches!(report.verdict, LocalVerdict::NoViolation { bounded: false })) =>
-        {
-            ExitCode::SUCCESS
-        }
-        LocalVerdict::NoViolation { .. } => ExitCode::from(EXIT_LIMIT),
-    };
-    let global = if args.local.compare_global {
-        Some(run_global(machine, &options, &start))
-    } else {
-        None
-    };
+    let code = ExitCode::from(match conclusion(&report, skip) {
+        Conclusion::Verified => 0,
+        Conclusion::Violated => EXIT_VIOLATION,
+        Conclusion::Incomplete => EXIT_LIMIT,
+    });
+    let global = args
+        .local
+        .compare_global
+        .then(|| run_global(machine, &options, &start));
     if args.format == Format::Json {
-        print_stdout(
-            &serde_json::to_string_pretty(&json(machine, &report, run_report.as_ref(), &global))
-                .expect("JSON of plain data"),
-        );
+        print_json(&json(machine, &report, run_report.as_ref(), &global));
     } else {
-        print_text(
-            args,
-            m,
-            machine,
-            &report,
-            run_report.as_ref(),
-            start.prefix.steps.len(),
-        );
+        let prefix_steps = start.prefix.steps.len();
+        print_text(args, m, machine, &report, run_report.as_ref(), prefix_steps);
         if let Some(g) = &global {
             print_stderr(&comparison(&report, g));
         }
     }
-    if let (Some(file), Some(r)) = (&args.trace, &run_report) {
-        let written = ioa::api::itf::write_trace(
-            file,
-            machine,
-            &r.trace,
-            ioa::api::itf::TraceMeta {
-                model: &args.file,
-                params: &args.params,
-                universe: &m.universe_text,
-                choices: &r.choices,
-                extra: serde_json::json!({ "explore": { "local": true, "confirmed": true } }),
-            },
-        );
-        if let Err(e) = written {
-            print_stderr(&format!(
-                "error: cannot write trace `{}`: {e}\n",
-                file.display()
-            ));
-            return ExitCode::from(EXIT_ERROR);
-        }
-        if args.format == Format::Text {
-            print_stderr(&format!(
-                "trace written to {}; check it with `ioa replay {}`\n",
-                file.display(),
-                file.display()
-            ));
-            print_stderr(&super::view::hint(file));
-        }
+    match run_report {
+        Some(r) => write_confirmed(args, m, machine, &r).map_or_else(|c| c, |()| code),
+        None => code,
     }
-    code
 }
 
-fn fail(m: &Model, diags: &[ioa_lang::diagnostics::Diagnostic], args: &ExploreArgs) -> ExitCode {
-    print_diagnostics(diags, &m.sources, Format::Text, args.color);
-    ExitCode::from(EXIT_ERROR)
+/// Writes the confirmed run as an ITF trace when `--trace` asks for one.
+fn write_confirmed(args: &ExploreArgs, m: &Model, machine: &Machine, r: &RunReport) -> Step<()> {
+    let Some(file) = &args.trace else {
+        return Ok(());
+    };
+    let meta = ioa::api::itf::TraceMeta {
+        model: &args.file,
+        params: &args.params,
+        universe: &m.universe_text,
+        choices: &r.choices,
+        extra: serde_json::json!({ "explore": { "local": true, "confirmed": true } }),
+    };
+    super::view::write_trace(file, machine, &r.trace, meta, EXIT_ERROR)?;
+    if args.format == Format::Text {
+        let file_text = file.display();
+        print_stderr(&format!(
+            "trace written to {file_text}; check it with `ioa replay {file_text}`\n"
+        ));
+        print_stderr(&super::view::hint(file));
+    }
+    Ok(())
 }
 
 fn print_text(

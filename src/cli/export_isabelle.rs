@@ -6,7 +6,7 @@ use super::output::{print_diagnostics, print_stderr};
 use super::{ColorChoice, Format};
 use ioa::api::fs::OsFileSystem;
 use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic, Severity};
-use prover_export::isabelle::{export, Selection};
+use prover_export::isabelle::Selection;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -83,9 +83,6 @@ pub fn run(args: IsabelleArgs) -> ExitCode {
     )
 }
 
-/// Z3 resource units per obligation when the export asks for unsat cores.
-const HINT_RLIMIT: u64 = 300_000;
-
 /// Exports `spec` and writes the theories and ROOT into `dir` (also used by `ioa verify`).
 pub fn write_theories(
     dir: &Path,
@@ -95,41 +92,9 @@ pub fn write_theories(
     recheck_rlimit: u64,
     color: ColorChoice,
 ) -> ExitCode {
-    let blocked = ioa::api::export::beyond_hol(spec);
-    // Checked first: the exporter has no translation of these types to fall back on.
-    // A translation error does not depend on what Z3 answers: found before asking it (the
-    // hints take seconds to minutes on a large model).
-    let exported = if blocked.is_empty() {
-        export(spec, selection)
-    } else {
-        Err(vec![])
-    };
-    let exported = if exported.is_ok() {
-        // What Z3 needed for each invariant step (its unsat cores) shapes the Isabelle leaves.
-        // A small budget (most proofs take under 20 000 units): an obligation Z3 does not
-        // settle within it gets every assumed invariant in its leaf, so the export stays quick.
-        // A recheck budget below it lowers it too (a quick export that states less).
-        let budget = prover_export::solve::budget::Budget::new(
-            HINT_RLIMIT.min(recheck_rlimit),
-            std::time::Duration::from_secs(10),
-        );
-        let mut selection = selection.clone();
-        if selection.hints.is_empty() {
-            selection.hints =
-                prover_export::isabelle::hints::Hints::from_z3(spec, &budget, recheck_rlimit);
-        }
-        if selection.state_unproved {
-            selection.hints.state_every_claim();
-        }
-        export(spec, &selection)
-    } else {
-        exported
-    };
-    let exported = match exported {
+    let exported = match ioa::api::export::isabelle(spec, selection, recheck_rlimit) {
         Ok(e) => e,
-        Err(errors) => {
-            let mut diags: Vec<Diagnostic> = blocked;
-            diags.extend(errors.iter().map(|e| e.to_diagnostic()));
+        Err(diags) => {
             print_diagnostics(&diags, sources, Format::Text, color);
             print_stderr(&format!(
                 "nothing written: {} error(s) stopped the Isabelle export\n",

@@ -3,23 +3,26 @@
 //! request write the runs for Daikon itself (`--daikon DIR`) or check the proposals on further
 //! random runs (`--validate RUNS`).
 
-use super::model;
-use super::output::{failure, print_diagnostics, print_stderr, print_stdout, usage};
+use super::model::{self, Model};
+use super::output::{diagnostics_exit, exit, failure, print_diagnostics, print_json};
+use super::output::{print_stderr, print_stdout, usage, Step};
 use super::{ColorChoice, Format, RunsArgs};
-use daikon::validate;
-use daikon::{Engine, GrammarOptions, Options, Report, VarModel};
+use daikon::transitions::ActionFacts;
+use daikon::validate::Validation;
+use daikon::{Report, VarModel};
 use interpreter::machine::Machine;
-use interpreter::runner::Runner;
 use ioa::api::infer::{
-    add_filter_json, add_templates, check_on_runs, choose_printed, filter_summary, parse_bounds,
-    parse_derive, text_report, NotValidated,
+    add_templates, check_on_runs, choose_printed, detector_candidates, detector_options,
+    filter_summary, further_plan, inferred_line, json_report, text_report, validation_plan, Chosen,
+    NotValidated,
 };
-use ioa::api::infer_filter::{self, Candidate, Exploring, Origin};
-use ioa::api::runs::{self, RunId};
-use ioa::api::trace_files::DaikonFiles;
+use ioa::api::infer_filter::{self, Exploring, Filtered};
+use ioa::api::infer_sample::{sample, Collect};
+use ioa::api::runs::{self, RunChoice, Selected, StoppedRun};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Options of `ioa infer`.
 #[derive(clap::Args)]
@@ -111,268 +114,201 @@ pub struct InferArgs {
 
 /// Runs `ioa infer`.
 pub fn run(args: InferArgs) -> ExitCode {
-    if !(args.confidence > 0.0 && args.confidence < 1.0) {
-        return usage(format!(
-            "--confidence must lie strictly between 0 and 1, not {}",
-            args.confidence
-        ));
-    }
-    let derive = match parse_derive(args.derive.as_deref(), args.compare_all_numbers) {
-        Ok(d) => d,
-        Err(e) => return usage(e),
-    };
-    let bounds = match parse_bounds(args.bounds.as_deref()) {
-        Ok(b) => b,
-        Err(e) => return usage(e),
-    };
-    let m = match model::load(
-        &args.file,
-        args.runs.universe_file.as_deref(),
-        &args.runs.universe,
-        None,
-    ) {
-        Ok(m) => m,
-        Err((d, s)) => return model::fail(&d, &s, args.color),
-    };
+    exit(infer(&args))
+}
+
+/// Runs the detector on the chosen runs, filters and validates what it proposes, and prints it.
+fn infer(args: &InferArgs) -> Step<ExitCode> {
+    let options = detector_options(
+        args.confidence,
+        args.derive.as_deref(),
+        args.compare_all_numbers,
+        args.bounds.as_deref(),
+        !args.no_linear,
+        args.split,
+        &args.prefix,
+    )
+    .map_err(usage)?;
+    let (universe_file, universe) = (args.runs.universe_file.as_deref(), &args.runs.universe);
+    let m = model::open(&args.file, universe_file, universe, args.color, 1)?;
     let choice = args.runs.choice();
-    let selected = match runs::select(&m, &choice) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    let (automaton, params, weights) = (
+    let selected = runs::select(&m, &choice).map_err(usage)?;
+    // Runs ignore the model's own invariants: a violation must not cut a sample run short.
+    let bare = runs::without_invariants(&m.spec);
+    let machine = Machine::new(
+        &bare,
+        &m.universe,
         selected.automaton,
         selected.params.clone(),
-        selected.weights.clone(),
-    );
-    let aut_name = selected.name.clone();
-    // Runs ignore the model's own invariants: a violation must not cut a sample run short.
-    let mut bare = m.spec.clone();
-    bare.invariants.clear();
-    let machine = match Machine::new(&bare, &m.universe, automaton, params.clone()) {
-        Ok(x) => x,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
-    };
-    let options = Options {
-        confidence: args.confidence,
-        derive,
-        grammar: GrammarOptions {
-            linear: !args.no_linear,
-            bounds,
-            split: args.split,
-            split_actions: args.split,
-        },
-        prefix: args.prefix.clone(),
-    };
-    let started = std::time::Instant::now();
-    let mut model_vars = VarModel::new(&machine, options.derive);
+    )
+    .map_err(|e| model::fail(&[e.to_diagnostic()], &m.sources, args.color))?;
+    let started = Instant::now();
+    let mut vars = VarModel::new(&machine, options.derive);
     if options.grammar.split_actions {
-        daikon::preconditions::add_action_splits(&mut model_vars, &machine, &m.sources);
+        daikon::preconditions::add_action_splits(&mut vars, &machine, &m.sources);
     }
-    let mut engine = Engine::new(&machine, &model_vars, options.grammar);
-    let mut daikon_out = match args
-        .daikon
-        .as_deref()
-        .map(|d| DaikonFiles::create(d, &machine))
-    {
-        Some(Ok(d)) => Some(d),
-        Some(Err(e)) => {
-            print_stderr(&format!("error: {e}\n"));
-            return ExitCode::from(1);
-        }
-        None => None,
+    let collect = Collect {
+        transitions: args.transitions,
+        reached: args.templates,
+        daikon: args.daikon.as_deref(),
     };
-    let mut transitions = args
-        .transitions
-        .then(|| daikon::transitions::Transitions::new(&machine, &model_vars));
-    let runner = Runner::new(&machine);
-    // Templates are sampled on the reached states (distinct ones suffice).
-    let mut reached: Vec<Vec<interpreter::value::Value>> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut feed = |id: RunId, report: interpreter::runner::RunReport| -> Result<(), String> {
-        let label = id.label();
-        if let Some(d) = ioa::api::diagnose::stop_diagnostic(&machine, &report) {
-            print_stderr(&format!(
-                "warning: {label} stopped early; its {} state(s) are used\n",
-                report.trace.states.len()
-            ));
-            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
-        }
-        engine.add_trace(&label, &report.trace);
-        if args.templates {
-            for state in &report.trace.states {
-                if seen.insert(state.clone()) {
-                    reached.push(state.clone());
-                }
-            }
-        }
-        if let Some(t) = transitions.as_mut() {
-            t.add_trace(&report.trace);
-        }
-        if let Some(d) = daikon_out.as_mut() {
-            d.trace(&report.trace)?;
-        }
-        Ok(())
+    let precision = Precision {
+        args,
+        m: &m,
+        selected: &selected,
+        choice: &choice,
     };
-    if let Err(e) = runs::for_each_run(&runner, &selected, &choice, &mut feed) {
-        return failure(e);
-    }
-    if let Some(d) = daikon_out.take() {
-        match d.finish() {
-            Ok(paths) => print_stderr(&format!("wrote {}\n", paths.join(" and "))),
-            Err(e) => return failure(e),
-        }
+    let mut stopped = |s| precision.warn_stopped(s);
+    let (samples, written) = sample(
+        &machine,
+        &vars,
+        options.grammar,
+        &selected,
+        &choice,
+        &collect,
+        &mut stopped,
+    )
+    .map_err(failure)?;
+    if let Some(paths) = written {
+        print_stderr(&format!("wrote {}\n", paths.join(" and ")));
     }
     let taken: Vec<String> = m.spec.invariants.iter().map(|i| i.name.clone()).collect();
-    let mut report = Report::build(&bare, &model_vars, &engine, &options, &taken);
-    let elapsed = started.elapsed().as_secs_f64();
-    let c = report.counts;
-    print_stderr(&format!(
-        "inferred {} invariant(s) of {aut_name} from {} run(s): {} state(s), {} distinct; {} \
-         variable(s), {} candidate(s) in {elapsed:.2} s\n",
-        report.declarations.len(),
-        c.traces,
-        c.states,
-        c.samples,
-        c.variables,
-        report.findings.len(),
-    ));
-    // The precision stage: templates, and the small instance's exploration.
-    let mut candidates: Vec<Candidate> = report
-        .declarations
-        .iter()
-        .enumerate()
-        .map(|(k, d)| Candidate {
-            name: d.name.clone(),
-            text: d.text.clone(),
-            origin: Origin::Detector(k),
-        })
-        .collect();
-    if args.templates {
-        let first = report.declarations.len() + 1;
-        add_templates(
-            &mut candidates,
-            &args.file,
-            &aut_name,
-            &args.prefix,
-            first,
-            &taken,
+    let mut report = Report::build(&bare, &vars, &samples.engine, &options, &taken);
+    let seconds = started.elapsed().as_secs_f64();
+    print_stderr(&inferred_line(&report, &selected.name, seconds));
+    let filtered = precision.filter(&report, &taken, &samples.reached)?;
+    // What is printed: the detector's survivors (in the report, for JSON) and the templates'.
+    let chosen = choose_printed(&mut report, filtered.as_ref(), &selected.name);
+    let facts = samples
+        .transitions
+        .as_ref()
+        .map(|t| t.facts(args.confidence));
+    let validation = precision.validate(&chosen)?;
+    let facts = facts.as_deref();
+    Ok(precision.print(
+        &report,
+        &chosen,
+        filtered.as_ref(),
+        facts,
+        validation.as_ref(),
+    ))
+}
+
+/// What the stages after the detector need: the options, the model and the runs chosen.
+struct Precision<'a> {
+    args: &'a InferArgs,
+    m: &'a Model,
+    selected: &'a Selected<'a>,
+    choice: &'a RunChoice,
+}
+
+impl Precision<'_> {
+    /// Says that a run stopped early (its states are still used) and why.
+    fn warn_stopped(&self, s: StoppedRun) {
+        let (label, states) = (s.label, s.states);
+        print_stderr(&format!(
+            "warning: {label} stopped early; its {states} state(s) are used\n"
+        ));
+        print_diagnostics(
+            &[s.diagnostic],
+            &self.m.sources,
+            Format::Text,
+            self.args.color,
         );
     }
-    let filtered = if args.no_explore && !args.templates {
-        None
-    } else {
+
+    /// Prints the report (text or JSON); exit 1 when the validation refuted an invariant.
+    fn print(
+        &self,
+        report: &Report,
+        chosen: &Chosen,
+        filtered: Option<&Filtered>,
+        facts: Option<&[ActionFacts]>,
+        validation: Option<&Validation>,
+    ) -> ExitCode {
+        let args = self.args;
+        match args.format {
+            Format::Text => {
+                let facts = facts.map(|f| (f, args.confidence));
+                let text = text_report(report, chosen, filtered, args.explain, facts, validation);
+                print_stdout(text.trim_end());
+            }
+            Format::Json => print_json(&json_report(
+                report,
+                chosen,
+                filtered,
+                facts,
+                validation,
+                args.explain,
+            )),
+        }
+        match validation {
+            Some(v) if v.violated() > 0 => ExitCode::from(1),
+            _ => ExitCode::SUCCESS,
+        }
+    }
+
+    /// The precision stage: the templates, the small instance's exploration and the further
+    /// runs (none with `--no-explore` and without `--templates`).
+    fn filter(
+        &self,
+        report: &Report,
+        taken: &[String],
+        reached: &[Vec<interpreter::value::Value>],
+    ) -> Step<Option<Filtered>> {
+        let (args, selected) = (self.args, self.selected);
+        if args.no_explore && !args.templates {
+            return Ok(None);
+        }
+        let mut candidates = detector_candidates(report);
+        if args.templates {
+            let first = report.declarations.len() + 1;
+            let (file, prefix) = (&args.file, &args.prefix);
+            add_templates(&mut candidates, file, &selected.name, prefix, first, taken);
+        }
         let exploring = (!args.no_explore).then(|| Exploring {
             universe: args.explore_universe.clone(),
             time: args.explore_time,
             depth: args.explore_depth,
             states: Some(args.explore_states.max(1)),
         });
-        let filter_started = std::time::Instant::now();
-        // Further runs: four times as long, seeds a billion past the inference's (the
-        // validation's follow the inference's directly).
-        let further = validate::Plan {
-            automaton,
-            params: params.clone(),
-            runs: args.refute_runs,
-            steps: choice.steps.saturating_mul(4),
-            seed: choice.seed.wrapping_add(1_000_000_000),
-            weights: weights.clone(),
-            swarm: false,
-        };
-        let f = match infer_filter::filter(
+        let filter_started = Instant::now();
+        let further = further_plan(selected, self.choice, args.refute_runs);
+        let f = infer_filter::filter(
             &args.file,
-            &m,
-            automaton,
-            &params,
+            self.m,
+            selected.automaton,
+            &selected.params,
             candidates,
-            &reached,
+            reached,
             exploring.as_ref(),
             Some(further),
-        ) {
-            Ok(f) => f,
-            Err(e) => return failure(format!("the precision filter failed: {e}")),
-        };
+        )
+        .map_err(|e| failure(format!("the precision filter failed: {e}")))?;
         if let Some(skipped) = &f.skipped_universe_lines {
             print_stderr(&skipped.note());
         }
         print_stderr(&filter_summary(&f, filter_started.elapsed().as_secs_f64()));
-        Some(f)
-    };
-    // What is printed: the detector's survivors (in the report, for JSON) and the templates'.
-    let chosen = choose_printed(&mut report, filtered.as_ref(), &aut_name);
-    let (printed, template_json) = (&chosen.printed, chosen.templates.clone());
-    let declarations_text: String = printed
-        .iter()
-        .map(|(_, _, d)| format!("{d}\n"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let facts = transitions.as_ref().map(|t| t.facts(args.confidence));
-    let validation = match args.validate {
-        Some(runs) => {
-            let plan = validate::Plan {
-                automaton,
-                params,
-                runs,
-                steps: choice.steps,
-                seed: args
-                    .validate_seed
-                    .unwrap_or_else(|| choice.seed.wrapping_add(choice.runs)),
-                weights,
-                swarm: false,
-            };
-            let names: Vec<String> = printed.iter().map(|(n, _, _)| n.clone()).collect();
-            match check_on_runs(&args.file, &m, &declarations_text, &names, &plan) {
-                Ok(v) => Some(v),
-                Err(NotValidated::DoNotCheck(d, s)) => {
-                    print_stderr(
-                        "error: the inferred invariants do not check when added to the model\n",
-                    );
-                    print_diagnostics(&d, &s, Format::Text, args.color);
-                    return ExitCode::from(1);
-                }
-                Err(NotValidated::Failed(d)) => return model::fail(&[d], &m.sources, args.color),
-            }
-        }
-        None => None,
-    };
-    match args.format {
-        Format::Text => {
-            let text = text_report(
-                &report,
-                &chosen,
-                filtered.as_ref(),
-                args.explain,
-                facts.as_deref().map(|f| (f, args.confidence)),
-                validation.as_ref(),
-            );
-            print_stdout(text.trim_end());
-        }
-        Format::Json => {
-            let mut json = report.to_json(args.explain);
-            if let Some(f) = &filtered {
-                if let Some(list) = json["invariants"].as_array_mut() {
-                    for inv in list.iter_mut() {
-                        let status = f
-                            .kept
-                            .iter()
-                            .find(|(c, _)| inv["name"] == c.name.as_str())
-                            .map(|(_, s)| s.text());
-                        inv["status"] = status.into();
-                    }
-                }
-                add_filter_json(&mut json, f, template_json);
-            }
-            if let Some(f) = &facts {
-                json["transitions"] = serde_json::to_value(f).unwrap_or_default();
-            }
-            if let Some(v) = &validation {
-                json["validation"] = serde_json::to_value(v).unwrap_or_default();
-            }
-            print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
-        }
+        Ok(Some(f))
     }
-    match &validation {
-        Some(v) if v.violated() > 0 => ExitCode::from(1),
-        _ => ExitCode::SUCCESS,
+
+    /// `--validate RUNS`: the printed invariants checked on further random runs.
+    fn validate(&self, chosen: &Chosen) -> Step<Option<Validation>> {
+        let (args, m) = (self.args, self.m);
+        let Some(runs) = args.validate else {
+            return Ok(None);
+        };
+        let plan = validation_plan(self.selected, self.choice, runs, args.validate_seed);
+        let text = chosen.declarations_text();
+        match check_on_runs(&args.file, m, &text, &chosen.names(), &plan) {
+            Ok(v) => Ok(Some(v)),
+            Err(NotValidated::DoNotCheck(d, s)) => {
+                print_stderr(
+                    "error: the inferred invariants do not check when added to the model\n",
+                );
+                Err(diagnostics_exit(&d, &s, args.color, 1))
+            }
+            Err(NotValidated::Failed(d)) => Err(model::fail(&[d], &m.sources, args.color)),
+        }
     }
 }

@@ -10,21 +10,21 @@
 //! dead path with its critical transition (C1), 2 error, 3 a dead path whose critical
 //! transition could not be placed (C2: raise --depth-max).
 
-use super::explore::{count, parse_duration, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
+use super::explore::{fail, EXIT_ERROR, EXIT_LIMIT, EXIT_VIOLATION};
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
-use super::{ColorChoice, Format};
-use checker::liveness::macemc::{self, BrokenInvariant, Critical, SearchOptions};
+use super::output::{exit, print_stderr, print_stdout, usage, Step};
+use super::ColorChoice;
+use checker::liveness::macemc::{self, BrokenInvariant, DeadPath, SearchReport};
 use checker::liveness::Property;
 use checker::model::MachineModel;
 use interpreter::machine::Machine;
-use ioa::api::campaign::{CampaignReport, Shard};
-use ioa::api::liveness_common::{
-    error_diagnostic, exhausted_notes, find_property, log_lines, replay, shape, state_diff,
-    write_itf,
+use ioa::api::liveness_common::{error_diagnostic, find_property};
+use ioa::api::liveness_search::{
+    campaign_report, frontier_line, no_dead_path, search_header, BrokenRun, CampaignIdentity,
+    DeadRuns, SearchRequest, TraceFile, TraceTarget,
 };
-use ioa::api::macemc::{campaign_records, confidence, found_verdict, throughput, unplaced_verdict};
-use ioa_lang::diagnostics::{Diagnostic, IntoDiagnostic};
+use ioa::api::macemc::throughput;
+use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -85,368 +85,149 @@ pub struct LivenessSearchArgs {
 
 /// Runs `ioa liveness`.
 pub fn run(args: LivenessSearchArgs) -> ExitCode {
-    let m = match model::load(
-        &args.model.file,
-        args.model.universe_file.as_deref(),
-        &args.model.universe,
-        None,
-    ) {
-        Ok(m) => m,
-        Err((d, s)) => {
-            print_diagnostics(&d, &s, Format::Text, args.color);
-            return ExitCode::from(EXIT_ERROR);
-        }
-    };
-    let fail = |d: Diagnostic| {
-        print_diagnostics(&[d], &m.sources, Format::Text, args.color);
-        ExitCode::from(EXIT_ERROR)
-    };
-    let automaton = match model::pick_for_property(
-        &m.spec,
-        args.model.automaton.as_deref(),
-        Some(&args.property),
-    ) {
-        Ok(a) => a,
-        Err(e) => return usage(e),
-    };
-    let params = match model::params(&m.spec, automaton, &args.model.params) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
-    };
-    let liveness = match find_property(&m.spec, automaton, &args.property) {
-        Ok(l) => l,
-        Err(e) => return usage(e),
-    };
-    let weights = match ioa::api::runs::parse_weights(args.weights.as_deref()) {
-        Ok(w) => w,
-        Err(e) => return usage(e),
-    };
-    let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    let time_limit = match args.time_limit.as_deref().map(parse_duration).transpose() {
-        Ok(t) => t,
-        Err(e) => return usage(format!("--time-limit: {e}")),
-    };
-    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
-        Ok(mach) => mach,
-        Err(e) => return fail(e.to_diagnostic()),
-    };
-    let model = match MachineModel::new(&machine, None) {
-        Ok(x) => x,
-        Err(e) => return fail(e.to_diagnostic()),
-    };
-    let name = &args.property;
+    exit(search(&args))
+}
+
+/// Loads the model, runs the search and reports what it found.
+fn search(args: &LivenessSearchArgs) -> Step<ExitCode> {
+    let ma = &args.model;
+    let m = model::open(
+        &ma.file,
+        ma.universe_file.as_deref(),
+        &ma.universe,
+        args.color,
+        EXIT_ERROR,
+    )?;
+    let automaton =
+        model::pick_for_property(&m.spec, ma.automaton.as_deref(), Some(&args.property))
+            .map_err(usage)?;
+    let params = model::params(&m.spec, automaton, &ma.params).map_err(usage)?;
+    let liveness = find_property(&m.spec, automaton, &args.property).map_err(usage)?;
+    let (options, shard) = request(args).options().map_err(usage)?;
+    let stop = |d| fail(&[d], &m, args.color);
+    let machine = Machine::new(&m.spec, &m.universe, automaton, params)
+        .map_err(|e| stop(e.to_diagnostic()))?;
+    let model = MachineModel::new(&machine, None).map_err(|e| stop(e.to_diagnostic()))?;
     let aut = &m.spec.automata[automaton.0 as usize].name;
-    let of_shard = shard
-        .map(|s| {
-            format!(
-                " (shard {}/{}: walks ≡ {} mod {})",
-                s.index, s.count, s.index, s.count
-            )
-        })
-        .unwrap_or_default();
-    print_stderr(&format!(
-        "searching {name} of {aut} ({}): seed {}, breadth first to depth {}, then up to {} of at most {} (k = {}){of_shard}\n",
-        shape(liveness),
-        args.seed,
-        args.bfs_depth,
-        count(args.walks, "walk"),
-        count(args.depth_max, "step"),
-        args.recover_walks
-    ));
-    let options = SearchOptions {
+    print_stderr(&search_header(&args.property, aut, liveness, &options));
+    let property = Property::new(liveness);
+    let report =
+        macemc::search(&model, &property, &options).map_err(|e| stop(error_diagnostic(e)))?;
+    if let Some(path) = &args.report {
+        let who = CampaignIdentity {
+            model: &ma.file,
+            automaton: aut,
+            property: &args.property,
+            params: &ma.params,
+            universe: &m.universe_text,
+            weights: args.weights.as_deref(),
+        };
+        let doc = campaign_report(&who, &options, shard, &model, &report).map_err(stop)?;
+        doc.write(path).map_err(usage)?;
+    }
+    if !args.quiet {
+        print_stderr(&frontier_line(&report.stats));
+    }
+    let shown = Shown {
+        args,
+        m: &m,
+        model: &model,
+    };
+    if let Some(broken) = &report.broken {
+        return shown.broken(broken, &report);
+    }
+    match &report.dead {
+        Some(dead) => shown.dead(dead, &report),
+        None => {
+            print_stderr(&no_dead_path(&report, args.depth_max));
+            shown.throughput(&report);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The search's options as given.
+fn request(args: &LivenessSearchArgs) -> SearchRequest<'_> {
+    SearchRequest {
         bfs_depth: args.bfs_depth,
         walks: args.walks,
         depth_max: args.depth_max,
         recover_walks: args.recover_walks,
         confirm_states: args.confirm_states,
         seed: args.seed,
-        weights,
+        weights: args.weights.as_deref(),
         max_states: args.max_states,
-        time_limit,
-        shard: shard.map(|s| (s.index, s.count)),
-    };
-    let property = Property::new(liveness);
-    let report = match macemc::search(&model, &property, &options) {
-        Ok(r) => r,
-        Err(e) => return fail(error_diagnostic(e)),
-    };
-    let stats = &report.stats;
-    if let Some(path) = &args.report {
-        let campaign = serde_json::json!({
-            "model": args.model.file.display().to_string(),
-            "automaton": aut,
-            "property": name,
-            "params": args.model.params,
-            "universe": m.universe_text,
-            "seed": args.seed,
-            "bfs_depth": args.bfs_depth,
-            "depth_max": args.depth_max,
-            "recover_walks": args.recover_walks,
-            "weights": args.weights,
-            "max_states": args.max_states,
-            "bfs_states": stats.bfs_states,
-            "frontier": stats.frontier,
-        });
-        let (records, failure) = match campaign_records(&model, &report) {
-            Ok(x) => x,
-            Err(d) => return fail(d),
-        };
-        // Without a frontier there is nothing to walk from, in any shard.
-        let planned = if stats.frontier == 0 { 0 } else { args.walks };
-        let doc = CampaignReport::new("liveness", campaign, planned, shard, records, failure);
-        if let Err(e) = doc.write(path) {
-            return usage(e);
-        }
+        time_limit: args.time_limit.as_deref(),
+        shard: args.shard.as_deref(),
     }
-    let throughput = throughput(stats);
-    if !args.quiet {
-        print_stderr(&format!(
-            "breadth first: {} stored{}; {} at the frontier to walk from\n",
-            count(stats.bfs_states, "state"),
-            match stats.bfs_limit {
-                Some(_) => " (stopped at a limit)",
-                None => "",
-            },
-            count(stats.frontier, "state")
-        ));
-    }
-    if let Some(broken) = &report.broken {
-        return report_broken(&args, &m, &model, broken, &throughput);
-    }
-    let Some(dead) = &report.dead else {
-        let why = if stats.frontier == 0 {
-            "the breadth-first search left no state to walk from".to_string()
-        } else if report.timed_out {
-            format!(
-                "the time limit stopped the walks after {}",
-                count(stats.walks, "walk")
-            )
-        } else {
-            format!(
-                "every one of {} reached the goal",
-                count(stats.walks, "walk")
-            )
-        };
-        print_stderr(&format!(
-            "no dead path found: {why} (at most {} each); this is not a proof\n",
-            count(args.depth_max, "step")
-        ));
-        if !args.quiet {
-            print_stderr(&format!("{throughput}\n"));
-        }
-        return ExitCode::SUCCESS;
-    };
-
-    let dead_run = match replay(&model, &dead.path) {
-        Ok(r) => r,
-        Err(d) => return fail(d),
-    };
-    let live_run = match &dead.critical {
-        Critical::Found { live, .. } => match replay(&model, live) {
-            Ok(r) => Some(r),
-            Err(d) => return fail(d),
-        },
-        _ => None,
-    };
-    let steps = dead_run.trace.steps.len();
-    let ending = if dead.deadlocked {
-        "ends where no action is enabled"
-    } else {
-        "never reaches the goal"
-    };
-    let what = match dead.critical {
-        Critical::NotDead { .. } => "walk that never reaches the goal, though its last state can",
-        _ => "suspected dead path",
-    };
-    print_stdout(&format!(
-        "{what} ({}; the walk starts at state {}, the obligation at state {}; it {ending}):",
-        count(steps as u64, "step"),
-        dead.walk_start,
-        dead.obligation_at
-    ));
-    let shown = match &dead.critical {
-        Critical::Found { step, .. } => (step + 3).min(steps),
-        _ => steps.min(20),
-    };
-    print_stdout(log_lines(&machine, &dead_run.trace, 1, shown).trim_end());
-    if shown < steps {
-        print_stdout(&format!(
-            "… {} more (see the trace)",
-            count((steps - shown) as u64, "step")
-        ));
-    }
-    if let Some(last) = dead_run.trace.states.last() {
-        for note in exhausted_notes(&model, last) {
-            print_stdout(&format!("in the walk's last state, {note}"));
-        }
-    }
-    let (code, verdict) = match &dead.critical {
-        Critical::Found {
-            step,
-            before,
-            after,
-            ..
-        } => {
-            let line = dead_run.trace.log_line(&machine, *step);
-            print_stdout(&format!("critical transition (C1): {line}"));
-            print_stdout(&format!(
-                "how sure: {}",
-                confidence(before, after, args.recover_walks, args.confirm_states)
-            ));
-            print_stdout(&format!("state change at step {step}:"));
-            print_stdout(
-                state_diff(
-                    &machine,
-                    &dead_run.trace.states[step - 1],
-                    &dead_run.trace.states[*step],
-                )
-                .trim_end(),
-            );
-            if let Some(live) = &live_run {
-                let shared = step - 1;
-                print_stdout(&format!(
-                    "live path: shares the first {} and reaches the goal after {} in all",
-                    count(shared as u64, "step"),
-                    count(live.trace.steps.len() as u64, "step")
-                ));
-                if live.trace.steps.len() > shared {
-                    print_stdout(&format!(
-                        "  it takes instead {}",
-                        live.trace.log_line(&machine, shared + 1)
-                    ));
-                    print_stdout(&format!("state {step}, dead path → live path:"));
-                    print_stdout(
-                        state_diff(
-                            &machine,
-                            &dead_run.trace.states[*step],
-                            &live.trace.states[*step],
-                        )
-                        .trim_end(),
-                    );
-                }
-            }
-            let verdict = found_verdict(
-                name,
-                *step,
-                &line,
-                after,
-                dead.walk,
-                stats.walks,
-                args.depth_max,
-            );
-            (ExitCode::from(EXIT_VIOLATION), verdict)
-        }
-        other => match unplaced_verdict(name, other) {
-            (true, verdict) => (ExitCode::from(EXIT_VIOLATION), verdict),
-            (false, verdict) => (ExitCode::from(EXIT_LIMIT), verdict),
-        },
-    };
-    if let Some(dir) = &args.traces {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return usage(format!("cannot create `{}`: {e}", dir.display()));
-        }
-        let critical = match &dead.critical {
-            Critical::Found { step, .. } => Some(*step),
-            _ => None,
-        };
-        let mut written = Vec::new();
-        let runs = [
-            ("dead.itf.json", Some(&dead_run), "dead"),
-            ("live.itf.json", live_run.as_ref(), "live"),
-        ];
-        for (file, run, kind) in runs {
-            let Some(run) = run else { continue };
-            let path = dir.join(file);
-            let meta = serde_json::json!({
-                "property": name, "kind": kind, "critical": critical, "seed": args.seed,
-                "walk_start": dead.walk_start, "obligation": dead.obligation_at,
-            });
-            if let Err(e) = write_itf(
-                &path,
-                &m,
-                &machine,
-                &args.model.file,
-                &args.model.params,
-                run,
-                meta,
-            ) {
-                return usage(format!("cannot write `{}`: {e}", path.display()));
-            }
-            written.push(path.display().to_string());
-        }
-        print_stderr(&format!(
-            "traces written: {} (check with `ioa replay`)\n",
-            written.join(", ")
-        ));
-    }
-    print_stderr(&format!("{verdict}\n"));
-    if !args.quiet {
-        print_stderr(&format!("{throughput}\n"));
-    }
-    code
 }
 
-/// A walk reached a state that breaks an invariant: the path, re-executed, and the trace.
-fn report_broken(
-    args: &LivenessSearchArgs,
-    m: &model::Model,
-    model: &MachineModel,
-    broken: &BrokenInvariant,
-    throughput: &str,
-) -> ExitCode {
-    let machine = model.machine();
-    let run = match replay(model, &broken.path) {
-        Ok(r) => r,
-        Err(d) => {
-            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
-            return ExitCode::from(EXIT_ERROR);
+/// What the search's findings are shown with: the options, the model, the machine.
+struct Shown<'a, 'm, 's> {
+    args: &'a LivenessSearchArgs,
+    m: &'a model::Model,
+    model: &'a MachineModel<'m, 's>,
+}
+
+impl Shown<'_, '_, '_> {
+    /// A suspected dead path: the path, the critical transition, the traces and the verdict.
+    fn dead(&self, dead: &DeadPath, report: &SearchReport) -> Step<ExitCode> {
+        let (args, machine) = (self.args, self.model.machine());
+        let runs =
+            DeadRuns::replay(self.model, dead).map_err(|d| fail(&[d], self.m, args.color))?;
+        for line in runs.lines(self.model, args.recover_walks, args.confirm_states) {
+            print_stdout(&line);
         }
-    };
-    let steps = run.trace.steps.len();
-    let invariant = &m.spec.invariants[broken.invariant].name;
-    print_stdout(&format!(
-        "invariant `{invariant}` is violated after step {steps}, in a state a walk reached:"
-    ));
-    let from = steps.saturating_sub(19).max(1);
-    if from > 1 {
-        print_stdout(&format!("… {} before", count((from - 1) as u64, "step")));
+        let verdict = runs.verdict(machine, &args.property, &report.stats, args.depth_max);
+        self.write_traces(runs.traces(&args.property, args.seed), "traces")?;
+        print_stderr(&format!("{}\n", verdict.text));
+        self.throughput(report);
+        Ok(ExitCode::from(if verdict.violated {
+            EXIT_VIOLATION
+        } else {
+            EXIT_LIMIT
+        }))
     }
-    print_stdout(log_lines(machine, &run.trace, from, steps).trim_end());
-    if let Some(dir) = &args.traces {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return usage(format!("cannot create `{}`: {e}", dir.display()));
+
+    /// A walk reached a state that breaks an invariant: the path, re-executed, and the trace.
+    fn broken(&self, broken: &BrokenInvariant, report: &SearchReport) -> Step<ExitCode> {
+        let run = BrokenRun::replay(self.model, broken)
+            .map_err(|d| fail(&[d], self.m, self.args.color))?;
+        for line in run.lines(self.model.machine()) {
+            print_stdout(&line);
         }
-        let path = dir.join("invariant.itf.json");
-        let meta = serde_json::json!({
-            "property": args.property, "kind": "invariant", "invariant": invariant,
-            "seed": args.seed,
-        });
-        if let Err(e) = write_itf(
-            &path,
-            m,
-            machine,
-            &args.model.file,
-            &args.model.params,
-            &run,
-            meta,
-        ) {
-            return usage(format!("cannot write `{}`: {e}", path.display()));
-        }
+        self.write_traces(
+            vec![run.trace(&self.args.property, self.args.seed)],
+            "trace",
+        )?;
+        print_stderr(&run.verdict(&self.args.property));
+        self.throughput(report);
+        Ok(ExitCode::from(EXIT_VIOLATION))
+    }
+
+    /// Writes the traces into `--traces DIR` (if given) and says which.
+    fn write_traces(&self, traces: Vec<TraceFile>, what: &str) -> Step<()> {
+        let Some(dir) = &self.args.traces else {
+            return Ok(());
+        };
+        let target = TraceTarget {
+            dir,
+            model: self.m,
+            file: &self.args.model.file,
+            params: &self.args.model.params,
+        };
+        let written = target.write(self.model.machine(), traces).map_err(usage)?;
+        let written = written.join(", ");
         print_stderr(&format!(
-            "trace written: {} (check with `ioa replay`)\n",
-            path.display()
+            "{what} written: {written} (check with `ioa replay`)\n"
         ));
+        Ok(())
     }
-    print_stderr(&format!(
-        "violated: invariant `{invariant}` fails after {} (found while searching {}; the liveness search stopped there)\n",
-        count(steps as u64, "step"),
-        args.property
-    ));
-    if !args.quiet {
-        print_stderr(&format!("{throughput}\n"));
+
+    /// The throughput line, unless `--quiet`.
+    fn throughput(&self, report: &SearchReport) {
+        if !self.args.quiet {
+            print_stderr(&format!("{}\n", throughput(&report.stats)));
+        }
     }
-    ExitCode::from(EXIT_VIOLATION)
 }

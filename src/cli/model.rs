@@ -2,10 +2,12 @@
 //! every command shows it: the checker's warnings and the notes on skipped universe lines
 //! printed, the errors handed back for the command to print.
 
-use super::output::{print_diagnostics, print_stderr};
+use super::output::{diagnostics_exit, print_diagnostics, print_stderr, usage, Step};
 use super::{ColorChoice, Format};
+use interpreter::value::Value;
 pub use ioa::api::model::{invariant_count, params, pick_automaton, pick_for_property, Model};
 use ioa_lang::diagnostics::Diagnostic;
+use ioa_lang::ir::AutomatonId;
 use ioa_lang::source_map::SourceMap;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +29,23 @@ pub struct ModelArgs {
     /// A universe file (default: MODEL.universe or default.universe beside the model).
     #[arg(long)]
     pub universe_file: Option<PathBuf>,
+}
+
+impl ModelArgs {
+    /// Loads the model (its errors printed, exit code `code`) and picks the automaton and its
+    /// parameters (a usage error when they do not fit).
+    pub fn open(&self, color: ColorChoice, code: u8) -> Step<(Model, AutomatonId, Vec<Value>)> {
+        let m = open(
+            &self.file,
+            self.universe_file.as_deref(),
+            &self.universe,
+            color,
+            code,
+        )?;
+        let automaton = pick_automaton(&m.spec, self.automaton.as_deref(), None).map_err(usage)?;
+        let params = params(&m.spec, automaton, &self.params).map_err(usage)?;
+        Ok((m, automaton, params))
+    }
 }
 
 /// Prints diagnostics and returns exit code 1.
@@ -60,6 +79,19 @@ pub fn load(
             Err((failure.errors, failure.sources))
         }
     }
+}
+
+/// Loads the model as [`load`] does; when it cannot be loaded, prints the errors and ends the
+/// command with exit code `code`.
+pub fn open(
+    file: &Path,
+    universe_file: Option<&Path>,
+    universe_lines: &[String],
+    color: ColorChoice,
+    code: u8,
+) -> Step<Model> {
+    load(file, universe_file, universe_lines, None)
+        .map_err(|(d, s)| diagnostics_exit(&d, &s, color, code))
 }
 
 /// Warnings do not stop a command, but every command shows them.

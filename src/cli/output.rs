@@ -26,7 +26,7 @@ pub fn print_diagnostics(
                 .iter()
                 .map(|d| diagnostics::to_json(d, sources))
                 .collect();
-            print_stdout(&serde_json::to_string_pretty(&json).expect("JSON of plain data"));
+            print_json(&json);
         }
     }
 }
@@ -38,6 +38,11 @@ pub fn print_stdout(text: &str) {
     let _ = out.write_all(text.as_bytes());
     let _ = out.write_all(b"\n");
     let _ = out.flush();
+}
+
+/// Prints a JSON document, pretty, on standard output.
+pub fn print_json(json: &impl serde::Serialize) {
+    print_stdout(&serde_json::to_string_pretty(json).expect("JSON of plain data"));
 }
 
 /// Prints `error: MESSAGE` for a request the model or the options do not fit, and returns exit
@@ -62,4 +67,24 @@ pub fn error(message: &str, code: u8) -> std::process::ExitCode {
 pub fn print_stderr(text: &str) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// A step of a command that may end it early: `Err` holds the exit code, whatever had to be
+/// said already printed (so a command's steps chain with `?`).
+pub type Step<T> = Result<T, std::process::ExitCode>;
+
+/// The exit code of a command written as [`Step`]s.
+pub fn exit(result: Step<std::process::ExitCode>) -> std::process::ExitCode {
+    result.unwrap_or_else(|code| code)
+}
+
+/// Prints diagnostics and returns exit code `code` (for `map_err`).
+pub fn diagnostics_exit(
+    diags: &[Diagnostic],
+    sources: &SourceMap,
+    color: ColorChoice,
+    code: u8,
+) -> std::process::ExitCode {
+    print_diagnostics(diags, sources, Format::Text, color);
+    std::process::ExitCode::from(code)
 }

@@ -2,17 +2,21 @@
 //! through its proof block, under A's schedule or random runs of A.
 
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
+use super::output::{exit, print_diagnostics, print_json, print_stderr, print_stdout, usage, Step};
 use super::{ColorChoice, Format};
 use interpreter::machine::Machine;
 use interpreter::runner::Runner;
 use interpreter::trace::Trace;
-use ioa::api::campaign::{self, CampaignReport, FailureRecord, RunRecord, Shard};
-use ioa::api::pair::{
-    failure_diagnostic, failure_json, pair_params, paired_run, shrink_paired, PairedRun as Outcome,
-    RunWith,
+use ioa::api::campaign::{random_campaign, Shard};
+use ioa::api::pair::{pair_params, paired_run, PairedRun as Outcome, RunWith};
+use ioa::api::pair_campaign::{
+    all_matched_json, find_simulation, implementation_schedule, paired_campaign, paired_run_json,
+    PairedEnd,
 };
+use ioa::api::run::RandomRuns;
+use ioa::api::runs::parse_weights;
 use ioa_lang::diagnostics::IntoDiagnostic;
+use ioa_lang::ir::Simulation;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -82,233 +86,175 @@ pub struct PairArgs {
 
 /// Runs `ioa pair`.
 pub fn run(args: PairArgs) -> ExitCode {
-    let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
-        None,
-    ) {
-        Ok(m) => m,
-        Err((d, s)) => return model::fail(&d, &s, args.color),
-    };
-    let sim = match &args.simulation {
-        Some(n) => m.spec.simulations.iter().find(|s| &s.name == n),
-        None if m.spec.simulations.len() == 1 => m.spec.simulations.first(),
-        None => None,
-    };
-    let Some(sim) = sim else {
-        let names: Vec<&str> = m.spec.simulations.iter().map(|s| s.name.as_str()).collect();
-        return usage(format!(
-            "say which simulation with --simulation NAME; the model has: {}",
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        ));
-    };
+    exit(pair(&args))
+}
+
+/// Loads the model, the simulation and its two automata, then pairs them under the schedule
+/// or the random campaign.
+fn pair(args: &PairArgs) -> Step<ExitCode> {
+    let (universe_file, universe) = (args.universe_file.as_deref(), &args.universe);
+    let m = model::open(&args.file, universe_file, universe, args.color, 1)?;
+    let sim = find_simulation(&m.spec, args.simulation.as_deref()).map_err(usage)?;
     if args.schedule.is_none() && !args.random {
-        return usage("say how to drive the implementation: --schedule NAME, or --random".into());
+        return Err(usage(
+            "say how to drive the implementation: --schedule NAME, or --random".into(),
+        ));
     }
-    let params = match pair_params(&m.spec, sim, &args.params) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
+    let params = pair_params(&m.spec, sim, &args.params).map_err(usage)?;
+    let fail = |d| model::fail(&[d], &m.sources, args.color);
+    let a = Machine::new(&m.spec, &m.universe, sim.from, params.a)
+        .map_err(|e| fail(e.to_diagnostic()))?;
+    let b = Machine::new(&m.spec, &m.universe, sim.to, params.b)
+        .map_err(|e| fail(e.to_diagnostic()))?;
+    let weights = parse_weights(args.weights.as_deref()).map_err(usage)?;
+    let shard = Shard::parse_option(args.shard.as_deref()).map_err(usage)?;
+    let pairing = Pairing {
+        args,
+        m: &m,
+        sim,
+        a: &a,
+        b: &b,
     };
-    let a = match Machine::new(&m.spec, &m.universe, sim.from, params.a) {
-        Ok(x) => x,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    let (outcome, what) = match &args.schedule {
+        Some(name) => {
+            let schedule = implementation_schedule(&m.spec, name, sim.from).map_err(usage)?;
+            let runner = Runner::new(&a);
+            let mut run =
+                |cb: &mut dyn FnMut(&Trace) -> bool| runner.schedule(schedule, args.steps, cb);
+            (pairing.drive(&mut run, true), format!("schedule {name}"))
+        }
+        None => match pairing.random(&weights, shard)? {
+            Some(failed) => failed,
+            None => return Ok(ExitCode::SUCCESS),
+        },
     };
-    let b = match Machine::new(&m.spec, &m.universe, sim.to, params.b) {
-        Ok(x) => x,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
-    };
-    let a_name = m.spec.automata[sim.from.0 as usize].name.clone();
-    let b_name = m.spec.automata[sim.to.0 as usize].name.clone();
-    let runner = Runner::new(&a);
-    let weights = match ioa::api::runs::parse_weights(args.weights.as_deref()) {
-        Ok(w) => w,
-        Err(e) => return usage(e),
-    };
-    let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    let log = args.log && !args.quiet && args.format == Format::Text;
-    let drive = |run: &mut RunWith, log: bool| -> Outcome {
+    Ok(report(args, &m, sim, &a, &params.a_given, &outcome, &what))
+}
+
+/// What a paired run needs: the options, the model, the simulation and its two machines.
+struct Pairing<'a, 's> {
+    args: &'a PairArgs,
+    m: &'a model::Model,
+    sim: &'a Simulation,
+    a: &'a Machine<'s>,
+    b: &'a Machine<'s>,
+}
+
+impl Pairing<'_, '_> {
+    /// One paired run; its steps are logged (with `--log`, in text) when `show`.
+    fn drive(&self, run: &mut RunWith, show: bool) -> Outcome {
+        let args = self.args;
+        let log = show && args.log && !args.quiet && args.format == Format::Text;
+        let b_name = &self.m.spec.automata[self.sim.to.0 as usize].name;
         let mut show = |k: usize, t: &Trace, b_lines: &[String]| {
             if log {
                 if k > 0 {
-                    print_stdout(&t.log_line(&a, k));
+                    print_stdout(&t.log_line(self.a, k));
                 }
                 for line in b_lines {
                     print_stdout(&format!("    ↳ {line} in automaton {b_name}"));
                 }
             }
         };
-        paired_run(&m.spec, sim, &a, &b, run, &mut show)
-    };
-    let (outcome, what) = if let Some(name) = &args.schedule {
-        let Some(schedule) = m
-            .spec
-            .schedules
-            .iter()
-            .find(|s| &s.name == name && s.automaton == sim.from)
-        else {
-            let known: Vec<&str> = m
-                .spec
-                .schedules
-                .iter()
-                .filter(|s| s.automaton == sim.from)
-                .map(|s| s.name.as_str())
-                .collect();
-            return usage(format!(
-                "no schedule `{name}` for `{a_name}`; the model has: {}",
-                known.join(", ")
-            ));
-        };
-        (
-            drive(&mut |cb| runner.schedule(schedule, args.steps, cb), log),
-            format!("schedule {name}"),
-        )
-    } else {
+        paired_run(&self.m.spec, self.sim, self.a, self.b, run, &mut show)
+    }
+
+    /// The random campaign: the failed run (shrunk) and how it is named, or `None` when every
+    /// step of every run matched (said here).
+    fn random(
+        &self,
+        weights: &interpreter::runner::Weights,
+        shard: Option<Shard>,
+    ) -> Step<Option<(Outcome, String)>> {
+        let (args, sim) = (self.args, self.sim);
+        let name = |id: ioa_lang::ir::AutomatonId| &self.m.spec.automata[id.0 as usize].name;
+        let (a_name, b_name) = (name(sim.from), name(sim.to));
         if args.format == Format::Text {
-            let of_shard = Shard::note(shard);
             print_stderr(&format!(
-                "paired random runs of {a_name} and {b_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
-                args.seed, args.steps, args.runs
+                "paired random runs of {a_name} and {b_name}: seed {}, {} step(s) per run, {} run(s){}\n",
+                args.seed, args.steps, args.runs, Shard::note(shard)
             ));
         }
-        let campaign = serde_json::json!({
-            "model": args.file.display().to_string(),
-            "simulation": sim.name,
-            "params": args.params,
-            "universe": m.universe_text,
-            "seed": args.seed,
-            "steps": args.steps,
-            "weights": args.weights,
-        });
-        let write_report = |records: Vec<RunRecord>, failure: Option<FailureRecord>| {
-            let Some(path) = &args.report else {
-                return Ok(());
-            };
-            CampaignReport::new("pair", campaign.clone(), args.runs, shard, records, failure)
-                .write(path)
+        let campaign = RandomRuns {
+            runs: args.runs,
+            seed: args.seed,
+            steps: args.steps,
+            weights,
+            shard,
+            report: args.report.as_deref(),
+            campaign: random_campaign(
+                &args.file,
+                &args.params,
+                &self.m.universe_text,
+                (args.seed, args.steps),
+                args.weights.as_deref(),
+                ("simulation", &sim.name),
+            ),
         };
-        let mut records = Vec::new();
-        let mut total = 0;
-        let mut made = 0u64;
-        let mut fired = vec![0u64; a.actions.len()];
-        let mut result = None;
-        for r in (0..args.runs).filter(|&r| campaign::mine(shard, r)) {
-            made += 1;
-            let seed = args.seed.wrapping_add(r);
-            let o = drive(&mut |cb| runner.random(seed, args.steps, &weights, cb), log);
-            total += o.trace.steps.len();
-            let failed = o.failure.is_some() || o.other.is_some();
-            records.push(RunRecord {
-                run: r,
-                seed,
-                steps: o.trace.steps.len() as u64,
-                outcome: if failed { "failed" } else { "ok" }.to_string(),
-            });
-            for st in &o.trace.steps {
-                fired[st.action] += 1;
+        let mut drive = |run: &mut RunWith, show: bool| self.drive(run, show);
+        match paired_campaign(sim, self.a, &campaign, &mut drive).map_err(usage)? {
+            PairedEnd::Failed {
+                outcome,
+                label,
+                shrunk_from: Some(found),
+            } => {
+                let steps = outcome.trace.steps.len();
+                print_stderr(&format!(
+                    "{label} failed after {found} step(s); shrunk to {steps} step(s):\n"
+                ));
+                Ok(Some((
+                    *outcome,
+                    format!("{label}, shrunk from {found} steps"),
+                )))
             }
-            if o.failure.is_some() || o.other.is_some() {
-                let found = o.trace.steps.len();
-                let shrunk = shrink_paired(&o, &mut |list| {
-                    drive(&mut |cb| runner.actions(list, cb), false)
-                });
-                let label = format!("run {} of {} (seed {seed})", r + 1, args.runs);
-                let shown = shrunk.as_ref().unwrap_or(&o);
-                let diag = shown
-                    .failure
-                    .as_ref()
-                    .map(|f| failure_diagnostic(sim, f))
-                    .or_else(|| shown.other.clone());
-                let detail = serde_json::json!({
-                    "diagnostic": diag.map(|d| d.message),
-                    "failure": shown.failure.as_ref().map(failure_json),
-                    "failed_after": found,
-                    "shrunk_to": shrunk.as_ref().map(|x| x.trace.steps.len()),
-                    "log": (1..=shown.trace.steps.len()).map(|k| shown.trace.log_line(&a, k)).collect::<Vec<_>>(),
-                    "specification_steps": shown.b_log,
-                });
-                let failure = FailureRecord {
-                    run: r,
-                    seed,
-                    detail,
-                };
-                if let Err(e) = write_report(std::mem::take(&mut records), Some(failure)) {
-                    return usage(e);
-                }
-                result = Some(match shrunk {
-                    Some(x) => {
-                        print_stderr(&format!(
-                            "{label} failed after {found} step(s); shrunk to {} step(s):\n",
-                            x.trace.steps.len()
-                        ));
-                        (x, format!("{label}, shrunk from {found} steps"))
-                    }
-                    None => (o, label),
-                });
-                break;
+            PairedEnd::Failed { outcome, label, .. } => Ok(Some((*outcome, label))),
+            PairedEnd::AllMatched {
+                made,
+                steps,
+                per_action,
+            } => {
+                self.all_matched(made, steps, &per_action);
+                Ok(None)
             }
         }
-        match result {
-            Some(r) => r,
-            None => {
-                if let Err(e) = write_report(records, None) {
-                    return usage(e);
-                }
-                let msg = format!("paired execution of simulation {}: {made} random run(s), {total} step(s) of {a_name}: every step matched, the relation held throughout", sim.name);
-                // How often each action of A ran: shows whether crashes, losses and decisions
-                // were exercised at all.
-                let counts: Vec<(String, u64)> = a
-                    .actions
-                    .iter()
-                    .zip(&fired)
-                    .map(|(act, n)| (act.name.clone(), *n))
-                    .collect();
-                if args.format == Format::Json {
-                    print_stdout(&serde_json::json!({ "simulation": sim.name, "ok": true, "runs": made, "steps": total, "steps_per_action": counts.iter().map(|(n, k)| (n.clone(), serde_json::Value::from(*k))).collect::<serde_json::Map<String, serde_json::Value>>() }).to_string());
-                } else {
-                    print_stderr(&format!("{msg}\n"));
-                    if !args.quiet {
-                        let text: Vec<String> =
-                            counts.iter().map(|(n, k)| format!("{n} {k}")).collect();
-                        print_stderr(&format!("steps per action: {}\n", text.join(", ")));
-                    }
-                }
-                if let Some(path) = &args.trace {
-                    print_stderr(&format!(
-                        "no run failed, so no trace was written to `{}` (a schedule's run is written even when it passes)\n",
-                        path.display()
-                    ));
-                }
-                return ExitCode::SUCCESS;
+    }
+
+    /// Says that every step of every run matched, with how often each action ran (which
+    /// shows whether crashes, losses and decisions were exercised at all).
+    fn all_matched(&self, made: u64, steps: usize, per_action: &[(String, u64)]) {
+        let (args, sim) = (self.args, self.sim);
+        if args.format == Format::Json {
+            print_stdout(&all_matched_json(sim, made, steps, per_action).to_string());
+        } else {
+            let a_name = &self.m.spec.automata[sim.from.0 as usize].name;
+            print_stderr(&format!("paired execution of simulation {}: {made} random run(s), {steps} step(s) of {a_name}: every step matched, the relation held throughout\n", sim.name));
+            if !args.quiet {
+                let text: Vec<String> =
+                    per_action.iter().map(|(n, k)| format!("{n} {k}")).collect();
+                print_stderr(&format!("steps per action: {}\n", text.join(", ")));
             }
         }
-    };
-    report(&args, &m, sim, &a, &params.a_given, &outcome, &what)
+        if let Some(path) = &args.trace {
+            print_stderr(&format!(
+                "no run failed, so no trace was written to `{}` (a schedule's run is written even when it passes)\n",
+                path.display()
+            ));
+        }
+    }
 }
 
+/// Writes the run's trace and page, and reports the paired run (text or JSON).
 fn report(
     args: &PairArgs,
     m: &model::Model,
-    sim: &ioa_lang::ir::Simulation,
+    sim: &Simulation,
     a: &Machine,
     a_params: &[String],
     o: &Outcome,
     what: &str,
 ) -> ExitCode {
     let steps = o.trace.steps.len();
-    let lines: Vec<String> = (1..=steps).map(|k| o.trace.log_line(a, k)).collect();
-    let diag = o
-        .failure
-        .as_ref()
-        .map(|f| failure_diagnostic(sim, f))
-        .or_else(|| o.other.clone());
+    let diag = o.diagnostic(sim);
     let mut extra = serde_json::json!({ "pair": { "simulation": sim.name, "run": what } });
     if let Some(d) = &diag {
         // The page of `ioa view` highlights this step.
@@ -325,14 +271,8 @@ fn report(
             extra,
         },
     );
-    let after = match super::view::write_run_files(
-        args.trace.as_deref(),
-        args.html.as_deref(),
-        a,
-        &o.trace,
-        &doc,
-        diag.is_some(),
-    ) {
+    let (trace, html) = (args.trace.as_deref(), args.html.as_deref());
+    let after = match super::view::write_run_files(trace, html, a, &o.trace, &doc, diag.is_some()) {
         Ok(after) => after,
         Err(e) => {
             print_stderr(&format!("error: {e}\n"));
@@ -340,46 +280,28 @@ fn report(
         }
     };
     if args.format == Format::Json {
-        let doc = serde_json::json!({
-            "simulation": sim.name,
-            "ok": diag.is_none(),
-            "run": what,
-            "steps": steps,
-            "implementation_trace": lines,
-            "specification_steps": o.b_log,
-            "failure": o.failure.as_ref().map(failure_json),
-            "diagnostic": diag.as_ref().map(|d| ioa_lang::diagnostics::to_json(d, &m.sources)),
-        });
-        print_stdout(&serde_json::to_string_pretty(&doc).expect("JSON"));
-        return if diag.is_none() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        };
+        print_json(&paired_run_json(sim, a, o, what, &m.sources));
+        return ExitCode::from(if diag.is_none() { 0 } else { 1 });
     }
-    match diag {
-        None => {
-            print_stderr(&format!("paired execution of simulation {} ({what}): {steps} step(s) matched, the relation held throughout\n", sim.name));
-            print_stderr(&after);
-            ExitCode::SUCCESS
+    let Some(d) = diag else {
+        print_stderr(&format!("paired execution of simulation {} ({what}): {steps} step(s) matched, the relation held throughout\n", sim.name));
+        print_stderr(&after);
+        return ExitCode::SUCCESS;
+    };
+    if !args.quiet && !args.log {
+        let start = steps.saturating_sub(20);
+        if start > 0 {
+            print_stdout(&format!("… {start} earlier step(s)"));
         }
-        Some(d) => {
-            if !args.quiet && !args.log {
-                let start = lines.len().saturating_sub(20);
-                if start > 0 {
-                    print_stdout(&format!("… {start} earlier step(s)"));
-                }
-                for l in &lines[start..] {
-                    print_stdout(l);
-                }
-            }
-            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
-            print_stderr(&format!(
-                "paired execution of simulation {} ({what}) failed at step {steps}\n",
-                sim.name
-            ));
-            print_stderr(&after);
-            ExitCode::from(1)
+        for k in start + 1..=steps {
+            print_stdout(&o.trace.log_line(a, k));
         }
     }
+    print_diagnostics(&[d], &m.sources, Format::Text, args.color);
+    print_stderr(&format!(
+        "paired execution of simulation {} ({what}) failed at step {steps}\n",
+        sim.name
+    ));
+    print_stderr(&after);
+    ExitCode::from(1)
 }

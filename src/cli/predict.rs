@@ -4,8 +4,8 @@
 //! written as an ITF trace from the model's start (`--trace`). `--compare-bfs` runs plain
 //! breadth-first search to the same depth in the same run.
 
-use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
+use super::model::Model;
+use super::output::{exit, print_diagnostics, print_json, print_stderr, print_stdout, usage, Step};
 use super::{ColorChoice, Format};
 use checker::predict::PredictReport;
 use interpreter::machine::Machine;
@@ -67,36 +67,20 @@ fn fail(diags: &[Diagnostic], m: &Model, color: ColorChoice) -> ExitCode {
 
 /// Runs `ioa predict`.
 pub fn run(args: PredictArgs) -> ExitCode {
-    let m = match model::load(
-        &args.model.file,
-        args.model.universe_file.as_deref(),
-        &args.model.universe,
-        None,
-    ) {
-        Ok(m) => m,
-        Err((d, s)) => return model::fail(&d, &s, args.color),
-    };
-    let automaton = match model::pick_automaton(&m.spec, args.model.automaton.as_deref(), None) {
-        Ok(a) => a,
-        Err(e) => return usage(e),
-    };
-    let params = match model::params(&m.spec, automaton, &args.model.params) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
-    };
-    let time_limit = match args
+    exit(predict(&args))
+}
+
+/// Loads the model, predicts from the snapshot, writes the first violation and reports.
+fn predict(args: &PredictArgs) -> Step<ExitCode> {
+    let (m, automaton, params) = args.model.open(args.color, 1)?;
+    let time_limit = args
         .time_limit
         .as_deref()
         .map(super::explore::parse_duration)
         .transpose()
-    {
-        Ok(t) => t,
-        Err(e) => return usage(format!("--time-limit: {e}")),
-    };
-    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
-        Ok(x) => x,
-        Err(e) => return fail(&[e.to_diagnostic()], &m, args.color),
-    };
+        .map_err(|e| usage(format!("--time-limit: {e}")))?;
+    let machine = Machine::new(&m.spec, &m.universe, automaton, params)
+        .map_err(|e| fail(&[e.to_diagnostic()], &m, args.color))?;
     let request = PredictRequest {
         from: args.from.as_deref(),
         at: args.at,
@@ -106,53 +90,36 @@ pub fn run(args: PredictArgs) -> ExitCode {
         time_limit,
         compare_bfs: args.compare_bfs,
     };
+    let predicted = match predict_from(&machine, &request) {
+        Ok(p) => p,
+        Err(ExploreError::Usage(e)) => return Err(usage(e)),
+        Err(ExploreError::Diagnostics(d)) => return Err(fail(&d, &m, args.color)),
+    };
     let Predicted {
         snapshot: snap,
         report,
         bfs,
         first,
-    } = match predict_from(&machine, &request) {
-        Ok(p) => p,
-        Err(ExploreError::Usage(e)) => return usage(e),
-        Err(ExploreError::Diagnostics(d)) => return fail(&d, &m, args.color),
-    };
-    if let (Some(file), Some(r)) = (&args.trace, &first) {
-        let written = ioa::api::itf::write_trace(
-            file,
-            &machine,
-            &r.trace,
-            ioa::api::itf::TraceMeta {
-                model: &args.model.file,
-                params: &args.model.params,
-                universe: &m.universe_text,
-                choices: &r.choices,
-                extra: serde_json::json!({ "predict": { "from_step": snap.prefix.steps.len() } }),
-            },
-        );
-        if let Err(e) = written {
-            print_stderr(&format!(
-                "error: cannot write trace `{}`: {e}\n",
-                file.display()
-            ));
-            return ExitCode::from(2);
-        }
+    } = &predicted;
+    if let (Some(file), Some(r)) = (&args.trace, first) {
+        let meta = ioa::api::itf::TraceMeta {
+            model: &args.model.file,
+            params: &args.model.params,
+            universe: &m.universe_text,
+            choices: &r.choices,
+            extra: serde_json::json!({ "predict": { "from_step": snap.prefix.steps.len() } }),
+        };
+        super::view::write_trace(file, &machine, &r.trace, meta, 2)?;
     }
     if args.format == Format::Json {
-        print_stdout(
-            &serde_json::to_string_pretty(&json(&machine, &report, bfs.as_ref()))
-                .expect("JSON of plain data"),
-        );
+        print_json(&json(&machine, report, bfs.as_ref()));
     } else {
-        print_text(&args, &m, &machine, &snap, &report, first.as_ref());
-        if let Some(b) = &bfs {
-            print_stderr(&comparison(&report, b, args.quiet));
+        print_text(args, &m, &machine, snap, report, first.as_ref());
+        if let Some(b) = bfs {
+            print_stderr(&comparison(report, b, args.quiet));
         }
     }
-    if report.predictions.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    Ok(ExitCode::from(u8::from(!report.predictions.is_empty())))
 }
 
 fn print_text(

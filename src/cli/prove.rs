@@ -2,7 +2,7 @@
 //! check each with Z3 ([`ioa::api::prove`]), print the table (obligation, verdict, time) and
 //! the counterexamples, and exit 0 only if every obligation is proved.
 
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_json, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 pub use ioa::api::prove::Selection;
 use ioa::api::prove::{PrepareError, Prepared};
@@ -118,9 +118,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
     let report = ioa::api::prove::prove(&prepared, budget);
     match args.format {
         Format::Text => print_stdout(&report.text()),
-        Format::Json => print_stdout(
-            &serde_json::to_string_pretty(&report.to_json()).expect("JSON of plain data"),
-        ),
+        Format::Json => print_json(&report.to_json()),
     }
     if report.all_proved() {
         ExitCode::SUCCESS

@@ -2,14 +2,15 @@
 //! steps in the paper's format and writing traces.
 
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stderr, print_stdout, usage};
+use super::output::{exit, print_diagnostics, print_stderr, print_stdout, usage, Step};
 use super::{ColorChoice, Format};
 use interpreter::machine::Machine;
 use interpreter::runner::{RunReport, Runner, Stop};
 use interpreter::trace::Trace;
-use ioa::api::campaign::Shard;
+use ioa::api::campaign::{random_campaign, Shard};
 use ioa::api::diagnose::stop_diagnostic;
 use ioa::api::run::{random_runs, RandomEnd, RandomRuns, Stopped};
+use ioa::api::runs::find_schedule;
 use ioa::api::runs::parse_weights;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
@@ -79,101 +80,90 @@ pub struct RunArgs {
 
 /// Runs `ioa run`.
 pub fn run(args: RunArgs) -> ExitCode {
-    let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
-        None,
-    ) {
-        Ok(m) => m,
-        Err((d, s)) => return model::fail(&d, &s, args.color),
-    };
+    exit(run_model(&args))
+}
+
+/// Loads the model and the automaton, then runs its schedule, the random campaign or the
+/// steering campaign.
+fn run_model(args: &RunArgs) -> Step<ExitCode> {
+    let (universe_file, universe) = (args.universe_file.as_deref(), &args.universe);
+    let m = model::open(&args.file, universe_file, universe, args.color, 1)?;
     if args.schedule.is_none() && !args.random {
-        return usage("say how to run: --schedule NAME, or --random [--steps N] [--seed S]".into());
+        return Err(usage(
+            "say how to run: --schedule NAME, or --random [--steps N] [--seed S]".into(),
+        ));
     }
     let automaton =
-        match model::pick_automaton(&m.spec, args.automaton.as_deref(), args.schedule.as_deref()) {
-            Ok(a) => a,
-            Err(e) => return usage(e),
-        };
-    let params = match model::params(&m.spec, automaton, &args.params) {
-        Ok(p) => p,
-        Err(e) => return usage(e),
-    };
-    let machine = match Machine::new(&m.spec, &m.universe, automaton, params) {
-        Ok(mach) => mach,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
-    };
-    let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
+        model::pick_automaton(&m.spec, args.automaton.as_deref(), args.schedule.as_deref())
+            .map_err(usage)?;
+    let params = model::params(&m.spec, automaton, &args.params).map_err(usage)?;
+    let machine = Machine::new(&m.spec, &m.universe, automaton, params)
+        .map_err(|e| model::fail(&[e.to_diagnostic()], &m.sources, args.color))?;
+    let shard = Shard::parse_option(args.shard.as_deref()).map_err(usage)?;
     if args.steer.steer {
-        if shard.is_some() || args.report.is_some() {
-            return usage(
-                "--shard and --report are not implemented for steering campaigns yet".into(),
-            );
-        }
-        let weights = match parse_weights(args.weights.as_deref()) {
-            Ok(w) => w,
-            Err(e) => return usage(e),
-        };
-        let campaign = super::steer::Campaign {
-            machine: &machine,
-            model_file: &args.file,
-            params: &args.params,
-            steps: args.steps,
-            seed: args.seed,
-            runs: args.runs,
-            weights: &weights,
-            trace: args.trace.as_deref(),
-            quiet: args.quiet,
-            color: args.color,
-        };
-        return super::steer::run(&m, &campaign, &args.steer);
+        return steer(args, &m, &machine, shard);
     }
-    let runner = Runner::new(&machine);
-    let aut_name = m.spec.automata[automaton.0 as usize].name.clone();
-    if let Some(name) = &args.schedule {
-        let Some(schedule) = m.spec.schedules.iter().find(|s| &s.name == name) else {
-            let known: Vec<&str> = m.spec.schedules.iter().map(|s| s.name.as_str()).collect();
-            return usage(format!(
-                "no schedule `{name}`; the model has: {}",
-                known.join(", ")
-            ));
-        };
-        if schedule.automaton != automaton {
-            return usage(format!(
-                "schedule `{name}` drives `{}`, not `{aut_name}`",
-                m.spec.automata[schedule.automaton.0 as usize].name
-            ));
-        }
-        let quiet = args.quiet;
-        let mut on_step = |t: &Trace| {
-            if !quiet && !t.steps.is_empty() {
-                print_stdout(&t.log_line(&machine, t.steps.len()));
-            }
-            true
-        };
-        let report = runner.schedule(schedule, args.steps, &mut on_step);
-        let meta = serde_json::json!({ "schedule": name });
-        return finish(
-            &args,
-            &m,
-            &machine,
-            &report,
-            meta,
-            &format!("schedule {name}"),
-        );
+    match &args.schedule {
+        Some(name) => scheduled(args, &m, &machine, name),
+        None => random(args, &m, &machine, shard),
     }
-    let weights = match parse_weights(args.weights.as_deref()) {
-        Ok(w) => w,
-        Err(e) => return usage(e),
+}
+
+/// `ioa run --random --steer`: the steering campaign.
+fn steer(args: &RunArgs, m: &Model, machine: &Machine, shard: Option<Shard>) -> Step<ExitCode> {
+    if shard.is_some() || args.report.is_some() {
+        return Err(usage(
+            "--shard and --report are not implemented for steering campaigns yet".into(),
+        ));
+    }
+    let weights = parse_weights(args.weights.as_deref()).map_err(usage)?;
+    let campaign = super::steer::Campaign {
+        machine,
+        model_file: &args.file,
+        params: &args.params,
+        steps: args.steps,
+        seed: args.seed,
+        runs: args.runs,
+        weights: &weights,
+        trace: args.trace.as_deref(),
+        quiet: args.quiet,
+        color: args.color,
     };
-    let of_shard = Shard::note(shard);
+    Ok(super::steer::run(m, &campaign, &args.steer))
+}
+
+/// `ioa run --schedule NAME`: the schedule's run, its steps logged as they are taken.
+fn scheduled(args: &RunArgs, m: &Model, machine: &Machine, name: &str) -> Step<ExitCode> {
+    let schedule = find_schedule(&m.spec, name, machine.root).map_err(usage)?;
+    let quiet = args.quiet;
+    let mut on_step = |t: &Trace| {
+        if !quiet && !t.steps.is_empty() {
+            print_stdout(&t.log_line(machine, t.steps.len()));
+        }
+        true
+    };
+    let report = Runner::new(machine).schedule(schedule, args.steps, &mut on_step);
+    let meta = serde_json::json!({ "schedule": name });
+    Ok(finish(
+        args,
+        m,
+        machine,
+        &report,
+        meta,
+        &format!("schedule {name}"),
+    ))
+}
+
+/// `ioa run --random`: the campaign of seeded runs (this shard's), up to the first failure.
+fn random(args: &RunArgs, m: &Model, machine: &Machine, shard: Option<Shard>) -> Step<ExitCode> {
+    let weights = parse_weights(args.weights.as_deref()).map_err(usage)?;
+    let aut_name = &m.spec.automata[machine.root.0 as usize].name;
     print_stderr(&format!(
-        "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s){of_shard}\n",
-        args.seed, args.steps, args.runs
+        "random run of {aut_name}: seed {}, {} step(s) per run, {} run(s){}\n",
+        args.seed,
+        args.steps,
+        args.runs,
+        Shard::note(shard)
     ));
     let settings = RandomRuns {
         runs: args.runs,
@@ -182,63 +172,55 @@ pub fn run(args: RunArgs) -> ExitCode {
         weights: &weights,
         shard,
         report: args.report.as_deref(),
-        campaign: serde_json::json!({
-            "model": args.file.display().to_string(),
-            "automaton": aut_name,
-            "params": args.params,
-            "universe": m.universe_text,
-            "seed": args.seed,
-            "steps": args.steps,
-            "weights": args.weights,
-        }),
+        campaign: random_campaign(
+            &args.file,
+            &args.params,
+            &m.universe_text,
+            (args.seed, args.steps),
+            args.weights.as_deref(),
+            ("automaton", aut_name),
+        ),
     };
     let log = args.log && !args.quiet;
     let mut on_step = |t: &Trace| {
         if log && !t.steps.is_empty() {
-            print_stdout(&t.log_line(&machine, t.steps.len()));
+            print_stdout(&t.log_line(machine, t.steps.len()));
         }
     };
-    match random_runs(&machine, &runner, &settings, &mut on_step) {
-        Err(e) => usage(e),
-        Ok(RandomEnd::AllHeld {
+    let runner = Runner::new(machine);
+    match random_runs(machine, &runner, &settings, &mut on_step).map_err(usage)? {
+        RandomEnd::AllHeld {
             made,
             total_steps,
             deadlocks,
-        }) => {
-            let n_inv = model::invariant_count(&m.spec, automaton);
+        } => {
+            let n_inv = model::invariant_count(&m.spec, machine.root);
             print_stderr(&format!(
                 "{made} run(s), {total_steps} step(s) in all ({deadlocks} ended with no action enabled): all {n_inv} invariant(s) held\n"
             ));
-            ExitCode::SUCCESS
+            Ok(ExitCode::SUCCESS)
         }
-        Ok(RandomEnd::Stopped(stopped)) => {
-            let Stopped {
-                run: r,
-                seed,
-                report,
-                meta,
-                what,
-                shrunk_from,
-            } = *stopped;
-            if let Some(found) = shrunk_from {
-                print_stderr(&format!(
-                    "run {} of {} (seed {seed}) failed after {found} step(s); shrunk to {} step(s):\n",
-                    r + 1,
-                    args.runs,
-                    report.trace.steps.len()
-                ));
-            }
-            let code = finish(&args, &m, &machine, &report, meta, &what);
-            if !report.ok() && args.runs > 1 {
-                print_stderr(&format!(
-                    "found by run {} of {} (seed {seed}); rerun it with `--seed {seed} --runs 1`\n",
-                    r + 1,
-                    args.runs
-                ));
-            }
-            code
-        }
+        RandomEnd::Stopped(stopped) => Ok(stopped_run(args, m, machine, *stopped)),
     }
+}
+
+/// The run a random campaign stopped at: how it was shrunk, its outcome, how to rerun it.
+fn stopped_run(args: &RunArgs, m: &Model, machine: &Machine, stopped: Stopped) -> ExitCode {
+    let (seed, report) = (stopped.seed, &stopped.report);
+    let which = format!("run {} of {} (seed {seed})", stopped.run + 1, args.runs);
+    if let Some(found) = stopped.shrunk_from {
+        let steps = report.trace.steps.len();
+        print_stderr(&format!(
+            "{which} failed after {found} step(s); shrunk to {steps} step(s):\n"
+        ));
+    }
+    let code = finish(args, m, machine, report, stopped.meta, &stopped.what);
+    if !report.ok() && args.runs > 1 {
+        print_stderr(&format!(
+            "found by {which}; rerun it with `--seed {seed} --runs 1`\n"
+        ));
+    }
+    code
 }
 
 /// Prints the outcome, writes the trace, and returns the exit code.

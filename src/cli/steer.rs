@@ -5,13 +5,13 @@
 
 use super::explore::{count, thousands};
 use super::model::Model;
-use super::output::{print_diagnostics, print_stderr};
+use super::output::{print_diagnostics, print_stderr, Step};
 use super::Format;
 use checker::steer::SteerOptions;
 use interpreter::machine::Machine;
 use ioa::api::explore::ExploreError;
 use ioa::api::snapshot::Snapshot;
-use ioa::api::steer::{steering_campaign, SteerSettings};
+use ioa::api::steer::{steering_campaign, SteerSettings, TraceWithChoices};
 use ioa_lang::diagnostics::Diagnostic;
 use std::path::Path;
 use std::process::ExitCode;
@@ -83,26 +83,7 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
         },
         want_trace: c.trace.is_some(),
     };
-    let mut started = |start: &Snapshot| {
-        let from = match &s.from {
-            Some(path) => format!(
-                " from state {} of {}",
-                start.prefix.steps.len(),
-                path.display()
-            ),
-            None => String::new(),
-        };
-        print_stderr(&format!(
-            "steering campaign: {} of {}{from} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
-            count(c.runs, "run"),
-            count(c.steps, "step"),
-            c.seed,
-            s.predict_every,
-            count(s.predict_depth as u64, "step"),
-            thousands(s.predict_states),
-            s.view_lag
-        ));
-    };
+    let mut started = |start: &Snapshot| print_stderr(&start_line(c, s, start));
     let outcome = match steering_campaign(c.machine, &settings, &mut started) {
         Ok(o) => o,
         Err(ExploreError::Usage(e)) => return super::output::usage(e),
@@ -114,40 +95,55 @@ pub fn run(m: &Model, c: &Campaign, s: &SteerArgs) -> ExitCode {
     let tally = outcome.tally;
     print_stderr(&tally.text(c.quiet));
     if let (Some(path), Some(first)) = (c.trace, outcome.first) {
-        match first {
-            Ok((trace, choices)) => {
-                let written = ioa::api::itf::write_trace(
-                    path,
-                    c.machine,
-                    &trace,
-                    ioa::api::itf::TraceMeta {
-                        model: c.model_file,
-                        params: c.params,
-                        universe: &m.universe_text,
-                        choices: &choices,
-                        extra: serde_json::json!({ "steer": { "seed": c.seed } }),
-                    },
-                );
-                if let Err(e) = written {
-                    print_stderr(&format!(
-                        "error: cannot write trace `{}`: {e}\n",
-                        path.display()
-                    ));
-                    return ExitCode::from(2);
-                }
-                print_stderr(&format!(
-                    "the steered run of seed {} (with the immediate check) written to {}; check it with `ioa replay {}`\n",
-                    c.seed,
-                    path.display(),
-                    path.display()
-                ));
-            }
-            Err(d) => return fail(m, d, c.color),
+        if let Err(code) = write_first(m, c, path, first) {
+            return code;
         }
     }
-    if tally.with_check > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    ExitCode::from(u8::from(tally.with_check > 0))
+}
+
+/// The campaign's first line: runs, steps, the snapshot it starts from, seed, prediction.
+fn start_line(c: &Campaign, s: &SteerArgs, start: &Snapshot) -> String {
+    let from = match &s.from {
+        Some(path) => format!(
+            " from state {} of {}",
+            start.prefix.steps.len(),
+            path.display()
+        ),
+        None => String::new(),
+    };
+    format!(
+        "steering campaign: {} of {}{from} from seed {}; prediction every {} step(s), {} ahead, at most {} states, view lag {}\n",
+        count(c.runs, "run"),
+        count(c.steps, "step"),
+        c.seed,
+        s.predict_every,
+        count(s.predict_depth as u64, "step"),
+        thousands(s.predict_states),
+        s.view_lag
+    )
+}
+
+/// Writes the first seed's steered run (with the immediate check) as an ITF trace.
+fn write_first(
+    m: &Model,
+    c: &Campaign,
+    path: &Path,
+    first: Result<TraceWithChoices, Diagnostic>,
+) -> Step<()> {
+    let (trace, choices) = first.map_err(|d| fail(m, d, c.color))?;
+    let meta = ioa::api::itf::TraceMeta {
+        model: c.model_file,
+        params: c.params,
+        universe: &m.universe_text,
+        choices: &choices,
+        extra: serde_json::json!({ "steer": { "seed": c.seed } }),
+    };
+    super::view::write_trace(path, c.machine, &trace, meta, 2)?;
+    let path = path.display();
+    print_stderr(&format!(
+        "the steered run of seed {} (with the immediate check) written to {path}; check it with `ioa replay {path}`\n",
+        c.seed,
+    ));
+    Ok(())
 }

@@ -7,7 +7,7 @@
 //! rejects it); 2 the command line is wrong.
 
 use super::model::{self, Model};
-use super::output::{print_diagnostics, print_stdout, usage};
+use super::output::{print_diagnostics, print_json, print_stdout, usage};
 use super::{ColorChoice, Format};
 use interpreter::machine::Machine;
 use ioa::api::system::{only_composite, system_view, SystemReport};
@@ -77,9 +77,7 @@ pub fn run(args: SystemArgs) -> ExitCode {
     let report = SystemReport::of(&view, args.instances);
     match args.format {
         Format::Text => print_stdout(&report.text()),
-        Format::Json => {
-            print_stdout(&serde_json::to_string_pretty(&report).expect("JSON of plain data"))
-        }
+        Format::Json => print_json(&report),
     }
     ExitCode::SUCCESS
 }

@@ -3,12 +3,11 @@
 //! `.decls`/`.dtrace` (so the real Daikon can be run on the same runs) and ITF JSON traces.
 
 use super::model;
-use super::output::{error, print_diagnostics, print_stderr, usage};
+use super::output::{error, exit, print_diagnostics, print_stderr, usage, Step};
 use super::{ColorChoice, Format, RunsArgs};
 use interpreter::machine::Machine;
-use interpreter::runner::{RunReport, Runner};
-use ioa::api::runs::{self, RunId};
-use ioa::api::trace_files::{DaikonFiles, ItfFiles};
+use ioa::api::runs::{self, StoppedRun};
+use ioa::api::trace_files::{trace_runs, TraceDirs};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,110 +32,64 @@ pub struct TraceArgs {
 
 /// Runs `ioa trace`.
 pub fn run(args: TraceArgs) -> ExitCode {
+    exit(trace(&args))
+}
+
+/// Loads the model, makes the runs and writes them.
+fn trace(args: &TraceArgs) -> Step<ExitCode> {
     if args.daikon.is_none() && args.itf.is_none() {
-        return usage(
+        return Err(usage(
             "nothing to write: give --daikon DIR (Daikon's .decls/.dtrace) and/or --itf DIR \
              (ITF JSON traces)"
                 .to_string(),
-        );
+        ));
     }
-    let m = match model::load(
-        &args.file,
-        args.runs.universe_file.as_deref(),
-        &args.runs.universe,
-        None,
-    ) {
-        Ok(m) => m,
-        Err((d, s)) => return model::fail(&d, &s, args.color),
-    };
+    let (universe_file, universe) = (args.runs.universe_file.as_deref(), &args.runs.universe);
+    let m = model::open(&args.file, universe_file, universe, args.color, 1)?;
     let choice = args.runs.choice();
-    let selected = match runs::select(&m, &choice) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
+    let selected = runs::select(&m, &choice).map_err(usage)?;
     // As for `ioa infer`: a violated model invariant must not cut a run short.
-    let mut bare = m.spec.clone();
-    bare.invariants.clear();
-    let machine = match Machine::new(
+    let bare = runs::without_invariants(&m.spec);
+    let machine = Machine::new(
         &bare,
         &m.universe,
         selected.automaton,
         selected.params.clone(),
-    ) {
-        Ok(x) => x,
-        Err(e) => return model::fail(&[e.to_diagnostic()], &m.sources, args.color),
+    )
+    .map_err(|e| model::fail(&[e.to_diagnostic()], &m.sources, args.color))?;
+    let dirs = TraceDirs {
+        daikon: args.daikon.as_deref(),
+        itf: args.itf.as_deref(),
+        file: &args.file,
+        params: &choice.params,
     };
-    let mut daikon = match args
-        .daikon
-        .as_deref()
-        .map(|d| DaikonFiles::create(d, &machine))
-    {
-        Some(Ok(d)) => Some(d),
-        Some(Err(e)) => return error(&e, 1),
-        None => None,
+    let mut stopped = |s: StoppedRun| {
+        let (label, states) = (s.label, s.states);
+        print_stderr(&format!(
+            "warning: {label} stopped early; its {states} state(s) are written\n"
+        ));
+        print_diagnostics(&[s.diagnostic], &m.sources, Format::Text, args.color);
     };
-    let mut itf = match args
-        .itf
-        .as_deref()
-        .map(|d| ItfFiles::create(d, &args.file, &m, &choice.params))
-    {
-        Some(Ok(d)) => Some(d),
-        Some(Err(e)) => return error(&e, 1),
-        None => None,
-    };
-    let runner = Runner::new(&machine);
-    let (mut count, mut states, mut steps) = (0u64, 0u64, 0u64);
-    let mut each = |id: RunId, report: RunReport| -> Result<(), String> {
-        if let Some(d) = ioa::api::diagnose::stop_diagnostic(&machine, &report) {
-            print_stderr(&format!(
-                "warning: {} stopped early; its {} state(s) are written\n",
-                id.label(),
-                report.trace.states.len()
-            ));
-            print_diagnostics(&[d], &m.sources, Format::Text, args.color);
-        }
-        count += 1;
-        states += report.trace.states.len() as u64;
-        steps += report.trace.steps.len() as u64;
-        if let Some(d) = daikon.as_mut() {
-            d.trace(&report.trace)?;
-        }
-        if let Some(f) = itf.as_mut() {
-            f.trace(&id, &machine, &report)?;
-        }
-        Ok(())
-    };
-    if let Err(e) = runs::for_each_run(&runner, &selected, &choice, &mut each) {
-        return error(&e, 1);
-    }
+    let traced = trace_runs(&machine, &m, &selected, &choice, &dirs, &mut stopped)
+        .map_err(|e| error(&e, 1))?;
     let seeds = if selected.random && choice.runs > 0 {
-        format!(
-            " (random seeds {}..{})",
-            choice.seed,
-            choice.seed.wrapping_add(choice.runs - 1)
-        )
+        let last = choice.seed.wrapping_add(choice.runs - 1);
+        format!(" (random seeds {}..{last})", choice.seed)
     } else {
         String::new()
     };
+    let (count, steps, states) = (traced.runs, traced.steps, traced.states);
     print_stderr(&format!(
         "traced {count} run(s) of {}{seeds}: {steps} step(s), {states} state(s)\n",
         selected.name
     ));
-    if let Some(d) = daikon {
-        match d.finish() {
-            Ok(paths) => print_stderr(&format!("wrote {}\n", paths.join(" and "))),
-            Err(e) => return error(&e, 1),
-        }
+    if let Some(d) = traced.daikon {
+        let paths = d.finish().map_err(|e| error(&e, 1))?;
+        print_stderr(&format!("wrote {}\n", paths.join(" and ")));
     }
-    if let Some(f) = itf {
-        print_stderr(&format!(
-            "wrote {} ITF trace(s) in {}\n",
-            f.written.len(),
-            args.itf
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        ));
+    if let (Some(f), Some(dir)) = (traced.itf, &args.itf) {
+        let n = f.written.len();
+        print_stderr(&format!("wrote {n} ITF trace(s) in {}\n", dir.display()));
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

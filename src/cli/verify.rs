@@ -3,7 +3,7 @@
 //! (or the JSON report), and writes the Isabelle theories when asked.
 
 use super::model;
-use super::output::{print_diagnostics, print_stderr, print_stdout};
+use super::output::{print_diagnostics, print_json, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
 use ioa::api::verify::{VerifyError, VerifyObserver, VerifyReport, VerifyRequest};
 use ioa_lang::diagnostics::Diagnostic;
@@ -117,14 +117,10 @@ impl VerifyObserver for Shown {
 
 /// Runs `ioa verify`.
 pub fn run(args: VerifyArgs) -> ExitCode {
-    let m = match model::load(
-        &args.file,
-        args.universe_file.as_deref(),
-        &args.universe,
-        None,
-    ) {
+    let (universe_file, universe) = (args.universe_file.as_deref(), &args.universe);
+    let m = match model::open(&args.file, universe_file, universe, args.color, 1) {
         Ok(m) => m,
-        Err((d, s)) => return model::fail(&d, &s, args.color),
+        Err(code) => return code,
     };
     let request = VerifyRequest {
         file: args.file.clone(),
@@ -157,7 +153,7 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     };
     let json = |doc: &serde_json::Value| {
         if args.format == Format::Json {
-            print_stdout(&serde_json::to_string_pretty(doc).expect("JSON"));
+            print_json(doc);
         }
     };
     match report {

@@ -73,6 +73,21 @@ pub(super) fn write_run_files(
     })
 }
 
+/// Writes a run as an ITF trace with its metadata; when it cannot be written, says so and ends
+/// the command with exit code `code`.
+pub(super) fn write_trace(
+    file: &Path,
+    machine: &interpreter::machine::Machine,
+    trace: &interpreter::trace::Trace,
+    meta: ioa::api::itf::TraceMeta,
+    code: u8,
+) -> super::output::Step<()> {
+    ioa::api::itf::write_trace(file, machine, trace, meta).map_err(|e| {
+        let message = format!("cannot write trace `{}`: {e}", file.display());
+        super::output::error(&message, code)
+    })
+}
+
 fn summary(c: &chart::Chart, path: &Path) -> String {
     let bad = c.highlight.as_ref().map_or(String::new(), |h| {
         format!("; step {} highlighted: {}", h.step, h.reason)

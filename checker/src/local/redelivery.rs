@@ -49,7 +49,8 @@ pub struct Redelivery {
     pub repeat: Vec<bool>,
     /// Per delivery that may not repeat: the send instances that make it deliverable.
     pub fed_by: FxHashMap<u32, Vec<u32>>,
-    /// Network instances whose state after two sends depends on their order ([`order_dependent`]).
+    /// Network instances whose state after two sends depends on their order (the private
+    /// `order_dependent` below decides).
     pub order_dependent: FxHashSet<usize>,
 }
 

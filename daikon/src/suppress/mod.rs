@@ -24,7 +24,7 @@
 //! 6. **Conditions.** A conditional invariant (`c = v ⇒ P`, with `--split`) is dropped when `P`
 //!    (or something stronger over the same variables) held without the condition.
 //! 7. **Preconditions restated.** A conditional invariant on an action's enabledness over only
-//!    the state variables its precondition reads (see [`premises`]).
+//!    the state variables its precondition reads (see `premises.rs`).
 //!
 //! Rules 1–3 apply to every candidate that held; rules 4–5 take as premises only invariants that
 //! are reported (justified, printable and not suppressed by rules 1–4), so a suppressed invariant

@@ -1,7 +1,7 @@
 //! Name resolution and type checking, elaborating the surface AST straight into the typed IR.
 //!
-//! The work is split by what is being checked: [`decls`] (types and automata), [`expr`] and
-//! [`stmt`] (bodies), [`toplevel`] (invariants, simulations, schedules), with [`types`] doing
+//! The work is split by what is being checked: `decls` (types and automata), `expr` and
+//! `stmt` (bodies), `toplevel` (invariants, simulations, schedules), with [`types`] doing
 //! inference and [`finish`] replacing the last inference variables once everything is known.
 //! Errors are collected as [`CheckError`] values and never stop the whole check: each body is
 //! checked as far as it can be.

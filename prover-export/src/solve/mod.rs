@@ -58,7 +58,7 @@ pub struct Outcome {
     /// For a proof: the labels of the tracked hypotheses in Z3's unsat core (the assumed
     /// invariants and relation the proof used), in the obligation's order; `None` when the
     /// check that names them ran out of its budget (see [`unsat_core`]) and so did leaving
-    /// them out one at a time ([`core_by_deletion`]).
+    /// them out one at a time (the private `core_by_deletion`).
     pub core: Option<Vec<String>>,
 }
 
@@ -133,12 +133,13 @@ struct Tried {
 
 /// Checks one obligation within `budget`. Z3's heuristics are fragile on quantified formulas
 /// (a proof's cost varies tenfold with the random seed), so the resource budget is shared by a
-/// small portfolio: first every check with 1/1000 of the budget (the unbounded checks of
-/// [`UNBOUNDED`], then searches for counterexamples over universes of 2 and 3 elements per
-/// uninterpreted sort), then the unbounded checks again in order, each with an equal share of
-/// what is left. Only unbounded checks may prove; any check may refute. Every share is counted
-/// in Z3's resource units, so the verdict is the same at any machine load; the wall-clock limit
-/// only stops a runaway check, and its expiry is reported as [`Verdict::Timeout`].
+/// small portfolio: first every check with 1/1000 of the budget (the unbounded checks of the
+/// private `UNBOUNDED` list, then searches for counterexamples over universes of 2 and 3
+/// elements per uninterpreted sort), then the unbounded checks again in order, each with an
+/// equal share of what is left. Only unbounded checks may prove; any check may refute. Every
+/// share is counted in Z3's resource units, so the verdict is the same at any machine load; the
+/// wall-clock limit only stops a runaway check, and its expiry is reported as
+/// [`Verdict::Timeout`].
 ///
 /// A counterexample to a script with a `subset` of a `lambda` is checked again, within the same
 /// budget, in the pointwise encoding of [`pointwise`] (Z3 4.8 gives models of the first that
