@@ -150,7 +150,7 @@ struct Tried {
 ///
 /// An obligation the portfolio leaves undecided (exhausted or unknown) whose goal is a
 /// conjunction is asked again clause by clause ([`split::check_parts`]), within a second budget
-/// of [`SPLIT_BUDGET`] times the size: proved when every clause is, refuted when one is.
+/// of `SPLIT_BUDGET` times the size: proved when every clause is, refuted when one is.
 pub fn check(spec: &Spec, ob: &Obligation, budget: &Budget) -> Outcome {
     let whole = check_whole(spec, ob, budget);
     if !matches!(whole.verdict, Verdict::Exhausted | Verdict::Unknown(_)) {

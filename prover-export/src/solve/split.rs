@@ -57,7 +57,7 @@ pub fn parts(ob: &Obligation) -> Option<Vec<Part>> {
     (out.len() > 1).then_some(out)
 }
 
-/// Checks the parts with `check_one` within `budget` in two rounds (see [`FIRST_ROUND_SHARE`]):
+/// Checks the parts with `check_one` within `budget` in two rounds (see `FIRST_ROUND_SHARE`):
 /// proved when every part is (the core is the union of the parts' cores), refuted by the first
 /// part refuted, else the verdict of the first part left open. The time and resource units are
 /// those the parts spent.
