@@ -48,9 +48,15 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .position(|a| a.name == "Global1")
         .expect("Global1 is bundled");
-    let machine = Machine::new(spec, universe, ioa_lang::ir::AutomatonId(root as u32), vec![])
-        .expect("Global1 runs under its universe");
-    let meta = Box::new(|_: &Machine, choices: &[Vec<usize>]| serde_json::json!({ "choices": choices }));
+    let machine = Machine::new(
+        spec,
+        universe,
+        ioa_lang::ir::AutomatonId(root as u32),
+        vec![],
+    )
+    .expect("Global1 runs under its universe");
+    let meta =
+        Box::new(|_: &Machine, choices: &[Vec<usize>]| serde_json::json!({ "choices": choices }));
     let mut s = session::Session::new(&machine, meta, String::from("<html></html>"))
         .expect("Global1 has a start state");
     // At most 64 requests per input, so one input stays fast.
