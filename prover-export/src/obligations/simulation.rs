@@ -10,7 +10,8 @@
 //! fired B action's precondition holds in the B state where it fires, that the external actions
 //! fired are exactly A's (none for an internal action), and that F holds afterwards.
 
-use super::invariant::{invariant_term, transitions};
+use super::invariant::transitions;
+use crate::smt::object_facts::Polarity;
 use super::{
     assert_goals, assumed_invariants, declare_sim_params, declare_state, show_state, slots_used,
     start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
@@ -276,7 +277,7 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
         let t = enc.expr(so, &b_env)?;
         goals.push((format!("{b_name}'s `so that` holds"), t));
     }
-    let rel = relation(&mut enc, sim, &after)?;
+    let rel = relation(&mut enc, sim, &after, Polarity::Claimed)?;
     goals.push(("the relation holds".into(), rel));
     let goals = assert_goals(&mut enc, &goals);
     let mut shown = Vec::new();
@@ -317,11 +318,21 @@ fn start(spec: &Spec, sim: &Simulation, proof: &ProofBlock) -> Result<Obligation
     })
 }
 
-fn relation(enc: &mut Encoder, sim: &Simulation, env: &Env) -> Result<String, EncodeError> {
+/// The relation in `env`'s states, as a hypothesis (`Assumed`) or a goal (`Claimed`).
+fn relation(
+    enc: &mut Encoder,
+    sim: &Simulation,
+    env: &Env,
+    polarity: Polarity,
+) -> Result<String, EncodeError> {
     let mut env = env.clone();
     env.automaton = None;
     env.locals.clear();
-    enc.expr(&sim.relation, &env)
+    match polarity {
+        Polarity::Assumed => enc.assumption(&sim.relation, &env),
+        Polarity::Claimed => enc.claim(&sim.relation, &env),
+        Polarity::Mixed => enc.expr(&sim.relation, &env),
+    }
 }
 
 /// One path through an entry: its encoder (hypotheses so far), environment, goals and label.
@@ -379,11 +390,13 @@ fn step(
     let mut a_env = env.clone();
     a_env.automaton = Some(a);
     for k in assumed {
-        let term = invariant_term(&mut enc, &spec.invariants[*k].body, &a_env)?;
+        let mut inv_env = a_env.clone();
+        inv_env.locals.clear();
+        let term = enc.assumption(&spec.invariants[*k].body, &inv_env)?;
         enc.script.hypothesis(&spec.invariants[*k].name, &term);
     }
     enc.script.comment("the relation, in the pre-states");
-    let rel_pre = relation(&mut enc, sim, &env)?;
+    let rel_pre = relation(&mut enc, sim, &env, Polarity::Assumed)?;
     enc.script.hypothesis("the relation", &rel_pre);
     enc.script
         .comment(&format!("the implementation's transition {}", action.name));
@@ -524,7 +537,7 @@ fn step(
         // A conjunct whose encoding after the step is the one before it up to binder names
         // (it reads nothing the step changed) is written as it was in the hypothesis: Z3 keeps
         // binder names in its terms and would otherwise re-derive it by instantiation.
-        let rel_post = relation(&mut path.enc, sim, &post_env)?;
+        let rel_post = relation(&mut path.enc, sim, &post_env, Polarity::Claimed)?;
         let rel_post = crate::smt::alpha::reuse_unchanged_conjuncts(&rel_pre, &rel_post);
         path.goals
             .push(("the relation holds after the step".into(), rel_post));
@@ -820,7 +833,7 @@ fn walk<'s>(
                     own.push(path.enc.expr(w, &env)?);
                 }
                 for p in &t.pre {
-                    own.push(path.enc.expr(p, &env)?);
+                    own.push(path.enc.claim(p, &env)?);
                 }
                 case_terms.push(crate::smt::and(&own));
             }

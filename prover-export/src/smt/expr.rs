@@ -12,6 +12,7 @@ use super::sorts::{
     enum_constructor, field_accessor, is_boxed, mangle, relation, tuple_constructor,
     union_accessor, union_constructor, SortTable,
 };
+use super::object_facts::{PendingFact, Polarity};
 use super::{and, Script};
 use crate::error::EncodeError;
 use ioa_lang::ast::Quantifier;
@@ -36,6 +37,12 @@ pub struct Encoder<'s> {
     pub bound: Vec<String>,
     /// The set value standing for each bound set object (see [`Encoder::unbox`]).
     unboxed: std::collections::HashMap<String, String>,
+    /// The polarity of the expression being encoded (see [`super::object_facts`]).
+    pub(super) polarity: Polarity,
+    /// Whether an assumption or claim is being encoded (membership facts are collected).
+    pub(super) tracking: bool,
+    /// Membership facts of set objects built from bound variables, waiting for their binder.
+    pub(super) pending_facts: Vec<PendingFact>,
 }
 
 /// What each variable stands for at one point of an obligation.
@@ -93,6 +100,9 @@ impl<'s> Encoder<'s> {
             size_elems: BTreeSet::new(),
             bound: Vec::new(),
             unboxed: std::collections::HashMap::new(),
+            polarity: Polarity::Mixed,
+            tracking: false,
+            pending_facts: Vec::new(),
         }
     }
 
@@ -159,12 +169,14 @@ impl<'s> Encoder<'s> {
         }
         if let Type::Set(t) = ty {
             let obj = format!("({m}.obj {term})");
+            let e = self.elem_sort(t);
             if !self.bound.iter().any(|b| term.contains(b.as_str())) {
-                let e = self.elem_sort(t);
                 let z = self.script.fresh("z");
                 self.script.assert(&format!(
                     "(forall (({z} {e})) (= ({m}.has {obj} {z}) (select {term} {z})))"
                 ));
+            } else {
+                self.note_object_fact(&format!("{m}.has"), &obj, &term, &e);
             }
             return obj;
         }
@@ -233,6 +245,23 @@ impl<'s> Encoder<'s> {
 
     /// The term for `e` in `env`.
     pub fn expr(&mut self, e: &Expr, env: &Env) -> Result<String, EncodeError> {
+        // Connectives and quantifiers pass their polarity down (`¬` and the left of `⇒` flip
+        // it); any other expression's parts are of mixed polarity.
+        let outer = self.polarity;
+        if !matches!(
+            e.kind,
+            ExprKind::Unary(UnOp::Not, _)
+                | ExprKind::Binary(BinOp::And | BinOp::Or | BinOp::Implies, ..)
+                | ExprKind::Quant(..)
+        ) {
+            self.polarity = Polarity::Mixed;
+        }
+        let t = self.term(e, env);
+        self.polarity = outer;
+        t
+    }
+
+    fn term(&mut self, e: &Expr, env: &Env) -> Result<String, EncodeError> {
         let spec = self.spec;
         Ok(match &e.kind {
             ExprKind::Var(r) => self.var(r, env, e)?,
@@ -305,6 +334,9 @@ impl<'s> Encoder<'s> {
                 }
             }
             ExprKind::Unary(op, x) => {
+                if *op == UnOp::Not {
+                    self.polarity = self.polarity.flipped();
+                }
                 let t = self.expr(x, env)?;
                 match op {
                     UnOp::Not => format!("(not {t})"),
@@ -398,8 +430,8 @@ impl<'s> Encoder<'s> {
                     self.bound.push(name);
                 }
                 let b = self.expr(body, &inner);
-                self.bound.truncate(depth);
-                let b = b?;
+                let names = self.bound.split_off(depth);
+                let b = self.attach_facts(&names, &self.bound.clone(), b?);
                 let q = match q {
                     Quantifier::ForAll => "forall",
                     Quantifier::Exists => "exists",
@@ -509,7 +541,13 @@ impl<'s> Encoder<'s> {
         if let Some(t) = self.set_comparison(op, l, r, env)? {
             return Ok(t);
         }
-        let a = self.expr(l, env)?;
+        let outer = self.polarity;
+        if op == BinOp::Implies {
+            self.polarity = outer.flipped();
+        }
+        let a = self.expr(l, env);
+        self.polarity = outer;
+        let a = a?;
         let b = self.expr(r, env)?;
         let set = matches!(l.ty, Type::Set(_));
         let mset = matches!(l.ty, Type::Mset(_));
@@ -993,7 +1031,7 @@ pub fn literal_set_size(term: &str) -> Option<i64> {
 
 /// The member terms of a set literal: `store`s of `true` over the empty constant array, the
 /// members any terms; `None` for any other term.
-fn literal_members(term: &str) -> Option<Vec<String>> {
+pub fn literal_members(term: &str) -> Option<Vec<String>> {
     let mut members = Vec::new();
     let mut rest = term.to_string();
     loop {

@@ -4,6 +4,7 @@
 
 pub mod alpha;
 pub mod expr;
+pub mod object_facts;
 mod pointwise;
 pub mod sexpr;
 pub mod sorts;
