@@ -11,13 +11,13 @@
 //! fired are exactly A's (none for an internal action), and that F holds afterwards.
 
 use super::invariant::transitions;
-use crate::smt::object_facts::Polarity;
 use super::{
     assert_goals, assumed_invariants, declare_sim_params, declare_state, show_state, slots_used,
     start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
 };
 use crate::error::EncodeError;
 use crate::smt::expr::{state_vars, Encoder, Env};
+use crate::smt::object_facts::Polarity;
 use ioa_lang::ast::ActionKind;
 use ioa_lang::ast::Quantifier;
 use ioa_lang::ir::{

@@ -8,11 +8,11 @@
 //! one, disjoint subsets of `S` add up to at most `size(S)`), which is what majority-quorum
 //! reasoning needs.
 
+use super::object_facts::{PendingFact, Polarity};
 use super::sorts::{
     enum_constructor, field_accessor, is_boxed, mangle, relation, tuple_constructor,
     union_accessor, union_constructor, SortTable,
 };
-use super::object_facts::{PendingFact, Polarity};
 use super::{and, Script};
 use crate::error::EncodeError;
 use ioa_lang::ast::Quantifier;
