@@ -130,14 +130,24 @@ impl Encoder<'_> {
     /// with the facts that wait for these variables: conjoined when the quantifier is assumed,
     /// as antecedents when it is claimed, dropped when mixed (or when a fact mentions a
     /// variable whose binder is gone).
-    pub(super) fn attach_facts(&mut self, names: &[String], outer: &[String], body: String) -> String {
-        let (mine, rest): (Vec<PendingFact>, Vec<PendingFact>) = std::mem::take(&mut self.pending_facts)
-            .into_iter()
-            .partition(|f| f.mentions.iter().any(|m| names.contains(m)));
+    pub(super) fn attach_facts(
+        &mut self,
+        names: &[String],
+        outer: &[String],
+        body: String,
+    ) -> String {
+        let (mine, rest): (Vec<PendingFact>, Vec<PendingFact>) =
+            std::mem::take(&mut self.pending_facts)
+                .into_iter()
+                .partition(|f| f.mentions.iter().any(|m| names.contains(m)));
         self.pending_facts = rest;
         let facts: Vec<String> = mine
             .into_iter()
-            .filter(|f| f.mentions.iter().all(|m| names.contains(m) || outer.contains(m)))
+            .filter(|f| {
+                f.mentions
+                    .iter()
+                    .all(|m| names.contains(m) || outer.contains(m))
+            })
             .map(|f| f.text)
             .collect();
         if facts.is_empty() {
