@@ -421,36 +421,49 @@ fn tally(lines: &[String]) -> (usize, usize, usize) {
 #[ignore]
 fn nightly_generated_models_agree() {
     let first = first_seed();
+    nightly_batch(
+        first,
+        models(10_000),
+        100,
+        "models",
+        "proved inductive",
+        Model::generate,
+    );
+    nightly_batch(
+        first,
+        composites_count(1_000),
+        50,
+        "composites",
+        "verified by LMC",
+        Model::composite,
+    );
+}
+
+/// Compares the models of seeds `first..first + count` made by `make`, printing the tally every
+/// `every` models (with the seed reached) and at the end; `third` names the third count (proved
+/// inductive for primitive models, verified by LMC for composites).
+fn nightly_batch(
+    first: u64,
+    count: u64,
+    every: usize,
+    what: &str,
+    third: &str,
+    make: fn(u64) -> Model,
+) {
     let mut lines = Vec::new();
-    for seed in first..first + models(10_000) {
-        lines.push(compare_or_shrink(Model::generate(seed)));
-        if lines.len() % 100 == 0 {
-            let (verified, violated, proved) = tally(&lines);
-            eprintln!(
-                "models {first}..={seed}: {} agreed ({verified} verified, {violated} violated, {proved} proved inductive)",
-                lines.len()
-            );
+    let report = |lines: &[String], upto: Option<u64>| {
+        let (verified, violated, other) = tally(lines);
+        let range = upto.map_or(String::new(), |seed| format!(" {first}..={seed}:"));
+        eprintln!(
+            "{what}{range} {} agreed ({verified} verified, {violated} violated, {other} {third})",
+            lines.len()
+        );
+    };
+    for seed in first..first + count {
+        lines.push(compare_or_shrink(make(seed)));
+        if lines.len() % every == 0 {
+            report(&lines, Some(seed));
         }
     }
-    let (verified, violated, proved) = tally(&lines);
-    eprintln!(
-        "{} models agreed ({verified} verified, {violated} violated, {proved} proved inductive)",
-        lines.len()
-    );
-    let mut composites = Vec::new();
-    for seed in first..first + composites_count(1_000) {
-        composites.push(compare_or_shrink(Model::composite(seed)));
-        if composites.len() % 50 == 0 {
-            let (verified, violated, lmc) = tally(&composites);
-            eprintln!(
-                "composites {first}..={seed}: {} agreed ({verified} verified, {violated} violated, {lmc} verified by LMC)",
-                composites.len()
-            );
-        }
-    }
-    let (verified, violated, lmc) = tally(&composites);
-    eprintln!(
-        "{} composites agreed ({verified} verified, {violated} violated, {lmc} verified by LMC)",
-        composites.len()
-    );
+    report(&lines, None);
 }
