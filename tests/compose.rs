@@ -226,6 +226,32 @@ fn pool_and_its_flattening_agree_step_by_step() {
     }
 }
 
+/// A family whose controlling member the arguments do not name (`recv(const mod(i + 1, n))`):
+/// the flat transition loops over the family, and steps as the composite does.
+#[test]
+fn a_relay_ring_and_its_flattening_agree_step_by_step() {
+    for n in [3, 4] {
+        let (steps, compared) = lockstep("tests/data/compose/relay.ioa", "Ring", n, 3, 40);
+        eprintln!("Ring n={n}: {steps} steps, {compared} instances compared");
+        // The baton makes 4 hops, each a send and a receipt, then stops.
+        assert_eq!(steps, 3 * 8, "each run hands the baton on four times");
+    }
+}
+
+/// Clocks that all offer `tick(k)`: with one member it ticks up to its bound; with two, every
+/// instance has two controllers and is disabled, in the composite and in its flattening.
+#[test]
+fn clocks_sharing_an_output_and_their_flattening_agree_step_by_step() {
+    let (steps, _) = lockstep("tests/data/compose/clocks.ioa", "Clocks", 1, 2, 10);
+    assert_eq!(steps, 2 * 3, "one clock ticks three times");
+    let (steps, compared) = lockstep("tests/data/compose/clocks.ioa", "Clocks", 2, 2, 10);
+    assert_eq!(
+        steps, 0,
+        "two clocks control every tick: nothing is enabled"
+    );
+    assert!(compared > 0);
+}
+
 /// `obligation: verdict` lines of a JSON report (times vary, verdicts must not).
 fn verdicts(json: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(json).expect("a JSON report");

@@ -6,9 +6,10 @@ use crate::span::Span;
 /// Why a composite could not be turned into one primitive automaton.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FlattenError {
-    /// A family member controls an action (output or internal) but its index is not the value
-    /// of one of the action's `const` parameters, so the flat transition would have to choose
-    /// it (E0711).
+    /// A member of a family with several indices controls an action (output or internal) but
+    /// its indices are not the values of the action's `const` parameters, so the flat
+    /// transition would have to choose them (E0711; a one-index family's member is found by a
+    /// loop).
     UnsolvedController {
         /// The action.
         action: String,

@@ -13,7 +13,10 @@
 //! (`if … then … elseif … fi`, in case order, as the interpreter tries cases). A member's index is
 //! the action argument that a `const` parameter sets to it; an input family whose index is not
 //! given that way is updated by a `for k: I where … do … od` loop, whose iterations touch
-//! different entries, so the provers' pointwise loop encoding applies. Invariants, simulation
+//! different entries, so the provers' pointwise loop encoding applies. A one-index family whose
+//! controlling member the arguments do not name (a link's `recv(const mod(i + 1, n))`) gets the
+//! same loop for its effect, under the precondition that exactly one member takes part and its
+//! case is enabled (two controllers disable an instance in the interpreter too). Invariants, simulation
 //! relations, proof blocks and schedules that read `P[i].x` read `P.x[i]` instead.
 //!
 //! Entries of a family's arrays outside the family's `where` clause belong to no member: no step
@@ -37,7 +40,7 @@ use references::fix_references;
 use rewrite::{any_node, reads_local, Rewrite};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use terms::{conj, conj_true, constant_of, disj, eq, index_into, local, not, wrap};
+use terms::{conj, conj_true, constant_of, disj, eq, exists, index_into, local, not, wrap};
 
 /// The name of the flat variable for variable `var` of component `component`: `P.x`.
 pub fn flat_name(component: &str, var: &str) -> String {
@@ -450,9 +453,11 @@ impl Builder<'_> {
         for &(ci, aid) in &controllers {
             let comp = &self.composite.components[ci as usize];
             let sig = &self.spec.automata[comp.automaton.0 as usize].actions[aid.0 as usize];
+            // `None`: the member's index is found by a loop over the family (see below).
             let sources = match solve(self.spec, comp, sig) {
-                Index::Single => Vec::new(),
-                Index::Solved(s) => s,
+                Index::Single => Some(Vec::new()),
+                Index::Solved(s) => Some(s),
+                Index::Unsolved if comp.indices.len() == 1 => None,
                 Index::Unsolved => {
                     self.errors
                         .borrow_mut()
@@ -472,9 +477,19 @@ impl Builder<'_> {
                     next: n_params,
                     names: param_names.clone(),
                 };
-                let index = self.solved_index(ci, sig, &sources, comp.span)?;
-                let solved = solved_args(&sources);
-                let mut pre = self.participation(ci, aid, &index, &solved, &mut locals)?;
+                let (index, solved, loop_var) = match &sources {
+                    Some(sources) => (
+                        self.solved_index(ci, sig, sources, comp.span)?,
+                        solved_args(sources),
+                        None,
+                    ),
+                    None => {
+                        let base = locals.alloc(1, std::slice::from_ref(&comp.indices[0].name));
+                        (index_locals(comp, base), Vec::new(), Some(base))
+                    }
+                };
+                let own = self.participation(ci, aid, &index, &solved, &mut locals)?;
+                let mut pre = Vec::new();
                 for &(cj, bid) in &controllers {
                     if cj != ci {
                         let other = self.participates_any(cj, bid, &mut locals, t.span)?;
@@ -493,8 +508,32 @@ impl Builder<'_> {
                         n.clone_from(name);
                     }
                 }
-                pre.extend(case_conditions(&tctx, t));
+                let mut own = own;
+                own.extend(case_conditions(&tctx, t));
                 let mut eff = tctx.stmts(&t.eff);
+                match loop_var {
+                    None => pre.extend(own),
+                    // The controlling member's index is not a function of the arguments the
+                    // flattener can read off (Link's `recv(const mod(i + 1, n))`): the step is
+                    // enabled when exactly one member takes part (with two, the interpreter
+                    // disables the instance: several controllers) and its case is enabled, and
+                    // the effect is a loop over the members, which runs for that one.
+                    Some(var) => {
+                        let ty = comp.indices[0].ty.clone();
+                        pre.push(not(self.several_members(ci, aid, &mut locals, t.span)?));
+                        let cond = conj_true(own, t.span);
+                        pre.push(exists(vec![(var, ty.clone())], cond.clone(), t.span));
+                        eff = vec![Stmt {
+                            kind: StmtKind::ForWhere {
+                                var,
+                                ty,
+                                cond,
+                                body: eff,
+                            },
+                            span: t.span,
+                        }];
+                    }
+                }
                 for &(cj, bid) in &inputs {
                     eff.extend(self.input_effect(action, cj, bid, &mut locals)?);
                 }
@@ -591,13 +630,33 @@ impl Builder<'_> {
                     .enumerate()
                     .map(|(k, v)| (base + k as u32, v.ty.clone()))
                     .collect();
-                Some(Expr {
-                    kind: ExprKind::Quant(Quantifier::Exists, binders, Box::new(body)),
-                    ty: Type::Bool,
-                    span,
-                })
+                Some(exists(binders, body, span))
             }
         }
+    }
+
+    /// `∃ k1, k2 (k1 ≠ k2 ∧ both take part)` for the one-index family `ci` in action `aid`:
+    /// two members would control the instance.
+    fn several_members(
+        &self,
+        ci: u32,
+        aid: ActionId,
+        locals: &mut Locals,
+        span: Span,
+    ) -> Option<Expr> {
+        let comp = &self.composite.components[ci as usize];
+        let name = std::slice::from_ref(&comp.indices[0].name);
+        let (k1, k2) = (locals.alloc(1, name), locals.alloc(1, name));
+        let (i1, i2) = (index_locals(comp, k1), index_locals(comp, k2));
+        let mut body = vec![not(eq(i1[0].clone(), i2[0].clone(), span))];
+        body.extend(self.participation(ci, aid, &i1, &[], locals)?);
+        body.extend(self.participation(ci, aid, &i2, &[], locals)?);
+        let ty = comp.indices[0].ty.clone();
+        Some(exists(
+            vec![(k1, ty.clone()), (k2, ty)],
+            conj_true(body, span),
+            span,
+        ))
     }
 
     /// An input member's part of the flat effect.

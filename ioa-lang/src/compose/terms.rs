@@ -1,6 +1,7 @@
 //! Building flat IR nodes: array types and reads of a family's variables, `constant`
 //! initial values, and the Boolean connectives the flat preconditions are made of.
 
+use crate::ast::Quantifier;
 use crate::ir::{BinOp, Builtin, Expr, ExprKind, Type, UnOp, VarDecl, VarRef};
 use crate::span::Span;
 
@@ -100,4 +101,13 @@ pub(super) fn disj(es: Vec<Expr>, span: Span) -> Expr {
             ty: Type::Bool,
             span,
         })
+}
+
+/// `∃ binders (body)`: each binder a local slot and its type.
+pub(super) fn exists(binders: Vec<(u32, Type)>, body: Expr, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Quant(Quantifier::Exists, binders, Box::new(body)),
+        ty: Type::Bool,
+        span,
+    }
 }
