@@ -16,8 +16,8 @@
 //! different entries, so the provers' pointwise loop encoding applies. A one-index family whose
 //! controlling member the arguments do not name (a link's `recv(const mod(i + 1, n))`) gets the
 //! same loop for its effect, under the precondition that exactly one member takes part and its
-//! case is enabled (two controllers disable an instance in the interpreter too). Invariants, simulation
-//! relations, proof blocks and schedules that read `P[i].x` read `P.x[i]` instead.
+//! case is enabled (two controllers disable an instance in the interpreter too). Invariants,
+//! simulation relations, proof blocks and schedules that read `P[i].x` read `P.x[i]` instead.
 //!
 //! Entries of a family's arrays outside the family's `where` clause belong to no member: no step
 //! changes them and start conditions say nothing about them (beyond a `constant` initial value),
@@ -484,11 +484,11 @@ impl Builder<'_> {
                         None,
                     ),
                     None => {
-                        let base = locals.alloc(1, std::slice::from_ref(&comp.indices[0].name));
-                        (index_locals(comp, base), Vec::new(), Some(base))
+                        let (index, var) = loop_index(comp, &mut locals);
+                        (index, Vec::new(), Some(var))
                     }
                 };
-                let own = self.participation(ci, aid, &index, &solved, &mut locals)?;
+                let mut own = self.participation(ci, aid, &index, &solved, &mut locals)?;
                 let mut pre = Vec::new();
                 for &(cj, bid) in &controllers {
                     if cj != ci {
@@ -508,7 +508,6 @@ impl Builder<'_> {
                         n.clone_from(name);
                     }
                 }
-                let mut own = own;
                 own.extend(case_conditions(&tctx, t));
                 let mut eff = tctx.stmts(&t.eff);
                 match loop_var {
@@ -689,8 +688,8 @@ impl Builder<'_> {
                         });
                     return Some(Vec::new());
                 }
-                let base = locals.alloc(1, std::slice::from_ref(&comp.indices[0].name));
-                (index_locals(comp, base), Vec::new(), Some(base))
+                let (index, var) = loop_index(comp, locals);
+                (index, Vec::new(), Some(var))
             }
         };
         let part = self.participation(ci, aid, &index, &solved, locals)?;
@@ -939,6 +938,13 @@ fn index_locals(comp: &Component, base: u32) -> Vec<Expr> {
             span: v.span,
         })
         .collect()
+}
+
+/// A fresh local for the one index of `comp`'s family, as the index expressions and the slot
+/// a loop over the family binds.
+fn loop_index(comp: &Component, locals: &mut Locals) -> (Vec<Expr>, u32) {
+    let var = locals.alloc(1, std::slice::from_ref(&comp.indices[0].name));
+    (index_locals(comp, var), var)
 }
 
 /// `∀ idx (where(idx) ⇒ body)` over the members of a family; `body` for a single component.
