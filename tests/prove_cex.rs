@@ -154,3 +154,51 @@ fn models_the_interpreter_does_not_confirm_are_unknown_with_the_reason() {
         insta::assert_snapshot!(format!("prove_cex_{name}"), summary(&json));
     }
 }
+
+/// The planted bugs of `tests/data/prove_cex/paxos_mutations.txt`, each applied to a copy of
+/// the composite Paxos: the obligation each breaks is not proved, every counterexample printed
+/// is one the interpreter confirms, and the snapshot pins each verdict.
+#[test]
+fn planted_bugs_in_the_composite_paxos_are_never_proved() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = std::fs::read_to_string(root.join("examples/paxos/paxos.ioa")).expect("Paxos");
+    let consensus = root.join("examples/consensus").display().to_string();
+    let model = model.replace("\"../consensus", &format!("\"{consensus}"));
+    let table = std::fs::read_to_string(root.join(DATA).join("paxos_mutations.txt"))
+        .expect("the mutation table");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prove_cex_paxos");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let mut report = String::new();
+    let mut cases = 0;
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let fields: Vec<String> = line
+            .split(" | ")
+            .map(|f| f.trim().replace("\\n", "\n"))
+            .collect();
+        let [name, invariant, from, to] = &fields[..] else {
+            panic!("four fields: {line}");
+        };
+        assert_eq!(
+            model.matches(from.as_str()).count(),
+            1,
+            "{name}: `{from}` once"
+        );
+        let file = dir.join(format!("{name}.ioa"));
+        std::fs::write(&file, model.replace(from.as_str(), to)).expect("write the mutation");
+        let args = ["--invariant", invariant, "--rlimit", "10000000"].map(String::from);
+        let (code, json) = prove_json(&file, &args);
+        assert_eq!(code, 1, "{name}: a planted bug is never proved");
+        for r in json["results"].as_array().expect("results") {
+            if r["verdict"] == "failed" {
+                assert_eq!(r["interpreter_check"]["result"], "confirmed", "{name}: {r}");
+            }
+        }
+        report.push_str(&format!("== {name} ({invariant})\n{}", summary(&json)));
+        cases += 1;
+    }
+    assert_eq!(cases, 10, "ten planted bugs");
+    insta::assert_snapshot!(report);
+}

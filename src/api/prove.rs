@@ -467,6 +467,11 @@ fn honest<'o>(
     budget: &Budget,
 ) -> Row<'o> {
     let Verdict::Failed(first) = &outcome.verdict else {
+        if matches!(outcome.verdict, Verdict::Exhausted | Verdict::Unknown(_)) {
+            if let Some(row) = grow_hypotheses(spec, sources, ob, &outcome, budget) {
+                return row;
+            }
+        }
         return (ob, outcome, None);
     };
     let mut cex = first;
@@ -489,23 +494,10 @@ fn honest<'o>(
     match check {
         None => (ob, outcome, Some(Checked::NotReexecuted)),
         Some(crate::cex::Check::Confirmed(c)) => {
-            let start = ob.replay.as_ref().is_some_and(|r| r.transition.is_none());
-            let checked = prover_export::solve::model::Counterexample {
-                failed: cex.failed.clone(),
-                sections: c.sections,
-                replay: cex.replay.clone(),
-            };
-            let outcome = solve::Outcome {
-                verdict: Verdict::Failed(checked),
-                ..outcome
-            };
-            let note = Checked::Confirmed {
-                start,
-                universe: c.universe,
-            };
-            (ob, outcome, Some(note))
+            let cex = cex.clone();
+            confirmed(ob, outcome, &cex, c)
         }
-        Some(crate::cex::Check::Rejected(reason)) => {
+        Some(crate::cex::Check::Rejected(crate::cex::Rejection { reason, .. })) => {
             let model = cex.clone();
             let outcome = solve::Outcome {
                 verdict: Verdict::Unknown(format!(
@@ -516,4 +508,85 @@ fn honest<'o>(
             (ob, outcome, Some(Checked::Rejected { reason, model }))
         }
     }
+}
+
+/// The row of a counterexample the interpreter confirmed: printed with its values.
+fn confirmed<'o>(
+    ob: &'o Obligation,
+    outcome: solve::Outcome,
+    cex: &prover_export::solve::model::Counterexample,
+    c: crate::cex::Confirmed,
+) -> Row<'o> {
+    let start = ob.replay.as_ref().is_some_and(|r| r.transition.is_none());
+    let checked = prover_export::solve::model::Counterexample {
+        failed: cex.failed.clone(),
+        sections: c.sections,
+        replay: cex.replay.clone(),
+    };
+    let outcome = solve::Outcome {
+        verdict: Verdict::Failed(checked),
+        ..outcome
+    };
+    let note = Checked::Confirmed {
+        start,
+        universe: c.universe,
+    };
+    (ob, outcome, Some(note))
+}
+
+/// Each round of [`grow_hypotheses`] may spend this fraction of the obligation's budget.
+const GROW_SHARE: u64 = 100;
+
+/// The search for a counterexample to a step the portfolio left undecided: Z3 is asked with only
+/// some hypotheses assumed (first the claim itself, when it is assumed), and the interpreter
+/// checks its model against all of them. A hypothesis the model falsifies joins the assumed
+/// ones and Z3 is asked again; a model that satisfies every hypothesis, enables the step and
+/// falsifies the claim is a counterexample (the interpreter's check is the same as for any
+/// other). Unsat from some hypotheses is a proof from all. Any other answer ends the search,
+/// and the portfolio's verdict stands. Each round spends at most 1/[`GROW_SHARE`] of the
+/// budget, counted in Z3's resource units like the rest.
+fn grow_hypotheses<'o>(
+    spec: &Spec,
+    sources: &SourceMap,
+    ob: &'o Obligation,
+    outcome: &solve::Outcome,
+    budget: &Budget,
+) -> Option<Row<'o>> {
+    let replay = ob.replay.as_ref()?;
+    replay.transition?;
+    let claim = &spec.invariants[replay.claim].name;
+    let mut only: Vec<String> = ob
+        .hypotheses
+        .iter()
+        .map(|(label, _)| label.clone())
+        .filter(|label| label == claim)
+        .collect();
+    let units = (budget.rlimit / GROW_SHARE).max(1);
+    let mut spent = 0;
+    for _ in 0..=ob.hypotheses.len() {
+        let (answer, used) = solve::check_assuming_only(spec, ob, units, budget.wall, &only);
+        spent += used;
+        let after = |verdict, core| solve::Outcome {
+            verdict,
+            core,
+            rlimit: outcome.rlimit + spent,
+            time: outcome.time,
+        };
+        match answer {
+            solve::Partial::Proved(core) => return Some((ob, after(Verdict::Proved, core), None)),
+            solve::Partial::Undecided => return None,
+            solve::Partial::Model(cex) => match crate::cex::check(spec, sources, ob, &cex)? {
+                crate::cex::Check::Confirmed(c) => {
+                    let failed = Verdict::Failed(cex.clone());
+                    return Some(confirmed(ob, after(failed, None), &cex, c));
+                }
+                crate::cex::Check::Rejected(crate::cex::Rejection {
+                    false_hypothesis: Some(h),
+                    ..
+                }) if !only.contains(&h) => only.push(h),
+                crate::cex::Check::Rejected(_) => return None,
+            },
+        }
+    }
+    None
 }

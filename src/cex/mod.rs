@@ -34,8 +34,27 @@ const MAX_RESOLUTIONS: usize = 10_000;
 pub enum Check {
     /// The interpreter confirms it: the values it checked, to print in place of Z3's.
     Confirmed(Confirmed),
-    /// The interpreter rejects it (or cannot evaluate it): why.
-    Rejected(String),
+    /// The interpreter rejects it (or cannot evaluate it): why, and the assumed invariant the
+    /// pre-state falsifies when that is the reason.
+    Rejected(Rejection),
+}
+
+/// Why the interpreter rejects a model.
+#[derive(Debug, Clone)]
+pub struct Rejection {
+    /// The reason, as a sentence.
+    pub reason: String,
+    /// The assumed invariant false in the model's pre-state, when that is the reason.
+    pub false_hypothesis: Option<String>,
+}
+
+impl From<String> for Rejection {
+    fn from(reason: String) -> Self {
+        Rejection {
+            reason,
+            false_hypothesis: None,
+        }
+    }
 }
 
 /// A confirmed counterexample, as the interpreter's values.
@@ -67,9 +86,13 @@ pub fn check(
         Ok(c) => Check::Confirmed(c),
         Err(_) if open => match check_replay(spec, sources, replay, values, cex, true) {
             Ok(c) => Check::Confirmed(c),
-            Err(second) => Check::Rejected(format!(
-                "{second} (with the set memberships Z3's model leaves open completed as members; as non-members too)"
-            )),
+            Err(second) => Check::Rejected(Rejection {
+                reason: format!(
+                    "{} (with the set memberships Z3's model leaves open completed as members; as non-members too)",
+                    second.reason
+                ),
+                false_hypothesis: second.false_hypothesis,
+            }),
         },
         Err(reason) => Check::Rejected(reason),
     })
@@ -82,10 +105,12 @@ fn check_replay(
     values: &prover_export::solve::model::ReplayValues,
     cex: &Counterexample,
     open_members_in: bool,
-) -> Result<Confirmed, String> {
+) -> Result<Confirmed, Rejection> {
     let aut = &spec.automata[replay.automaton.0 as usize];
     let AutomatonBody::Primitive(prim) = &aut.body else {
-        return Err("the interpreter cannot re-execute a composite's obligation".into());
+        return Err(
+            String::from("the interpreter cannot re-execute a composite's obligation").into(),
+        );
     };
     let unreadable = |what: &str, e: values::Unreadable| {
         format!("the interpreter cannot read Z3's model: {what} is {}", e.0)
@@ -165,7 +190,8 @@ fn check_replay(
             return Err(format!(
                 "the interpreter finds {} true in Z3's start state",
                 claim.name
-            ));
+            )
+            .into());
         }
         return Ok(Confirmed {
             sections: rewrite(cex, &prim.state, &params, &[], &state, None, &printer),
@@ -175,10 +201,13 @@ fn check_replay(
     for k in &replay.assumed {
         let inv = &spec.invariants[*k];
         if !holds(&inv.name, &inv.body, inv.n_locals, &state)? {
-            return Err(format!(
-                "Z3's model does not satisfy assumed invariant {} in the pre-state",
-                inv.name
-            ));
+            return Err(Rejection {
+                reason: format!(
+                    "Z3's model does not satisfy assumed invariant {} in the pre-state",
+                    inv.name
+                ),
+                false_hypothesis: Some(inv.name.clone()),
+            });
         }
     }
     let t = &prim.transitions[t_index];
@@ -198,9 +227,10 @@ fn check_replay(
             return Err(format!(
                 "the interpreter cannot decide whether the step is enabled: {}",
                 message(&e)
-            ))
+            )
+            .into())
         }
-        Ok(Err(why)) => return Err(not_enabled(&why, sources)),
+        Ok(Err(why)) => return Err(not_enabled(&why, sources).into()),
         Ok(Ok(plan)) => plan,
     };
     // Every resolution of the effect's `choose`s, until one falsifies the claim.
@@ -230,13 +260,15 @@ fn check_replay(
                 return Err(format!(
                     "the interpreter's post-state satisfies the claim {}",
                     claim.name
-                ))
+                )
+                .into())
             }
         }
     }
     Err(format!(
         "the interpreter tried {MAX_RESOLUTIONS} resolutions of the effect's `choose`s and the claim held after each"
-    ))
+    )
+    .into())
 }
 
 /// Whether `state` is a start state: each initialised variable has the value its initialiser
