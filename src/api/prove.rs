@@ -564,7 +564,19 @@ fn grow_hypotheses<'o>(
     let units = (budget.rlimit / GROW_SHARE).max(1);
     let mut spent = 0;
     for _ in 0..=ob.hypotheses.len() {
-        let (answer, used) = solve::check_assuming_only(spec, ob, units, budget.wall, &only);
+        // A model is worth returning when the interpreter confirms it or names a hypothesis
+        // not yet assumed; otherwise the search tries its next configuration.
+        let mut useful = |m: &prover_export::solve::model::Counterexample| match crate::cex::check(
+            spec, sources, ob, m,
+        ) {
+            Some(crate::cex::Check::Confirmed(_)) => true,
+            Some(crate::cex::Check::Rejected(r)) => {
+                r.false_hypothesis.is_some_and(|h| !only.contains(&h))
+            }
+            None => false,
+        };
+        let (answer, used) =
+            solve::check_assuming_only(spec, ob, units, budget.wall, &only, &mut useful);
         spent += used;
         let after = |verdict, core| solve::Outcome {
             verdict,
