@@ -543,8 +543,9 @@ const GROW_SHARE: u64 = 100;
 /// ones and Z3 is asked again; a model that satisfies every hypothesis, enables the step and
 /// falsifies the claim is a counterexample (the interpreter's check is the same as for any
 /// other). Unsat from some hypotheses is a proof from all. Any other answer ends the search,
-/// and the portfolio's verdict stands. Each round spends at most 1/[`GROW_SHARE`] of the
-/// budget, counted in Z3's resource units like the rest.
+/// and the portfolio's verdict stands. Each of a round's searches spends at most
+/// 1/[`GROW_SHARE`] of the budget, and the rounds together at most the budget once more, all
+/// counted in Z3's resource units like the rest.
 fn grow_hypotheses<'o>(
     spec: &Spec,
     sources: &SourceMap,
@@ -564,6 +565,9 @@ fn grow_hypotheses<'o>(
     let units = (budget.rlimit / GROW_SHARE).max(1);
     let mut spent = 0;
     for _ in 0..=ob.hypotheses.len() {
+        if spent >= budget.rlimit {
+            return None;
+        }
         // A model is worth returning when the interpreter confirms it or names a hypothesis
         // not yet assumed; otherwise the search tries its next configuration.
         let mut useful = |m: &prover_export::solve::model::Counterexample| match crate::cex::check(
