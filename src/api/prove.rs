@@ -534,7 +534,7 @@ fn confirmed<'o>(
     (ob, outcome, Some(note))
 }
 
-/// Each round of [`grow_hypotheses`] may spend this fraction of the obligation's budget.
+/// Each search of [`grow_hypotheses`] may spend this fraction of the obligation's budget.
 const GROW_SHARE: u64 = 100;
 
 /// The search for a counterexample to a step the portfolio left undecided: Z3 is asked with only
@@ -563,21 +563,28 @@ fn grow_hypotheses<'o>(
         .filter(|label| label == claim)
         .collect();
     let units = (budget.rlimit / GROW_SHARE).max(1);
+    let started = std::time::Instant::now();
     let mut spent = 0;
     for _ in 0..=ob.hypotheses.len() {
         if spent >= budget.rlimit {
             return None;
         }
         // A model is worth returning when the interpreter confirms it or names a hypothesis
-        // not yet assumed; otherwise the search tries its next configuration.
-        let mut useful = |m: &prover_export::solve::model::Counterexample| match crate::cex::check(
-            spec, sources, ob, m,
-        ) {
-            Some(crate::cex::Check::Confirmed(_)) => true,
-            Some(crate::cex::Check::Rejected(r)) => {
-                r.false_hypothesis.is_some_and(|h| !only.contains(&h))
-            }
-            None => false,
+        // not yet assumed; otherwise the search tries its next configuration. The check of
+        // the model returned is kept, not made again.
+        let mut last = None;
+        let mut useful = |m: &prover_export::solve::model::Counterexample| {
+            let check = crate::cex::check(spec, sources, ob, m);
+            let worth = match &check {
+                Some(crate::cex::Check::Confirmed(_)) => true,
+                Some(crate::cex::Check::Rejected(r)) => r
+                    .false_hypothesis
+                    .as_ref()
+                    .is_some_and(|h| !only.contains(h)),
+                None => false,
+            };
+            last = check;
+            worth
         };
         let (answer, used) =
             solve::check_assuming_only(spec, ob, units, budget.wall, &only, &mut useful);
@@ -586,22 +593,24 @@ fn grow_hypotheses<'o>(
             verdict,
             core,
             rlimit: outcome.rlimit + spent,
-            time: outcome.time,
+            time: outcome.time + started.elapsed(),
         };
-        match answer {
-            solve::Partial::Proved(core) => return Some((ob, after(Verdict::Proved, core), None)),
-            solve::Partial::Undecided => return None,
-            solve::Partial::Model(cex) => match crate::cex::check(spec, sources, ob, &cex)? {
-                crate::cex::Check::Confirmed(c) => {
-                    let failed = Verdict::Failed(cex.clone());
-                    return Some(confirmed(ob, after(failed, None), &cex, c));
-                }
-                crate::cex::Check::Rejected(crate::cex::Rejection {
+        match (answer, last) {
+            (solve::Partial::Proved(core), _) => {
+                return Some((ob, after(Verdict::Proved, core), None))
+            }
+            (solve::Partial::Model(cex), Some(crate::cex::Check::Confirmed(c))) => {
+                let failed = Verdict::Failed(cex.clone());
+                return Some(confirmed(ob, after(failed, None), &cex, c));
+            }
+            (
+                solve::Partial::Model(_),
+                Some(crate::cex::Check::Rejected(crate::cex::Rejection {
                     false_hypothesis: Some(h),
                     ..
-                }) if !only.contains(&h) => only.push(h),
-                crate::cex::Check::Rejected(_) => return None,
-            },
+                })),
+            ) => only.push(h),
+            _ => return None,
         }
     }
     None
