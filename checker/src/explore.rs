@@ -68,8 +68,9 @@ pub trait Model: Sync {
     ) -> Result<(), Self::Error>;
 
     /// The successors a reduction keeps (by default all of them, as [`Model::successors`]).
-    /// `seen` tells whether a state with this fingerprint was visited before (every state of an
-    /// earlier or the current level is); `None` when the search cannot say exactly, and then a
+    /// `seen` tells whether a state with this fingerprint was visited at an earlier or the
+    /// current level (a state of the level being built answers no; without
+    /// [`Model::asks_seen`], yes); `None` when the search cannot say exactly, and then a
     /// reduction that needs it must keep every successor (see [`crate::reduction`]).
     fn reduced_successors(
         &self,
@@ -79,6 +80,12 @@ pub trait Model: Sync {
     ) -> Result<(), Self::Error> {
         let _ = seen;
         self.successors(state, out)
+    }
+
+    /// Whether [`Model::reduced_successors`] uses `seen`: then the search keeps the
+    /// fingerprints of the level it builds, to tell them from those of earlier levels.
+    fn asks_seen(&self) -> bool {
+        false
     }
 
     /// The first property `state` violates, if any.
@@ -374,6 +381,9 @@ enum Visited<M: Model> {
         graph: StateGraph<M::Step>,
         /// At the depth limit: whether a successor not yet visited was found.
         cut_off: bool,
+        /// The states of the level being built (when the model asks, see
+        /// [`Model::reduced_successors`]): visited, but not at the current level or before.
+        next_level: Option<FingerprintSet>,
     },
     Spilled(Box<SpillGraph<M::State>>),
 }
@@ -396,6 +406,17 @@ impl From<Settle> for Stop {
 }
 
 impl<M: Model> Visited<M> {
+    /// A new level begins: the states of the one just built are now of the current level.
+    fn start_level(&mut self) {
+        if let Visited::Memory {
+            next_level: Some(level),
+            ..
+        } = self
+        {
+            level.clear();
+        }
+    }
+
     fn len(&self) -> u64 {
         match self {
             Visited::Memory { graph, .. } => graph.len() as u64,
@@ -424,7 +445,11 @@ impl<M: Model> Visited<M> {
         next: &mut Vec<(StateId, M::State)>,
     ) -> Result<(), Stop> {
         match self {
-            Visited::Memory { graph, cut_off } => {
+            Visited::Memory {
+                graph,
+                cut_off,
+                next_level,
+            } => {
                 if !insert {
                     *cut_off |= !graph.contains(fp);
                     return Ok(());
@@ -433,6 +458,9 @@ impl<M: Model> Visited<M> {
                     return Err(Stop::States(max_states));
                 }
                 if let Some(id) = graph.insert(fp, parent, step) {
+                    if let Some(level) = next_level {
+                        level.insert(fp);
+                    }
                     next.push((id, state));
                 }
                 Ok(())
@@ -502,8 +530,11 @@ impl<M: Model> Visited<M> {
 /// a spilled one may miss states on disk, so it does not answer.
 fn expand<M: Model>(model: &M, visited: &Visited<M>, state: &M::State) -> Expansion<M> {
     match visited {
-        Visited::Memory { graph, .. } => {
-            let seen = |fp| graph.contains(fp);
+        Visited::Memory {
+            graph, next_level, ..
+        } => {
+            let seen =
+                |fp| graph.contains(fp) && next_level.as_ref().is_none_or(|l| !l.contains(&fp));
             expand_state_reducing(model, state, &|fp| !graph.contains(fp), Some(&seen))
         }
         Visited::Spilled(_) => expand_state(model, state, &|fp| !visited.contains(fp)),
@@ -597,6 +628,7 @@ pub fn explore_spilling_to<M: Model>(
         None => Visited::Memory {
             graph: StateGraph::default(),
             cut_off: false,
+            next_level: model.asks_seen().then(FingerprintSet::default),
         },
         Some(limit) => match SpillGraph::new(spill_dir, limit) {
             Ok(g) => Visited::Spilled(Box::new(g)),
@@ -684,6 +716,7 @@ pub fn explore_spilling_to<M: Model>(
         let verdict = stopped(stop, &mut stats);
         return finish(verdict, stats, &mut visited);
     }
+    visited.start_level();
     let max_states = options
         .max_states
         .unwrap_or(u64::MAX)
@@ -781,6 +814,7 @@ pub fn explore_spilling_to<M: Model>(
             }
         }
         stats.levels_completed = Some(depth);
+        visited.start_level();
         if at_depth_limit {
             let verdict = if cut_off {
                 Verdict::LimitReached(Limit::Depth(depth))

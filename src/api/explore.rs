@@ -161,9 +161,8 @@ impl Outcome {
 pub struct ReductionSummary {
     /// The symmetric types.
     pub symmetric: Vec<String>,
-    /// Partial-order reduction: action instances, those visible to the invariants, and what the
-    /// reduction did.
-    pub partial_order: Option<(usize, usize, PorStats)>,
+    /// Partial-order reduction: its analysis and what it did.
+    pub partial_order: Option<PorSummary>,
     /// `--reduction all` without a symmetric type.
     pub all_without_symmetry: bool,
 }
@@ -172,7 +171,12 @@ impl ReductionSummary {
     fn new(settings: &SearchSettings, order: Option<&PartialOrder>, stats: PorStats) -> Self {
         ReductionSummary {
             symmetric: settings.symmetric.clone(),
-            partial_order: order.map(|o| (o.instances(), o.visible_instances(), stats)),
+            partial_order: order.map(|o| PorSummary {
+                instances: o.instances(),
+                visible: o.visible_instances(),
+                split: o.split_instances(),
+                stats,
+            }),
             all_without_symmetry: settings.all_reductions && settings.symmetric.is_empty(),
         }
     }
@@ -182,7 +186,7 @@ impl ReductionSummary {
     pub fn por_reduced(&self) -> bool {
         self.partial_order
             .as_ref()
-            .is_some_and(|(_, _, s)| s.reduced_states > 0)
+            .is_some_and(|p| p.stats.reduced_states > 0)
     }
 
     /// The text report's `reductions: …` line (empty when no reduction ran).
@@ -194,10 +198,24 @@ impl ReductionSummary {
                 self.symmetric.join(", ")
             ));
         }
-        if let Some((instances, visible, stats)) = &self.partial_order {
+        if let Some(PorSummary {
+            instances,
+            visible,
+            split,
+            stats,
+        }) = &self.partial_order
+        {
             let expanded = stats.reduced_states + stats.full_states;
+            let split = match split {
+                0 => String::new(),
+                n => format!(
+                    "; {} that {} message with `choose` analysed once per message",
+                    count(*n as u64, "instance"),
+                    if *n == 1 { "picks its" } else { "pick their" }
+                ),
+            };
             let mut text = format!(
-                "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants",
+                "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants{split}",
                 thousands(stats.reduced_states),
                 count(expanded, "state"),
                 count(stats.pruned_successors, "successor"),
@@ -241,9 +259,10 @@ impl ReductionSummary {
         serde_json::json!({
             "ran": ran,
             "symmetric": self.symmetric,
-            "por": self.partial_order.as_ref().map(|(instances, visible, stats)| serde_json::json!({
+            "por": self.partial_order.as_ref().map(|PorSummary { instances, visible, split, stats }| serde_json::json!({
                 "instances": instances,
                 "visible_instances": visible,
+                "split_instances": split,
                 "reduced_states": stats.reduced_states,
                 "full_states": stats.full_states,
                 "proviso_full_states": stats.proviso_full,
@@ -252,6 +271,19 @@ impl ReductionSummary {
             })),
         })
     }
+}
+
+/// Partial-order reduction's analysis of a model, and what it did in a search.
+#[derive(Debug, Clone)]
+pub struct PorSummary {
+    /// Instances analysed: the machine's, with split ones counted per message.
+    pub instances: usize,
+    /// Of those, the ones that write what an invariant reads.
+    pub visible: usize,
+    /// Machine instances that pick their message with `choose`, analysed per message.
+    pub split: usize,
+    /// What the reduction did.
+    pub stats: PorStats,
 }
 
 /// A finished exploration.
@@ -600,9 +632,14 @@ pub fn progress_line(stats: &Stats) -> String {
     )
 }
 
-/// A statement of how far a stopped search got.
-pub fn coverage(stats: &Stats) -> String {
+/// A statement of how far a stopped search got. Under partial-order reduction the levels are
+/// those of the reduced state space: it keeps every reachable violation, but not at its depth.
+pub fn coverage(stats: &Stats, por_reduced: bool) -> String {
     let levels = match stats.levels_completed {
+        Some(d) if por_reduced => format!(
+            "every state of the reduced state space within {} of a start state was checked (the reduction keeps every violation, not its depth)",
+            count(d as u64, "step")
+        ),
         Some(d) => format!(
             "every state within {} of a start state was checked",
             count(d as u64, "step")
@@ -791,7 +828,7 @@ pub fn verdict_text(
             };
             format!(
                 "stopped at {which}: {}; no invariant failed\n",
-                coverage(stats)
+                coverage(stats, por_reduced)
             )
         }
         _ => {

@@ -131,6 +131,13 @@ pub fn compile<'m, 's>(
         flat,
         None,
         Some(FlatStarts {
+            places: {
+                let mut by_slot = vec![(0, None); composite.n_slots];
+                for (slot, from, index) in &places {
+                    by_slot[*from] = (*slot, index.clone());
+                }
+                by_slot
+            },
             starts: flat_starts,
             members: members
                 .into_iter()

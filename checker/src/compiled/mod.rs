@@ -126,6 +126,9 @@ pub struct CompiledModel<'m, 's> {
     symmetry: Option<(Symmetry, SymTree)>,
     /// The automaton's parameter values.
     params: Vec<Value>,
+    /// For a flattened composite: where each of the composite's state variables lives (flat
+    /// slot, and the family index of its member).
+    places: Option<Vec<(usize, Option<Value>)>>,
 }
 
 /// Why a model is not compiled: a sentence, and the construct's place when one is the reason.
@@ -162,6 +165,9 @@ pub struct FlatStarts {
     pub starts: Vec<(MachineStep, Vec<Value>)>,
     /// For each flat state variable of a component family: its members' index values.
     pub members: Vec<(usize, Vec<Value>)>,
+    /// For each of the composite's state variables (its machine's numbering): its flat slot
+    /// and its member's family index.
+    pub places: Vec<(usize, Option<Value>)>,
 }
 
 impl<'m, 's> CompiledModel<'m, 's> {
@@ -212,6 +218,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
         let mut layout = Layout::new(&mut fins, &machine.instances[0].state_types)?;
 
         // Start states, from the interpreter.
+        let places = flat.as_ref().map(|f| f.places.clone());
         let raw = match flat {
             Some(flat) => {
                 for (slot, members) in &flat.members {
@@ -461,6 +468,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             n_locals: n_locals.max(ir_locals as usize + 1),
             symmetry,
             params,
+            places,
         })
     }
 
@@ -497,6 +505,24 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// The interpreter's values of a compiled state.
     pub fn decode(&self, words: &[i64]) -> Vec<Value> {
         self.layout.decode(&self.fins, words)
+    }
+
+    /// The interpreter's value of state variable `slot` of the machine compiled (of the
+    /// composite, for a flattened one).
+    pub fn slot_value(&self, words: &[i64], slot: usize) -> Option<Value> {
+        let Some(places) = &self.places else {
+            return (slot < self.layout.slots.len())
+                .then(|| self.layout.decode_slot(&self.fins, slot, words));
+        };
+        let (flat, index) = places.get(slot)?;
+        let value = self.layout.decode_slot(&self.fins, *flat, words);
+        match index {
+            None => Some(value),
+            Some(k) => match value {
+                Value::Array(a) => Some(Value::array_get(&a, k)),
+                _ => None,
+            },
+        }
     }
 
     /// Tests instance `k` and, if it is enabled, appends its successor.

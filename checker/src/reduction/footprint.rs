@@ -14,7 +14,8 @@
 //! elements that its arguments fix: `e ∈ S`, `e ∉ S` read the *cell* `(S, e)`, and
 //! `S := S ∪ {e}`, `S := S − {e}`, `insert(e, S)`, `delete(e, S)` write it, where `e` reads
 //! only action parameters, automaton parameters and constants (so its value is known per
-//! instance). Such accesses to different cells commute and cannot enable or disable each
+//! instance, or, inside a loop `for x: T where …` over a small carrier, one value per
+//! iteration). Such accesses to different cells commute and cannot enable or disable each
 //! other; any other access to `S` (its size, a quantifier over it, a loop, a comparison) is an
 //! access to the whole variable, which depends on every cell. This is what lets a message
 //! handler of one message be independent of the send of another through one network set.
@@ -62,7 +63,7 @@ pub struct Cells {
 }
 
 impl Cells {
-    fn id(&mut self, n_slots: usize, slot: u32, key: Value) -> u32 {
+    pub(super) fn id(&mut self, n_slots: usize, slot: u32, key: Value) -> u32 {
         let next = (n_slots + self.slot_of.len()) as u32;
         let id = *self.index.entry((slot, key)).or_insert(next);
         if id == next {
@@ -84,21 +85,84 @@ struct Site<'a> {
     n_locals: u32,
 }
 
+impl Site<'_> {
+    /// The value of `e` when it reads only the instance's arguments, the automaton's
+    /// parameters and constants.
+    fn fixed_value(&self, e: &Expr) -> Option<Value> {
+        let mut fixed = true;
+        walk_expr(e, &mut |x| match &x.kind {
+            ExprKind::Var(VarRef::Param(_) | VarRef::QualifiedParam { .. }) => {}
+            ExprKind::Var(VarRef::Local(k)) if *k < self.n_args => {}
+            ExprKind::Var(_) | ExprKind::Choose { .. } | ExprKind::Quant(..) => fixed = false,
+            _ => {}
+        });
+        if !fixed {
+            return None;
+        }
+        let m = self.machine;
+        let scope = Scope::params_only(m.spec, m.universe, self.params);
+        let mut locals = self.args.to_vec();
+        locals.resize(
+            (self.n_locals as usize).max(locals.len()).max(1),
+            Value::Bool(false),
+        );
+        scope.eval(e, &mut locals, &mut NoChoice).ok()
+    }
+
+    /// Whether a conjunct of `pre` that reads no state is false: then the transition never
+    /// fires (a lossless network's `lose` action), in any state.
+    fn never_fires(&self, pre: &[Expr]) -> bool {
+        fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match &e.kind {
+                ExprKind::Binary(BinOp::And, a, b) => {
+                    conjuncts(a, out);
+                    conjuncts(b, out);
+                }
+                _ => out.push(e),
+            }
+        }
+        let mut all = Vec::new();
+        pre.iter().for_each(|e| conjuncts(e, &mut all));
+        all.into_iter()
+            .any(|e| self.fixed_value(e) == Some(Value::Bool(false)))
+    }
+}
+
 /// Collects the places one participant touches, or notes that it may touch anything.
 struct Collect<'a, 'b> {
     site: &'b Site<'a>,
     cells: &'b mut Cells,
     out: &'b mut Vec<u32>,
     everything: &'b mut bool,
+    /// The enclosing `for x: T where …` loops whose variable takes few values.
+    bound: Vec<Bound>,
 }
 
+/// A loop variable (a local) and the values it may take: a cell keyed by it stands for one
+/// cell per value. This is what makes a broadcast (`for j: Node where … do S := insert([j, b],
+/// S) od`) write one cell per destination instead of the whole set.
+struct Bound {
+    var: u32,
+    values: Vec<Value>,
+}
+
+/// The most values a loop variable may take for its cells to be listed one by one.
+const MAX_LOOP_VALUES: usize = 64;
+
 impl Collect<'_, '_> {
-    /// The cell `(slot, e)` when `e` has a value fixed by the instance.
-    fn cell(&mut self, slot: u32, e: &Expr) -> Option<u32> {
+    /// The cells `(slot, e)` when `e` has a value fixed by the instance, or one value per
+    /// iteration of the enclosing `for x: T where …` loops it reads (see [`Bound`]).
+    fn cell(&mut self, slot: u32, e: &Expr) -> Option<Vec<u32>> {
         let mut fixed = true;
+        let mut loops: Vec<usize> = Vec::new();
         walk_expr(e, &mut |x| match &x.kind {
             ExprKind::Var(VarRef::Param(_) | VarRef::QualifiedParam { .. }) => {}
             ExprKind::Var(VarRef::Local(k)) if *k < self.site.n_args => {}
+            ExprKind::Var(VarRef::Local(k)) => match self.bound.iter().rposition(|b| b.var == *k) {
+                Some(at) if !loops.contains(&at) => loops.push(at),
+                Some(_) => {}
+                None => fixed = false,
+            },
             ExprKind::Var(_) | ExprKind::Choose { .. } => fixed = false,
             _ => {}
         });
@@ -112,8 +176,81 @@ impl Collect<'_, '_> {
             (self.site.n_locals as usize).max(locals.len()).max(1),
             Value::Bool(false),
         );
-        let key = scope.eval(e, &mut locals, &mut NoChoice).ok()?;
-        Some(self.cells.id(m.n_slots, self.site.offset + slot, key))
+        if loops.iter().any(|&b| self.bound[b].values.is_empty()) {
+            return Some(Vec::new());
+        }
+        // Every combination of the loop variables' values (an odometer over `loops`).
+        let mut at = vec![0usize; loops.len()];
+        let mut out = Vec::new();
+        loop {
+            for (k, &b) in loops.iter().enumerate() {
+                let bound = &self.bound[b];
+                *locals.get_mut(bound.var as usize)? = bound.values[at[k]].clone();
+            }
+            let key = scope.eval(e, &mut locals, &mut NoChoice).ok()?;
+            out.push(self.cells.id(m.n_slots, self.site.offset + slot, key));
+            let mut k = 0;
+            while k < loops.len() {
+                at[k] += 1;
+                if at[k] < self.bound[loops[k]].values.len() {
+                    break;
+                }
+                at[k] = 0;
+                k += 1;
+            }
+            if k == loops.len() {
+                return Some(out);
+            }
+        }
+    }
+
+    /// The values the loop variable of `for var: ty where cond` takes in some state: every
+    /// value of `ty`'s carrier, less those for which `cond`, read over the parameters and the
+    /// instance's arguments, is false. `None` when the carrier is not finite and small.
+    fn loop_values(&self, var: u32, ty: &Type, cond: &Expr) -> Option<Bound> {
+        let m = self.site.machine;
+        let carrier = m.carrier(ty, cond.span).ok()?;
+        if carrier.is_empty() || carrier.len() > MAX_LOOP_VALUES {
+            return None;
+        }
+        let scope = Scope::params_only(m.spec, m.universe, self.site.params);
+        let mut locals = self.site.args.to_vec();
+        locals.resize(
+            (self.site.n_locals as usize)
+                .max(locals.len())
+                .max(var as usize + 1),
+            Value::Bool(false),
+        );
+        for b in &self.bound {
+            locals[b.var as usize] = b.values[0].clone();
+        }
+        let reads_outer = {
+            let mut outer = false;
+            walk_expr(cond, &mut |x| {
+                if let ExprKind::Var(VarRef::Local(k)) = &x.kind {
+                    if *k != var && *k >= self.site.n_args {
+                        outer = true;
+                    }
+                }
+            });
+            outer
+        };
+        let values = carrier
+            .iter()
+            .filter(|v| {
+                if reads_outer {
+                    return true;
+                }
+                locals[var as usize] = (*v).clone();
+                // A condition that does not evaluate here (it reads state) keeps the value.
+                !matches!(
+                    scope.eval(cond, &mut locals, &mut NoChoice),
+                    Ok(Value::Bool(false))
+                )
+            })
+            .cloned()
+            .collect::<Vec<_>>();
+        Some(Bound { var, values })
     }
 
     /// The set-valued state slot `e` is, if it is one.
@@ -139,8 +276,8 @@ impl Collect<'_, '_> {
     fn expr(&mut self, e: &Expr) {
         if let ExprKind::Binary(BinOp::In | BinOp::NotIn, x, set) = &e.kind {
             if let Some(slot) = Self::set_slot(set) {
-                if let Some(cell) = self.cell(slot, x) {
-                    self.out.push(cell);
+                if let Some(cells) = self.cell(slot, x) {
+                    self.out.extend(cells);
                     return;
                 }
             }
@@ -184,7 +321,25 @@ impl Collect<'_, '_> {
             }
             _ => return None,
         };
-        elements.into_iter().map(|x| self.cell(slot, x)).collect()
+        let mut cells = Vec::new();
+        for x in elements {
+            cells.extend(self.cell(slot, x)?);
+        }
+        Some(cells)
+    }
+
+    /// Runs `f` inside the loop `for var: ty where cond`, its variable bound to its values
+    /// when they are few and known.
+    fn in_loop(&mut self, var: u32, ty: &Type, cond: &Expr, f: impl FnOnce(&mut Self)) {
+        let bound = self.loop_values(var, ty, cond);
+        let pushed = bound.is_some();
+        if let Some(b) = bound {
+            self.bound.push(b);
+        }
+        f(self);
+        if pushed {
+            self.bound.pop();
+        }
     }
 
     /// The places a statement reads.
@@ -222,7 +377,18 @@ impl Collect<'_, '_> {
                 self.expr(collection);
                 body.iter().for_each(|x| self.stmt_reads(x));
             }
-            StmtKind::ForWhere { cond, body, .. } | StmtKind::While { cond, body } => {
+            StmtKind::ForWhere {
+                var,
+                ty,
+                cond,
+                body,
+            } => {
+                self.expr(cond);
+                self.in_loop(*var, ty, cond, |c| {
+                    body.iter().for_each(|x| c.stmt_reads(x))
+                });
+            }
+            StmtKind::While { cond, body } => {
                 self.expr(cond);
                 body.iter().for_each(|x| self.stmt_reads(x));
             }
@@ -255,9 +421,17 @@ impl Collect<'_, '_> {
                 }
                 otherwise.iter().for_each(|x| self.stmt_writes(x));
             }
-            StmtKind::ForIn { body, .. }
-            | StmtKind::ForWhere { body, .. }
-            | StmtKind::While { body, .. } => body.iter().for_each(|x| self.stmt_writes(x)),
+            StmtKind::ForWhere {
+                var,
+                ty,
+                cond,
+                body,
+            } => self.in_loop(*var, ty, cond, |c| {
+                body.iter().for_each(|x| c.stmt_writes(x))
+            }),
+            StmtKind::ForIn { body, .. } | StmtKind::While { body, .. } => {
+                body.iter().for_each(|x| self.stmt_writes(x))
+            }
             StmtKind::Fire { .. } => *self.everything = true,
             StmtKind::Ignore | StmtKind::Yield(_) | StmtKind::Ensure(_) => {}
         }
@@ -334,6 +508,9 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
                 }
             };
             let (mut guard, mut reads, mut writes) = (Vec::new(), Vec::new(), Vec::new());
+            // A participant none of whose transitions for the action can fire makes the
+            // instance never enabled: it then conflicts with nothing.
+            let mut never = false;
             let (mut guard_all, mut reads_all, mut writes_all) = (false, false, false);
             for (inst, _) in &participants {
                 let i = &machine.instances[*inst];
@@ -347,11 +524,14 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
                 let name = &machine.actions[instance.action].name;
                 let offset = i.offset as u32;
                 let own = &spec.automata[i.automaton.0 as usize].actions;
+                let mut fires = false;
+                let mut has_transition = false;
                 for t in prim
                     .transitions
                     .iter()
                     .filter(|t| own[t.action.0 as usize].name == *name)
                 {
+                    has_transition = true;
                     let site = Site {
                         machine,
                         offset,
@@ -360,11 +540,16 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
                         n_args: own[t.action.0 as usize].params.len() as u32,
                         n_locals: t.n_locals,
                     };
+                    if site.never_fires(&t.pre) {
+                        continue;
+                    }
+                    fires = true;
                     let mut g = Collect {
                         site: &site,
                         cells: &mut cells,
                         out: &mut guard,
                         everything: &mut guard_all,
+                        bound: Vec::new(),
                     };
                     t.const_args.iter().for_each(|(_, e)| g.expr(e));
                     t.where_clause.iter().for_each(|e| g.expr(e));
@@ -374,6 +559,7 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
                         cells: &mut cells,
                         out: &mut reads,
                         everything: &mut reads_all,
+                        bound: Vec::new(),
                     };
                     t.eff.iter().for_each(|s| r.stmt_reads(s));
                     let mut w = Collect {
@@ -381,9 +567,14 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
                         cells: &mut cells,
                         out: &mut writes,
                         everything: &mut writes_all,
+                        bound: Vec::new(),
                     };
                     t.eff.iter().for_each(|s| w.stmt_writes(s));
                 }
+                never |= has_transition && !fires;
+            }
+            if never {
+                return Footprint::default();
             }
             reads.extend(&guard);
             let n = machine.n_slots;

@@ -7,14 +7,24 @@
 //! **What it preserves.** Every reachable state in which a checked invariant is false has an
 //! equivalent reachable state in the reduced graph in which it is false too, and every
 //! reachable deadlock is reached. That rests on three conditions:
-//! - the stubborn-set conditions (see [`stubborn`]) over footprints taken from the text;
-//! - *visibility*: a reduced set never holds an instance that writes a slot an invariant reads;
-//! - the *cycle proviso* (breadth-first form): a state is expanded with a reduced set only when
-//!   none of that set's successors was visited before (the exploration loop tells, through
-//!   [`Model::reduced_successors`]'s `seen`). In a breadth-first search, every cycle of the
-//!   reduced graph has an edge back to an earlier or the same level, whose target was visited
-//!   when its source was expanded, so every cycle has a fully expanded state and no instance
-//!   is deferred forever.
+//! - the stubborn-set conditions (see [`stubborn`]) over footprints taken from the text, in the
+//!   state graph without its self-loops (a step back to the same state is never needed);
+//! - *visibility* (see [`stubborn`]): an enabled instance of a reduced set that writes a slot
+//!   an invariant reads brings every such instance into the set;
+//! - the *cycle proviso*, in a form for breadth-first search: a state is expanded with a
+//!   reduced set only when one of that set's steps reaches a state not visited at this level or
+//!   before (the exploration loop tells, through [`Model::reduced_successors`]'s `seen`); that
+//!   state is then one level deeper. Why it suffices: take a path from a reduced state `s` to a
+//!   violation. If it uses an instance of the set, moving that instance first gives a shorter
+//!   path from a successor of `s`. If it does not, every enabled instance of the set commutes
+//!   with it and is invisible, so the one reaching the next level leads to a state with a path
+//!   of the same length to a violation, one level deeper. Path length, then distance to the
+//!   last level, decreases at each step, so a violation is reached in the reduced graph.
+//!
+//! **Messages picked with `choose`.** A parameterless instance whose effect picks a message
+//! (`lose`, `duplicate`) is analysed as one instance per message ([`split`]); a step of it is
+//! told apart by the message it removed or added, which the model reads from its states
+//! ([`SlotValues`]).
 //!
 //! Without `seen` (a visited set spilled to disk, whose `contains` may miss states; the
 //! distributed explorer's partial knowledge) every state is expanded fully: reduction needs the
@@ -28,6 +38,7 @@
 //! instance of the state it leaves), re-executed by the interpreter like every other.
 
 pub mod footprint;
+pub mod split;
 pub mod stubborn;
 
 use crate::explore::Model;
@@ -35,12 +46,39 @@ use crate::fingerprint::Fingerprint;
 use crate::model::{action_instances, MachineStep};
 use interpreter::error::EvalResult;
 use interpreter::machine::Machine;
+use interpreter::value::Value;
+use split::Split;
 use std::sync::atomic::{AtomicU64, Ordering};
 use stubborn::Stubborn;
 
 /// The independence analysis of a machine, ready to choose reduced sets.
+///
+/// Its instances are the machine's ([`crate::model::action_instances`]'s numbering), except
+/// that an instance that picks its message with `choose` is analysed as one instance per
+/// message ([`split`]), numbered after the machine's.
 pub struct PartialOrder {
     stubborn: Stubborn,
+    /// For each machine instance, its split, if it has one.
+    splits: Vec<Option<Split>>,
+}
+
+/// What the reduction needs to read in a model's states: the value of a state variable (the
+/// machine's numbering), to tell which message a step of a split instance picked.
+pub trait SlotValues: Model {
+    /// The value of slot `slot` in `state`, if the model can tell.
+    fn slot_value(&self, state: &Self::State, slot: u32) -> Option<Value>;
+}
+
+impl SlotValues for crate::model::MachineModel<'_, '_> {
+    fn slot_value(&self, state: &Self::State, slot: u32) -> Option<Value> {
+        state.get(slot as usize).cloned()
+    }
+}
+
+impl SlotValues for crate::compiled::CompiledModel<'_, '_> {
+    fn slot_value(&self, state: &Self::State, slot: u32) -> Option<Value> {
+        crate::compiled::CompiledModel::slot_value(self, state, slot as usize)
+    }
 }
 
 impl PartialOrder {
@@ -48,11 +86,59 @@ impl PartialOrder {
     /// [`crate::model::action_instances`] numbers them).
     pub fn new(machine: &Machine) -> EvalResult<PartialOrder> {
         let instances = action_instances(machine)?;
-        let (footprints, cells) = footprint::footprints(machine, &instances);
+        let (mut footprints, mut cells) = footprint::footprints(machine, &instances);
+        let mut splits = vec![None; instances.len()];
+        for (k, instance) in instances.iter().enumerate() {
+            // An instance that never fires (its footprint is empty) stays as it is.
+            if !footprints[k].has_participants {
+                continue;
+            }
+            let Some((slot, parts)) = split::split(machine, instance, &mut cells) else {
+                continue;
+            };
+            let mut ids = rustc_hash::FxHashMap::default();
+            for (value, print) in parts {
+                ids.insert(value, footprints.len() as u32);
+                footprints.push(print);
+            }
+            // The instance itself is never enabled: its steps are its parts'.
+            footprints[k] = footprint::Footprint::default();
+            splits[k] = Some(Split { slot, ids });
+        }
         let observed = footprint::invariant_reads(machine);
         Ok(PartialOrder {
             stubborn: Stubborn::new(footprints, machine.n_slots, cells.slot_of, &observed),
+            splits,
         })
+    }
+
+    /// The instance of the analysis a step from `state` to `next` belongs to: its machine
+    /// instance, or for a split instance the part of the message it removed or added (`None`
+    /// when that is not one message).
+    fn analysed<M: SlotValues<Step = MachineStep>>(
+        &self,
+        model: &M,
+        step: &MachineStep,
+        state: &M::State,
+        next: &M::State,
+    ) -> Option<u32> {
+        let Some(split) = self.splits.get(step.instance as usize)? else {
+            return Some(step.instance);
+        };
+        let (Value::Set(before), Value::Set(after)) = (
+            model.slot_value(state, split.slot)?,
+            model.slot_value(next, split.slot)?,
+        ) else {
+            return None;
+        };
+        let message = if before.len() == after.len() + 1 {
+            before.iter().find(|x| !after.contains(*x))?
+        } else if after.len() == before.len() + 1 {
+            after.iter().find(|x| !before.contains(*x))?
+        } else {
+            return None;
+        };
+        split.ids.get(message).copied()
     }
 
     /// The number of instances that write a slot an invariant reads (never deferred).
@@ -60,7 +146,12 @@ impl PartialOrder {
         self.stubborn.visible_count()
     }
 
-    /// The number of action instances analysed.
+    /// The number of machine instances analysed per message ([`split`]).
+    pub fn split_instances(&self) -> usize {
+        self.splits.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// The number of action instances analysed (a split instance counts once per message).
     pub fn instances(&self) -> usize {
         self.stubborn.footprints().len()
     }
@@ -132,7 +223,10 @@ impl<'a, M> Reduced<'a, M> {
     }
 }
 
-impl<M: Model<Step = MachineStep>> Model for Reduced<'_, M> {
+impl<M: SlotValues<Step = MachineStep>> Model for Reduced<'_, M>
+where
+    M::State: PartialEq,
+{
     type State = M::State;
     type Step = MachineStep;
     type Property = M::Property;
@@ -167,33 +261,73 @@ impl<M: Model<Step = MachineStep>> Model for Reduced<'_, M> {
         };
         let mut all = Vec::new();
         self.inner.successors(state, &mut all)?;
-        let mut enabled: Vec<u32> = all.iter().map(|(s, _)| s.instance).collect();
+        // Which instances lead elsewhere, and which only back to this state (see
+        // [`stubborn`]: the sets are stubborn in the graph without self-loops).
+        // A self-loop is a step to an equal state (not one equal up to a symmetry: the
+        // stubborn-set conditions are about the concrete graph).
+        let prints: Vec<Option<Fingerprint>> = all
+            .iter()
+            .map(|(_, next)| (next != state).then(|| self.inner.fingerprint(next)))
+            .collect();
+        let mut analysed = Vec::with_capacity(all.len());
+        for (step, next) in &all {
+            match order.analysed(self.inner, step, state, next) {
+                Some(id) => analysed.push(id),
+                None => {
+                    c.full_states.fetch_add(1, Ordering::Relaxed);
+                    out.extend(all);
+                    return Ok(());
+                }
+            }
+        }
+        let mut enabled: Vec<u32> = Vec::new();
+        let mut looping: Vec<u32> = Vec::new();
+        for (&id, next) in analysed.iter().zip(&prints) {
+            match next {
+                None => looping.push(id),
+                Some(_) => enabled.push(id),
+            }
+        }
         enabled.sort_unstable();
         enabled.dedup();
-        let Some(ample) = order.stubborn.ample(&enabled) else {
+        looping.sort_unstable();
+        looping.dedup();
+        looping.retain(|t| enabled.binary_search(t).is_err());
+        let Some(ample) = order.stubborn.ample(&enabled, &looping) else {
             c.full_states.fetch_add(1, Ordering::Relaxed);
             out.extend(all);
             return Ok(());
         };
-        let in_ample = |s: &MachineStep| ample.binary_search(&s.instance).is_ok();
-        // The cycle proviso: a reduced set whose successor was visited before is not used.
-        let closes_a_cycle = all
+        let kept =
+            |id: u32, next: Option<Fingerprint>| next.is_some() && ample.binary_search(&id).is_ok();
+        // The cycle proviso: a reduced set is used only when one of its steps reaches a state
+        // not visited before, which the search puts one level deeper (see the module's note).
+        let goes_deeper = analysed
             .iter()
-            .filter(|(s, _)| in_ample(s))
-            .any(|(_, next)| seen(self.inner.fingerprint(next)));
-        if closes_a_cycle {
+            .zip(&prints)
+            .any(|(&id, &next)| kept(id, next) && next.is_some_and(|f| !seen(f)));
+        if !goes_deeper {
             c.proviso_full.fetch_add(1, Ordering::Relaxed);
             c.full_states.fetch_add(1, Ordering::Relaxed);
             out.extend(all);
             return Ok(());
         }
         let before = all.len();
-        let kept: Vec<_> = all.into_iter().filter(|(s, _)| in_ample(s)).collect();
+        let reduced: Vec<_> = all
+            .into_iter()
+            .zip(analysed.iter().zip(prints))
+            .filter(|(_, (&id, next))| kept(id, *next))
+            .map(|(x, _)| x)
+            .collect();
         c.reduced_states.fetch_add(1, Ordering::Relaxed);
         c.pruned_successors
-            .fetch_add((before - kept.len()) as u64, Ordering::Relaxed);
-        out.extend(kept);
+            .fetch_add((before - reduced.len()) as u64, Ordering::Relaxed);
+        out.extend(reduced);
         Ok(())
+    }
+
+    fn asks_seen(&self) -> bool {
+        self.order.is_some()
     }
 
     fn check(&self, state: &M::State) -> Result<Option<M::Property>, M::Error> {

@@ -2,19 +2,30 @@
 //! action instances whose exploration alone preserves every reachable invariant violation and
 //! deadlock (with the visibility rule here and the cycle proviso of [`super::Reduced`]).
 //!
+//! **Steps that change nothing.** The sets are stubborn in the state graph *without its
+//! self-loops*: a step from a state back to itself reaches nothing new, so dropping it keeps
+//! every reachable state. This matters for inputs, which are always enabled: `init(i, v)` of a
+//! node that has a value, or `fail(i)` of a crashed node, changes nothing, and as an enabled
+//! instance it would drag every step of its node into every set. In that graph an instance is
+//! *enabled* when one of its steps leads to another state, *looping* when its precondition
+//! holds but every step returns to the state, and *disabled* otherwise.
+//!
 //! Two instances are *dependent* when one writes a slot the other reads or writes. A set `S` of
 //! instances is stubborn in a state when
-//! 1. every enabled instance in `S` brings every instance dependent on it into `S`, and
+//! 1. every enabled instance in `S` brings every instance dependent on it into `S`;
 //! 2. every disabled instance in `S` brings every instance that writes one of its guard's slots
 //!    into `S` (a necessary enabling set: it cannot become enabled while those slots keep
-//!    their values).
+//!    their values);
+//! 3. every looping instance in `S` brings every instance that writes a slot it reads or writes
+//!    into `S` (its steps depend on nothing else, so while those keep their values its steps
+//!    keep returning to their state).
 //!
 //! Then no sequence of instances outside `S` can disable, enable or fail to commute with an
 //! enabled instance of `S` (Valmari's theorem), so exploring only `S`'s enabled instances loses
-//! no deadlock, and — when no enabled instance of `S` is visible (writes a slot an invariant
-//! reads) and the cycle proviso holds — no reachable state in which an invariant is false.
-//! A set that would have to contain a visible enabled instance is not used: the state is then
-//! expanded fully.
+//! no deadlock. *Visibility*: an enabled visible instance (one that writes a slot an invariant
+//! reads) brings every visible instance into `S`; then either no enabled instance of `S` is
+//! visible, or no instance outside `S` is, and with the cycle proviso no reachable state in
+//! which an invariant is false is lost.
 //!
 //! The closure is computed from each enabled instance in turn (at most [`MAX_SEEDS`] of them,
 //! one per first-written slot, which tells processes apart), and the set with the fewest
@@ -107,15 +118,19 @@ impl Stubborn {
 
     /// A smallest stubborn set found for a state whose enabled instances are `enabled`
     /// (ascending): its enabled instances, ascending; `None` when none found is smaller than all
-    /// of `enabled`.
-    pub fn ample(&self, enabled: &[u32]) -> Option<Vec<u32>> {
+    /// of `enabled`. `looping` (ascending) are the instances whose precondition holds but whose
+    /// every step returns to the state (see [`Stubborn`]'s note on steps that change nothing).
+    pub fn ample(&self, enabled: &[u32], looping: &[u32]) -> Option<Vec<u32>> {
         if enabled.len() <= 1 {
             return None;
         }
         let n = self.footprints.len();
-        let mut is_enabled = vec![false; n];
+        let mut state = vec![Status::Disabled; n];
         for &t in enabled {
-            is_enabled[t as usize] = true;
+            state[t as usize] = Status::Enabled;
+        }
+        for &t in looping {
+            state[t as usize] = Status::Looping;
         }
         let mut best: Option<Vec<u32>> = None;
         let mut seeds_tried = 0;
@@ -137,7 +152,7 @@ impl Stubborn {
             }
             seeds_tried += 1;
             let bound = best.as_ref().map_or(enabled.len(), |b| b.len());
-            if let Some(set) = self.closure(seed, &is_enabled, bound, &mut scratch, &mut related) {
+            if let Some(set) = self.closure(seed, &state, bound, &mut scratch, &mut related) {
                 let done = set.len() == 1;
                 best = Some(set);
                 if done {
@@ -153,7 +168,7 @@ impl Stubborn {
     fn closure(
         &self,
         seed: u32,
-        is_enabled: &[bool],
+        state: &[Status],
         bound: usize,
         scratch: &mut Scratch,
         related: &mut Vec<u32>,
@@ -164,7 +179,8 @@ impl Stubborn {
         scratch.push(seed);
         while let Some(t) = scratch.queue.pop() {
             let f = &self.footprints[t as usize];
-            if is_enabled[t as usize] {
+            let status = state[t as usize];
+            if status == Status::Enabled {
                 if self.visible[t as usize] && !visible_added {
                     visible_added = true;
                     for &u in &self.visible_list {
@@ -185,6 +201,16 @@ impl Stubborn {
                     }
                 }
                 for &p in &f.reads {
+                    self.related(p, related);
+                    for &q in related.iter() {
+                        scratch.add_writers(q, &self.writers);
+                    }
+                }
+            } else if status == Status::Looping {
+                // Its steps change nothing here; a step of it changes something only after
+                // what it reads or writes has changed: the instances that write those places
+                // are a necessary enabling set.
+                for &p in f.reads.iter().chain(&f.writes) {
                     self.related(p, related);
                     for &q in related.iter() {
                         scratch.add_writers(q, &self.writers);
@@ -215,6 +241,17 @@ impl Stubborn {
             out.push(self.slot_of[p as usize - self.n_slots]);
         }
     }
+}
+
+/// What an instance can do in the state a stubborn set is computed for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// Some step of it leads to another state.
+    Enabled,
+    /// Its precondition holds, but every step of it leads back to the state.
+    Looping,
+    /// Its precondition is false.
+    Disabled,
 }
 
 /// The marks of one closure.
@@ -299,9 +336,9 @@ mod tests {
             vec![],
             &[],
         );
-        assert_eq!(s.ample(&[0, 1]), Some(vec![0]));
+        assert_eq!(s.ample(&[0, 1], &[]), Some(vec![0]));
         assert_eq!(
-            s.ample(&[1]),
+            s.ample(&[1], &[]),
             None,
             "one enabled instance: nothing to reduce"
         );
@@ -323,8 +360,32 @@ mod tests {
             &[],
         );
         // From 2: its dependent 1 is disabled, whose enabler 0 joins; 3 stays out.
-        assert_eq!(s.ample(&[0, 2, 3]), Some(vec![0]));
+        assert_eq!(s.ample(&[0, 2, 3], &[]), Some(vec![0]));
         assert_eq!(s.closure_of(2, &[0, 2, 3]), vec![0, 2]);
+    }
+
+    #[test]
+    fn an_input_that_changes_nothing_brings_only_the_writers_of_what_it_touches() {
+        // Two nodes (slots 0 and 1). 0 and 1 are node steps; 2 is node 0's input, which reads
+        // and writes slot 0 (like `init`) and here returns to the state; 3 writes slot 2 only.
+        let s = Stubborn::new(
+            vec![
+                print(&[0], &[0], &[0]),
+                print(&[1], &[1], &[1]),
+                print(&[], &[0], &[0]),
+                print(&[2], &[2], &[2]),
+            ],
+            3,
+            vec![],
+            &[],
+        );
+        // Looping, the input joins node 0's set (it writes slot 0) but is not one of the set's
+        // steps, and it brings only the writers of slot 0: the set is node 0's step alone.
+        assert_eq!(s.ample(&[0, 1, 3], &[2]), Some(vec![0]));
+        // Enabled, it is a step of node 0's set, which then holds two steps; node 1's single
+        // step is the smaller set.
+        assert_eq!(s.closure_of(0, &[0, 1, 2, 3]), vec![0, 2]);
+        assert_eq!(s.ample(&[0, 1, 2, 3], &[]), Some(vec![1]));
     }
 
     #[test]
@@ -342,7 +403,7 @@ mod tests {
         );
         assert_eq!(s.visible_count(), 2);
         assert_eq!(s.closure_of(0, &[0, 1, 2]), vec![0, 1]);
-        assert_eq!(s.ample(&[0, 1, 2]), Some(vec![2]));
+        assert_eq!(s.ample(&[0, 1, 2], &[]), Some(vec![2]));
     }
 
     #[test]
@@ -366,12 +427,12 @@ mod tests {
     impl Stubborn {
         /// The enabled instances of the closure of `seed`, without a bound.
         fn closure_of(&self, seed: u32, enabled: &[u32]) -> Vec<u32> {
-            let mut is_enabled = vec![false; self.footprints.len()];
+            let mut state = vec![Status::Disabled; self.footprints.len()];
             for &t in enabled {
-                is_enabled[t as usize] = true;
+                state[t as usize] = Status::Enabled;
             }
             let mut scratch = Scratch::new(self.footprints.len(), self.writers.len());
-            self.closure(seed, &is_enabled, usize::MAX, &mut scratch, &mut Vec::new())
+            self.closure(seed, &state, usize::MAX, &mut scratch, &mut Vec::new())
                 .expect("unbounded")
         }
     }
