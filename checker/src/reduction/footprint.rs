@@ -20,6 +20,10 @@
 //! access to the whole variable, which depends on every cell. This is what lets a message
 //! handler of one message be independent of the send of another through one network set.
 //!
+//! A participant whose every transition for the action has a precondition conjunct that reads
+//! no state and is false (`lossy` of a reliable network's `lose`) never fires: the instance
+//! is never enabled, and its footprint is empty.
+//!
 //! Effects of a primitive instance touch only its own variables (the interpreter executes each
 //! participant over its own slice of the state), so the slots are the participant's own,
 //! shifted by its offset. Anything the walk cannot place (an auxiliary variable, a reference to
