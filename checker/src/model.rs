@@ -203,6 +203,23 @@ impl<'m, 's> MachineModel<'m, 's> {
         &self.instances
     }
 
+    /// For instance `instance` disabled in `state`: the participant and span of the conjunct
+    /// (or `where` clause) the interpreter finds false; `None` when it is enabled or the
+    /// interpreter says otherwise.
+    pub fn false_conjunct(
+        &self,
+        state: &[Value],
+        instance: usize,
+    ) -> Option<(usize, ioa_lang::span::Span)> {
+        let i = self.instances.get(instance)?;
+        match self.machine.enabled(state, i.action, &i.args, false) {
+            Ok(Err(interpreter::machine::Disabled::Precondition { instance, span, .. })) => {
+                Some((instance, span))
+            }
+            _ => None,
+        }
+    }
+
     /// Re-executes `steps` from the given state (not a start state of the model: a state of a
     /// live run) into a trace that starts there, with each step's `choose` indices.
     pub fn trace_from(

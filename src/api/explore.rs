@@ -455,7 +455,7 @@ pub fn explore_machine(
         })
     };
     if let Some(compiled) = compiled {
-        let reduced = Reduced::new(&compiled, order.as_ref());
+        let reduced = Reduced::new(&compiled, order.as_ref()).judged_by(&explorer);
         let report = explore_spilling_to(&reduced, options, spill_dir, &mut |s: &Stats| {
             observer.progress(s)
         });
@@ -467,7 +467,7 @@ pub fn explore_machine(
         explorer = MachineModel::new(machine, make_symmetry()?)
             .map_err(|e| diagnostics(e.to_diagnostic()))?;
     }
-    let reduced = Reduced::new(&explorer, order.as_ref());
+    let reduced = Reduced::new(&explorer, order.as_ref()).judged_by(&explorer);
     let report = plain_report(explore_spilling_to(
         &reduced,
         options,

@@ -507,6 +507,14 @@ impl<'m, 's> CompiledModel<'m, 's> {
         self.layout.decode(&self.fins, words)
     }
 
+    /// The number of state variables of the machine compiled (of the composite, for a
+    /// flattened one).
+    pub fn machine_slots(&self) -> usize {
+        self.places
+            .as_ref()
+            .map_or(self.layout.slots.len(), |p| p.len())
+    }
+
     /// The interpreter's value of state variable `slot` of the machine compiled (of the
     /// composite, for a flattened one).
     pub fn slot_value(&self, words: &[i64], slot: usize) -> Option<Value> {

@@ -35,6 +35,7 @@
 use interpreter::eval::{NoChoice, Scope};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
+use ioa_lang::ast::ActionKind;
 use ioa_lang::ir::{
     AutomatonBody, BinOp, Builtin, Expr, ExprKind, PlaceStep, Stmt, StmtKind, Type, VarRef,
 };
@@ -56,6 +57,21 @@ pub struct Footprint {
     /// Whether some participant of the instance exists (an instance no signature takes part in
     /// is never enabled).
     pub has_participants: bool,
+}
+
+/// The places one precondition conjunct (or transition `where` clause) of a participant that
+/// controls the action reads: while it is false and they keep their values, the instance stays
+/// disabled, so their writers are a necessary enabling set on their own. The conjunct is named
+/// as the interpreter names a false one ([`interpreter::machine::Disabled::Precondition`]): the
+/// machine instance and the conjunct's span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conjunct {
+    /// The participant (a machine instance).
+    pub instance: usize,
+    /// The conjunct's span.
+    pub span: ioa_lang::span::Span,
+    /// The places it reads.
+    pub places: Vec<u32>,
 }
 
 /// The cells of set-valued slots met so far: id `n_slots + k` is cell `k`.
@@ -490,19 +506,35 @@ fn finish(mut slots: Vec<u32>, everything: bool, n_slots: usize) -> Vec<u32> {
     slots
 }
 
+/// What [`footprints`] finds: for each instance its footprint and its conjuncts (empty when
+/// some controlling participant has more than one transition for the action, or a conjunct reads
+/// what the walk cannot place), and the cells they name.
+pub struct Footprints {
+    /// The footprints, in the order of the instances.
+    pub prints: Vec<Footprint>,
+    /// The conjuncts, in the order of the instances.
+    pub conjuncts: Vec<Vec<Conjunct>>,
+    /// The cells.
+    pub cells: Cells,
+}
+
 /// The footprint of every instance, in the order of `instances`, and the cells they name.
-pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footprint>, Cells) {
+pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints {
     let spec = machine.spec;
     let mut cells = Cells::default();
+    let mut all_conjuncts = Vec::with_capacity(instances.len());
     let prints = instances
         .iter()
         .map(|instance| {
+            let mut conjuncts: Vec<Conjunct> = Vec::new();
+            let mut conjuncts_known = true;
             let participants = match machine.participants(instance.action, &instance.args) {
                 Ok(p) => p,
                 // A signature check that fails at run time fails when the instance is tried,
                 // too; until then, assume it may touch anything.
                 Err(_) => {
                     let all: Vec<u32> = (0..machine.n_slots as u32).collect();
+                    all_conjuncts.push(Vec::new());
                     return Footprint {
                         guard: all.clone(),
                         reads: all.clone(),
@@ -516,13 +548,14 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
             // instance never enabled: it then conflicts with nothing.
             let mut never = false;
             let (mut guard_all, mut reads_all, mut writes_all) = (false, false, false);
-            for (inst, _) in &participants {
+            for (inst, kind) in &participants {
                 let i = &machine.instances[*inst];
                 let AutomatonBody::Primitive(prim) = &spec.automata[i.automaton.0 as usize].body
                 else {
                     guard_all = true;
                     reads_all = true;
                     writes_all = true;
+                    conjuncts_known = false;
                     continue;
                 };
                 let name = &machine.actions[instance.action].name;
@@ -548,6 +581,28 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
                         continue;
                     }
                     fires = true;
+                    // A controlling participant's conjuncts, each with the places it reads.
+                    if *kind != ActionKind::Input {
+                        for e in t.where_clause.iter().chain(&t.pre) {
+                            let (mut places, mut everything) = (Vec::new(), false);
+                            let mut c = Collect {
+                                site: &site,
+                                cells: &mut cells,
+                                out: &mut places,
+                                everything: &mut everything,
+                                bound: Vec::new(),
+                            };
+                            c.expr(e);
+                            if everything {
+                                conjuncts_known = false;
+                            }
+                            conjuncts.push(Conjunct {
+                                instance: *inst,
+                                span: e.span,
+                                places: finish(places, false, machine.n_slots),
+                            });
+                        }
+                    }
                     let mut g = Collect {
                         site: &site,
                         cells: &mut cells,
@@ -576,7 +631,20 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
                     t.eff.iter().for_each(|s| w.stmt_writes(s));
                 }
                 never |= has_transition && !fires;
+                let cases = prim
+                    .transitions
+                    .iter()
+                    .filter(|t| own[t.action.0 as usize].name == *name)
+                    .count();
+                if *kind != ActionKind::Input && cases > 1 {
+                    conjuncts_known = false;
+                }
             }
+            all_conjuncts.push(if conjuncts_known && !never {
+                conjuncts
+            } else {
+                Vec::new()
+            });
             if never {
                 return Footprint::default();
             }
@@ -590,7 +658,11 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> (Vec<Footp
             }
         })
         .collect();
-    (prints, cells)
+    Footprints {
+        prints,
+        conjuncts: all_conjuncts,
+        cells,
+    }
 }
 
 /// The values of family indices that read no bound variable (`W[0]`, `N[[2]]`), if they

@@ -43,11 +43,15 @@ pub mod stubborn;
 
 use crate::explore::Model;
 use crate::fingerprint::Fingerprint;
+use crate::model::MachineModel;
 use crate::model::{action_instances, MachineStep};
 use interpreter::error::EvalResult;
 use interpreter::machine::Machine;
 use interpreter::value::Value;
+use ioa_lang::span::Span;
 use split::Split;
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use stubborn::Stubborn;
 
@@ -67,17 +71,31 @@ pub struct PartialOrder {
 pub trait SlotValues: Model {
     /// The value of slot `slot` in `state`, if the model can tell.
     fn slot_value(&self, state: &Self::State, slot: u32) -> Option<Value>;
+
+    /// The interpreter's state (the machine's slots) of `state`, if the model can tell.
+    fn values<'s>(&self, state: &'s Self::State) -> Option<Cow<'s, [Value]>>;
 }
 
-impl SlotValues for crate::model::MachineModel<'_, '_> {
+impl SlotValues for MachineModel<'_, '_> {
     fn slot_value(&self, state: &Self::State, slot: u32) -> Option<Value> {
         state.get(slot as usize).cloned()
+    }
+
+    fn values<'s>(&self, state: &'s Self::State) -> Option<Cow<'s, [Value]>> {
+        Some(Cow::Borrowed(state))
     }
 }
 
 impl SlotValues for crate::compiled::CompiledModel<'_, '_> {
     fn slot_value(&self, state: &Self::State, slot: u32) -> Option<Value> {
         crate::compiled::CompiledModel::slot_value(self, state, slot as usize)
+    }
+
+    fn values<'s>(&self, state: &'s Self::State) -> Option<Cow<'s, [Value]>> {
+        (0..self.machine_slots())
+            .map(|k| crate::compiled::CompiledModel::slot_value(self, state, k))
+            .collect::<Option<Vec<Value>>>()
+            .map(Cow::Owned)
     }
 }
 
@@ -86,7 +104,11 @@ impl PartialOrder {
     /// [`crate::model::action_instances`] numbers them).
     pub fn new(machine: &Machine) -> EvalResult<PartialOrder> {
         let instances = action_instances(machine)?;
-        let (mut footprints, mut cells) = footprint::footprints(machine, &instances);
+        let footprint::Footprints {
+            prints: mut footprints,
+            conjuncts,
+            mut cells,
+        } = footprint::footprints(machine, &instances);
         let mut splits = vec![None; instances.len()];
         for (k, instance) in instances.iter().enumerate() {
             // An instance that never fires (its footprint is empty) stays as it is.
@@ -106,10 +128,9 @@ impl PartialOrder {
             splits[k] = Some(Split { slot, ids });
         }
         let observed = footprint::invariant_reads(machine);
-        Ok(PartialOrder {
-            stubborn: Stubborn::new(footprints, machine.n_slots, cells.slot_of, &observed),
-            splits,
-        })
+        let mut stubborn = Stubborn::new(footprints, machine.n_slots, cells.slot_of, &observed);
+        stubborn.set_conjuncts(conjuncts);
+        Ok(PartialOrder { stubborn, splits })
     }
 
     /// The instance of the analysis a step from `state` to `next` belongs to: its machine
@@ -192,6 +213,9 @@ struct Counters {
 pub struct Reduced<'a, M> {
     inner: &'a M,
     order: Option<&'a PartialOrder>,
+    /// The interpreter's model of the same machine, which names the false conjunct of a
+    /// disabled instance (a smaller necessary enabling set than its whole guard's).
+    judge: Option<&'a MachineModel<'a, 'a>>,
     counters: Counters,
 }
 
@@ -201,8 +225,16 @@ impl<'a, M> Reduced<'a, M> {
         Reduced {
             inner,
             order,
+            judge: None,
             counters: Counters::default(),
         }
+    }
+
+    /// The same, with `judge` (the interpreter's model of the machine `order` analysed) naming
+    /// the false conjunct of disabled instances.
+    pub fn judged_by(mut self, judge: &'a MachineModel<'a, 'a>) -> Self {
+        self.judge = Some(judge);
+        self
     }
 
     /// The model reduced.
@@ -293,7 +325,16 @@ where
         looping.sort_unstable();
         looping.dedup();
         looping.retain(|t| enabled.binary_search(t).is_err());
-        let Some(ample) = order.stubborn.ample(&enabled, &looping) else {
+        // The conjunct that disables an instance, asked of the interpreter on the state's values
+        // (decoded once, when the first disabled instance is met).
+        let n_real = order.splits.len() as u32;
+        let values = OnceCell::new();
+        let false_conjunct = |t: u32| -> Option<(usize, Span)> {
+            let judge = self.judge.filter(|_| t < n_real)?;
+            let values = values.get_or_init(|| self.inner.values(state)).as_ref()?;
+            judge.false_conjunct(values, t as usize)
+        };
+        let Some(ample) = order.stubborn.ample(&enabled, &looping, &false_conjunct) else {
             c.full_states.fetch_add(1, Ordering::Relaxed);
             out.extend(all);
             return Ok(());

@@ -15,7 +15,10 @@
 //! 1. every enabled instance in `S` brings every instance dependent on it into `S`;
 //! 2. every disabled instance in `S` brings every instance that writes one of its guard's slots
 //!    into `S` (a necessary enabling set: it cannot become enabled while those slots keep
-//!    their values);
+//!    their values) — or, when the model names the precondition conjunct that is false in the
+//!    state (the interpreter does, for an instance whose controlling participants have one
+//!    transition each for the action), only the writers of what that conjunct reads: it stays
+//!    false, and the instance disabled, while those keep their values;
 //! 3. every looping instance in `S` brings every instance that writes a slot it reads or writes
 //!    into `S` (its steps depend on nothing else, so while those keep their values its steps
 //!    keep returning to their state).
@@ -32,7 +35,8 @@
 //! enabled instances wins; the first seed in instance order wins ties, so the choice is a
 //! function of the state and reruns agree.
 
-use super::footprint::Footprint;
+use super::footprint::{Conjunct, Footprint};
+use ioa_lang::span::Span;
 
 /// The most closures computed per state.
 pub const MAX_SEEDS: usize = 24;
@@ -55,6 +59,9 @@ pub struct Stubborn {
     visible: Vec<bool>,
     /// The visible instances.
     visible_list: Vec<u32>,
+    /// For each instance, its controlling participants' conjuncts (see [`Conjunct`]; empty
+    /// when not known).
+    conjuncts: Vec<Vec<Conjunct>>,
 }
 
 impl Stubborn {
@@ -103,7 +110,23 @@ impl Stubborn {
             readers,
             visible,
             visible_list,
+            conjuncts: Vec::new(),
         }
+    }
+
+    /// Each instance's conjuncts (the machine's instances first, in order).
+    pub fn set_conjuncts(&mut self, conjuncts: Vec<Vec<Conjunct>>) {
+        self.conjuncts = conjuncts;
+    }
+
+    /// The places read by the conjunct `named` of instance `t`, if known.
+    fn conjunct_places(&self, t: u32, named: Option<(usize, Span)>) -> Option<&[u32]> {
+        let (instance, span) = named?;
+        self.conjuncts
+            .get(t as usize)?
+            .iter()
+            .find(|c| c.instance == instance && c.span == span)
+            .map(|c| c.places.as_slice())
     }
 
     /// How many instances write a slot some invariant reads.
@@ -120,7 +143,12 @@ impl Stubborn {
     /// (ascending): its enabled instances, ascending; `None` when none found is smaller than all
     /// of `enabled`. `looping` (ascending) are the instances whose precondition holds but whose
     /// every step returns to the state (see [`Stubborn`]'s note on steps that change nothing).
-    pub fn ample(&self, enabled: &[u32], looping: &[u32]) -> Option<Vec<u32>> {
+    pub fn ample(
+        &self,
+        enabled: &[u32],
+        looping: &[u32],
+        false_conjunct: &dyn Fn(u32) -> Option<(usize, Span)>,
+    ) -> Option<Vec<u32>> {
         if enabled.len() <= 1 {
             return None;
         }
@@ -152,7 +180,14 @@ impl Stubborn {
             }
             seeds_tried += 1;
             let bound = best.as_ref().map_or(enabled.len(), |b| b.len());
-            if let Some(set) = self.closure(seed, &state, bound, &mut scratch, &mut related) {
+            if let Some(set) = self.closure(
+                seed,
+                &state,
+                bound,
+                &mut scratch,
+                &mut related,
+                false_conjunct,
+            ) {
                 let done = set.len() == 1;
                 best = Some(set);
                 if done {
@@ -172,6 +207,7 @@ impl Stubborn {
         bound: usize,
         scratch: &mut Scratch,
         related: &mut Vec<u32>,
+        false_conjunct: &dyn Fn(u32) -> Option<(usize, Span)>,
     ) -> Option<Vec<u32>> {
         scratch.reset();
         let mut found = Vec::new();
@@ -217,8 +253,12 @@ impl Stubborn {
                     }
                 }
             } else if f.has_participants {
-                // A necessary enabling set: the instances that write what the guard reads.
-                for &p in &f.guard {
+                // A necessary enabling set: the instances that write what the false conjunct
+                // reads, when the model names it, else what the whole guard reads.
+                let places = self
+                    .conjunct_places(t, false_conjunct(t))
+                    .unwrap_or(&f.guard);
+                for &p in places {
                     self.related(p, related);
                     for &q in related.iter() {
                         scratch.add_writers(q, &self.writers);
@@ -336,9 +376,9 @@ mod tests {
             vec![],
             &[],
         );
-        assert_eq!(s.ample(&[0, 1], &[]), Some(vec![0]));
+        assert_eq!(s.ample(&[0, 1], &[], &|_| None), Some(vec![0]));
         assert_eq!(
-            s.ample(&[1], &[]),
+            s.ample(&[1], &[], &|_| None),
             None,
             "one enabled instance: nothing to reduce"
         );
@@ -360,8 +400,80 @@ mod tests {
             &[],
         );
         // From 2: its dependent 1 is disabled, whose enabler 0 joins; 3 stays out.
-        assert_eq!(s.ample(&[0, 2, 3], &[]), Some(vec![0]));
+        assert_eq!(s.ample(&[0, 2, 3], &[], &|_| None), Some(vec![0]));
         assert_eq!(s.closure_of(2, &[0, 2, 3]), vec![0, 2]);
+    }
+
+    #[test]
+    fn a_named_false_conjunct_brings_only_its_own_writers() {
+        // 0 writes slot 0, 1 writes slot 1, 3 writes slot 2; 2 (disabled) is guarded by slots
+        // 0 and 1 and writes slot 2, which 3 reads.
+        let mut s = Stubborn::new(
+            vec![
+                print(&[0], &[0], &[0]),
+                print(&[1], &[1], &[1]),
+                print(&[0, 1], &[], &[2]),
+                print(&[2], &[2], &[2]),
+            ],
+            3,
+            vec![],
+            &[],
+        );
+        let span = |k: usize| Span::new(ioa_lang::span::FileId(0), k, k + 1);
+        let conjunct = |k: usize, places: &[u32]| Conjunct {
+            instance: 0,
+            span: span(k),
+            places: places.to_vec(),
+        };
+        s.set_conjuncts(vec![
+            vec![],
+            vec![],
+            vec![conjunct(10, &[0]), conjunct(20, &[1])],
+            vec![],
+        ]);
+        // Without a named conjunct, 3's dependent 2 brings the writers of both its slots (and
+        // so does 0's reader 2).
+        assert_eq!(s.ample(&[0, 1, 3], &[], &|_| None), Some(vec![0, 1]));
+        let mut scratch = Scratch::new(4, 3);
+        let all = s.closure(
+            3,
+            &enabled_at(4, &[0, 1, 3]),
+            usize::MAX,
+            &mut scratch,
+            &mut Vec::new(),
+            &|_| None,
+        );
+        assert_eq!(all, Some(vec![0, 1, 3]));
+        // With the conjunct on slot 1 named false, only 1 joins.
+        let named = |t: u32| (t == 2).then(|| (0, span(20)));
+        let some = s.closure(
+            3,
+            &enabled_at(4, &[0, 1, 3]),
+            usize::MAX,
+            &mut scratch,
+            &mut Vec::new(),
+            &named,
+        );
+        assert_eq!(some, Some(vec![1, 3]));
+        // A span the instance does not have falls back to the whole guard.
+        let unknown = |t: u32| (t == 2).then(|| (0, span(30)));
+        let all = s.closure(
+            3,
+            &enabled_at(4, &[0, 1, 3]),
+            usize::MAX,
+            &mut scratch,
+            &mut Vec::new(),
+            &unknown,
+        );
+        assert_eq!(all, Some(vec![0, 1, 3]));
+    }
+
+    fn enabled_at(n: usize, enabled: &[u32]) -> Vec<Status> {
+        let mut state = vec![Status::Disabled; n];
+        for &t in enabled {
+            state[t as usize] = Status::Enabled;
+        }
+        state
     }
 
     #[test]
@@ -381,11 +493,11 @@ mod tests {
         );
         // Looping, the input joins node 0's set (it writes slot 0) but is not one of the set's
         // steps, and it brings only the writers of slot 0: the set is node 0's step alone.
-        assert_eq!(s.ample(&[0, 1, 3], &[2]), Some(vec![0]));
+        assert_eq!(s.ample(&[0, 1, 3], &[2], &|_| None), Some(vec![0]));
         // Enabled, it is a step of node 0's set, which then holds two steps; node 1's single
         // step is the smaller set.
         assert_eq!(s.closure_of(0, &[0, 1, 2, 3]), vec![0, 2]);
-        assert_eq!(s.ample(&[0, 1, 2, 3], &[]), Some(vec![1]));
+        assert_eq!(s.ample(&[0, 1, 2, 3], &[], &|_| None), Some(vec![1]));
     }
 
     #[test]
@@ -403,7 +515,7 @@ mod tests {
         );
         assert_eq!(s.visible_count(), 2);
         assert_eq!(s.closure_of(0, &[0, 1, 2]), vec![0, 1]);
-        assert_eq!(s.ample(&[0, 1, 2], &[]), Some(vec![2]));
+        assert_eq!(s.ample(&[0, 1, 2], &[], &|_| None), Some(vec![2]));
     }
 
     #[test]
@@ -432,8 +544,15 @@ mod tests {
                 state[t as usize] = Status::Enabled;
             }
             let mut scratch = Scratch::new(self.footprints.len(), self.writers.len());
-            self.closure(seed, &state, usize::MAX, &mut scratch, &mut Vec::new())
-                .expect("unbounded")
+            self.closure(
+                seed,
+                &state,
+                usize::MAX,
+                &mut scratch,
+                &mut Vec::new(),
+                &|_| None,
+            )
+            .expect("unbounded")
         }
     }
 }
