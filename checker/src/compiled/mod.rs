@@ -515,6 +515,23 @@ impl<'m, 's> CompiledModel<'m, 's> {
             .map_or(self.layout.slots.len(), |p| p.len())
     }
 
+    /// The interpreter's values of every state variable of the machine compiled (of the
+    /// composite, for a flattened one).
+    pub fn machine_values(&self, words: &[i64]) -> Option<Vec<Value>> {
+        let flat = self.layout.decode(&self.fins, words);
+        let Some(places) = &self.places else {
+            return Some(flat);
+        };
+        places
+            .iter()
+            .map(|(slot, index)| match (index, flat.get(*slot)?) {
+                (None, v) => Some(v.clone()),
+                (Some(k), Value::Array(a)) => Some(Value::array_get(a, k)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The interpreter's value of state variable `slot` of the machine compiled (of the
     /// composite, for a flattened one).
     pub fn slot_value(&self, words: &[i64], slot: usize) -> Option<Value> {

@@ -92,10 +92,7 @@ impl SlotValues for crate::compiled::CompiledModel<'_, '_> {
     }
 
     fn values<'s>(&self, state: &'s Self::State) -> Option<Cow<'s, [Value]>> {
-        (0..self.machine_slots())
-            .map(|k| crate::compiled::CompiledModel::slot_value(self, state, k))
-            .collect::<Option<Vec<Value>>>()
-            .map(Cow::Owned)
+        self.machine_values(state).map(Cow::Owned)
     }
 }
 
@@ -329,10 +326,17 @@ where
         // (decoded once, when the first disabled instance is met).
         let n_real = order.splits.len() as u32;
         let values = OnceCell::new();
+        // Each instance is asked once per state (the closures of several seeds meet it).
+        let asked: Vec<OnceCell<Option<(usize, Span)>>> = match self.judge {
+            Some(_) => (0..n_real).map(|_| OnceCell::new()).collect(),
+            None => Vec::new(),
+        };
         let false_conjunct = |t: u32| -> Option<(usize, Span)> {
-            let judge = self.judge.filter(|_| t < n_real)?;
-            let values = values.get_or_init(|| self.inner.values(state)).as_ref()?;
-            judge.false_conjunct(values, t as usize)
+            let judge = self.judge?;
+            *asked.get(t as usize)?.get_or_init(|| {
+                let values = values.get_or_init(|| self.inner.values(state)).as_ref()?;
+                judge.false_conjunct(values, t as usize)
+            })
         };
         let Some(ample) = order.stubborn.ample(&enabled, &looping, &false_conjunct) else {
             c.full_states.fetch_add(1, Ordering::Relaxed);

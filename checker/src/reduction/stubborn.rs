@@ -114,8 +114,16 @@ impl Stubborn {
         }
     }
 
-    /// Each instance's conjuncts (the machine's instances first, in order).
-    pub fn set_conjuncts(&mut self, conjuncts: Vec<Vec<Conjunct>>) {
+    /// Each instance's conjuncts (the machine's instances first, in order). Only those that
+    /// read fewer places than the whole guard are kept: naming another one saves nothing, and
+    /// asking the model which one is false costs an evaluation.
+    pub fn set_conjuncts(&mut self, mut conjuncts: Vec<Vec<Conjunct>>) {
+        for (t, list) in conjuncts.iter_mut().enumerate() {
+            let guard = self.footprints.get(t).map_or(0, |f| f.guard.len());
+            if !list.iter().any(|c| c.places.len() < guard) {
+                list.clear();
+            }
+        }
         self.conjuncts = conjuncts;
     }
 
@@ -255,9 +263,11 @@ impl Stubborn {
             } else if f.has_participants {
                 // A necessary enabling set: the instances that write what the false conjunct
                 // reads, when the model names it, else what the whole guard reads.
-                let places = self
-                    .conjunct_places(t, false_conjunct(t))
-                    .unwrap_or(&f.guard);
+                let named = match self.conjuncts.get(t as usize) {
+                    Some(list) if !list.is_empty() => false_conjunct(t),
+                    _ => None,
+                };
+                let places = self.conjunct_places(t, named).unwrap_or(&f.guard);
                 for &p in places {
                     self.related(p, related);
                     for &q in related.iter() {
