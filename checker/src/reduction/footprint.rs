@@ -33,6 +33,7 @@
 //! of every member of component `P`): an instance that writes one of them is *visible*.
 
 use interpreter::eval::{NoChoice, Scope};
+use interpreter::int_bounds::conjuncts;
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ast::ActionKind;
@@ -95,7 +96,7 @@ impl Cells {
 
 /// What one participant's transition is walked with: where its slots start, the values of the
 /// instance's arguments and of the automaton's parameters (to fix cell keys).
-struct Site<'a> {
+pub(super) struct Site<'a> {
     machine: &'a Machine<'a>,
     offset: u32,
     params: &'a [Value],
@@ -105,10 +106,39 @@ struct Site<'a> {
     n_locals: u32,
 }
 
-impl Site<'_> {
+impl<'a> Site<'a> {
+    /// A site for a transition without arguments (the instance of a parameterless action).
+    pub(super) fn without_args(
+        machine: &'a Machine<'a>,
+        offset: u32,
+        params: &'a [Value],
+        n_locals: u32,
+    ) -> Self {
+        Site {
+            machine,
+            offset,
+            params,
+            args: &[],
+            n_args: 0,
+            n_locals,
+        }
+    }
+
+    /// The scope of the automaton's parameters, and locals holding the instance's arguments
+    /// (at least `at_least` of them).
+    fn scope_and_locals(&self, at_least: usize) -> (Scope<'_>, Vec<Value>) {
+        let m = self.machine;
+        let mut locals = self.args.to_vec();
+        locals.resize(
+            (self.n_locals as usize).max(locals.len()).max(at_least),
+            Value::Bool(false),
+        );
+        (Scope::params_only(m.spec, m.universe, self.params), locals)
+    }
+
     /// The value of `e` when it reads only the instance's arguments, the automaton's
     /// parameters and constants.
-    fn fixed_value(&self, e: &Expr) -> Option<Value> {
+    pub(super) fn fixed_value(&self, e: &Expr) -> Option<Value> {
         let mut fixed = true;
         walk_expr(e, &mut |x| match &x.kind {
             ExprKind::Var(VarRef::Param(_) | VarRef::QualifiedParam { .. }) => {}
@@ -119,31 +149,15 @@ impl Site<'_> {
         if !fixed {
             return None;
         }
-        let m = self.machine;
-        let scope = Scope::params_only(m.spec, m.universe, self.params);
-        let mut locals = self.args.to_vec();
-        locals.resize(
-            (self.n_locals as usize).max(locals.len()).max(1),
-            Value::Bool(false),
-        );
+        let (scope, mut locals) = self.scope_and_locals(1);
         scope.eval(e, &mut locals, &mut NoChoice).ok()
     }
 
     /// Whether a conjunct of `pre` that reads no state is false: then the transition never
     /// fires (a lossless network's `lose` action), in any state.
     fn never_fires(&self, pre: &[Expr]) -> bool {
-        fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-            match &e.kind {
-                ExprKind::Binary(BinOp::And, a, b) => {
-                    conjuncts(a, out);
-                    conjuncts(b, out);
-                }
-                _ => out.push(e),
-            }
-        }
-        let mut all = Vec::new();
-        pre.iter().for_each(|e| conjuncts(e, &mut all));
-        all.into_iter()
+        pre.iter()
+            .flat_map(conjuncts)
             .any(|e| self.fixed_value(e) == Some(Value::Bool(false)))
     }
 }
@@ -190,12 +204,7 @@ impl Collect<'_, '_> {
             return None;
         }
         let m = self.site.machine;
-        let scope = Scope::params_only(m.spec, m.universe, self.site.params);
-        let mut locals = self.site.args.to_vec();
-        locals.resize(
-            (self.site.n_locals as usize).max(locals.len()).max(1),
-            Value::Bool(false),
-        );
+        let (scope, mut locals) = self.site.scope_and_locals(1);
         if loops.iter().any(|&b| self.bound[b].values.is_empty()) {
             return Some(Vec::new());
         }
@@ -233,14 +242,7 @@ impl Collect<'_, '_> {
         if carrier.is_empty() || carrier.len() > MAX_LOOP_VALUES {
             return None;
         }
-        let scope = Scope::params_only(m.spec, m.universe, self.site.params);
-        let mut locals = self.site.args.to_vec();
-        locals.resize(
-            (self.site.n_locals as usize)
-                .max(locals.len())
-                .max(var as usize + 1),
-            Value::Bool(false),
-        );
+        let (scope, mut locals) = self.site.scope_and_locals(var as usize + 1);
         for b in &self.bound {
             locals[b.var as usize] = b.values[0].clone();
         }

@@ -33,8 +33,9 @@ use interpreter::value::Value;
 use ioa_lang::ir::{AutomatonBody, BinOp, Builtin, Expr, ExprKind, StmtKind, Type, UnOp, VarRef};
 use rustc_hash::FxHashMap;
 
-use super::footprint::{Cells, Footprint};
+use super::footprint::{Cells, Footprint, Site};
 use crate::model::ActionInstance;
+use interpreter::int_bounds::conjuncts;
 
 /// The most messages a split instance is split into.
 const MAX_VALUES: usize = 4096;
@@ -120,40 +121,12 @@ pub fn split(
     if !changes {
         return None;
     }
-    let mut pre = Vec::new();
-    t.pre.iter().for_each(|e| conjuncts(e, &mut pre));
-    let scope = interpreter::eval::Scope::params_only(spec, machine.universe, &i.params);
-    for e in pre {
-        if implied(e, slot, &tests) {
-            continue;
-        }
-        // A conjunct that reads no state must hold (one that is false makes the instance
-        // never fire, which the footprints handle before splitting).
-        let mut reads_state = false;
-        crate::ir_walk::walk_expr(e, &mut |x| {
-            if matches!(
-                x.kind,
-                ExprKind::Var(
-                    VarRef::State(_)
-                        | VarRef::Local(_)
-                        | VarRef::Aux(_)
-                        | VarRef::Qualified { .. }
-                        | VarRef::Component { .. }
-                ) | ExprKind::Choose { .. }
-            ) {
-                reads_state = true;
-            }
-        });
-        let holds = !reads_state
-            && matches!(
-                scope.eval(
-                    e,
-                    &mut [Value::Bool(false)],
-                    &mut interpreter::eval::NoChoice
-                ),
-                Ok(Value::Bool(true))
-            );
-        if !holds {
+    let offset = i.offset as u32;
+    let site = Site::without_args(machine, offset, &i.params, t.n_locals);
+    for e in t.pre.iter().flat_map(conjuncts) {
+        // Any other conjunct must read no state and hold (one that is false makes the
+        // instance never fire, which the footprints handle before splitting).
+        if !implied(e, slot, &tests) && site.fixed_value(e) != Some(Value::Bool(true)) {
             return None;
         }
     }
@@ -161,7 +134,6 @@ pub fn split(
     if carrier.len() > MAX_VALUES {
         return None;
     }
-    let offset = i.offset as u32;
     let n = machine.n_slots;
     let prints = carrier
         .iter()
@@ -220,17 +192,6 @@ fn tests_of(cond: &Expr, var: u32, out: &mut Vec<Test>) -> Option<()> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// The conjuncts of `e`.
-fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match &e.kind {
-        ExprKind::Binary(BinOp::And, a, b) => {
-            conjuncts(a, out);
-            conjuncts(b, out);
-        }
-        _ => out.push(e),
     }
 }
 
