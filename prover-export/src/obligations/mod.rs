@@ -5,6 +5,7 @@
 
 pub mod invariant;
 pub mod simulation;
+pub mod witness;
 
 use crate::error::EncodeError;
 use crate::smt::expr::{state_vars, Encoder, Env};

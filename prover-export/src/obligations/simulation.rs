@@ -11,6 +11,7 @@
 //! fired are exactly A's (none for an internal action), and that F holds afterwards.
 
 use super::invariant::transitions;
+use super::witness;
 use super::{
     assert_goals, assumed_invariants, declare_sim_params, declare_state, show_state, slots_used,
     start_state, transition, Assumptions, Kind, Obligation, Section, Shown,
@@ -347,6 +348,8 @@ struct Path<'s> {
     order: Option<std::cmp::Ordering>,
     /// The SMT terms of the split's witness and parameter.
     split_terms: Option<(String, String)>,
+    /// Sets the implementation's step names, offered to the fired actions' existentials.
+    witnesses: Vec<witness::Candidate>,
 }
 
 /// A step case: its path's branch labels, the order assumed (a split case), the settled atom
@@ -404,6 +407,13 @@ fn step(
     let a_post_env = transition(&mut enc, a, t, &env, &mut params)?;
     let a_post = a_post_env.state(a).to_vec();
     let param_terms: Vec<String> = params.iter().map(|p| p.constant.clone()).collect();
+    let mut pre_env = env.clone();
+    pre_env.automaton = Some(a);
+    pre_env.locals.clear();
+    for (k, p) in param_terms.iter().enumerate() {
+        pre_env.bind(k as u32, p.clone());
+    }
+    let witnesses = witness::candidates(&mut enc, &t.pre, action.params.len(), &pre_env)?;
     // The entry runs with A's parameters as locals, A in its pre-state, B as it evolves.
     let mut entry_env = env.clone();
     entry_env.automaton = None;
@@ -427,6 +437,7 @@ fn step(
         branches: vec![],
         order: None,
         split_terms: None,
+        witnesses,
     };
     enc_comment(&start, "the proof block's entry");
     let mut paths = Vec::new();
@@ -833,7 +844,7 @@ fn walk<'s>(
                     own.push(path.enc.expr(w, &env)?);
                 }
                 for p in &t.pre {
-                    own.push(path.enc.claim(p, &env)?);
+                    own.push(witness::claim(&mut path.enc, p, &env, &path.witnesses)?);
                 }
                 case_terms.push(crate::smt::and(&own));
             }
