@@ -91,7 +91,11 @@ pub fn claim(
             let (k, ty) = &vars[0];
             let whole = enc.claim(p, env)?;
             let mut options = vec![whole];
-            for c in candidates.iter().filter(|c| &c.ty == ty).take(MAX_CANDIDATES) {
+            for c in candidates
+                .iter()
+                .filter(|c| &c.ty == ty)
+                .take(MAX_CANDIDATES)
+            {
                 let mut inner = env.clone();
                 inner.bind(*k, c.term.clone());
                 options.push(enc.claim(body, &inner)?);

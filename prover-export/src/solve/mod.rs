@@ -6,6 +6,7 @@
 
 pub mod budget;
 mod ground;
+mod instances;
 pub mod model;
 pub mod pointwise;
 pub mod split;

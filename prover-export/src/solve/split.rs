@@ -42,9 +42,9 @@ pub fn parts(ob: &Obligation) -> Option<Vec<Part>> {
         let clauses = conjuncts(term);
         let n = clauses.len();
         for (j, clause) in clauses.into_iter().enumerate() {
-            let script =
-                ob.script
-                    .replacen(negated.as_str(), &format!("(assert (not {clause}))"), 1);
+            let asked = super::instances::skolemised(&ob.script, &clause, &format!("{k}.{j}"))
+                .unwrap_or_else(|| format!("(assert (not {clause}))"));
+            let script = ob.script.replacen(negated.as_str(), &asked, 1);
             out.push(Part {
                 label: format!("goal {}, clause {} of {n}", k + 1, j + 1),
                 obligation: Obligation {
