@@ -676,3 +676,41 @@ fn the_paxos_to_global1_simulation_is_proved() {
         );
     }
 }
+
+/// Several files are proved one after the other, as a proof chain is: one JSON document with
+/// each file's report and the totals, exit 0 only if every obligation of every file is proved
+/// (Peterson's 30 and Cons's 15 here; a file with an open obligation makes it 1).
+#[test]
+fn several_files_are_proved_in_turn_with_a_total() {
+    let (code, json) = prove_json(&[
+        "examples/peterson/peterson.ioa",
+        "examples/consensus/cons.ioa",
+    ]);
+    let files = json["files"].as_array().expect("one report per file");
+    assert_eq!(files.len(), 2, "{json}");
+    assert_eq!(files[0]["file"], "examples/peterson/peterson.ioa");
+    let each: u64 = files
+        .iter()
+        .map(|f| f["obligations"].as_u64().expect("obligations"))
+        .sum();
+    assert_eq!(json["obligations"].as_u64(), Some(each));
+    assert_eq!(json["proved"], json["obligations"]);
+    assert_eq!(code, 0);
+    let text = ioa(&[
+        "prove",
+        "examples/peterson/peterson.ioa",
+        "examples/consensus/global1_wrong_invariant.ioa",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(text.code, 1, "{}", text.stdout);
+    assert!(text.stdout.contains("== examples/peterson/peterson.ioa =="));
+    assert!(text
+        .stdout
+        .contains("== examples/consensus/global1_wrong_invariant.ioa =="));
+    assert!(
+        text.stdout.contains("all 2 files: "),
+        "the total line: {}",
+        text.stdout
+    );
+}

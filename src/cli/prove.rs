@@ -1,6 +1,7 @@
 //! `ioa prove`: build the proof obligations of a model's invariants and forward simulations,
 //! check each with Z3 ([`ioa::api::prove`]), print the table (obligation, verdict, time) and
-//! the counterexamples, and exit 0 only if every obligation is proved.
+//! the counterexamples, and exit 0 only if every obligation is proved. Several files (a proof
+//! chain such as Paxos → Global1 → Cons) are proved one after the other, with a total.
 
 use super::output::{print_diagnostics, print_json, print_stderr, print_stdout};
 use super::{ColorChoice, Format};
@@ -9,13 +10,15 @@ use ioa::api::prove::{PrepareError, Prepared};
 use prover_export::solve::Budget;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Options of `ioa prove`.
 #[derive(clap::Args)]
 pub struct ProveCli {
-    /// The .ioa model.
-    pub file: PathBuf,
+    /// The .ioa model; several files are proved one after the other (a chain of simulations
+    /// whose files cannot be imported together), with a total at the end.
+    #[arg(required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
     /// Prove this forward simulation (repeatable; default: every simulation and invariant).
     #[arg(long = "simulation")]
     pub simulations: Vec<String>,
@@ -51,14 +54,19 @@ pub struct ProveCli {
 impl ProveCli {
     /// The arguments `run` takes.
     pub fn into_args(self) -> ProveArgs {
+        let selections = self
+            .files
+            .into_iter()
+            .map(|file| Selection {
+                file,
+                simulations: self.simulations.clone(),
+                invariants: self.invariants.clone(),
+                assume: self.assume.clone(),
+                params: self.params.clone(),
+            })
+            .collect();
         ProveArgs {
-            selection: Selection {
-                file: self.file,
-                simulations: self.simulations,
-                invariants: self.invariants,
-                assume: self.assume,
-                params: self.params,
-            },
+            selections,
             rlimit: self.rlimit,
             timeout: self.timeout,
             format: self.format,
@@ -69,8 +77,8 @@ impl ProveCli {
 
 /// Arguments of `ioa prove`.
 pub struct ProveArgs {
-    /// What to prove.
-    pub selection: Selection,
+    /// What to prove, one selection per file.
+    pub selections: Vec<Selection>,
     /// Z3 resource units per obligation (deterministic budget).
     pub rlimit: u64,
     /// Per-obligation wall-clock safety limit in seconds.
@@ -100,12 +108,9 @@ pub fn obligations(sel: &Selection, color: ColorChoice) -> Result<Prepared, Exit
     })
 }
 
-/// Runs `ioa prove`.
+/// Runs `ioa prove`: each file in turn; with several, a header before each and the totals
+/// after (the JSON document is then `{"files": [...], "obligations", "proved", "seconds"}`).
 pub fn run(args: ProveArgs) -> ExitCode {
-    let prepared = match obligations(&args.selection, args.color) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         print_stderr("error: --timeout must be a positive number of seconds\n");
         return ExitCode::from(2);
@@ -115,12 +120,47 @@ pub fn run(args: ProveArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let budget = Budget::new(args.rlimit, Duration::from_secs_f64(args.timeout));
-    let report = ioa::api::prove::prove(&prepared, budget);
-    match args.format {
-        Format::Text => print_stdout(&report.text()),
-        Format::Json => print_json(&report.to_json()),
+    let several = args.selections.len() > 1;
+    let started = Instant::now();
+    let (mut obligations, mut proved, mut documents) = (0, 0, Vec::new());
+    for selection in &args.selections {
+        let prepared = match self::obligations(selection, args.color) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
+        let report = ioa::api::prove::prove(&prepared, budget);
+        obligations += report.rows.len();
+        proved += report.proved();
+        match args.format {
+            Format::Text if several => print_stdout(&format!(
+                "== {} ==\n{}\n",
+                selection.file.display(),
+                report.text()
+            )),
+            Format::Text => print_stdout(&report.text()),
+            Format::Json if several => {
+                let mut doc = report.to_json();
+                doc["file"] = selection.file.display().to_string().into();
+                documents.push(doc);
+            }
+            Format::Json => print_json(&report.to_json()),
+        }
     }
-    if report.all_proved() {
+    let seconds = started.elapsed().as_secs_f64();
+    match args.format {
+        Format::Text if several => print_stdout(&format!(
+            "all {} files: {proved} of {obligations} obligations proved in {seconds:.1} s\n",
+            args.selections.len()
+        )),
+        Format::Json if several => print_json(&serde_json::json!({
+            "files": documents,
+            "obligations": obligations,
+            "proved": proved,
+            "seconds": seconds,
+        })),
+        _ => {}
+    }
+    if proved == obligations {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -163,6 +163,48 @@ fn expand(e: &Sexp, closed: &[(String, Vec<String>)]) -> Option<Sexp> {
     ))
 }
 
+/// The most elements a record sort gets (see [`size`]).
+const MAX_RECORD_ELEMENTS: usize = 64;
+
+/// How many elements sort `sort` gets: `k`, but a record whose constructor is stated for all
+/// arguments (`∀ f0: Node, f1: Vote. ProposeTo.dst(mk_ProposeTo(f0, f1)) = f0 ∧ …`, the axiom
+/// of a record built from a bound variable) needs one element per combination of its fields'
+/// elements, or the expanded axiom has no model at all; it gets that product when it is at
+/// most [`MAX_RECORD_ELEMENTS`].
+fn size(script: &str, sort: &str, k: usize, depth: usize) -> usize {
+    let constructor = format!("(mk_{sort} f0");
+    let stated_for_all = script
+        .lines()
+        .any(|l| l.starts_with("(assert (forall ((f0 ") && l.contains(&constructor));
+    let declaration = format!("(declare-fun mk_{sort} (");
+    let args = script
+        .lines()
+        .find_map(|l| l.strip_prefix(declaration.as_str()))
+        .and_then(|rest| rest.split(')').next());
+    let (true, Some(args)) = (stated_for_all && depth < 4, args) else {
+        return k;
+    };
+    let declared = |a: &str| {
+        script.lines().any(|l| {
+            l.strip_prefix("(declare-sort ")
+                .and_then(|r| r.split_whitespace().next())
+                == Some(a)
+        })
+    };
+    let mut n = 1usize;
+    for a in args.split_whitespace() {
+        if !declared(a) {
+            return k;
+        }
+        n = n.saturating_mul(size(script, a, k, depth + 1));
+    }
+    if n <= MAX_RECORD_ELEMENTS {
+        n.max(k)
+    } else {
+        k
+    }
+}
+
 /// The most instances one quantifier may expand to.
 const MAX_INSTANCES: usize = 4096;
 
@@ -178,9 +220,10 @@ pub fn ground(script: &str, k: usize) -> Option<String> {
     let closed: Vec<(String, Vec<String>)> = sorts
         .iter()
         .map(|s| {
+            let n = size(script, s, k, 0);
             (
                 s.to_string(),
-                (0..k).map(|i| format!("{s}!val!{i}")).collect(),
+                (0..n).map(|i| format!("{s}!val!{i}")).collect(),
             )
         })
         .collect();
@@ -219,6 +262,22 @@ mod tests {
         assert!(g.contains("(assert (and (p N!val!0) (p N!val!1)))"), "{g}");
         assert!(
             g.contains("(assert (or (not (p N!val!0)) (not (p N!val!1))))"),
+            "{g}"
+        );
+        assert!(
+            g.contains("(declare-datatypes ((N 0)) (((N!val!0) (N!val!1))))"),
+            "{g}"
+        );
+    }
+
+    #[test]
+    fn a_record_constructed_for_all_arguments_gets_one_element_per_combination() {
+        let script = "(declare-sort N 0)\n(declare-sort V 0)\n(declare-sort P 0)\n\
+            (declare-fun mk_P (N V) P)\n(declare-fun P.dst (P) N)\n\
+            (assert (forall ((f0 N) (f1 V)) (= (P.dst (mk_P f0 f1)) f0)))\n";
+        let g = ground(script, 2).expect("grounds");
+        assert!(
+            g.contains("(declare-datatypes ((P 0)) (((P!val!0) (P!val!1) (P!val!2) (P!val!3))))"),
             "{g}"
         );
         assert!(
