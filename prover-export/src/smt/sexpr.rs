@@ -1,7 +1,8 @@
 //! Just enough reading of SMT-LIB2 terms (as the encoder writes them) to take one apart: the
 //! items of an application, and whether a term is a ground value (a literal built from
-//! constructors and numerals). The solver splits goals into conjuncts with it, and the encoder
-//! counts the members of a literal set.
+//! constructors and numerals), its atoms, renaming atoms, the term opening at an offset. The
+//! solver splits goals into conjuncts and instantiates hypotheses with it
+//! (`solve/instances.rs`), and the encoder counts the members of a literal set.
 
 /// The items of a parenthesised term (`(f a (g b))` → `f`, `a`, `(g b)`); `None` for an atom or
 /// text that is not one balanced list.
@@ -59,6 +60,52 @@ pub fn is_ground_value(term: &str) -> bool {
     }
 }
 
+/// The atoms of `term`, in order (`|quoted|` symbols whole).
+pub fn atoms(term: &str) -> impl Iterator<Item = &str> {
+    tokens(term)
+        .into_iter()
+        .filter(|(_, t)| *t == Token::Atom)
+        .map(move |(i, _)| &term[i..atom_end(term, i)])
+}
+
+/// `term` with every atom that `renaming` maps replaced, the rest of the text as it was.
+pub fn rename_atoms(term: &str, renaming: &std::collections::HashMap<&str, &str>) -> String {
+    let mut out = String::with_capacity(term.len());
+    let mut copied = 0;
+    for (i, t) in tokens(term) {
+        if t != Token::Atom {
+            continue;
+        }
+        let end = atom_end(term, i);
+        if let Some(to) = renaming.get(&term[i..end]) {
+            out.push_str(&term[copied..i]);
+            out.push_str(to);
+            copied = end;
+        }
+    }
+    out.push_str(&term[copied..]);
+    out
+}
+
+/// The parenthesised term that opens at byte `at` of `text` (which must be a `(`), or `None`
+/// when it does not close.
+pub fn term_at(text: &str, at: usize) -> Option<&str> {
+    let mut depth = 0i64;
+    for (i, t) in tokens(&text[at..]) {
+        match t {
+            Token::Open => depth += 1,
+            Token::Close => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[at..=at + i]);
+                }
+            }
+            Token::Atom => {}
+        }
+    }
+    None
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Token {
     Open,
@@ -104,7 +151,7 @@ fn atom_end(s: &str, i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_ground_value, items};
+    use super::{is_ground_value, items, rename_atoms, term_at};
 
     #[test]
     fn applications_are_taken_apart() {
@@ -114,6 +161,17 @@ mod tests {
         );
         assert_eq!(items("a"), None);
         assert_eq!(items("(a) (b)"), None);
+    }
+
+    #[test]
+    fn atoms_are_renamed_whole_and_terms_found_by_their_opening() {
+        let map = [("x.1", "c")].into_iter().collect();
+        assert_eq!(
+            rename_atoms("(f x.1 x.10 (g x.1))", &map),
+            "(f c x.10 (g c))"
+        );
+        assert_eq!(term_at("(a (b c) d)", 3), Some("(b c)"));
+        assert_eq!(term_at("(a (b c", 3), None);
     }
 
     #[test]

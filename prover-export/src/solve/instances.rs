@@ -48,7 +48,10 @@ pub fn skolemised(script: &str, clause: &str, tag: &str) -> Option<String> {
     for (c, sort) in &constants {
         out.push_str(&format!("(declare-const {c} {sort})\n"));
     }
-    out.push_str(&format!("(assert (not {}))", rename(&body, &renaming)));
+    out.push_str(&format!(
+        "(assert (not {}))",
+        sexpr::rename_atoms(&body, &renaming)
+    ));
     for i in instances {
         out.push('\n');
         out.push_str(&i);
@@ -110,7 +113,7 @@ fn instances(script: &str, constants: &[(String, String)]) -> Vec<String> {
                     .collect();
                 out.push(format!(
                     "(assert (=> {guard} {}))",
-                    rename(&body, &renaming)
+                    sexpr::rename_atoms(&body, &renaming)
                 ));
             }
         }
@@ -121,11 +124,10 @@ fn instances(script: &str, constants: &[(String, String)]) -> Vec<String> {
 /// Whether `body` holds a set object (`(Set_….obj (store …))`) built from some of `binders`.
 fn builds_set_from(body: &str, binders: &[(String, String)]) -> bool {
     body.match_indices(".obj (store ").any(|(at, _)| {
-        let Some(start) = body[..at].rfind('(') else {
-            return false;
-        };
-        let object = balanced(&body[start..]);
-        tokens(object).any(|t| binders.iter().any(|(name, _)| name == t))
+        let object = body[..at]
+            .rfind('(')
+            .and_then(|start| sexpr::term_at(body, start));
+        object.is_some_and(|o| sexpr::atoms(o).any(|t| binders.iter().any(|(n, _)| n == t)))
     })
 }
 
@@ -153,58 +155,9 @@ fn assignments(binders: &[(String, String)], constants: &[(String, String)]) -> 
     out
 }
 
-/// The balanced parenthesised term at the start of `text`.
-fn balanced(text: &str) -> &str {
-    let mut depth = 0i64;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return &text[..=i];
-                }
-            }
-            _ => {}
-        }
-    }
-    text
-}
-
-/// The atoms of `text` (maximal runs of characters other than parentheses and whitespace).
-fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| c == '(' || c == ')' || c.is_whitespace())
-        .filter(|t| !t.is_empty())
-}
-
-/// `text` with every atom that `renaming` maps replaced.
-fn rename(text: &str, renaming: &HashMap<&str, &str>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut atom_start: Option<usize> = None;
-    let flush = |out: &mut String, atom: &str| match renaming.get(atom) {
-        Some(to) => out.push_str(to),
-        None => out.push_str(atom),
-    };
-    for (i, c) in text.char_indices() {
-        if c == '(' || c == ')' || c.is_whitespace() {
-            if let Some(s) = atom_start.take() {
-                flush(&mut out, &text[s..i]);
-            }
-            out.push(c);
-        } else if atom_start.is_none() {
-            atom_start = Some(i);
-        }
-    }
-    if let Some(s) = atom_start {
-        flush(&mut out, &text[s..]);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{rename, skolemised};
-    use std::collections::HashMap;
+    use super::skolemised;
 
     const SCRIPT: &str = "(declare-const hyp.1 Bool)\n\
         (assert (=> hyp.1 (and (forall ((a Node)) (p a)) (forall ((x.1 Node) (x.2 Node)) (q (S.obj (store (store e x.1 true) x.2 true)))))))\n";
@@ -226,11 +179,5 @@ mod tests {
         assert!(skolemised(plain, "(forall ((n Node)) (r n))", "1").is_none());
         assert!(skolemised(SCRIPT, "(r c)", "1").is_none());
         assert!(skolemised(SCRIPT, "(forall ((v Value)) (r v))", "1").is_none());
-    }
-
-    #[test]
-    fn renaming_replaces_whole_atoms_only() {
-        let map: HashMap<&str, &str> = [("x.1", "c")].into_iter().collect();
-        assert_eq!(rename("(f x.1 x.10 (g x.1))", &map), "(f c x.10 (g c))");
     }
 }
