@@ -158,15 +158,22 @@ fn models_the_interpreter_does_not_confirm_are_unknown_with_the_reason() {
     }
 }
 
+/// The text of the composite Paxos, its import of the consensus models made absolute so that a
+/// mutated copy elsewhere loads.
+fn composite_paxos() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = std::fs::read_to_string(root.join("examples/paxos/paxos.ioa")).expect("Paxos");
+    let consensus = root.join("examples/consensus").display().to_string();
+    model.replace("\"../consensus", &format!("\"{consensus}"))
+}
+
 /// The planted bugs of `tests/data/prove_cex/paxos_mutations.txt`, each applied to a copy of
 /// the composite Paxos: the obligation each breaks is not proved, every counterexample printed
 /// is one the interpreter confirms, and the snapshot pins each verdict.
 #[test]
 fn planted_bugs_in_the_composite_paxos_are_never_proved() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let model = std::fs::read_to_string(root.join("examples/paxos/paxos.ioa")).expect("Paxos");
-    let consensus = root.join("examples/consensus").display().to_string();
-    let model = model.replace("\"../consensus", &format!("\"{consensus}"));
+    let model = composite_paxos();
     let table = std::fs::read_to_string(root.join(DATA).join("paxos_mutations.txt"))
         .expect("the mutation table");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prove_cex_paxos");
@@ -215,10 +222,7 @@ fn planted_bugs_in_the_composite_paxos_are_never_proved() {
 /// the 2-core machine, release build).
 #[test]
 fn bug1_in_the_composite_paxos_is_refuted_at_the_default_budget() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let model = std::fs::read_to_string(root.join("examples/paxos/paxos.ioa")).expect("Paxos");
-    let consensus = root.join("examples/consensus").display().to_string();
-    let model = model.replace("\"../consensus", &format!("\"{consensus}"));
+    let model = composite_paxos();
     let from = "elseif best.val.ballot.ordering < last.val.ballot.ordering then";
     assert_eq!(model.matches(from).count(), 1);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prove_cex_bug1");
