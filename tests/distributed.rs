@@ -486,6 +486,59 @@ fn interned_values_survive_a_checkpoint() {
     assert!(json_of(&first)["states"].as_u64().expect("a count") < 334);
 }
 
+/// Partial-order reduction with checkpoints: a reduced search stopped by a state limit and
+/// resumed from its checkpoint reports what the whole reduced search reports (the one-shot
+/// vote of the reduction suite: 23,229 states of 574,512 reachable).
+#[test]
+fn a_reduced_search_checkpoints_and_resumes() {
+    let dir = scratch("reduced");
+    let checkpoints = dir.join("checkpoints");
+    let cp = checkpoints.to_str().expect("UTF-8");
+    let args = [
+        "explore",
+        "tests/data/reduction/quorum_vote.ioa",
+        "--automaton",
+        "Vote",
+        "--param",
+        "n=3",
+        "--param",
+        "lossy=false",
+        "--param",
+        "dup=false",
+        "--param",
+        "bug=false",
+        "--universe",
+        "Int=0..2",
+        "--universe",
+        "fail.i=2",
+        "--reduction",
+        "por",
+        "--format",
+        "json",
+    ];
+    let first = ioa()
+        .args(args)
+        .args(["--max-states", "2000"])
+        .args(["--checkpoint", cp, "--checkpoint-every", "0"])
+        .output()
+        .expect("ioa runs");
+    assert_eq!(first.status.code(), Some(3));
+    assert!(json_of(&first)["states"].as_u64().expect("a count") < 23_229);
+    let resumed = ioa()
+        .args(args)
+        .args(["--resume", cp])
+        .output()
+        .expect("ioa runs");
+    let whole = ioa().args(args).output().expect("ioa runs");
+    let (whole_json, resumed_json) = (json_of(&whole), json_of(&resumed));
+    assert_eq!(resumed.status.code(), Some(0));
+    for field in ["verdict", "states", "generated", "checked", "depth"] {
+        assert_eq!(resumed_json[field], whole_json[field], "{field}");
+    }
+    assert_eq!(resumed_json["states"], 23_229);
+    assert!(resumed_json["reduction"]["por"]["reduced_states"].as_u64() > Some(0));
+}
+
 /// LCR with 5 processes, a composite (compiled through its flattening): 364 states, depth 19.
 const LCR5: [&str; 6] = [
     "explore",

@@ -197,10 +197,9 @@ fn reduction_options_that_would_be_unsound_are_refused() {
         "--param",
         "n=3",
         "--reduction",
-        "all",
-        "--processes",
-        "2",
+        "por",
+        "--local",
     ]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("cycle proviso"), "{err}");
+    assert!(err.contains("local model checking"), "{err}");
 }

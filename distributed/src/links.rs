@@ -75,6 +75,12 @@ impl Links {
         self.memory.contains_key(&fp)
     }
 
+    /// Whether the state is surely not visited: not in memory, and nothing on disk (which
+    /// this answer does not read).
+    pub fn surely_unvisited(&self, fp: Fingerprint) -> bool {
+        !self.memory.contains_key(&fp) && self.spill.as_ref().is_none_or(|s| s.runs.is_empty())
+    }
+
     /// Records a visited state.
     pub fn insert(&mut self, fp: Fingerprint, link: Link) {
         self.memory.insert(fp, link);

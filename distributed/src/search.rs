@@ -17,7 +17,7 @@ use crate::links::Links;
 use crate::wire::{
     fp_of, fp_words, Envelope, Event, Fp, Key, Message, SpillSummary, Summary, Wire,
 };
-use checker::explore::{expand_state, Expansion, Limit, Options};
+use checker::explore::{expand_state_reducing, Expansion, Limit, Options};
 use checker::fingerprint::{Fingerprint, PassThrough};
 use checker::memory;
 use std::cell::RefCell;
@@ -81,6 +81,9 @@ pub struct WorkerStats {
     pub resident: u64,
     /// What spilling its visited set did, with a memory limit.
     pub spill: Option<SpillSummary>,
+    /// Its process's partial-order reduction counts ([`Wire::reduction_counts`]) when it
+    /// sent its last summary.
+    pub reduction: Option<[u64; 5]>,
 }
 
 /// What a distributed search reports (every worker has the same).
@@ -333,10 +336,27 @@ pub fn run<M: Wire>(
         mine.frontier = frontier.len() as u64;
         mine.stop = None;
         let mut outgoing: FpMap<(u64, Message)> = FpMap::default();
+        // Partial-order reduction's cycle proviso asks whether a successor was visited at this
+        // level or before (`Model::reduced_successors`). Only its owner knows, so the owners
+        // are asked first, in two rounds of their own ([`unvisited_elsewhere`]). This level's
+        // states are in `links` and the next level's arrive after the level's round, so the
+        // answer is the one process's, whatever the number of workers; a state that may be on
+        // disk counts as visited (which only expands more states fully).
+        let elsewhere = if model.asks_seen() && peers > 1 {
+            unvisited_elsewhere(worker, &mut rounds, model, &frontier, &links, me, peers)
+        } else {
+            FpMap::default()
+        };
+        let seen = |fp: Fingerprint| match owner(fp) == me {
+            true => !links.surely_unvisited(fp),
+            false => !elsewhere.contains_key(&fp),
+        };
+        let seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)> =
+            model.asks_seen().then_some(&seen);
         for owned in frontier.drain(..) {
             mine.checked += 1;
             let keep = |fp: Fingerprint| owner(fp) != me || !links.in_memory(fp);
-            let (generated, fresh) = match expand_state(model, &owned.state, &keep) {
+            let (generated, fresh) = match expand_state_reducing(model, &owned.state, &keep, seen) {
                 Expansion::Violated(p) => {
                     if mine.stop.is_none() {
                         let event = Event::Violated(model.property_word(&p));
@@ -402,6 +422,7 @@ pub fn run<M: Wire>(
             disk_seconds: s.disk_time.as_secs_f64(),
         });
         mine.wants_checkpoint = cp.dir.is_some() && last_checkpoint.elapsed() >= cp.every;
+        mine.reduction = model.reduction_counts().map(Vec::from);
         let mut out: Vec<(u64, Message)> = outgoing.into_values().collect();
         for to in 0..peers {
             out.push((
@@ -468,6 +489,10 @@ pub fn run<M: Wire>(
                 sent: s.sent,
                 resident: s.resident,
                 spill: s.spill.clone(),
+                reduction: s
+                    .reduction
+                    .as_deref()
+                    .and_then(|c| <[u64; 5]>::try_from(c).ok()),
             })
             .collect();
         let total_frontier: u64 = summaries.iter().map(|s| s.frontier).sum();
@@ -676,6 +701,61 @@ fn resume<M: Wire>(
         Some((_, e)) => Err(e),
         None => loaded,
     }
+}
+
+/// The successors of this worker's `frontier` that other workers own and have surely not
+/// visited: each owner is asked about the successors it owns (one round) and answers (a second
+/// round); every worker takes part in both rounds. The successors are computed here and again
+/// when the states are expanded.
+fn unvisited_elsewhere<M: Wire>(
+    worker: &mut Worker,
+    rounds: &mut Rounds,
+    model: &M,
+    frontier: &[Owned<M::State>],
+    links: &Links,
+    me: u64,
+    peers: u64,
+) -> FpMap<()> {
+    let owner = |fp: Fingerprint| (fp % peers as u128) as u64;
+    let mut asks: Vec<Vec<Fp>> = vec![Vec::new(); peers as usize];
+    let mut asked: FpMap<()> = FpMap::default();
+    let mut successors = Vec::new();
+    for owned in frontier {
+        successors.clear();
+        // A state whose successors fail is reported when it is expanded.
+        if model.successors(&owned.state, &mut successors).is_err() {
+            continue;
+        }
+        for (_, next) in &successors {
+            let fp = model.fingerprint(next);
+            if owner(fp) != me && asked.insert(fp, ()).is_none() {
+                asks[owner(fp) as usize].push(fp_words(fp));
+            }
+        }
+    }
+    let out = asks
+        .into_iter()
+        .enumerate()
+        .filter(|(_, fps)| !fps.is_empty())
+        .map(|(to, fps)| (to as u64, Message::Ask { from: me, fps }))
+        .collect();
+    let mut answers = Vec::new();
+    for m in rounds.exchange(worker, out) {
+        if let Message::Ask { from, fps } = m {
+            let fps: Vec<Fp> = fps
+                .into_iter()
+                .filter(|&fp| links.surely_unvisited(fp_of(fp)))
+                .collect();
+            answers.push((from, Message::Unvisited { fps }));
+        }
+    }
+    let mut unvisited = FpMap::default();
+    for m in rounds.exchange(worker, answers) {
+        if let Message::Unvisited { fps } = m {
+            unvisited.extend(fps.into_iter().map(|fp| (fp_of(fp), ())));
+        }
+    }
+    unvisited
 }
 
 /// Rebuilds the path to the state `fp`: in each round the state's owner sends everyone its

@@ -10,6 +10,7 @@ use checker::compiled::CompiledModel;
 use checker::explore::Model;
 use checker::fingerprint::Fingerprint;
 use checker::model::MachineStep;
+use checker::reduction::{Reduced, SlotValues};
 use serde::{Deserialize, Serialize};
 
 /// A model whose states, steps and properties can be sent to another process.
@@ -28,6 +29,11 @@ pub trait Wire: Model {
     fn property_from(&self, word: u64) -> Self::Property;
     /// An error's message (errors travel as text).
     fn error_text(&self, error: &Self::Error) -> String;
+    /// What partial-order reduction did in this process so far (the counters of
+    /// [`checker::reduction::PorStats`], in its field order), if it runs.
+    fn reduction_counts(&self) -> Option<[u64; 5]> {
+        None
+    }
 }
 
 impl Wire for CompiledModel<'_, '_> {
@@ -58,6 +64,46 @@ impl Wire for CompiledModel<'_, '_> {
     }
     fn error_text(&self, error: &checker::compiled::code::Fault) -> String {
         error.to_string()
+    }
+}
+
+/// A model explored with partial-order reduction travels as the model it reduces: the same
+/// states, steps and properties.
+impl<M> Wire for Reduced<'_, M>
+where
+    M: Wire + SlotValues<Step = MachineStep>,
+    M::State: PartialEq,
+{
+    fn state_words(&self, state: &Self::State) -> Vec<i64> {
+        self.inner().state_words(state)
+    }
+    fn state_from(&self, words: Vec<i64>) -> Self::State {
+        self.inner().state_from(words)
+    }
+    fn step_words(&self, step: &MachineStep) -> Vec<u32> {
+        self.inner().step_words(step)
+    }
+    fn step_from(&self, words: &[u32]) -> MachineStep {
+        self.inner().step_from(words)
+    }
+    fn property_word(&self, property: &Self::Property) -> u64 {
+        self.inner().property_word(property)
+    }
+    fn property_from(&self, word: u64) -> Self::Property {
+        self.inner().property_from(word)
+    }
+    fn error_text(&self, error: &Self::Error) -> String {
+        self.inner().error_text(error)
+    }
+    fn reduction_counts(&self) -> Option<[u64; 5]> {
+        let s = self.stats();
+        Some([
+            s.reduced_states,
+            s.full_states,
+            s.proviso_full,
+            s.unchecked_full,
+            s.pruned_successors,
+        ])
     }
 }
 
@@ -125,6 +171,10 @@ pub struct Summary {
     pub wants_checkpoint: bool,
     /// Why writing its last checkpoint failed.
     pub checkpoint_error: Option<String>,
+    /// Its process's partial-order reduction counts so far (every worker of a process sends
+    /// the same counters, read at different moments; five numbers, see
+    /// [`Wire::reduction_counts`]).
+    pub reduction: Option<Vec<u64>>,
 }
 
 /// What spilling the visited set did on one worker (`checker`'s `SpillStats` in words).
@@ -165,6 +215,19 @@ pub enum Message {
         step: Vec<u32>,
         /// The state.
         state: Vec<i64>,
+    },
+    /// Partial-order reduction's cycle proviso: which of these states, owned by the receiver,
+    /// it has visited (at this level or before).
+    Ask {
+        /// The sender.
+        from: u64,
+        /// The states' fingerprints.
+        fps: Vec<Fp>,
+    },
+    /// The answer to an [`Message::Ask`]: the states asked about that surely were not visited.
+    Unvisited {
+        /// Their fingerprints.
+        fps: Vec<Fp>,
     },
     /// A worker's summary, sent to all.
     Summary {

@@ -747,11 +747,23 @@ impl<'s> Machine<'s> {
                 if !ok {
                     continue;
                 }
+                // Why the instance is disabled is a controlling participant's conjunct: an
+                // input participant none of whose cases applies does not disable it.
+                let input = sig.kind == ActionKind::Input;
                 if let Some(w) = &t.where_clause {
                     if !scope.truth(w, &mut locals, &mut crate::eval::NoChoice)? {
-                        first_disabled.get_or_insert_with(|| {
-                            self.disabled_at(inst, w, &scope, &mut locals, &t.local_names, explain)
-                        });
+                        if !input {
+                            first_disabled.get_or_insert_with(|| {
+                                self.disabled_at(
+                                    inst,
+                                    w,
+                                    &scope,
+                                    &mut locals,
+                                    &t.local_names,
+                                    explain,
+                                )
+                            });
+                        }
                         continue;
                     }
                 }
@@ -763,9 +775,18 @@ impl<'s> Machine<'s> {
                     }
                 }
                 if let Some(conj) = failed {
-                    first_disabled.get_or_insert_with(|| {
-                        self.disabled_at(inst, conj, &scope, &mut locals, &t.local_names, explain)
-                    });
+                    if !input {
+                        first_disabled.get_or_insert_with(|| {
+                            self.disabled_at(
+                                inst,
+                                conj,
+                                &scope,
+                                &mut locals,
+                                &t.local_names,
+                                explain,
+                            )
+                        });
+                    }
                     continue;
                 }
                 chosen = Some((ti, locals));

@@ -7,6 +7,7 @@ use super::numbers::{mib, thousands};
 use checker::compiled::CompiledModel;
 use checker::explore::spill::SpillStats;
 use checker::explore::Stats;
+use checker::reduction::PorStats;
 use checker::symmetry::Symmetry;
 use distributed::search::SearchReport;
 use distributed::Cluster;
@@ -39,6 +40,32 @@ pub fn totals(
         graph_bytes: 0,
         spill: spill_totals(report),
     }
+}
+
+/// What partial-order reduction did in all processes together: each process's counters as the
+/// last of its workers to send a summary read them (the counters only grow, so the largest),
+/// summed over the processes; `None` when it did not run.
+pub fn reduction_totals(
+    report: &SearchReport<checker::model::MachineStep, usize>,
+    workers_per_process: usize,
+) -> Option<PorStats> {
+    let mut per_process: std::collections::BTreeMap<u64, [u64; 5]> = Default::default();
+    for w in &report.workers {
+        let counts = w.reduction?;
+        let process = w.worker / workers_per_process.max(1) as u64;
+        let seen = per_process.entry(process).or_default();
+        for (s, c) in seen.iter_mut().zip(counts) {
+            *s = (*s).max(c);
+        }
+    }
+    let sum = |k: usize| per_process.values().map(|c| c[k]).sum();
+    Some(PorStats {
+        reduced_states: sum(0),
+        full_states: sum(1),
+        proviso_full: sum(2),
+        unchecked_full: sum(3),
+        pruned_successors: sum(4),
+    })
 }
 
 /// What spilling did on all workers together (the limit is each worker's).

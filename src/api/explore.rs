@@ -169,15 +169,31 @@ pub struct ReductionSummary {
 
 impl ReductionSummary {
     fn new(settings: &SearchSettings, order: Option<&PartialOrder>, stats: PorStats) -> Self {
+        Self::of(
+            settings.symmetric.clone(),
+            settings.all_reductions,
+            order,
+            stats,
+        )
+    }
+
+    /// What the reductions did: symmetry in `symmetric`, partial-order reduction by `order`
+    /// with `stats` (`all`: `--reduction all` was asked for).
+    pub fn of(
+        symmetric: Vec<String>,
+        all: bool,
+        order: Option<&PartialOrder>,
+        stats: PorStats,
+    ) -> Self {
         ReductionSummary {
-            symmetric: settings.symmetric.clone(),
+            all_without_symmetry: all && symmetric.is_empty(),
+            symmetric,
             partial_order: order.map(|o| PorSummary {
                 instances: o.instances(),
                 visible: o.visible_instances(),
                 split: o.split_instances(),
                 stats,
             }),
-            all_without_symmetry: settings.all_reductions && settings.symmetric.is_empty(),
         }
     }
 
@@ -455,7 +471,7 @@ pub fn explore_machine(
         })
     };
     if let Some(compiled) = compiled {
-        let reduced = Reduced::new(&compiled, order.as_ref()).judged_by(&explorer);
+        let reduced = Reduced::new(&compiled, order.as_ref());
         let report = explore_spilling_to(&reduced, options, spill_dir, &mut |s: &Stats| {
             observer.progress(s)
         });
@@ -467,7 +483,7 @@ pub fn explore_machine(
         explorer = MachineModel::new(machine, make_symmetry()?)
             .map_err(|e| diagnostics(e.to_diagnostic()))?;
     }
-    let reduced = Reduced::new(&explorer, order.as_ref()).judged_by(&explorer);
+    let reduced = Reduced::new(&explorer, order.as_ref());
     let report = plain_report(explore_spilling_to(
         &reduced,
         options,

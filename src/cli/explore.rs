@@ -277,8 +277,6 @@ fn reductions(args: &mut ExploreArgs) -> Step<bool> {
         Some("--liveness: partial-order reduction here preserves invariants and deadlocks, not liveness properties; use --reduction none or symmetry")
     } else if args.local.local {
         Some("--local: local model checking does not take partial-order reduction; use --reduction none")
-    } else if args.dist.distributed() {
-        Some("--reduction por/all: the distributed explorer and checkpoints do not know exactly which states were visited, which the cycle proviso needs; use --reduction none or symmetry")
     } else {
         None
     };

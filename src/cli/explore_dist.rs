@@ -4,21 +4,25 @@
 //! the counterexample (process 0 alone writes `--trace`/`--html`) and the per-worker counters.
 //! `scripts/explore-local-cluster` starts N processes on this machine.
 
-use super::explore::{count, fail, finish, parse_duration, print_start, ExploreArgs, EXIT_ERROR};
+use super::explore::{
+    count, fail, finish, parse_duration, print_start, ExploreArgs, Reduction, EXIT_ERROR,
+};
 use super::model::{self, Model};
 use super::output::{error, exit, print_stderr, usage, Step};
 use super::Format;
 use checker::explore::{Options, Report};
 use checker::model::MachineModel;
+use checker::reduction::{PartialOrder, Reduced};
 use distributed::checkpoint::Checkpointing;
 use distributed::search::LevelProgress;
 use distributed::{hostfile, Cluster};
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa::api::distributed::{
-    checkpoint_lines, compile_for_processes, level_line, totals, verdict, worker_json, worker_lines,
+    checkpoint_lines, compile_for_processes, level_line, reduction_totals, totals, verdict,
+    worker_json, worker_lines,
 };
-use ioa::api::explore::ExploreError;
+use ioa::api::explore::{ExploreError, ReductionSummary};
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::AutomatonId;
 use std::io::IsTerminal;
@@ -116,6 +120,16 @@ fn distribute(
         Err(ExploreError::Diagnostics(d)) => return Err(super::explore::fail(&d, m, args.color)),
     };
     let explorer = MachineModel::new(machine, None).map_err(|e| fail(e.to_diagnostic()))?;
+    // Partial-order reduction: the same analysis in every process (see
+    // `distributed::search` for how its cycle proviso is answered there).
+    let por = matches!(args.reduction, Some(Reduction::Por | Reduction::All));
+    let order: Option<&'static PartialOrder> = if por {
+        let order = PartialOrder::new(machine).map_err(|e| fail(e.to_diagnostic()))?;
+        Some(Box::leak(Box::new(order)))
+    } else {
+        None
+    };
+    let reduced: &'static Reduced<'static, _> = Box::leak(Box::new(Reduced::new(compiled, order)));
     let n_inv = model::invariant_count(&m.spec, automaton);
     let engine = format!(
         "compiled ({} words per state); process {} of {}, {} in all",
@@ -127,7 +141,7 @@ fn distribute(
     let instances = explorer.instances().len();
     print_start(&args, m, automaton, instances, n_inv, &engine);
     let progress = progress(&args);
-    let report = distributed::explore(compiled, &cluster, &options, &checkpointing, progress)
+    let report = distributed::explore(reduced, &cluster, &options, &checkpointing, progress)
         .map_err(|e| failed(&e.to_string()))?;
     let verdict = verdict(report.outcome.clone()).map_err(|e| failed(&e))?;
     let stats = totals(&report, workers_total, args.dist.workers.max(1));
@@ -139,7 +153,21 @@ fn distribute(
     let json = worker_json(&report, &cluster);
     let outcome =
         ioa::api::explore::conclude(&explorer, Report { verdict, stats }).map_err(fail)?;
-    let code = finish(&args, m, machine, &outcome, n_inv, Some(json), None);
+    let reduction = ReductionSummary::of(
+        args.symmetric.clone(),
+        matches!(args.reduction, Some(Reduction::All)),
+        order,
+        reduction_totals(&report, args.dist.workers.max(1)).unwrap_or_default(),
+    );
+    let code = finish(
+        &args,
+        m,
+        machine,
+        &outcome,
+        n_inv,
+        Some(json),
+        Some(&reduction),
+    );
     if args.format == Format::Text {
         if !args.quiet {
             print_stderr(&worker_lines(&report, &cluster));
@@ -213,6 +241,7 @@ fn identity(args: &ExploreArgs, m: &Model, workers: usize) -> String {
         "params": args.params,
         "universe": m.universe_text,
         "symmetric": args.symmetric,
+        "reduction": format!("{:?}", args.reduction),
         "invariants": args.invariants,
         "deadlock": args.deadlock,
         "max_depth": args.max_depth,

@@ -49,6 +49,7 @@ use interpreter::value::Value;
 use ioa_lang::ast::ActionKind;
 use ioa_lang::diagnostics::IntoDiagnostic;
 use ioa_lang::ir::{AutomatonBody, Expr};
+use ioa_lang::span::Span;
 use layout::{repr_of, word_of, Fins, Layout, Unsupported};
 use lower::Lower;
 use std::cell::RefCell;
@@ -62,13 +63,16 @@ pub type Words = Box<[i64]>;
 struct Case {
     /// `const` arguments: local `k` must equal the expression.
     const_args: Vec<(u32, Code)>,
-    /// The transition's `where` clause.
-    where_clause: Option<Code>,
+    /// The transition's `where` clause, and where it is written.
+    where_clause: Option<(Code, Span)>,
     /// Whether the `const` arguments and the `where` clause read no state (they are then
     /// decided once per instance, see [`Live`]).
     stateless: bool,
     /// The precondition conjuncts.
     guards: Vec<Code>,
+    /// Where each conjunct of `guards` is written (how [`CompiledModel::false_conjunct`] names
+    /// one).
+    guard_spans: Vec<Span>,
     /// How many leading precondition conjuncts read no state (a flattened composite's
     /// participation conditions): decided once per instance with the `where` clause.
     stateless_guards: usize,
@@ -306,7 +310,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                     let where_clause = match &t.where_clause {
                         Some(w) => {
                             reads.expr(w);
-                            Some(lower.expr(w)?)
+                            Some((lower.expr(w)?, w.span))
                         }
                         None => None,
                     };
@@ -328,6 +332,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                         where_clause,
                         stateless: !reads.everything && reads.slots.is_empty(),
                         guards,
+                        guard_spans: t.pre.iter().map(|c| c.span).collect(),
                         stateless_guards,
                         eff: lower.stmts(&t.eff)?,
                         chooses: lower::stmts_choose(&t.eff),
@@ -429,7 +434,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                         .const_args
                         .iter()
                         .map(|(slot, e)| (e, Some(*slot)))
-                        .chain(case.where_clause.iter().map(|w| (w, None)))
+                        .chain(case.where_clause.iter().map(|(w, _)| (w, None)))
                         .chain(
                             case.guards[..case.stateless_guards]
                                 .iter()
@@ -550,6 +555,75 @@ impl<'m, 's> CompiledModel<'m, 's> {
         }
     }
 
+    /// The span of the precondition conjunct (or transition `where` clause) that is false in
+    /// `state` and disables instance `k`: of its first case whose `const` arguments match, the
+    /// first conjunct that is false, in the order the interpreter tries them
+    /// ([`interpreter::machine::Machine::enabled`]). `None` when the instance does not take
+    /// part, is enabled, or its code faults. For a flattened composite the conjuncts are the
+    /// controlling member's, with their spans (a participation condition is named by a span
+    /// no conjunct of the composite has, which partial-order reduction does not know).
+    pub fn false_conjunct(&self, state: &Words, k: usize) -> Option<Span> {
+        // An instance no state tries (it never takes part, or no case can apply) is asked
+        // about every condition, as the interpreter asks.
+        let live = self
+            .live
+            .binary_search_by_key(&(k as u32), |l| l.instance)
+            .ok()
+            .map(|at| &self.live[at]);
+        let inst = &self.instances[k];
+        let action = &self.actions[inst.action];
+        let all: Vec<(u16, bool)>;
+        let cases = match live {
+            Some(live) => &live.cases[..],
+            None => {
+                all = (0..action.cases.len() as u16).map(|c| (c, false)).collect();
+                &all[..]
+            }
+        };
+        SCRATCH.with(|s| {
+            let locals = &mut s.borrow_mut().0;
+            locals.resize(self.n_locals, 0);
+            locals[..inst.args.len()].copy_from_slice(&inst.args);
+            let cx = &self.cx();
+            let holds = |code: &Code, locals: &mut [i64]| {
+                eval(&Env { cx, st: state }, code, locals).map(|v| v != 0)
+            };
+            if !live.is_some_and(|l| l.takes_part) {
+                for c in &action.takes_part {
+                    if !holds(c, locals).ok()? {
+                        return None;
+                    }
+                }
+            }
+            'cases: for &(c, known) in cases {
+                let case = &action.cases[c as usize];
+                let mut from = 0;
+                if known {
+                    from = case.stateless_guards;
+                } else {
+                    for (slot, e) in &case.const_args {
+                        let v = eval(&Env { cx, st: state }, e, locals).ok()?;
+                        if v != locals[*slot as usize] {
+                            continue 'cases;
+                        }
+                    }
+                    if let Some((w, span)) = &case.where_clause {
+                        if !holds(w, locals).ok()? {
+                            return Some(*span);
+                        }
+                    }
+                }
+                for (g, span) in case.guards[from..].iter().zip(&case.guard_spans[from..]) {
+                    if !holds(g, locals).ok()? {
+                        return Some(*span);
+                    }
+                }
+                return None;
+            }
+            None
+        })
+    }
+
     /// Tests instance `k` and, if it is enabled, appends its successor.
     fn step(
         &self,
@@ -587,7 +661,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                         continue 'cases;
                     }
                 }
-                if let Some(w) = &case.where_clause {
+                if let Some((w, _)) = &case.where_clause {
                     if eval(&Env { cx, st: state }, w, locals)? == 0 {
                         continue 'cases;
                     }

@@ -63,8 +63,10 @@ pub struct Footprint {
 /// The places one precondition conjunct (or transition `where` clause) of a participant that
 /// controls the action reads: while it is false and they keep their values, the instance stays
 /// disabled, so their writers are a necessary enabling set on their own. The conjunct is named
-/// as the interpreter names a false one ([`interpreter::machine::Disabled::Precondition`]): the
-/// machine instance and the conjunct's span.
+/// by its span, as the interpreter names a false one
+/// ([`interpreter::machine::Disabled::Precondition`]) and the compiled engine too
+/// ([`crate::compiled::CompiledModel::false_conjunct`]); an instance's conjuncts are kept only
+/// when it has one controlling participant, so the span tells them apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conjunct {
     /// The participant (a machine instance).
@@ -641,6 +643,16 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                 if *kind != ActionKind::Input && cases > 1 {
                     conjuncts_known = false;
                 }
+            }
+            // Conjuncts are named by span alone, which is one conjunct only with one
+            // controller (an instance with two is never enabled anyway).
+            if participants
+                .iter()
+                .filter(|(_, kind)| *kind != ActionKind::Input)
+                .count()
+                > 1
+            {
+                conjuncts_known = false;
             }
             all_conjuncts.push(if conjuncts_known && !never {
                 conjuncts

@@ -50,7 +50,6 @@ use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::span::Span;
 use split::Split;
-use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use stubborn::Stubborn;
@@ -67,13 +66,16 @@ pub struct PartialOrder {
 }
 
 /// What the reduction needs to read in a model's states: the value of a state variable (the
-/// machine's numbering), to tell which message a step of a split instance picked.
+/// machine's numbering), to tell which message a step of a split instance picked, and which
+/// precondition conjunct disables an instance.
 pub trait SlotValues: Model {
     /// The value of slot `slot` in `state`, if the model can tell.
     fn slot_value(&self, state: &Self::State, slot: u32) -> Option<Value>;
 
-    /// The interpreter's state (the machine's slots) of `state`, if the model can tell.
-    fn values<'s>(&self, state: &'s Self::State) -> Option<Cow<'s, [Value]>>;
+    /// The span of the precondition conjunct (or transition `where` clause) that is false in
+    /// `state` and so disables machine instance `instance`, if the model can tell: the first
+    /// one, in the order the interpreter tries them.
+    fn false_conjunct(&self, state: &Self::State, instance: usize) -> Option<Span>;
 }
 
 impl SlotValues for MachineModel<'_, '_> {
@@ -81,8 +83,8 @@ impl SlotValues for MachineModel<'_, '_> {
         state.get(slot as usize).cloned()
     }
 
-    fn values<'s>(&self, state: &'s Self::State) -> Option<Cow<'s, [Value]>> {
-        Some(Cow::Borrowed(state))
+    fn false_conjunct(&self, state: &Self::State, instance: usize) -> Option<Span> {
+        MachineModel::false_conjunct(self, state, instance).map(|(_, span)| span)
     }
 }
 
@@ -91,8 +93,8 @@ impl SlotValues for crate::compiled::CompiledModel<'_, '_> {
         crate::compiled::CompiledModel::slot_value(self, state, slot as usize)
     }
 
-    fn values<'s>(&self, state: &'s Self::State) -> Option<Cow<'s, [Value]>> {
-        self.machine_values(state).map(Cow::Owned)
+    fn false_conjunct(&self, state: &Self::State, instance: usize) -> Option<Span> {
+        crate::compiled::CompiledModel::false_conjunct(self, state, instance)
     }
 }
 
@@ -128,6 +130,12 @@ impl PartialOrder {
         let mut stubborn = Stubborn::new(footprints, machine.n_slots, cells.slot_of, &observed);
         stubborn.set_conjuncts(conjuncts);
         Ok(PartialOrder { stubborn, splits })
+    }
+
+    /// Whether the reduction asks the model which precondition conjunct disables machine
+    /// instance `t` ([`SlotValues::false_conjunct`]).
+    pub fn names_conjuncts(&self, t: usize) -> bool {
+        self.stubborn.names_conjuncts(t)
     }
 
     /// The instance of the analysis a step from `state` to `next` belongs to: its machine
@@ -210,9 +218,6 @@ struct Counters {
 pub struct Reduced<'a, M> {
     inner: &'a M,
     order: Option<&'a PartialOrder>,
-    /// The interpreter's model of the same machine, which names the false conjunct of a
-    /// disabled instance (a smaller necessary enabling set than its whole guard's).
-    judge: Option<&'a MachineModel<'a, 'a>>,
     counters: Counters,
 }
 
@@ -222,16 +227,8 @@ impl<'a, M> Reduced<'a, M> {
         Reduced {
             inner,
             order,
-            judge: None,
             counters: Counters::default(),
         }
-    }
-
-    /// The same, with `judge` (the interpreter's model of the machine `order` analysed) naming
-    /// the false conjunct of disabled instances.
-    pub fn judged_by(mut self, judge: &'a MachineModel<'a, 'a>) -> Self {
-        self.judge = Some(judge);
-        self
     }
 
     /// The model reduced.
@@ -322,21 +319,15 @@ where
         looping.sort_unstable();
         looping.dedup();
         looping.retain(|t| enabled.binary_search(t).is_err());
-        // The conjunct that disables an instance, asked of the interpreter on the state's values
-        // (decoded once, when the first disabled instance is met).
-        let n_real = order.splits.len() as u32;
-        let values = OnceCell::new();
-        // Each instance is asked once per state (the closures of several seeds meet it).
-        let asked: Vec<OnceCell<Option<(usize, Span)>>> = match self.judge {
-            Some(_) => (0..n_real).map(|_| OnceCell::new()).collect(),
-            None => Vec::new(),
-        };
-        let false_conjunct = |t: u32| -> Option<(usize, Span)> {
-            let judge = self.judge?;
-            *asked.get(t as usize)?.get_or_init(|| {
-                let values = values.get_or_init(|| self.inner.values(state)).as_ref()?;
-                judge.false_conjunct(values, t as usize)
-            })
+        // The conjunct that disables an instance, asked of the model (a smaller necessary
+        // enabling set than its whole guard's); each instance once per state, since the
+        // closures of several seeds meet it.
+        let asked: Vec<OnceCell<Option<Span>>> =
+            (0..order.splits.len()).map(|_| OnceCell::new()).collect();
+        let false_conjunct = |t: u32| -> Option<Span> {
+            *asked
+                .get(t as usize)?
+                .get_or_init(|| self.inner.false_conjunct(state, t as usize))
         };
         let Some(ample) = order.stubborn.ample(&enabled, &looping, &false_conjunct) else {
             c.full_states.fetch_add(1, Ordering::Relaxed);

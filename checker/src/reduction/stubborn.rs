@@ -16,8 +16,8 @@
 //! 2. every disabled instance in `S` brings every instance that writes one of its guard's slots
 //!    into `S` (a necessary enabling set: it cannot become enabled while those slots keep
 //!    their values) — or, when the model names the precondition conjunct that is false in the
-//!    state (the interpreter does, for an instance whose controlling participants have one
-//!    transition each for the action), only the writers of what that conjunct reads: it stays
+//!    state (both engines do, for an instance with one controlling participant that has one
+//!    transition for the action), only the writers of what that conjunct reads: it stays
 //!    false, and the instance disabled, while those keep their values;
 //! 3. every looping instance in `S` brings every instance that writes a slot it reads or writes
 //!    into `S` (its steps depend on nothing else, so while those keep their values its steps
@@ -127,14 +127,22 @@ impl Stubborn {
         self.conjuncts = conjuncts;
     }
 
-    /// The places read by the conjunct `named` of instance `t`, if known.
-    fn conjunct_places(&self, t: u32, named: Option<(usize, Span)>) -> Option<&[u32]> {
-        let (instance, span) = named?;
+    /// The places read by the conjunct of instance `t` at span `named`, if known. The span
+    /// names it: an instance's conjuncts are those of its one controlling participant (see
+    /// [`super::footprint::Conjunct`]).
+    fn conjunct_places(&self, t: u32, named: Option<Span>) -> Option<&[u32]> {
+        let span = named?;
         self.conjuncts
             .get(t as usize)?
             .iter()
-            .find(|c| c.instance == instance && c.span == span)
+            .find(|c| c.span == span)
             .map(|c| c.places.as_slice())
+    }
+
+    /// Whether a false conjunct of instance `t` is asked for (it has conjuncts that read less
+    /// than its whole guard).
+    pub fn names_conjuncts(&self, t: usize) -> bool {
+        self.conjuncts.get(t).is_some_and(|list| !list.is_empty())
     }
 
     /// How many instances write a slot some invariant reads.
@@ -155,7 +163,7 @@ impl Stubborn {
         &self,
         enabled: &[u32],
         looping: &[u32],
-        false_conjunct: &dyn Fn(u32) -> Option<(usize, Span)>,
+        false_conjunct: &dyn Fn(u32) -> Option<Span>,
     ) -> Option<Vec<u32>> {
         if enabled.len() <= 1 {
             return None;
@@ -215,7 +223,7 @@ impl Stubborn {
         bound: usize,
         scratch: &mut Scratch,
         related: &mut Vec<u32>,
-        false_conjunct: &dyn Fn(u32) -> Option<(usize, Span)>,
+        false_conjunct: &dyn Fn(u32) -> Option<Span>,
     ) -> Option<Vec<u32>> {
         scratch.reset();
         let mut found = Vec::new();
@@ -455,7 +463,7 @@ mod tests {
         );
         assert_eq!(all, Some(vec![0, 1, 3]));
         // With the conjunct on slot 1 named false, only 1 joins.
-        let named = |t: u32| (t == 2).then(|| (0, span(20)));
+        let named = |t: u32| (t == 2).then(|| span(20));
         let some = s.closure(
             3,
             &enabled_at(4, &[0, 1, 3]),
@@ -466,7 +474,7 @@ mod tests {
         );
         assert_eq!(some, Some(vec![1, 3]));
         // A span the instance does not have falls back to the whole guard.
-        let unknown = |t: u32| (t == 2).then(|| (0, span(30)));
+        let unknown = |t: u32| (t == 2).then(|| span(30));
         let all = s.closure(
             3,
             &enabled_at(4, &[0, 1, 3]),
