@@ -367,6 +367,15 @@ impl Lower<'_, '_, '_> {
             }
         }
         match fin {
+            Some(f) if matches!(ty, Type::Int | Type::Nat) => {
+                let conv = self.conv(f);
+                let (lows, highs) = self.int_bounds(premise, slot, later);
+                Ok(if lows.is_empty() && highs.is_empty() {
+                    Domain::All(conv)
+                } else {
+                    Domain::Range { conv, lows, highs }
+                })
+            }
             Some(f) => Ok(Domain::All(self.conv(f))),
             None => {
                 let carrier = self
@@ -382,6 +391,57 @@ impl Lower<'_, '_, '_> {
                 Ok(Domain::Words(words))
             }
         }
+    }
+
+    /// The bounds the leading conjuncts of `premise` put on integer binder `slot` (`lo ≤ k`,
+    /// `k < hi`, `k = e`…), as codes with the offset that makes each inclusive: those that do
+    /// not read this or a later binder and compile. A bound that does not compile is left out
+    /// (and does not count as the model's refusal).
+    fn int_bounds(
+        &mut self,
+        premise: Option<&Expr>,
+        slot: u32,
+        later: &[u32],
+    ) -> (Vec<(Code, i64)>, Vec<(Code, i64)>) {
+        let (mut lows, mut highs) = (Vec::new(), Vec::new());
+        let mut conjuncts = Vec::new();
+        if let Some(p) = premise {
+            leading_conjuncts(p, &mut conjuncts);
+        }
+        for c in conjuncts {
+            let Some((op, bound)) = interpreter::int_bounds::bound_of(c, slot) else {
+                continue;
+            };
+            if !matches!(bound.ty, Type::Int | Type::Nat)
+                || may_read_local(bound, |s| later.contains(&s))
+            {
+                continue;
+            }
+            let (low, high) = match op {
+                BinOp::Lt => (None, Some(-1)),
+                BinOp::Le => (None, Some(0)),
+                BinOp::Gt => (Some(1), None),
+                BinOp::Ge => (Some(0), None),
+                BinOp::Eq => (Some(0), Some(0)),
+                _ => continue,
+            };
+            let refused = REFUSED_AT.with(|r| r.get());
+            let Ok(code) = self.expr(bound) else {
+                REFUSED_AT.with(|r| r.set(refused));
+                continue;
+            };
+            match (low, high) {
+                (Some(l), Some(h)) => {
+                    let again = self.expr(bound).expect("compiled once");
+                    lows.push((code, l));
+                    highs.push((again, h));
+                }
+                (Some(l), None) => lows.push((code, l)),
+                (None, Some(h)) => highs.push((code, h)),
+                (None, None) => {}
+            }
+        }
+        (lows, highs)
     }
 
     fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, ty: &Type) -> Result<Code, Unsupported> {
