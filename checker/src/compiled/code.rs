@@ -209,9 +209,9 @@ pub enum Domain {
         /// The carrier.
         conv: Conv,
         /// Lower bounds.
-        lows: Vec<(Code, i64)>,
+        lows: Bounds,
         /// Upper bounds.
-        highs: Vec<(Code, i64)>,
+        highs: Bounds,
     },
     /// The elements of a collection the interpreter computes, in its order, as words.
     Values {
@@ -223,6 +223,9 @@ pub enum Domain {
         repeat: bool,
     },
 }
+
+/// Integer bounds of a [`Domain::Range`]: each a code and the offset that makes it inclusive.
+pub type Bounds = Vec<(Code, i64)>;
 
 /// A piece of the IR evaluated by the interpreter. Its expression reads locals and the
 /// automaton's parameters only: every state variable it reads, and every local it does not

@@ -13,7 +13,7 @@
 //! the reason, and the explorer uses the interpreter instead.
 
 use super::code::{
-    Arith, Big, Cmp, Code, Conv, Domain, Input, Interp, SetCmp, SetOp, Step, Stmt, Target,
+    Arith, Big, Bounds, Cmp, Code, Conv, Domain, Input, Interp, SetCmp, SetOp, Step, Stmt, Target,
 };
 use super::layout::{
     repr_of, word_of, FinId, FinKind, Fins, Layout, Listed, Repr, Slot, Unsupported, MAX_INDEXED,
@@ -397,12 +397,7 @@ impl Lower<'_, '_, '_> {
     /// `k < hi`, `k = e`…), as codes with the offset that makes each inclusive: those that do
     /// not read this or a later binder and compile. A bound that does not compile is left out
     /// (and does not count as the model's refusal).
-    fn int_bounds(
-        &mut self,
-        premise: Option<&Expr>,
-        slot: u32,
-        later: &[u32],
-    ) -> (Vec<(Code, i64)>, Vec<(Code, i64)>) {
+    fn int_bounds(&mut self, premise: Option<&Expr>, slot: u32, later: &[u32]) -> (Bounds, Bounds) {
         let (mut lows, mut highs) = (Vec::new(), Vec::new());
         let mut conjuncts = Vec::new();
         if let Some(p) = premise {
