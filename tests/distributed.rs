@@ -463,9 +463,25 @@ fn interned_values_survive_a_checkpoint() {
     ];
     // A state limit (not part of a checkpoint's identity) stops the first search at level 8;
     // the resumed one reads that level's states back and explores to the depth limit.
+    let (first, resumed) = stop_and_resume(&args, cp, "150", Some(3));
+    assert_eq!(resumed["states"], 334);
+    // The first search stopped early: the rest came from the states read back.
+    assert!(first["states"].as_u64().expect("a count") < 334);
+}
+
+/// Explores `args` (with `--format json`) stopped by `--max-states max_states` with a
+/// checkpoint at every level in `cp` (exit 3), resumes it, and checks that the resumed search
+/// exits with `code` and reports the whole search's verdict and counts; the first and the
+/// resumed JSON reports.
+fn stop_and_resume(
+    args: &[&str],
+    cp: &str,
+    max_states: &str,
+    code: Option<i32>,
+) -> (serde_json::Value, serde_json::Value) {
     let first = ioa()
         .args(args)
-        .args(["--max-states", "150"])
+        .args(["--max-states", max_states])
         .args(["--checkpoint", cp, "--checkpoint-every", "0"])
         .output()
         .expect("ioa runs");
@@ -477,13 +493,11 @@ fn interned_values_survive_a_checkpoint() {
         .expect("ioa runs");
     let whole = ioa().args(args).output().expect("ioa runs");
     let (whole_json, resumed_json) = (json_of(&whole), json_of(&resumed));
-    assert_eq!(resumed.status.code(), Some(3));
+    assert_eq!(resumed.status.code(), code);
     for field in ["verdict", "states", "generated", "checked", "depth"] {
         assert_eq!(resumed_json[field], whole_json[field], "{field}");
     }
-    assert_eq!(resumed_json["states"], 334);
-    // The first search stopped early: the rest came from the states read back.
-    assert!(json_of(&first)["states"].as_u64().expect("a count") < 334);
+    (json_of(&first), resumed_json)
 }
 
 /// Partial-order reduction with checkpoints: a reduced search stopped by a state limit and
@@ -516,27 +530,10 @@ fn a_reduced_search_checkpoints_and_resumes() {
         "--format",
         "json",
     ];
-    let first = ioa()
-        .args(args)
-        .args(["--max-states", "2000"])
-        .args(["--checkpoint", cp, "--checkpoint-every", "0"])
-        .output()
-        .expect("ioa runs");
-    assert_eq!(first.status.code(), Some(3));
-    assert!(json_of(&first)["states"].as_u64().expect("a count") < 23_229);
-    let resumed = ioa()
-        .args(args)
-        .args(["--resume", cp])
-        .output()
-        .expect("ioa runs");
-    let whole = ioa().args(args).output().expect("ioa runs");
-    let (whole_json, resumed_json) = (json_of(&whole), json_of(&resumed));
-    assert_eq!(resumed.status.code(), Some(0));
-    for field in ["verdict", "states", "generated", "checked", "depth"] {
-        assert_eq!(resumed_json[field], whole_json[field], "{field}");
-    }
-    assert_eq!(resumed_json["states"], 23_229);
-    assert!(resumed_json["reduction"]["por"]["reduced_states"].as_u64() > Some(0));
+    let (first, resumed) = stop_and_resume(&args, cp, "2000", Some(0));
+    assert!(first["states"].as_u64().expect("a count") < 23_229);
+    assert_eq!(resumed["states"], 23_229);
+    assert!(resumed["reduction"]["por"]["reduced_states"].as_u64() > Some(0));
 }
 
 /// LCR with 5 processes, a composite (compiled through its flattening): 364 states, depth 19.
