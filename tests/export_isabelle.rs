@@ -292,8 +292,31 @@ fn unsupported_constructs_give_diagnostics() {
 /// Every example model either exports well-formed theories or says (E12xx, E071x) why not.
 #[test]
 fn every_example_exports_or_explains() {
+    export_examples(|rel| !PAXOS_VARIANTS.contains(&rel));
+}
+
+/// Examples that export the composite Paxos of `paxos.ioa` again, with schedules or liveness
+/// properties (which the export leaves out) and, in `paxos_liveness_bug.ioa`, one changed
+/// node: about 90 s each, so the suite exports `paxos.ioa` and `paxos_to_global1.ioa` only,
+/// and [`the_paxos_variants_export`] the rest.
+const PAXOS_VARIANTS: [&str; 3] = [
+    "examples/paxos/paxos_schedules.ioa",
+    "examples/paxos/paxos_liveness.ioa",
+    "examples/paxos/paxos_liveness_bug.ioa",
+];
+
+#[test]
+#[ignore = "about 5 min: three more exports of the composite Paxos (see PAXOS_VARIANTS)"]
+fn the_paxos_variants_export() {
+    export_examples(|rel| PAXOS_VARIANTS.contains(&rel));
+}
+
+/// Exports every example `chosen` picks and checks each theory's shape, or that the export
+/// explains why it cannot.
+fn export_examples(chosen: impl Fn(&str) -> bool) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut n_ok = 0;
+    let mut n_chosen = 0;
     for dir in std::fs::read_dir(root.join("examples")).unwrap() {
         let dir = dir.unwrap().path();
         if !dir.is_dir() {
@@ -309,6 +332,10 @@ fn every_example_exports_or_explains() {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned();
+            if !chosen(&rel) {
+                continue;
+            }
+            n_chosen += 1;
             let label = rel.replace(['/', '.'], "_");
             // The hint budget as the recheck budget, so nothing is asked twice: this test checks
             // the theories' shape, not which claims Z3 settles (inferred candidates would each
@@ -329,7 +356,11 @@ fn every_example_exports_or_explains() {
             }
         }
     }
-    assert!(n_ok >= 10, "only {n_ok} examples exported");
+    // Most examples export; the variants all do.
+    assert!(
+        n_ok >= 10.min(n_chosen),
+        "only {n_ok} of {n_chosen} examples exported"
+    );
 }
 
 /// Exports `args` and runs `$ISABELLE_HOME/bin/isabelle build -D` on it; `None` (and a

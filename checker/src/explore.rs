@@ -78,8 +78,24 @@ pub trait Model: Sync {
         out: &mut Vec<(Self::Step, Self::State)>,
         seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
     ) -> Result<(), Self::Error> {
-        let _ = seen;
-        self.successors(state, out)
+        let mut all = Vec::new();
+        self.successors(state, &mut all)?;
+        self.reduce(state, all, out, seen)
+    }
+
+    /// Appends the successors a reduction keeps of `all`, every successor of `state` (by
+    /// default all of them): [`Model::reduced_successors`] for a caller that has computed the
+    /// successors already.
+    fn reduce(
+        &self,
+        state: &Self::State,
+        all: Vec<(Self::Step, Self::State)>,
+        out: &mut Vec<(Self::Step, Self::State)>,
+        seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+    ) -> Result<(), Self::Error> {
+        let _ = (state, seen);
+        out.extend(all);
+        Ok(())
     }
 
     /// Whether [`Model::reduced_successors`] uses `seen`: then the search keeps the
@@ -353,13 +369,29 @@ pub fn expand_state_reducing<M: Model>(
     keep: &dyn Fn(Fingerprint) -> bool,
     seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
 ) -> Expansion<M> {
+    expand_state_from(model, state, None, keep, seen)
+}
+
+/// [`expand_state_reducing`] with the state's successors computed already (`Some`, all of
+/// them), or not (`None`).
+pub fn expand_state_from<M: Model>(
+    model: &M,
+    state: &M::State,
+    all: Option<Vec<(M::Step, M::State)>>,
+    keep: &dyn Fn(Fingerprint) -> bool,
+    seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+) -> Expansion<M> {
     match model.check(state) {
         Ok(None) => {}
         Ok(Some(p)) => return Expansion::Violated(p),
         Err(e) => return Expansion::Failed(e),
     }
     let mut successors = Vec::new();
-    if let Err(e) = model.reduced_successors(state, &mut successors, seen) {
+    let result = match all {
+        Some(all) => model.reduce(state, all, &mut successors, seen),
+        None => model.reduced_successors(state, &mut successors, seen),
+    };
+    if let Err(e) = result {
         return Expansion::Failed(e);
     }
     let generated = successors.len() as u64;

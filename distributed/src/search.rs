@@ -17,7 +17,7 @@ use crate::links::Links;
 use crate::wire::{
     fp_of, fp_words, Envelope, Event, Fp, Key, Message, SpillSummary, Summary, Wire,
 };
-use checker::explore::{expand_state_reducing, Expansion, Limit, Options};
+use checker::explore::{expand_state_from, Expansion, Limit, Options};
 use checker::fingerprint::{Fingerprint, PassThrough};
 use checker::memory;
 use std::cell::RefCell;
@@ -342,21 +342,23 @@ pub fn run<M: Wire>(
         // states are in `links` and the next level's arrive after the level's round, so the
         // answer is the one process's, whatever the number of workers; a state that may be on
         // disk counts as visited (which only expands more states fully).
-        let elsewhere = if model.asks_seen() && peers > 1 {
+        let (elsewhere, mut computed) = if model.asks_seen() && peers > 1 {
             unvisited_elsewhere(worker, &mut rounds, model, &frontier, &links, me, peers)
         } else {
-            FpMap::default()
+            (FpMap::default(), Vec::new())
         };
+        computed.resize_with(frontier.len(), || None);
         let seen = |fp: Fingerprint| match owner(fp) == me {
             true => !links.surely_unvisited(fp),
             false => !elsewhere.contains_key(&fp),
         };
         let seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)> =
             model.asks_seen().then_some(&seen);
-        for owned in frontier.drain(..) {
+        for (owned, all) in frontier.drain(..).zip(computed) {
             mine.checked += 1;
             let keep = |fp: Fingerprint| owner(fp) != me || !links.in_memory(fp);
-            let (generated, fresh) = match expand_state_reducing(model, &owned.state, &keep, seen) {
+            let (generated, fresh) = match expand_state_from(model, &owned.state, all, &keep, seen)
+            {
                 Expansion::Violated(p) => {
                     if mine.stop.is_none() {
                         let event = Event::Violated(model.property_word(&p));
@@ -703,10 +705,16 @@ fn resume<M: Wire>(
     }
 }
 
+/// How many successor states [`unvisited_elsewhere`] keeps for the expansion that follows;
+/// the successors of the frontier's later states are computed a second time.
+const KEPT_SUCCESSORS: usize = 1 << 18;
+
 /// The successors of this worker's `frontier` that other workers own and have surely not
 /// visited: each owner is asked about the successors it owns (one round) and answers (a second
-/// round); every worker takes part in both rounds. The successors are computed here and again
-/// when the states are expanded.
+/// round); every worker takes part in both rounds. Also, for each frontier state in order,
+/// its successors, while they number at most [`KEPT_SUCCESSORS`] in all (`None` past them,
+/// and for a state whose successors fail: it is reported when it is expanded).
+#[allow(clippy::type_complexity)]
 fn unvisited_elsewhere<M: Wire>(
     worker: &mut Worker,
     rounds: &mut Rounds,
@@ -715,15 +723,16 @@ fn unvisited_elsewhere<M: Wire>(
     links: &Links,
     me: u64,
     peers: u64,
-) -> FpMap<()> {
+) -> (FpMap<()>, Vec<Option<Vec<(M::Step, M::State)>>>) {
     let owner = |fp: Fingerprint| (fp % peers as u128) as u64;
     let mut asks: Vec<Vec<Fp>> = vec![Vec::new(); peers as usize];
     let mut asked: FpMap<()> = FpMap::default();
-    let mut successors = Vec::new();
+    let mut computed = Vec::new();
+    let mut kept = 0;
     for owned in frontier {
-        successors.clear();
-        // A state whose successors fail is reported when it is expanded.
+        let mut successors = Vec::new();
         if model.successors(&owned.state, &mut successors).is_err() {
+            computed.push(None);
             continue;
         }
         for (_, next) in &successors {
@@ -732,6 +741,8 @@ fn unvisited_elsewhere<M: Wire>(
                 asks[owner(fp) as usize].push(fp_words(fp));
             }
         }
+        kept += successors.len();
+        computed.push((kept <= KEPT_SUCCESSORS).then_some(successors));
     }
     let out = asks
         .into_iter()
@@ -755,7 +766,7 @@ fn unvisited_elsewhere<M: Wire>(
             unvisited.extend(fps.into_iter().map(|fp| (fp_of(fp), ())));
         }
     }
-    unvisited
+    (unvisited, computed)
 }
 
 /// Rebuilds the path to the state `fp`: in each round the state's owner sends everyone its

@@ -241,7 +241,11 @@ fn identity(args: &ExploreArgs, m: &Model, workers: usize) -> String {
         "params": args.params,
         "universe": m.universe_text,
         "symmetric": args.symmetric,
-        "reduction": format!("{:?}", args.reduction),
+        // The option's spelling on the command line (`por`, `all`, …), stable across releases.
+        "reduction": args
+            .reduction
+            .and_then(|r| clap::ValueEnum::to_possible_value(&r))
+            .map(|v| v.get_name().to_owned()),
         "invariants": args.invariants,
         "deadlock": args.deadlock,
         "max_depth": args.max_depth,

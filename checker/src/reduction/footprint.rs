@@ -69,8 +69,6 @@ pub struct Footprint {
 /// when it has one controlling participant, so the span tells them apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conjunct {
-    /// The participant (a machine instance).
-    pub instance: usize,
     /// The conjunct's span.
     pub span: ioa_lang::span::Span,
     /// The places it reads.
@@ -601,7 +599,6 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                                 conjuncts_known = false;
                             }
                             conjuncts.push(Conjunct {
-                                instance: *inst,
                                 span: e.span,
                                 places: finish(places, false, machine.n_slots),
                             });

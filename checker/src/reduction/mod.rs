@@ -270,23 +270,24 @@ where
         self.inner.successors(state, out)
     }
 
-    fn reduced_successors(
+    fn reduce(
         &self,
         state: &M::State,
+        all: Vec<(MachineStep, M::State)>,
         out: &mut Vec<(MachineStep, M::State)>,
         seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
     ) -> Result<(), M::Error> {
         let Some(order) = self.order else {
-            return self.inner.successors(state, out);
+            out.extend(all);
+            return Ok(());
         };
         let c = &self.counters;
         let Some(seen) = seen else {
             c.unchecked_full.fetch_add(1, Ordering::Relaxed);
             c.full_states.fetch_add(1, Ordering::Relaxed);
-            return self.inner.successors(state, out);
+            out.extend(all);
+            return Ok(());
         };
-        let mut all = Vec::new();
-        self.inner.successors(state, &mut all)?;
         // Which instances lead elsewhere, and which only back to this state (see
         // [`stubborn`]: the sets are stubborn in the graph without self-loops).
         // A self-loop is a step to an equal state (not one equal up to a symmetry: the

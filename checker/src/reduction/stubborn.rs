@@ -439,7 +439,6 @@ mod tests {
         );
         let span = |k: usize| Span::new(ioa_lang::span::FileId(0), k, k + 1);
         let conjunct = |k: usize, places: &[u32]| Conjunct {
-            instance: 0,
             span: span(k),
             places: places.to_vec(),
         };
