@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What partial-order reduction and symmetry save (`ioa explore --reduction none|por|symmetry|all`)
-# on the models of issue 37: LCR with 4-6 processes, two-phase commit with 3-4 participants, the
+# on the models of issue 37: LCR with 4-6 processes, two-phase commit with 3-4 participants
+# (indexed by Int, and by a symmetric type of their own: tests/data/symmetry/tpc_family.ioa), the
 # composite Paxos on examples/paxos/explore.universe (every invariant, Agreement alone, and over a
 # reliable network: tests/data/reduction/paxos_reliable.ioa), the
 # one-shot vote of the reduction suite with 3 nodes (reliable and lossy network), the
@@ -12,8 +13,8 @@
 #
 # Columns: model, reduction, verdict, states stored, generated, wall seconds as ioa measured
 # it, and the states expanded with a reduced set (POR). A reduction the model refuses (for
-# example symmetry of a composite's node family, which ioa cannot declare yet) shows the
-# diagnostic's code. SPIN is not run here (see bench/promela and the README's table).
+# example Node symmetry of the composite Paxos, whose ballots belong to particular nodes) shows
+# the diagnostic's code. SPIN is not run here (see bench/promela and the README's table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TIME_LIMIT=${TIME_LIMIT:-600}
@@ -28,6 +29,8 @@ ARGS[lcr5]="examples/lcr/lcr.ioa --automaton LCR --param n=5"
 ARGS[lcr6]="examples/lcr/lcr.ioa --automaton LCR --param n=6"
 ARGS[tpc3]="tests/data/elsewhere/two_phase_commit.ioa --automaton TwoPhaseCommit --param n=3"
 ARGS[tpc4]="tests/data/elsewhere/two_phase_commit.ioa --automaton TwoPhaseCommit --param n=4 --universe Int=0..3"
+ARGS[tpc_family3]="tests/data/symmetry/tpc_family.ioa --automaton TwoPhaseCommit --universe RM=[0]..[2]"
+ARGS[tpc_family4]="tests/data/symmetry/tpc_family.ioa --automaton TwoPhaseCommit --universe RM=[0]..[3]"
 ARGS[paxos]="examples/paxos/paxos.ioa --automaton Paxos --universe-file examples/paxos/explore.universe"
 ARGS[paxos_agreement]="examples/paxos/paxos.ioa --automaton Paxos --universe-file examples/paxos/explore.universe --invariant Agreement"
 ARGS[paxos_reliable]="tests/data/reduction/paxos_reliable.ioa --automaton PaxosReliable --universe-file examples/paxos/explore.universe"
@@ -36,10 +39,11 @@ ARGS[quorum3_lossy]="tests/data/reduction/quorum_vote.ioa --automaton Vote --par
 ARGS[groove33]="examples/groove_paxos/paxos.ioa --param maj=2 --universe Prop=[1]..[3] --universe Acc=[0]..[2] --universe Int=-1..3"
 SYM[lcr4]=""; SYM[lcr5]=""; SYM[lcr6]=""
 SYM[tpc3]=""; SYM[tpc4]=""
+SYM[tpc_family3]="--symmetric RM"; SYM[tpc_family4]="--symmetric RM"
 SYM[paxos]="--symmetric Node"; SYM[paxos_agreement]="--symmetric Node"
 SYM[quorum3]=""; SYM[quorum3_lossy]=""; SYM[paxos_reliable]="--symmetric Node"
 SYM[groove33]="--symmetric Acc --symmetric Prop"
-ROWS=${ROWS:-"lcr4 lcr5 lcr6 tpc3 tpc4 paxos paxos_agreement paxos_reliable quorum3 quorum3_lossy groove33"}
+ROWS=${ROWS:-"lcr4 lcr5 lcr6 tpc3 tpc4 tpc_family3 tpc_family4 paxos paxos_agreement paxos_reliable quorum3 quorum3_lossy groove33"}
 printf '| model | reduction | verdict | states | generated | seconds | states reduced by POR |\n'
 printf '|---|---|---|---|---|---|---|\n'
 for row in $ROWS; do

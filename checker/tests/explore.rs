@@ -212,11 +212,9 @@ fn with_compiled<R>(
     symmetric: &[&str],
     f: impl FnOnce(&CompiledModel) -> R,
 ) -> Result<R, String> {
-    let symmetry = (!symmetric.is_empty()).then(|| {
-        let names: Vec<String> = symmetric.iter().map(|s| s.to_string()).collect();
-        Symmetry::new(machine, &names).expect("a symmetry")
-    });
-    let flat_spec = flat::flat_spec(&loaded.spec, id, symmetry.is_some()).transpose()?;
+    let names: Vec<String> = symmetric.iter().map(|s| s.to_string()).collect();
+    let symmetry = (!names.is_empty()).then(|| Symmetry::new(machine, &names).expect("a symmetry"));
+    let flat_spec = flat::flat_spec(&loaded.spec, id).transpose()?;
     let flat_machine = match &flat_spec {
         Some(spec) => Some(
             interpreter::machine::Machine::new(
@@ -230,7 +228,7 @@ fn with_compiled<R>(
         None => None,
     };
     let compiled = match &flat_machine {
-        Some(fm) => flat::compile(machine, fm)?,
+        Some(fm) => flat::compile(machine, fm, &names)?,
         None => CompiledModel::new(machine, symmetry)?,
     };
     Ok(f(&compiled))

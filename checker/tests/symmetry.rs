@@ -160,6 +160,39 @@ fn peterson_reduces_to_its_orbits() {
     assert_eq!((r.states, r.reduced[0].0), (92, 46));
 }
 
+/// A composite's family indexed by the symmetric type: the members move with their indices.
+#[test]
+fn a_family_of_resource_managers_reduces_to_its_orbits() {
+    let file = "tests/data/symmetry/tpc_family.ioa";
+    let r = compare(file, "RM = [0]..[2]\n", "TwoPhaseCommit", &[&["RM"]]);
+    assert_eq!((r.states, r.reduced[0].0), (621, 139));
+    let r = compare(file, "RM = [0]..[3]\n", "TwoPhaseCommit", &[&["RM"]]);
+    assert_eq!((r.states, r.reduced[0].0), (6545, 460));
+}
+
+/// Families that leave a value out, or members that single one out, are refused.
+#[test]
+fn families_that_single_out_values_are_rejected() {
+    let file = "tests/data/symmetry/tpc_family_breaks.ioa";
+    let universe = "RM = [0]..[2]\n";
+    let errors = rejected(file, universe, "TwoPhaseCommitPartial", "RM");
+    assert!(errors.iter().any(|e| matches!(
+        e,
+        SymmetryError::Breaks {
+            how: Break::Family,
+            ..
+        }
+    )));
+    let errors = rejected(file, universe, "TwoPhaseCommitShy", "RM");
+    assert!(matches!(
+        &errors[..],
+        [SymmetryError::Breaks {
+            how: Break::Field,
+            ..
+        }]
+    ));
+}
+
 #[test]
 fn global1_reduces_to_its_orbits() {
     let universe = "Node = [0]..[2]\nValue = [1]..[2]\nBallot = [0]..[0]\n\

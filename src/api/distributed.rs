@@ -186,7 +186,7 @@ pub fn compile_for_processes(
             ExploreError::Diagnostics(errors.iter().map(|e| e.to_diagnostic()).collect())
         })?)
     };
-    let flat = checker::compiled::flat::flat_spec(machine.spec, machine.root, symmetry.is_some());
+    let flat = checker::compiled::flat::flat_spec(machine.spec, machine.root);
     let compiled = match flat {
         Some(Ok(spec)) => {
             let spec: &'static Spec = Box::leak(Box::new(spec));
@@ -198,7 +198,7 @@ pub fn compile_for_processes(
             ) {
                 Ok(flat) => {
                     let flat: &'static Machine<'static> = Box::leak(Box::new(flat));
-                    checker::compiled::flat::compile(machine, flat)
+                    checker::compiled::flat::compile(machine, flat, symmetric)
                 }
                 Err(e) => Err(format!(
                     "its flattening does not run: {}",

@@ -394,11 +394,7 @@ pub fn explore_machine(
     // A composite compiles through its flattening (checker::compiled::flat).
     let flat = match settings.engine {
         Engine::Interpreter => None,
-        _ => checker::compiled::flat::flat_spec(
-            machine.spec,
-            machine.root,
-            !settings.symmetric.is_empty(),
-        ),
+        _ => checker::compiled::flat::flat_spec(machine.spec, machine.root),
     };
     let flat_machine = match &flat {
         Some(Ok(spec)) => Some(
@@ -414,9 +410,8 @@ pub fn explore_machine(
         None => None,
     };
     let compiled = match &flat_machine {
-        Some(Ok(flat)) => {
-            checker::compiled::flat::compile(machine, flat).map_err(|r| refusal(sources, r))
-        }
+        Some(Ok(flat)) => checker::compiled::flat::compile(machine, flat, &settings.symmetric)
+            .map_err(|r| refusal(sources, r)),
         Some(Err(reason)) => Err(reason.clone()),
         None => CompiledModel::new(machine, symmetry).map_err(|r| refusal(sources, r)),
     };

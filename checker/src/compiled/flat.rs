@@ -15,12 +15,16 @@
 //!   writes against the members and stops with a fault otherwise, so the interpreter explores
 //!   and reports the error (the flattening alone would read a default and could verify).
 //!
-//! Symmetry describes a composite's states by component, so a composite with symmetry
-//! reduction is not flattened.
+//! **Symmetry** is the flattening's own: `P.x` is an array over the family's index type, so
+//! permuting that type permutes the members' entries as [`Symmetry`] permutes the composite's
+//! members (`checker/src/symmetry/family.rs`), and both give the same orbits. The composite
+//! is checked first (`ioa explore` does); the flattening may still refuse, and then the
+//! interpreter explores.
 
 use super::{CompiledModel, FlatStarts, Refusal};
 use crate::explore::Model;
 use crate::model::MachineModel;
+use crate::symmetry::Symmetry;
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::diagnostics::IntoDiagnostic;
@@ -28,21 +32,12 @@ use ioa_lang::ir::{AutomatonBody, AutomatonId, Spec};
 
 /// The flattening of `automaton` when it is a composite: `None` for a primitive automaton,
 /// else the flat spec or why there is none.
-pub fn flat_spec(
-    spec: &Spec,
-    automaton: AutomatonId,
-    symmetric: bool,
-) -> Option<Result<Spec, String>> {
+pub fn flat_spec(spec: &Spec, automaton: AutomatonId) -> Option<Result<Spec, String>> {
     if !matches!(
         spec.automata[automaton.0 as usize].body,
         AutomatonBody::Composite(_)
     ) {
         return None;
-    }
-    if symmetric {
-        return Some(Err(
-            "a composite with symmetry reduction is not compiled".to_string()
-        ));
     }
     Some(ioa_lang::compose::flatten(spec).map_err(|errors| {
         let first = errors
@@ -54,10 +49,12 @@ pub fn flat_spec(
 }
 
 /// Compiles `flat`, the flattening of the composite `composite` (same universe, automaton and
-/// parameters), with the composite's start states and family members; or says why not.
+/// parameters), with the composite's start states and family members, and symmetric in the
+/// types named in `symmetric`; or says why not.
 pub fn compile<'m, 's>(
     composite: &Machine,
     flat: &'m Machine<'s>,
+    symmetric: &[String],
 ) -> Result<CompiledModel<'m, 's>, Refusal> {
     let model = MachineModel::new(composite, None).map_err(|e| e.to_diagnostic().message)?;
     let spec = composite.spec;
@@ -127,9 +124,19 @@ pub fn compile<'m, 's>(
         }
         flat_starts.push((step, values));
     }
+    let symmetry = match symmetric {
+        [] => None,
+        names => Some(Symmetry::new(flat, names).map_err(|errors| {
+            let first = errors
+                .first()
+                .map(|e| e.to_diagnostic().message)
+                .unwrap_or_default();
+            refuse(&format!("its flattening is not symmetric: {first}"))
+        })?),
+    };
     let compiled = CompiledModel::build(
         flat,
-        None,
+        symmetry,
         Some(FlatStarts {
             places: {
                 let mut by_slot = vec![(0, None); composite.n_slots];

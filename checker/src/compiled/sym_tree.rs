@@ -201,66 +201,67 @@ impl SymTree {
 
     /// Describes state `st` to the canonicaliser.
     pub fn build(&self, fins: &Fins, st: &[i64], b: &mut TreeBuilder) {
-        let state = b.open();
-        for slot in &self.slots {
-            match slot {
-                SlotPlan::Plain { offset, words } => {
-                    let part = &st[*offset as usize..][..*words as usize];
-                    b.leaf(if part.len() == 1 {
-                        mix_hash(1, part[0] as u64 as u128)
-                    } else {
-                        hash_words(part)
-                    });
-                }
-                SlotPlan::Word { offset, fin } => {
-                    self.value(fins, *fin, st[*offset as usize] as u64, b)
-                }
-                SlotPlan::Interned { offset, plan } => {
-                    interned_value(fins, plan, st[*offset as usize], b)
-                }
-                SlotPlan::Array {
-                    offset,
-                    index,
-                    elem,
-                    skip,
-                } => {
-                    let entries = b.open();
-                    let n = fins.get(*index).card;
-                    for r in 0..n {
-                        let w = st[*offset as usize + r as usize];
-                        if Some(w) == *skip {
-                            continue;
-                        }
-                        let pair = b.open();
-                        self.value(fins, *index, r, b);
-                        match elem {
-                            Entry::Fin(f) => self.value(fins, *f, w as u64, b),
-                            Entry::Word => b.leaf(mix_hash(1, w as u64 as u128)),
-                            Entry::Interned(plan) => interned_value(fins, plan, w, b),
-                        }
-                        b.close(pair, 3, true);
+        b.describe(|i, b| self.slot(fins, st, i, b));
+    }
+
+    /// Describes state variable `i` of state `st`.
+    fn slot(&self, fins: &Fins, st: &[i64], i: usize, b: &mut TreeBuilder) {
+        match &self.slots[i] {
+            SlotPlan::Plain { offset, words } => {
+                let part = &st[*offset as usize..][..*words as usize];
+                b.leaf(if part.len() == 1 {
+                    mix_hash(1, part[0] as u64 as u128)
+                } else {
+                    hash_words(part)
+                });
+            }
+            SlotPlan::Word { offset, fin } => {
+                self.value(fins, *fin, st[*offset as usize] as u64, b)
+            }
+            SlotPlan::Interned { offset, plan } => {
+                interned_value(fins, plan, st[*offset as usize], b)
+            }
+            SlotPlan::Array {
+                offset,
+                index,
+                elem,
+                skip,
+            } => {
+                let entries = b.open();
+                let n = fins.get(*index).card;
+                for r in 0..n {
+                    let w = st[*offset as usize + r as usize];
+                    if Some(w) == *skip {
+                        continue;
                     }
-                    b.close(entries, 9, false);
-                }
-                SlotPlan::BigSet {
-                    offset,
-                    elem,
-                    words,
-                } => {
-                    let set = b.open();
-                    for (k, &w) in st[*offset as usize..][..*words as usize].iter().enumerate() {
-                        let mut m = w as u64;
-                        while m != 0 {
-                            let r = (k * 64) as u64 + m.trailing_zeros() as u64;
-                            m &= m - 1;
-                            self.value(fins, *elem, r, b);
-                        }
+                    let pair = b.open();
+                    self.value(fins, *index, r, b);
+                    match elem {
+                        Entry::Fin(f) => self.value(fins, *f, w as u64, b),
+                        Entry::Word => b.leaf(mix_hash(1, w as u64 as u128)),
+                        Entry::Interned(plan) => interned_value(fins, plan, w, b),
                     }
-                    b.close(set, 1, false);
+                    b.close(pair, 3, true);
                 }
+                b.close(entries, 9, false);
+            }
+            SlotPlan::BigSet {
+                offset,
+                elem,
+                words,
+            } => {
+                let set = b.open();
+                for (k, &w) in st[*offset as usize..][..*words as usize].iter().enumerate() {
+                    let mut m = w as u64;
+                    while m != 0 {
+                        let r = (k * 64) as u64 + m.trailing_zeros() as u64;
+                        m &= m - 1;
+                        self.value(fins, *elem, r, b);
+                    }
+                }
+                b.close(set, 1, false);
             }
         }
-        b.close(state, 0, true);
     }
 
     /// Describes the value of rank `r` of finite type `fin`.

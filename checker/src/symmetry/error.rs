@@ -63,6 +63,9 @@ pub enum Break {
     Field,
     /// An automaton parameter or component index of (or containing) the type.
     Parameter,
+    /// A family indexed by the type without one member per value, each a primitive
+    /// automaton (see `family.rs`).
+    Family,
 }
 
 impl IntoDiagnostic for SymmetryError {
@@ -102,6 +105,10 @@ impl IntoDiagnostic for SymmetryError {
                     Break::Parameter => (
                         "has a parameter or component index of the type",
                         "a parameter of the type",
+                    ),
+                    Break::Family => (
+                        "has a family indexed by the type that does not have one member per value, each a primitive automaton",
+                        "permuting the type would move members that do not exist, or composites",
                     ),
                 };
                 Diagnostic::error(

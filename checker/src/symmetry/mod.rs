@@ -72,16 +72,23 @@
 //! known) and once per swap tested. Results are remembered by concrete fingerprint
 //! (`memo.rs`), since breadth-first search meets the same concrete successor repeatedly.
 
+//! **Families.** A composite's family indexed by a symmetric type (`P[i: RM]`) is moved by the
+//! permutation as a whole: member `P[r]`'s variables become member `P[π(r)]`'s. Its members
+//! appear in the tree as a bag of lists, each the member's index (an element) and its
+//! variables, so the hash of the tree under images π is the hash of the permuted state
+//! ([`Symmetry::describe`], `family.rs` for which families qualify).
+//!
 //! **When the reduction is correct for a model.** Only if the automaton and its invariants
 //! treat the type's values alike. [`Symmetry::new`] rejects models that single out values
 //! (`model_check.rs`): literals of the type (`[0]`, an enumeration constant), reading its
 //! fields (`n.location`, which can be compared), automaton parameters and component indices
-//! of the type, and universe candidate lists for action parameters (`abstain.B = …`) that are
+//! of the type (but for the families above and their members' index parameters), and universe candidate lists for action parameters (`abstain.B = …`) that are
 //! not closed under permutation. A `for x in S` loop whose iterations depend on each other
 //! also breaks symmetry (it runs in value order); that is not detected.
 
 mod canon;
 mod error;
+mod family;
 mod memo;
 mod model_check;
 mod shape;
@@ -91,6 +98,7 @@ pub use error::{Break, SymmetryError};
 
 use crate::fingerprint::{fingerprint, Fingerprint};
 use canon::{Canon, Canonical, Scratch, Tables};
+use family::Family;
 use interpreter::machine::Machine;
 use interpreter::value::Value;
 use ioa_lang::ir::{Type, TypeDefKind, TypeId};
@@ -119,6 +127,13 @@ pub struct Symmetry {
     types: Vec<SymmetricType>,
     /// The shape of each state slot.
     slots: Vec<Shape>,
+    /// The root composite's families whose members the permutations move (`family.rs`).
+    families: Vec<Family>,
+    /// The slots outside those families, in order.
+    free: Vec<usize>,
+    /// The automaton parameters of a symmetric type those families allow (automaton,
+    /// parameter position).
+    family_params: Vec<(usize, usize)>,
     /// The global index of each type's first element, and one past the last type's last.
     offsets: Vec<usize>,
     /// The hash of each carrier value, by global index.
@@ -167,6 +182,13 @@ impl TreeBuilder<'_> {
     /// model describes values (so interned values of the compiled engine reduce alike).
     pub fn value(&mut self, shape: &ValueShape, v: &Value) {
         self.symmetry.build(&shape.0, v, self.tree);
+    }
+
+    /// Describes a whole state, one state variable at a time (`slot` describes variable
+    /// `i`), in the order the symmetry needs (see [`Symmetry::describe`]).
+    pub fn describe(&mut self, slot: impl FnMut(usize, &mut TreeBuilder)) {
+        let symmetry = self.symmetry;
+        symmetry.describe(self, slot);
     }
 
     /// Starts a list or bag.
@@ -247,6 +269,14 @@ impl Symmetry {
         if !errors.is_empty() {
             return Err(errors);
         }
+        let (families, family_params) = family::families(machine, &types, &mut errors);
+        let mut in_family = vec![false; machine.slot_types().len()];
+        for f in &families {
+            for r in &f.slots {
+                in_family[r.clone()].iter_mut().for_each(|x| *x = true);
+            }
+        }
+        let free = (0..in_family.len()).filter(|&i| !in_family[i]).collect();
         let ids: Vec<TypeId> = types.iter().map(|t| t.id).collect();
         let mut slots = Vec::new();
         for ty in machine.slot_types() {
@@ -266,6 +296,9 @@ impl Symmetry {
         let symmetry = Symmetry {
             types,
             slots,
+            families,
+            free,
+            family_params,
             offsets,
             values,
             colours,
@@ -321,21 +354,56 @@ impl Symmetry {
             .zip(permutations)
             .map(|(t, perm)| perm.iter().map(|&q| t.carrier[q].clone()).collect())
             .collect();
-        state
+        let mut out: Vec<Value> = state
             .iter()
             .zip(&self.slots)
             .map(|(v, s)| self.map(s, v, &of))
-            .collect()
+            .collect();
+        // A family's member at position p moves to position permutations[k][p].
+        for f in &self.families {
+            for (p, from) in f.slots.iter().enumerate() {
+                let to = &f.slots[permutations[f.k][p]];
+                for (a, b) in from.clone().zip(to.clone()) {
+                    out[b] = self.map(&self.slots[a], &state[a], &of);
+                }
+            }
+        }
+        out
+    }
+
+    /// Describes a state to the canonicaliser, one state slot at a time (`slot` describes
+    /// slot `i`): the slots outside the families the permutations move, in order, then each
+    /// such family as a bag of its members, each a list of its index and its slots (see
+    /// `family.rs`). Without such families, just the list of the slots.
+    pub fn describe(&self, b: &mut TreeBuilder, mut slot: impl FnMut(usize, &mut TreeBuilder)) {
+        let state = b.open();
+        for &i in &self.free {
+            slot(i, b);
+        }
+        for f in &self.families {
+            let bag = b.open();
+            for (p, slots) in f.slots.iter().enumerate() {
+                let member = b.open();
+                b.element(f.k, p);
+                for i in slots.clone() {
+                    slot(i, b);
+                }
+                b.close(member, 11, true);
+            }
+            b.close(bag, 12, false);
+        }
+        b.close(state, 0, true);
     }
 
     /// Canonicalises a state.
     fn canonical(&self, state: &[Value]) -> Canonical {
         self.canonical_with(|tree| {
-            let open = tree.open();
-            for (v, s) in state.iter().zip(&self.slots) {
-                self.build(s, v, tree);
-            }
-            tree.close(open, 0, true);
+            let mut b = TreeBuilder {
+                tree,
+                offsets: &self.offsets,
+                symmetry: self,
+            };
+            self.describe(&mut b, |i, b| self.build(&self.slots[i], &state[i], b.tree));
         })
     }
 

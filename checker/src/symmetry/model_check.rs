@@ -43,7 +43,10 @@ impl Symmetry {
         automata.dedup();
         for &a in &automata {
             let aut = &spec.automata[a];
-            for p in &aut.params {
+            for (j, p) in aut.params.iter().enumerate() {
+                if self.family_params.contains(&(a, j)) {
+                    continue;
+                }
                 if let Some(id) = self.mentions(spec, &p.ty) {
                     errors.push(SymmetryError::Breaks {
                         name: Self::name(spec, id),
@@ -69,7 +72,12 @@ impl Symmetry {
                 }
                 AutomatonBody::Composite(c) => {
                     for comp in &c.components {
-                        for idx in &comp.indices {
+                        // The root's families of one index of a symmetric type are checked
+                        // by `family.rs`.
+                        let family = a == machine.root.0 as usize
+                            && matches!(comp.indices.as_slice(),
+                                [idx] if matches!(idx.ty, Type::Named(id) if ids.contains(&id)));
+                        for idx in comp.indices.iter().filter(|_| !family) {
                             if let Some(id) = self.mentions(spec, &idx.ty) {
                                 errors.push(SymmetryError::Breaks {
                                     name: Self::name(spec, id),
