@@ -170,6 +170,36 @@ fn a_family_of_resource_managers_reduces_to_its_orbits() {
     assert_eq!((r.states, r.reduced[0].0), (6545, 460));
 }
 
+/// The types `--symmetric` would accept are found without being named: those that occur in
+/// the state and that nothing singles a value of out.
+#[test]
+fn symmetric_types_are_detected() {
+    let detected = |file: &str, universe: &str, automaton: &str| {
+        let loaded = common::load(file, universe);
+        Symmetry::detect(&loaded.machine(automaton, vec![]))
+    };
+    let tpc = "tests/data/symmetry/tpc_family.ioa";
+    assert_eq!(detected(tpc, "RM = [0]..[2]\n", "TwoPhaseCommit"), ["RM"]);
+    let breaks = "tests/data/symmetry/tpc_family_breaks.ioa";
+    let none: [&str; 0] = [];
+    assert_eq!(
+        detected(breaks, "RM = [0]..[2]\n", "TwoPhaseCommitShy"),
+        none
+    );
+    assert_eq!(
+        detected(breaks, "RM = [0]..[2]\n", "TwoPhaseCommitPartial"),
+        none
+    );
+    assert_eq!(
+        detected("examples/peterson/peterson.ioa", "", "Peterson"),
+        ["Pid"]
+    );
+    // Ballots are compared by their ordering field.
+    let universe = "Node = [0]..[2]\nValue = [1]..[2]\nBallot = [0]..[1]\n";
+    let global1 = "examples/consensus/global1_invariants.ioa";
+    assert_eq!(detected(global1, universe, "Global1"), ["Node", "Value"]);
+}
+
 /// Families that leave a value out, or members that single one out, are refused.
 #[test]
 fn families_that_single_out_values_are_rejected() {

@@ -56,6 +56,9 @@ pub struct SearchSettings {
     pub options: Options,
     /// Where the visited set spills under a memory limit (default: the temporary directory).
     pub spill_dir: Option<PathBuf>,
+    /// Without symmetric types: whether to find the types the model treats alike, for the
+    /// report ([`ReductionSummary::detected_symmetric`]).
+    pub detect_symmetry: bool,
 }
 
 /// What [`explore`] is asked to do with a loaded model.
@@ -165,6 +168,9 @@ pub struct ReductionSummary {
     pub partial_order: Option<PorSummary>,
     /// `--reduction all` without a symmetric type.
     pub all_without_symmetry: bool,
+    /// Without `--symmetric`: the types the model treats alike, which it could name
+    /// ([`Symmetry::detect`]).
+    pub detected_symmetric: Vec<String>,
 }
 
 impl ReductionSummary {
@@ -187,6 +193,7 @@ impl ReductionSummary {
     ) -> Self {
         ReductionSummary {
             all_without_symmetry: all && symmetric.is_empty(),
+            detected_symmetric: Vec::new(),
             symmetric,
             partial_order: order.map(|o| PorSummary {
                 instances: o.instances(),
@@ -256,11 +263,24 @@ impl ReductionSummary {
         if self.all_without_symmetry {
             parts.push("no symmetry (no --symmetric type)".to_string());
         }
-        if parts.is_empty() {
+        let mut text = if parts.is_empty() {
             String::new()
         } else {
             format!("reductions: {}\n", parts.join("; "))
+        };
+        if !self.detected_symmetric.is_empty() {
+            let flags: Vec<String> = self
+                .detected_symmetric
+                .iter()
+                .map(|t| format!("--symmetric {t}"))
+                .collect();
+            text.push_str(&format!(
+                "symmetry: this model accepts `{}` (no literal, field read or parameter singles out a value of {}), which stores one state per permutation\n",
+                flags.join(" "),
+                self.detected_symmetric.join(" or ")
+            ));
         }
+        text
     }
 
     /// The JSON report's `reduction` object.
@@ -275,6 +295,7 @@ impl ReductionSummary {
         serde_json::json!({
             "ran": ran,
             "symmetric": self.symmetric,
+            "detected_symmetric": self.detected_symmetric,
             "por": self.partial_order.as_ref().map(|PorSummary { instances, visible, split, stats }| serde_json::json!({
                 "instances": instances,
                 "visible_instances": visible,
@@ -389,6 +410,11 @@ pub fn explore_machine(
             })
     };
     let symmetry = make_symmetry()?;
+    let detected = if settings.detect_symmetry && settings.symmetric.is_empty() {
+        Symmetry::detect(machine)
+    } else {
+        Vec::new()
+    };
     // The compiled engine when asked for and the model allows it; the interpreter's model is
     // needed in any case, to turn a reported path into a trace.
     // A composite compiles through its flattening (checker::compiled::flat).
@@ -458,7 +484,10 @@ pub fn explore_machine(
         Ok(Explored {
             automaton: machine.root,
             outcome: conclude(explorer, report).map_err(diagnostics)?,
-            reduction: ReductionSummary::new(settings, order.as_ref(), stats),
+            reduction: ReductionSummary {
+                detected_symmetric: detected.clone(),
+                ..ReductionSummary::new(settings, order.as_ref(), stats)
+            },
             start: Start {
                 instances: start.instances,
                 engine: start.engine.clone(),

@@ -237,6 +237,8 @@ fn explore(mut args: ExploreArgs) -> Step<ExitCode> {
         },
         options,
         spill_dir: args.spill_dir.clone(),
+        // Not when the user turned symmetry off (`--reduction none|por`).
+        detect_symmetry: matches!(args.reduction, None | Some(Reduction::All)),
     };
     let n_inv = model::invariant_count(&m.spec, automaton);
     let mut shown = Shown::new(&args, &m, automaton, n_inv);

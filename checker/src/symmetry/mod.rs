@@ -317,6 +317,27 @@ impl Symmetry {
         }
     }
 
+    /// The declared tuple and enumeration types that occur in the machine's state and that
+    /// [`Symmetry::new`] accepts, each on its own: the types the model treats alike, which
+    /// `--symmetric` could name.
+    pub fn detect(machine: &Machine) -> Vec<String> {
+        let spec = machine.spec;
+        let slot_types = machine.slot_types();
+        spec.types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !matches!(t.kind, TypeDefKind::Union(_)))
+            .filter(|(k, _)| {
+                let id = [TypeId(*k as u32)];
+                slot_types
+                    .iter()
+                    .any(|ty| !matches!(shape_of(spec, &id, ty, &mut Vec::new()), Ok(Shape::Plain)))
+            })
+            .filter(|(_, t)| Symmetry::new(machine, std::slice::from_ref(&t.name)).is_ok())
+            .map(|(_, t)| t.name.clone())
+            .collect()
+    }
+
     /// The same symmetry, visiting at most `n` leaves per state (at least 1). Fewer leaves make
     /// canonicalisation faster and less exact, never unsound.
     pub fn with_max_leaves(mut self, n: u64) -> Self {
