@@ -212,3 +212,56 @@ fn fingerprints_do_not_depend_on_interning_order() {
         assert_eq!(b.fingerprint(&moved), a.fingerprint(x));
     }
 }
+
+/// The invariants the compiled engine skips in a successor (`compiled/unchanged.rs`) are
+/// those its checked parent passed and the step left alone: a violation carried over from a
+/// violating parent, or caused by the step, is still reported.
+#[test]
+fn unchanged_invariants_are_skipped_only_after_the_parent_passed() {
+    let loaded = common::load("tests/data/compiled/unchanged.ioa", "Int = 0..5\n");
+    let machine = loaded.machine("Two", vec![]);
+    let compiled = CompiledModel::new(&machine, None).expect("the model compiles");
+    let small = loaded
+        .spec
+        .invariants
+        .iter()
+        .position(|i| i.name == "Small")
+        .expect("Small");
+    let words = |x: i64, y: i64| {
+        compiled
+            .encode(&[Value::Int(x), Value::Int(y)])
+            .expect("encodes")
+    };
+    let successors = |s: &checker::compiled::Words| {
+        let mut out = Vec::new();
+        compiled.successors(s, &mut out).expect("successors");
+        out.into_iter().map(|(_, t)| t).collect::<Vec<_>>()
+    };
+    // A parent that passes: its successor by bumpY passes, by breakX fails.
+    assert_eq!(compiled.check(&words(0, 0)).expect("evaluates"), None);
+    let next = successors(&words(0, 0));
+    assert!(next.contains(&words(0, 1)) && next.contains(&words(5, 0)));
+    assert_eq!(compiled.check(&words(0, 1)).expect("evaluates"), None);
+    assert_eq!(
+        compiled.check(&words(5, 0)).expect("evaluates"),
+        Some(small)
+    );
+    // A parent that fails: bumpY leaves x alone, and the successor fails too.
+    assert_eq!(
+        compiled.check(&words(5, 0)).expect("evaluates"),
+        Some(small)
+    );
+    assert!(successors(&words(5, 0)).contains(&words(5, 1)));
+    assert_eq!(
+        compiled.check(&words(5, 1)).expect("evaluates"),
+        Some(small)
+    );
+    // Successors computed before their parent was checked get no mark either.
+    let fresh = CompiledModel::new(&machine, None).expect("the model compiles");
+    let mut out = Vec::new();
+    fresh
+        .successors(&words(5, 1), &mut out)
+        .expect("successors");
+    assert!(out.iter().any(|(_, t)| *t == words(5, 2)));
+    assert_eq!(fresh.check(&words(5, 2)).expect("evaluates"), Some(small));
+}

@@ -38,6 +38,7 @@ pub mod layout;
 mod lower;
 mod portable;
 mod sym_tree;
+mod unchanged;
 
 use crate::explore::Model;
 use crate::fingerprint::Fingerprint;
@@ -54,6 +55,7 @@ use layout::{repr_of, word_of, Fins, Layout, Unsupported};
 use lower::Lower;
 use std::cell::RefCell;
 use sym_tree::SymTree;
+use unchanged::Unchanged;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// A compiled state: the words of its variables.
@@ -133,6 +135,9 @@ pub struct CompiledModel<'m, 's> {
     /// For a flattened composite: where each of the composite's state variables lives (flat
     /// slot, and the family index of its member).
     places: Option<Vec<(usize, Option<Value>)>>,
+    /// The invariants known to hold in states whose checked parent differs only in words
+    /// they do not read.
+    unchanged: Unchanged,
 }
 
 /// Why a model is not compiled: a sentence, and the construct's place when one is the reason.
@@ -458,6 +463,8 @@ impl<'m, 's> CompiledModel<'m, 's> {
             }
         }
         fins.tabulate();
+        let positions: Vec<usize> = invariants.iter().map(|(k, _)| *k).collect();
+        let unchanged = Unchanged::new(spec, &positions, &layout, &fins);
         let symmetry = symmetry.map(|s| {
             let tree = SymTree::new(&fins, fins.len(), &layout, &s);
             (s, tree)
@@ -474,6 +481,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             symmetry,
             params,
             places,
+            unchanged,
         })
     }
 
@@ -739,9 +747,11 @@ impl Model for CompiledModel<'_, '_> {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
             let cx = &self.cx();
+            let first = out.len();
             for live in &self.live {
                 self.step(cx, live, state, locals, out)?;
             }
+            self.unchanged.note_successors(state, &out[first..]);
             Ok(())
         })
     }
@@ -751,11 +761,16 @@ impl Model for CompiledModel<'_, '_> {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
             let cx = &self.cx();
-            for (k, code) in &self.invariants {
+            let known = self.unchanged.known(state);
+            for (i, (k, code)) in self.invariants.iter().enumerate() {
+                if i < 128 && known & (1 << i) != 0 {
+                    continue;
+                }
                 if eval(&Env { cx, st: state }, code, locals)? == 0 {
                     return Ok(Some(*k));
                 }
             }
+            self.unchanged.passed(state);
             Ok(None)
         })
     }

@@ -1,4 +1,6 @@
-//! A bounded cache of canonical fingerprints, keyed by the concrete state's fingerprint.
+//! A bounded cache of canonical fingerprints, keyed by the concrete state's fingerprint (also
+//! used by the compiled engine for the invariants known to hold in a state,
+//! `compiled/unchanged.rs`).
 //!
 //! Breadth-first search reaches the same concrete state many times (independent steps taken
 //! in either order lead to one state), and each time its successors are fingerprinted. A
@@ -14,9 +16,9 @@
 use std::sync::Mutex;
 
 /// Entries per shard at most (a power of two), and shards: 2^20 entries of 32 bytes, 32 MiB at
-/// most. A shard starts with 2^[`FIRST_BITS`] entries when first written and doubles (dropping
-/// what it held: it is a cache) whenever it has taken twice as many results as it has entries,
-/// so small searches do not pay for zeroing 32 MiB.
+/// most. A shard starts with 2^[`FIRST_BITS`] entries when first written and doubles (keeping
+/// what it held) whenever it has taken twice as many results as it has entries, so small
+/// searches do not pay for zeroing 32 MiB.
 const SHARD_BITS: u32 = 12;
 const FIRST_BITS: u32 = 6;
 const SHARDS: usize = 256;
@@ -29,13 +31,13 @@ struct Shard {
 }
 
 /// Canonical fingerprints of recently canonicalised states.
-pub(super) struct Memo {
+pub(crate) struct Memo {
     shards: Vec<Mutex<Shard>>,
 }
 
 impl Memo {
     /// An empty cache.
-    pub(super) fn new() -> Memo {
+    pub(crate) fn new() -> Memo {
         Memo {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
         }
@@ -50,7 +52,7 @@ impl Memo {
     }
 
     /// The canonical fingerprint recorded for the concrete fingerprint `key`, if still there.
-    pub(super) fn get(&self, key: u128) -> Option<u128> {
+    pub(crate) fn get(&self, key: u128) -> Option<u128> {
         let (shard, _) = Self::place(key, 0);
         let s = self.shards[shard].lock().ok()?;
         let (_, slot) = Self::place(key, s.entries.len());
@@ -59,13 +61,17 @@ impl Memo {
     }
 
     /// Records the canonical fingerprint `value` of the concrete fingerprint `key`.
-    pub(super) fn put(&self, key: u128, value: u128) {
+    pub(crate) fn put(&self, key: u128, value: u128) {
         let (shard, _) = Self::place(key, 0);
         if let Ok(mut s) = self.shards[shard].lock() {
             let len = s.entries.len();
             if len == 0 || (s.puts > 2 * len && len < 1 << SHARD_BITS) {
                 let grown = if len == 0 { 1 << FIRST_BITS } else { 2 * len };
-                s.entries = vec![(0, 0); grown];
+                let old = std::mem::replace(&mut s.entries, vec![(0, 0); grown]);
+                for (k, v) in old.into_iter().filter(|&(k, _)| k != 0) {
+                    let (_, slot) = Self::place(k, grown);
+                    s.entries[slot] = (k, v);
+                }
                 s.puts = 0;
             }
             s.puts += 1;

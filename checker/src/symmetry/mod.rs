@@ -89,7 +89,7 @@
 mod canon;
 mod error;
 mod family;
-mod memo;
+pub(crate) mod memo;
 mod model_check;
 mod shape;
 mod tree;

@@ -1,0 +1,163 @@
+//! Invariants known to hold in a state because it differs from a checked parent only in
+//! words they do not read.
+//!
+//! An invariant's value is a function of the state words it reads (and of the automaton's
+//! parameters and interned values, which no step changes). So when every invariant held in a
+//! state `s` and a step leads to `s'` without changing any word an invariant reads, that
+//! invariant holds in `s'` too, and checking `s'` need not evaluate it. The composite Paxos
+//! checks 27 invariants in every state, most of which read a few of its variables, while a
+//! step changes one node and the network.
+//!
+//! Soundness rests on two records. (1) Which state last passed every invariant on this thread
+//! ([`Unchanged::passed`], by a hash of its words and the model's identity): successors are
+//! marked only when they are computed for that state, so a successor computed before its
+//! parent was checked, or of a parent that violates an invariant, gets no mark. (2) A bounded
+//! cache from a successor's words (by hash) to the invariants known to hold in it; a lost
+//! entry only means evaluating again. The read sets come from the invariants' text: every
+//! state variable named in the body; a body that reads state in another way is always
+//! evaluated.
+
+use super::layout::{Fins, Layout, Slot};
+use super::{MachineStep, Words};
+use crate::ir_walk::walk_expr;
+use crate::symmetry::memo::Memo;
+use ioa_lang::ir::{ExprKind, Spec, VarRef};
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// The invariants (by position, the first 128) that reading unchanged words keeps true.
+pub(super) struct Unchanged {
+    /// For each invariant, the state variables it reads as a bit set; `None`: not known.
+    reads: Vec<Option<Vec<u64>>>,
+    /// The state variable each word belongs to.
+    word_slot: Vec<u32>,
+    /// How many state variables.
+    n_slots: usize,
+    /// Which invariants are known to hold in a state, by the hash of its words.
+    holding: Memo,
+    /// This model's identity, for the record of the last state checked.
+    id: u64,
+}
+
+/// Numbers the models, so that one thread's record of a checked state is never taken for a
+/// state of another model with the same words.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The model and the hash of the words of the state that last passed every invariant on
+    /// this thread.
+    static PASSED: Cell<(u64, u128)> = const { Cell::new((0, 0)) };
+    /// A byte buffer for hashing words.
+    static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The changed state variables of one successor, as a bit set.
+    static CHANGED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A hash of a state's words (ids of interned values as they are: the record lives as long as
+/// the run).
+fn words_hash(state: &[i64]) -> u128 {
+    BYTES.with(|b| {
+        let bytes = &mut b.borrow_mut();
+        bytes.clear();
+        for w in state {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        // Never 0, which the cache and the record take for "none".
+        xxh3_128_with_seed(bytes, crate::fingerprint::SEED) | 1
+    })
+}
+
+impl Unchanged {
+    /// The read sets of `invariants` (positions in `spec.invariants`) over `layout`'s words.
+    pub(super) fn new(spec: &Spec, invariants: &[usize], layout: &Layout, fins: &Fins) -> Self {
+        let n_slots = layout.slots.len();
+        let mut word_slot = vec![0u32; layout.words];
+        for (s, slot) in layout.slots.iter().enumerate() {
+            let (offset, words) = match slot {
+                Slot::Word { offset, .. } => (*offset, 1),
+                Slot::Array { offset, index, .. } => (*offset, fins.get(*index).card as u32),
+                Slot::BigSet { offset, words, .. } => (*offset, *words),
+            };
+            for w in offset..offset + words {
+                if let Some(x) = word_slot.get_mut(w as usize) {
+                    *x = s as u32;
+                }
+            }
+        }
+        let reads = invariants
+            .iter()
+            .take(128)
+            .map(|&k| {
+                let mut bits = vec![0u64; n_slots.div_ceil(64)];
+                let mut known = true;
+                walk_expr(&spec.invariants[k].body, &mut |e| match &e.kind {
+                    ExprKind::Var(VarRef::State(s)) if (*s as usize) < n_slots => {
+                        bits[*s as usize / 64] |= 1 << (*s % 64);
+                    }
+                    ExprKind::Var(
+                        VarRef::State(_)
+                        | VarRef::Qualified { .. }
+                        | VarRef::Component { .. }
+                        | VarRef::Aux(_),
+                    ) => known = false,
+                    _ => {}
+                });
+                known.then_some(bits)
+            })
+            .collect();
+        Unchanged {
+            reads,
+            word_slot,
+            n_slots,
+            holding: Memo::new(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// The invariants known to hold in `state` (bit `i` for position `i`).
+    pub(super) fn known(&self, state: &[i64]) -> u128 {
+        self.holding.get(words_hash(state)).unwrap_or(0)
+    }
+
+    /// Records that every invariant held in `state`.
+    pub(super) fn passed(&self, state: &[i64]) {
+        PASSED.with(|p| p.set((self.id, words_hash(state))));
+    }
+
+    /// Marks in each successor of `parent` the invariants that read no word the step changed,
+    /// when `parent` is the state that last passed every invariant on this thread.
+    pub(super) fn note_successors(&self, parent: &[i64], successors: &[(MachineStep, Words)]) {
+        if successors.is_empty() || self.reads.iter().all(Option::is_none) {
+            return;
+        }
+        if PASSED.with(|p| p.get()) != (self.id, words_hash(parent)) {
+            return;
+        }
+        CHANGED.with(|c| {
+            let changed = &mut c.borrow_mut();
+            for (_, next) in successors {
+                changed.clear();
+                changed.resize(self.n_slots.div_ceil(64), 0);
+                for (w, (a, b)) in parent.iter().zip(next.iter()).enumerate() {
+                    if a != b {
+                        let s = self.word_slot[w] as usize;
+                        changed[s / 64] |= 1 << (s % 64);
+                    }
+                }
+                let mut mask = 0u128;
+                for (i, reads) in self.reads.iter().enumerate() {
+                    let Some(reads) = reads else { continue };
+                    if !reads.iter().zip(changed.iter()).any(|(r, c)| r & c != 0) {
+                        mask |= 1 << i;
+                    }
+                }
+                if mask != 0 {
+                    let key = words_hash(next);
+                    let old = self.holding.get(key).unwrap_or(0);
+                    self.holding.put(key, old | mask);
+                }
+            }
+        });
+    }
+}
