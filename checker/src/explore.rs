@@ -98,6 +98,13 @@ pub trait Model: Sync {
         Ok(())
     }
 
+    /// `child`, a successor of `parent`, is new to the search, which will check it (after
+    /// checking `parent`): a model may carry over what it knows from `parent` (the compiled
+    /// engine, which invariants the step cannot have changed). By default nothing.
+    fn storing(&self, parent: &Self::State, child: &Self::State) {
+        let _ = (parent, child);
+    }
+
     /// Whether [`Model::reduced_successors`] uses `seen`: then the search keeps the
     /// fingerprints of the level it builds, to tell them from those of earlier levels.
     fn asks_seen(&self) -> bool {
@@ -399,7 +406,10 @@ pub fn expand_state_from<M: Model>(
         .into_iter()
         .filter_map(|(step, next)| {
             let fp = model.fingerprint(&next);
-            keep(fp).then_some((fp, step, next))
+            keep(fp).then(|| {
+                model.storing(state, &next);
+                (fp, step, next)
+            })
         })
         .collect();
     Expansion::Expanded { generated, fresh }

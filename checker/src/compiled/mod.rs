@@ -747,11 +747,9 @@ impl Model for CompiledModel<'_, '_> {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
             let cx = &self.cx();
-            let first = out.len();
             for live in &self.live {
                 self.step(cx, live, state, locals, out)?;
             }
-            self.unchanged.note_successors(state, &out[first..]);
             Ok(())
         })
     }
@@ -773,6 +771,10 @@ impl Model for CompiledModel<'_, '_> {
             self.unchanged.passed(state);
             Ok(None)
         })
+    }
+
+    fn storing(&self, parent: &Words, child: &Words) {
+        self.unchanged.note_successor(parent, child)
     }
 
     fn fingerprint(&self, state: &Words) -> Fingerprint {

@@ -270,6 +270,10 @@ where
         self.inner.successors(state, out)
     }
 
+    fn storing(&self, parent: &M::State, child: &M::State) {
+        self.inner.storing(parent, child)
+    }
+
     fn reduce(
         &self,
         state: &M::State,
