@@ -33,13 +33,21 @@ struct Shard {
 /// Canonical fingerprints of recently canonicalised states.
 pub(crate) struct Memo {
     shards: Vec<Mutex<Shard>>,
+    /// Entries per shard at most (a power of two).
+    max_per_shard: usize,
 }
 
 impl Memo {
     /// An empty cache.
     pub(crate) fn new() -> Memo {
+        Memo::with_shard_bits(SHARD_BITS)
+    }
+
+    /// An empty cache of at most 2^`bits` entries per shard (at least 2^[`FIRST_BITS`]).
+    pub(crate) fn with_shard_bits(bits: u32) -> Memo {
         Memo {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            max_per_shard: 1 << bits.max(FIRST_BITS),
         }
     }
 
@@ -65,7 +73,7 @@ impl Memo {
         let (shard, _) = Self::place(key, 0);
         if let Ok(mut s) = self.shards[shard].lock() {
             let len = s.entries.len();
-            if len == 0 || (s.puts > 2 * len && len < 1 << SHARD_BITS) {
+            if len == 0 || (s.puts > 2 * len && len < self.max_per_shard) {
                 let grown = if len == 0 { 1 << FIRST_BITS } else { 2 * len };
                 let old = std::mem::replace(&mut s.entries, vec![(0, 0); grown]);
                 for (k, v) in old.into_iter().filter(|&(k, _)| k != 0) {
