@@ -9,7 +9,7 @@
 //! step changes one node and the network.
 //!
 //! Soundness rests on two records. (1) Which state last passed every invariant on this thread
-//! ([`Unchanged::passed`], by a hash of its words and the model's identity): a successor is
+//! ([`Unchanged::passed`], by its words and the model's identity): a successor is
 //! marked only when the search stores it as new ([`crate::explore::Model::storing`]) right
 //! after checking its parent, so a successor of a parent that was not checked, or that
 //! violates an invariant, gets no mark (and duplicates of visited states, most of what is
@@ -23,7 +23,7 @@ use super::layout::{Fins, Layout, Slot};
 use crate::ir_walk::walk_expr;
 use crate::symmetry::memo::Memo;
 use ioa_lang::ir::{ExprKind, Spec, VarRef};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -56,9 +56,9 @@ const CACHE_SHARD_BITS: u32 = 9;
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
-    /// The model and the hash of the words of the state that last passed every invariant on
-    /// this thread.
-    static PASSED: Cell<(u64, u128)> = const { Cell::new((0, 0)) };
+    /// The model and the words of the state that last passed every invariant on this thread
+    /// (compared word by word with each parent, which is cheaper than hashing it).
+    static PASSED: RefCell<(u64, Vec<i64>)> = const { RefCell::new((0, Vec::new())) };
     /// A byte buffer for hashing words.
     static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// The changed state variables of one successor, as a bit set.
@@ -145,14 +145,22 @@ impl Unchanged {
         if self.reads.is_empty() {
             return;
         }
-        PASSED.with(|p| p.set((self.id, words_hash(state))));
+        PASSED.with(|p| {
+            let passed = &mut p.borrow_mut();
+            passed.0 = self.id;
+            passed.1.clear();
+            passed.1.extend_from_slice(state);
+        });
     }
 
     /// Marks in `child`, a successor of `parent`, the invariants that read no word the step
     /// changed, when `parent` is the state that last passed every invariant on this thread.
     pub(super) fn note_successor(&self, parent: &[i64], child: &[i64]) {
         if self.reads.iter().all(Option::is_none)
-            || PASSED.with(|p| p.get()) != (self.id, words_hash(parent))
+            || !PASSED.with(|p| {
+                let passed = p.borrow();
+                passed.0 == self.id && passed.1 == parent
+            })
         {
             return;
         }
