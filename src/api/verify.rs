@@ -189,7 +189,7 @@ pub fn verify(
     // 2. Candidates: templates from the program text, and the detector's findings.
     let loaded = ioa_lang::loader::load(std::slice::from_ref(&args.file), &super::fs::OsFileSystem);
     let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
-    let templates = ::verify::templates::from_program(&files, &a_name);
+    let templates = ::verify::lift::from_automaton(&files, &a_name);
     let mut texts: Vec<(String, String)> = templates
         .iter()
         .map(|c| (c.text.clone(), format!("template: {}", c.origin)))

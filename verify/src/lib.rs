@@ -6,6 +6,7 @@
 //! or property is then proved assuming them.
 //!
 //! - [`templates`]: candidates from program text, as IOA source.
+//! - [`lift`]: a composite's candidates, lifted from its components' templates.
 //! - [`sample`]: candidates refuted by a reached state.
 //! - [`explore_filter`]: candidates refuted by exploring a small instance, and counterexamples
 //!   to the property itself.
@@ -14,6 +15,7 @@
 
 pub mod explore_filter;
 pub mod fixpoint;
+pub mod lift;
 pub mod sample;
 pub mod small_instance;
 pub mod templates;

@@ -379,7 +379,7 @@ fn quantify(vars: &[&Param], body: &Expr) -> String {
 }
 
 /// Whether `name` occurs free in `e`.
-fn mentions(e: &Expr, name: &str) -> bool {
+pub(crate) fn mentions(e: &Expr, name: &str) -> bool {
     let mut found = false;
     visit_free(e, name, &mut |_| found = true);
     found
@@ -443,7 +443,7 @@ fn visit_free(e: &Expr, name: &str, f: &mut dyn FnMut(&Expr)) {
 }
 
 /// `e` with every free `name` replaced by `with`.
-fn substitute(e: &Expr, name: &str, with: &Expr) -> Expr {
+pub(crate) fn substitute(e: &Expr, name: &str, with: &Expr) -> Expr {
     let sub = |x: &Expr| substitute(x, name, with);
     let kind = match &e.kind {
         ExprKind::Name(id) if id.name == name => return with.clone(),

@@ -1,10 +1,11 @@
 //! Candidates read off the program text of the bundled models, pinned as snapshots: the
 //! templates must yield the paper's hand-written Inv4 and Inv6 (and the other invariants the
-//! Global1 → Cons proof needs) in some form.
+//! Global1 → Cons proof needs) in some form. A composite's candidates are its components',
+//! restated over the composite's state.
 
 use ioa_lang::loader::{load, FileSystem};
 use std::path::{Path, PathBuf};
-use verify::templates::from_program;
+use verify::lift::from_automaton;
 
 struct Disk;
 
@@ -22,7 +23,7 @@ fn candidates(model: &str, automaton: &str) -> String {
     let loaded = load(&[root], &Disk);
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
     let files: Vec<_> = loaded.files.into_iter().map(|(_, f)| f).collect();
-    from_program(&files, automaton)
+    from_automaton(&files, automaton)
         .iter()
         .map(|c| format!("{}\n    % {}\n", c.text, c.origin))
         .collect()
@@ -49,4 +50,17 @@ fn paxos_templates() {
         "paxos",
         candidates("examples/paxos/paxos_primitive.ioa", "Paxos")
     );
+}
+
+#[test]
+fn composite_paxos_templates_are_lifted_from_its_nodes_and_network() {
+    let text = candidates("examples/paxos/paxos.ioa", "Paxos");
+    // decide's precondition, for every member: what DecisionLearned says.
+    assert!(
+        text.contains("∀ i: Node (0 ≤ i.location ∧ i.location < 3 ⇒ N[i].decision ≠ nil ⇒ N[i].learned.val.value = N[i].decision.val)"),
+        "{text}"
+    );
+    // The network's single component: its variables read as `Net.x`.
+    assert!(text.contains("Net."), "{text}");
+    insta::assert_snapshot!("composite_paxos", text);
 }
