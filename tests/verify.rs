@@ -199,3 +199,35 @@ fn the_same_budgets_give_the_same_survivors_at_any_load() {
     assert!(idle.contains("Houdini fixpoint"), "{idle}");
     assert!(idle.contains("stopped by --explore-states 500"), "{idle}");
 }
+
+#[test]
+fn a_composite_gets_its_components_templates() {
+    let o = verify(&[
+        "examples/lcr/lcr.ioa",
+        "--invariant",
+        "LeaderHasMaxUid",
+        "--param",
+        "n=3",
+        "--runs",
+        "4",
+        "--steps",
+        "100",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stderr));
+    let stages: Vec<&str> = json["stages"]
+        .as_array()
+        .expect("stages")
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect();
+    // The process's templates, restated over the ring: `P[i].status = chosen ⇒ …`.
+    assert!(
+        stages[1].contains("4 from the program text"),
+        "{}",
+        stages[1]
+    );
+    insta::assert_snapshot!("lcr_composite", decisions(&o));
+}

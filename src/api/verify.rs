@@ -82,6 +82,8 @@ pub trait VerifyObserver {
     fn note(&mut self, text: &str);
     /// Warnings of the model checked with the candidates.
     fn warnings(&mut self, warnings: &[Diagnostic], sources: &SourceMap);
+    /// Where a long stage is (not kept in the report: it carries times).
+    fn progress(&mut self, _line: &str) {}
 }
 
 /// Why the pipeline stopped before a verdict.
@@ -357,7 +359,22 @@ pub fn verify(
         query_budget.wall.as_secs_f64(),
         proof_budget.wall.as_secs_f64()
     ));
-    let fp = houdini(&pspec, a, &held, query_budget, proof_budget)
+    let observer = &mut *stages.observer;
+    let mut progress = |p: ::verify::fixpoint::Progress| {
+        let when = if p.round == 0 {
+            "the start states".to_string()
+        } else {
+            format!("round {}", p.round)
+        };
+        observer.progress(&format!(
+            "  Houdini, after {when}: {} of {} candidates alive ({} solver queries, {:.0} s)",
+            p.alive,
+            p.of,
+            p.queries,
+            fp_started.elapsed().as_secs_f64()
+        ));
+    };
+    let fp = houdini(&pspec, a, &held, query_budget, proof_budget, &mut progress)
         .map_err(|e| VerifyError::diagnostics(e.to_diagnostic(), &cm.sources))?;
     stages.say(format!(
         "Houdini fixpoint: {} inductive together after {} round(s) ({} dropped, {} solver queries, the largest {} units, {:.1} s)",

@@ -108,6 +108,12 @@ impl VerifyObserver for Shown {
         print_stderr(text);
     }
 
+    fn progress(&mut self, line: &str) {
+        if self.0 == Format::Text {
+            print_stderr(&format!("{line}\n"));
+        }
+    }
+
     fn warnings(&mut self, warnings: &[Diagnostic], sources: &SourceMap) {
         if !warnings.is_empty() {
             print_diagnostics(warnings, sources, Format::Text, ColorChoice::Auto);

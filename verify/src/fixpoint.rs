@@ -35,6 +35,19 @@ pub enum Dropped {
     },
 }
 
+/// Where the fixpoint is: after the start states (round 0) or after a round.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// The round just finished (0: the start states).
+    pub round: usize,
+    /// Candidates still alive.
+    pub alive: usize,
+    /// Candidates the fixpoint started with.
+    pub of: usize,
+    /// Solver queries so far.
+    pub queries: usize,
+}
+
 /// The outcome of the fixpoint.
 #[derive(Debug, Clone)]
 pub struct Fixpoint {
@@ -54,12 +67,16 @@ pub struct Fixpoint {
 /// query of the shared solvers, `check` each obligation checked on its own (the prover's
 /// portfolio, which shares its budget among strategies). Budgets are Z3 resource units, so the
 /// survivors are the same at any machine load; wall-clock limits only stop runaway queries.
+/// `progress` hears after the start states and after each round how many candidates are still
+/// alive, of how many, and how many queries were made so far (a fixpoint over a large model
+/// runs for minutes).
 pub fn houdini(
     spec: &Spec,
     a: AutomatonId,
     candidates: &[usize],
     query: Budget,
     check: Budget,
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Fixpoint, EncodeError> {
     let mut dropped = Vec::new();
     let mut alive = Vec::new();
@@ -72,6 +89,12 @@ pub fn houdini(
             v => dropped.push((k, Dropped::Start { verdict: v.word() })),
         }
     }
+    progress(Progress {
+        round: 0,
+        alive: alive.len(),
+        of: candidates.len(),
+        queries,
+    });
     let bodies: Vec<_> = alive.iter().map(|&k| &spec.invariants[k].body).collect();
     let checker = CandidateChecker::new(spec, a, &bodies, query)?;
     // Positions in `alive` (the checker's numbering).
@@ -152,6 +175,12 @@ pub fn houdini(
         let done = lost.is_empty();
         dropped.extend(lost.into_iter().map(|(c, why)| (alive[c], why)));
         live = keep;
+        progress(Progress {
+            round: rounds,
+            alive: live.len(),
+            of: candidates.len(),
+            queries,
+        });
         if done {
             break;
         }
