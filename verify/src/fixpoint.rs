@@ -2,8 +2,10 @@
 //! runs, drop each one that is false in some start state or that some transition does not
 //! preserve assuming all remaining candidates, and repeat until nothing changes. What is left is
 //! inductive as a conjunction, so each survivor is a proved invariant; the proof of the target
-//! then assumes them. Candidates dropped only because Z3 gave up are offered again at the end,
-//! one at a time, against the survivors.
+//! then assumes them. When Z3 gives up on a step under every live candidate, the step is tried
+//! assuming the candidate alone (preserved under fewer hypotheses is preserved under more),
+//! then on its own with the prover's portfolio. Candidates dropped only because Z3 gave up are
+//! offered again at the end, one at a time, against the survivors.
 
 use ioa_lang::ir::{AutomatonId, Spec};
 use prover_export::houdini::{CandidateChecker, StepAnswer};
@@ -115,8 +117,15 @@ pub fn houdini(
                         break;
                     }
                     StepAnswer::Unknown | StepAnswer::Timeout => {
-                        // The shared solver gave up; try the obligation on its own, with the
-                        // prover's portfolio of strategies, before dropping the candidate.
+                        // The shared solver gave up under every live candidate. Many
+                        // invariants are preserved assuming only themselves, which is a much
+                        // smaller query (and proves more: fewer hypotheses).
+                        queries += 1;
+                        if checker.preserved(t, c, &[c]) == StepAnswer::Preserved {
+                            continue;
+                        }
+                        // Then the obligation on its own, with the prover's portfolio of
+                        // strategies, before dropping the candidate.
                         queries += 1;
                         let names: Vec<String> = live
                             .iter()

@@ -263,6 +263,12 @@ impl Templates<'_> {
                         (nonnil, substitute(g, name, with))
                     }
                 };
+                // A guard that reads `e.val` was checked where `e ≠ nil` held; without that
+                // conjunct the candidate says nothing when `e` is nil (and is rarely inductive).
+                let guard = defined_by(g, &site.guards)
+                    .into_iter()
+                    .rev()
+                    .fold(guard, |acc, d| binary(BinOp::And, d, acc));
                 // Variables the fact pins down are universal; a variable only the guard
                 // mentions was some action instance's choice, so it is existential (and the
                 // candidate is dropped when that would range over sets of values).
@@ -301,6 +307,20 @@ impl Templates<'_> {
             }
         }
     }
+}
+
+/// The guards `e ≠ nil` of a site whose `e.val` guard `g` reads, in the site's order.
+fn defined_by(g: &Expr, guards: &[(Expr, String)]) -> Vec<Expr> {
+    let text = print_expr(g);
+    guards
+        .iter()
+        .filter_map(|(h, _)| match &h.kind {
+            ExprKind::Binary(BinOp::Neq, e, n) if matches!(n.kind, ExprKind::Nil) => text
+                .contains(&format!("{}.val", print_expr(e)))
+                .then(|| h.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Types whose carriers are sets of values (too large to quantify over existentially).

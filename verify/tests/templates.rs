@@ -57,7 +57,7 @@ fn composite_paxos_templates_are_lifted_from_its_nodes_and_network() {
     let text = candidates("examples/paxos/paxos.ioa", "Paxos");
     // decide's precondition, for every member: what DecisionLearned says.
     assert!(
-        text.contains("∀ i: Node (0 ≤ i.location ∧ i.location < 3 ⇒ N[i].decision ≠ nil ⇒ N[i].learned.val.value = N[i].decision.val)"),
+        text.contains("∀ i: Node (0 ≤ i.location ∧ i.location < 3 ⇒ N[i].decision ≠ nil ⇒ N[i].learned ≠ nil ∧ N[i].learned.val.value = N[i].decision.val)"),
         "{text}"
     );
     // The network's single component: its variables read as `Net.x`.
