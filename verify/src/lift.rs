@@ -18,16 +18,9 @@ use ioa_lang::ast::{
 use ioa_lang::pretty::{print_expr, print_type};
 use ioa_lang::span::FileId;
 
-/// How deep composites of composites are followed.
-const MAX_DEPTH: usize = 4;
-
 /// Candidates for automaton `automaton` of the parsed `files`: its own templates when it is
 /// primitive, its components' lifted ones when it is a composite.
 pub fn from_automaton(files: &[SourceFile], automaton: &str) -> Vec<Candidate> {
-    lifted(files, automaton, 0)
-}
-
-fn lifted(files: &[SourceFile], automaton: &str, depth: usize) -> Vec<Candidate> {
     let Some(decl) = find(files, automaton) else {
         return Vec::new();
     };
@@ -35,21 +28,22 @@ fn lifted(files: &[SourceFile], automaton: &str, depth: usize) -> Vec<Candidate>
         AutomatonBody::Primitive(_) => return crate::templates::from_program(files, automaton),
         AutomatonBody::Composite(c) => c,
     };
-    if depth >= MAX_DEPTH {
-        return Vec::new();
-    }
     let mut out: Vec<Candidate> = Vec::new();
     for component in &composite.components {
         let Some(inner) = find(files, &component.automaton.name) else {
             continue;
         };
         // A generic automaton's candidates name its type parameters, which only an
-        // instance's copy knows.
+        // instance's copy knows; a composite component's variables (`Q.D.sent`) cannot be
+        // named in an invariant of the outer composite.
+        let AutomatonBody::Primitive(body) = &inner.body else {
+            continue;
+        };
         if inner.params.iter().any(|p| p.ty.name.name == "Type") {
             continue;
         }
-        let vars = state_names(inner);
-        for c in lifted(files, &component.automaton.name, depth + 1) {
+        let vars: Vec<String> = body.states.iter().map(|s| s.name.name.clone()).collect();
+        for c in crate::templates::from_program(files, &component.automaton.name) {
             let Some(text) = lift(&c.text, component, inner, &vars) else {
                 continue;
             };
@@ -73,14 +67,6 @@ fn find<'a>(files: &'a [SourceFile], name: &str) -> Option<&'a AutomatonDecl> {
             Item::Automaton(a) if a.name.name == name => Some(a),
             _ => None,
         })
-}
-
-/// What a candidate of `decl` may name as its state: its variables, or its components.
-fn state_names(decl: &AutomatonDecl) -> Vec<String> {
-    match &decl.body {
-        AutomatonBody::Primitive(p) => p.states.iter().map(|s| s.name.name.clone()).collect(),
-        AutomatonBody::Composite(c) => c.components.iter().map(|k| k.name.name.clone()).collect(),
-    }
 }
 
 /// `text`, a candidate of the component's automaton `inner`, restated over the composite.

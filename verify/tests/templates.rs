@@ -64,3 +64,11 @@ fn composite_paxos_templates_are_lifted_from_its_nodes_and_network() {
     assert!(text.contains("Net."), "{text}");
     insta::assert_snapshot!("composite_paxos", text);
 }
+
+#[test]
+fn a_composite_components_variables_are_not_lifted_out_of_it() {
+    // Site's component Q is itself a composite: an invariant of Site cannot read `Q.D.sent`,
+    // so only the monitor's candidates (none: its one write has no guard) are offered.
+    let text = candidates("tests/data/compose/nested.ioa", "Site");
+    assert_eq!(text, "", "{text}");
+}
