@@ -29,6 +29,21 @@ fn verify(args: &[&str]) -> Output {
     }
 }
 
+/// The report of a run with `--format json`.
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stderr))
+}
+
+/// The stage lines of a JSON report.
+fn stages(json: &serde_json::Value) -> Vec<&str> {
+    json["stages"]
+        .as_array()
+        .expect("stages")
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect()
+}
+
 #[test]
 fn global1_to_cons_needs_no_hand_written_invariants() {
     let isabelle = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-isabelle");
@@ -45,14 +60,8 @@ fn global1_to_cons_needs_no_hand_written_invariants() {
         "--format",
         "json",
     ]);
-    let json: serde_json::Value =
-        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stderr));
-    let stages: Vec<&str> = json["stages"]
-        .as_array()
-        .expect("stages")
-        .iter()
-        .filter_map(|s| s.as_str())
-        .collect();
+    let json = json(&o);
+    let stages = stages(&json);
     // The deterministic stages, pinned.
     insta::assert_snapshot!("global1_stages", stages[..4].join("\n"));
     let survivors: Vec<&str> = json["survivors"]
@@ -129,8 +138,7 @@ fn bad_requests_are_usage_errors() {
 /// What `ioa verify` decided, without times: survivors, the fixpoint's stage lines (times
 /// removed) and each obligation's verdict and resource units.
 fn decisions(o: &Output) -> String {
-    let json: serde_json::Value =
-        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stderr));
+    let json = json(o);
     let mut out = String::new();
     for s in json["survivors"].as_array().expect("survivors") {
         out.push_str(&format!("survivor {}\n", s["text"]));
@@ -215,14 +223,8 @@ fn a_composite_gets_its_components_templates() {
         "--format",
         "json",
     ]);
-    let json: serde_json::Value =
-        serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stderr));
-    let stages: Vec<&str> = json["stages"]
-        .as_array()
-        .expect("stages")
-        .iter()
-        .filter_map(|s| s.as_str())
-        .collect();
+    let report = json(&o);
+    let stages = stages(&report);
     // The process's templates, restated over the ring: `P[i].status = chosen ⇒ …`.
     assert!(
         stages[1].contains("4 from the program text"),
