@@ -8,7 +8,8 @@
 //! conditions and loop conditions), each guard conjunct that mentions the action's parameters or
 //! loop variables becomes a candidate:
 //!
-//! - an insertion `x := x ∪ {e}` or `x := insert(e, x)`: `∀ vars (e ∈ x ⇒ G)`;
+//! - an insertion `x := x ∪ {e}` or `x := insert(e, x)`, or an append `x := x ⊢ e`:
+//!   `∀ vars (e ∈ x ⇒ G)`;
 //! - an insertion of a set parameter `x := x ∪ B`: `∀ vars (G[B := x])`;
 //! - a write of a value `x[k] := embed(v)` to a `Null` array: `∀ vars (x[k] ≠ nil ⇒ G[v := x[k].val])`;
 //! - any other write `x := e`: `∀ vars (x = e ⇒ G)`.
@@ -339,7 +340,8 @@ enum Inserted<'a> {
     Set(&'a Expr),
 }
 
-/// Recognises `lhs := lhs ∪ E`, `lhs := E ∪ lhs` and `lhs := insert(e, lhs)`.
+/// Recognises `lhs := lhs ∪ E`, `lhs := E ∪ lhs`, `lhs := insert(e, lhs)` and a sequence's
+/// `lhs := lhs ⊢ e`.
 fn inserted_part<'a>(lhs: &Expr, rhs: &'a Expr, lhs_text: &str) -> Option<Inserted<'a>> {
     let same = |e: &Expr| print_expr(e) == lhs_text;
     let _ = lhs;
@@ -360,6 +362,7 @@ fn inserted_part<'a>(lhs: &Expr, rhs: &'a Expr, lhs_text: &str) -> Option<Insert
         ExprKind::Call(f, args) if f.name == "insert" && args.len() == 2 && same(&args[1]) => {
             Some(Inserted::Elements(vec![&args[0]]))
         }
+        ExprKind::Binary(BinOp::Append, a, e) if same(a) => Some(Inserted::Elements(vec![e])),
         _ => None,
     }
 }
