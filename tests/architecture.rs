@@ -34,3 +34,41 @@ fn every_path_named_in_architecture_md_exists() {
         "ARCHITECTURE.md names missing paths: {missing:?}"
     );
 }
+
+/// `unsafe` code lives in `checker/src/compiled/native.rs` only (ARCHITECTURE.md): every other
+/// Rust file of the workspace is free of it.
+#[test]
+fn unsafe_code_lives_in_the_native_module_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut offenders = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                let rel = path.strip_prefix(root).unwrap().display().to_string();
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let says_unsafe = text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .any(|l| l.contains("unsafe ") || l.contains("unsafe_code"));
+                if says_unsafe
+                    && rel != "checker/src/compiled/native.rs"
+                    && rel != "tests/architecture.rs"
+                {
+                    offenders.push(rel);
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "unsafe code outside the native module: {offenders:?}"
+    );
+}

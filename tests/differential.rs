@@ -1,6 +1,8 @@
 //! Differential tests over generated models (`tests/generator/mod.rs`): every way `ioa` reaches
 //! a verdict about a model must agree with the others.
-//! - the compiled engine and the interpreter: the same verdict line (counts, depth);
+//! - the compiled engine and the interpreter: the same verdict line (counts, depth); and the
+//!   compiled engine with its expressions as machine code (the default) or as word code
+//!   (`--engine words`);
 //! - one thread and two: the same verdict line;
 //! - two processes of the distributed explorer (every [`DISTRIBUTED_EVERY`]-th model): the
 //!   same verdict line as one thread;
@@ -181,6 +183,15 @@ fn compare(model: &Model) -> String {
         verdict(&c_err),
         "{what}\ninterpreted:\n{i_err}\nauto:\n{c_err}"
     );
+    let (w_code, _, w_err) = explore(&["--engine", "words", "--threads", "1"]);
+    // A model outside the compiled subset is a usage error with `--engine words`.
+    if !(w_code == 2 && w_err.contains("--engine words:")) {
+        assert_eq!(
+            (c_code, verdict(&c_err)),
+            (w_code, verdict(&w_err)),
+            "{what}\nmachine code:\n{c_err}\nword code:\n{w_err}"
+        );
+    }
     let (t_code, _, t_err) = explore(&["--threads", "2"]);
     assert_eq!(
         i_code, t_code,

@@ -157,6 +157,21 @@ fn the_engine_is_chosen_and_named() {
     );
     let verdict = |o: &Outcome| o.stderr.lines().nth(1).unwrap_or_default().to_string();
     assert_eq!(verdict(&c), verdict(&i));
+    // The word code alone (no machine code): said in the header, the same verdict.
+    let w = explore(&["examples/peterson/peterson.ioa", "--engine", "words"]);
+    assert_eq!(w.code, 0, "{}", w.both());
+    assert!(
+        w.stderr
+            .contains("compiled (5 words per state, expressions as word code)\n"),
+        "{}",
+        w.both()
+    );
+    assert!(
+        c.stderr.contains("compiled (5 words per state)\n"),
+        "{}",
+        c.both()
+    );
+    assert_eq!(verdict(&w), verdict(&c));
 }
 
 /// A composite is compiled through its flattening: the header says so, the counts are the
@@ -430,4 +445,60 @@ fn errors_exit_with_2() {
     assert!(o.stderr.contains("error[E0505]"), "{}", o.both());
     let o = explore(&["examples/peterson/peterson.ioa", "--invariant", "Nope"]);
     assert_eq!(o.code, 2, "{}", o.both());
+}
+
+/// Faults in the compiled engine (`tests/data/compiled/faults/`: overflow, `.val` of nil, a
+/// read outside an array's index type, tuples built outside their type): machine code, word
+/// code and the interpreter print the same run, error and counts; only the header, and the
+/// note of the compiled engine handing the search back, differ.
+#[test]
+fn machine_code_word_code_and_the_interpreter_agree_on_faults() {
+    let mut files: Vec<_> = std::fs::read_dir("tests/data/compiled/faults")
+        .expect("the fault models")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4, "four fault models");
+    let body = |o: &Outcome| {
+        o.stderr
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with("note: the compiled engine") && !l.starts_with("time "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for file in files {
+        let path = file.to_str().expect("UTF-8 path");
+        let run = |engine: &str| explore(&[path, "--universe", "Int = 0..2", "--engine", engine]);
+        let (c, w, i) = (run("compiled"), run("words"), run("interpreter"));
+        // The same fault after as many states (the note), whichever code evaluates.
+        let with_note = |o: &Outcome| {
+            let lines: Vec<_> = o
+                .stderr
+                .lines()
+                .skip(1)
+                .filter(|l| !l.starts_with("time "))
+                .collect();
+            lines.join("\n")
+        };
+        assert_eq!(
+            (c.code, with_note(&c)),
+            (w.code, with_note(&w)),
+            "{path}: machine code and word code"
+        );
+        assert_eq!(
+            (c.code, body(&c)),
+            (i.code, body(&i)),
+            "{path}: compiled and interpreted"
+        );
+        let stem = file
+            .file_stem()
+            .expect("a name")
+            .to_string_lossy()
+            .to_string();
+        insta::assert_snapshot!(
+            format!("compiled_fault_{stem}"),
+            format!("exit code: {}\n{}", c.code, body(&c))
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! State by state, the compiled engine computes what the interpreter computes: for every state
 //! the interpreter's model reaches (breadth first, up to a bound), the state encodes and
 //! decodes back to itself, the compiled successors are the encoded interpreter successors
-//! (same steps, same order), and the same invariant fails or none does. `explore.rs` compares
+//! (same steps, same order), and the same invariant fails or none does — with expressions run
+//! as machine code (the default) and walked as word code (`with_word_code`) alike. `explore.rs` compares
 //! whole searches; this pins the step function itself, on states the search would never
 //! compare directly.
 
@@ -31,6 +32,9 @@ fn agree_within(
     let machine = loaded.machine(automaton, params);
     let interpreted = MachineModel::new(&machine, None).expect("action instances");
     let compiled = CompiledModel::new(&machine, None).expect("the model compiles");
+    let word_code = checker::compiled::with_word_code(|| CompiledModel::new(&machine, None))
+        .expect("the model compiles");
+    assert_eq!(word_code.native_functions(), 0, "word code only");
     let mut starts = Vec::new();
     interpreted
         .initial_states(&mut starts)
@@ -68,6 +72,22 @@ fn agree_within(
             .map(|(step, next)| (step.clone(), compiled.encode(next).expect("encodes")))
             .collect();
         assert_eq!(by_compiled, expected, "the same successors, in order");
+        // The word-code model interns values in its own table, so it encodes for itself.
+        let its_words = word_code.encode(&state).expect("encodes");
+        let mut by_word_code = Vec::new();
+        word_code
+            .successors(&its_words, &mut by_word_code)
+            .expect("word code successors");
+        let its_expected: Vec<_> = by_interpreter
+            .iter()
+            .map(|(step, next)| (step.clone(), word_code.encode(next).expect("encodes")))
+            .collect();
+        assert_eq!(by_word_code, its_expected, "word code: the same successors");
+        assert_eq!(
+            word_code.check(&its_words).expect("invariants evaluate"),
+            compiled.check(&words).expect("invariants evaluate"),
+            "machine code and word code: the same invariant fails"
+        );
         queue.extend(by_interpreter.into_iter().map(|(_, s)| s));
     }
     checked

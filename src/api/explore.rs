@@ -36,6 +36,9 @@ pub enum Engine {
     Auto,
     /// Compiled, or a usage error saying why the model cannot be.
     Compiled,
+    /// Compiled, with expressions walked as word code instead of run as machine code (the
+    /// reference the native code is tested against), or a usage error.
+    Words,
     /// The interpreter.
     Interpreter,
 }
@@ -435,27 +438,46 @@ pub fn explore_machine(
         Some(Err(reason)) => Some(Err(reason.clone())),
         None => None,
     };
-    let compiled = match &flat_machine {
+    let compile = || match &flat_machine {
         Some(Ok(flat)) => checker::compiled::flat::compile(machine, flat, &settings.symmetric)
             .map_err(|r| refusal(sources, r)),
         Some(Err(reason)) => Err(reason.clone()),
         None => CompiledModel::new(machine, symmetry).map_err(|r| refusal(sources, r)),
     };
+    let compiled = if settings.engine == Engine::Words {
+        checker::compiled::with_word_code(compile)
+    } else {
+        compile()
+    };
     let (compiled, engine) = match settings.engine {
         Engine::Interpreter => (None, "interpreted".to_string()),
-        Engine::Auto | Engine::Compiled => match compiled {
+        Engine::Auto | Engine::Compiled | Engine::Words => match compiled {
             Ok(c) => {
                 let flat = if flat_machine.is_some() {
                     ", the composite flattened"
                 } else {
                     ""
                 };
-                let note = format!("compiled ({} words per state{flat})", c.words_per_state());
+                // Expressions run as machine code unless none does (`--engine words`, or a
+                // machine Cranelift has no back end for).
+                let code = match c.native_functions() {
+                    0 => ", expressions as word code",
+                    _ => "",
+                };
+                let note = format!(
+                    "compiled ({} words per state{flat}{code})",
+                    c.words_per_state()
+                );
                 (Some(c), note)
             }
-            Err(reason) if settings.engine == Engine::Compiled => {
+            Err(reason) if settings.engine != Engine::Auto => {
                 return Err(ExploreError::Usage(format!(
-                    "--engine compiled: {reason}; `--engine interpreter` explores this model"
+                    "--engine {}: {reason}; `--engine interpreter` explores this model",
+                    if settings.engine == Engine::Words {
+                        "words"
+                    } else {
+                        "compiled"
+                    }
                 )))
             }
             Err(reason) => (None, format!("interpreted ({reason})")),

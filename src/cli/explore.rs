@@ -88,8 +88,9 @@ pub struct ExploreArgs {
     /// Worker threads (default: every core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// How states are computed: `compiled` (flat word states, for primitive automata over
-    /// finite types), `interpreter`, or `auto` (compiled when the model allows it).
+    /// How states are computed: `compiled` (flat word states, expressions as machine code),
+    /// `words` (compiled, expressions walked as word code), `interpreter`, or `auto` (compiled
+    /// when the model allows it).
     #[arg(long, value_enum, default_value_t = Engine::Auto)]
     pub engine: Engine,
     /// Write the shortest counterexample as an ITF JSON trace (for `ioa replay`).
@@ -141,6 +142,9 @@ pub enum Engine {
     Auto,
     /// Compiled, or an error saying why the model cannot be.
     Compiled,
+    /// Compiled, with expressions walked as word code rather than run as machine code (the
+    /// reference the native code is tested against).
+    Words,
     /// The interpreter.
     Interpreter,
 }
@@ -216,9 +220,9 @@ fn explore(mut args: ExploreArgs) -> Step<ExitCode> {
     let machine = Machine::new(&m.spec, &m.universe, automaton, params.clone())
         .map_err(|e| fail(&[e.to_diagnostic()], &m, args.color))?;
     if args.liveness.liveness.is_some() {
-        if !args.symmetric.is_empty() || args.engine == Engine::Compiled {
+        if !args.symmetric.is_empty() || matches!(args.engine, Engine::Compiled | Engine::Words) {
             return Err(usage(
-                "--liveness explores with the interpreter and without symmetry reduction (its paths and lassos follow concrete states); drop --symmetric and --engine compiled".to_string(),
+                "--liveness explores with the interpreter and without symmetry reduction (its paths and lassos follow concrete states); drop --symmetric and --engine compiled or words".to_string(),
             ));
         }
         return Ok(super::explore_liveness::run(&args, &m, &machine, options));
@@ -233,6 +237,7 @@ fn explore(mut args: ExploreArgs) -> Step<ExitCode> {
         engine: match args.engine {
             Engine::Auto => ioa::api::explore::Engine::Auto,
             Engine::Compiled => ioa::api::explore::Engine::Compiled,
+            Engine::Words => ioa::api::explore::Engine::Words,
             Engine::Interpreter => ioa::api::explore::Engine::Interpreter,
         },
         options,

@@ -114,7 +114,13 @@ fn distribute(
     let machine = Machine::new(&m.spec, &m.universe, automaton, params)
         .map_err(|e| fail(e.to_diagnostic()))?;
     let machine: &'static Machine<'static> = Box::leak(Box::new(machine));
-    let compiled = match compile_for_processes(machine, &args.symmetric, &m.sources) {
+    let compile = || compile_for_processes(machine, &args.symmetric, &m.sources);
+    let compiled = if args.engine == super::explore::Engine::Words {
+        checker::compiled::with_word_code(compile)
+    } else {
+        compile()
+    };
+    let compiled = match compiled {
         Ok(c) => c,
         Err(ExploreError::Usage(e)) => return Err(usage(e)),
         Err(ExploreError::Diagnostics(d)) => return Err(super::explore::fail(&d, m, args.color)),
@@ -132,8 +138,12 @@ fn distribute(
     let reduced: &'static Reduced<'static, _> = Box::leak(Box::new(Reduced::new(compiled, order)));
     let n_inv = model::invariant_count(&m.spec, automaton);
     let engine = format!(
-        "compiled ({} words per state); process {} of {}, {} in all",
+        "compiled ({} words per state{}); process {} of {}, {} in all",
         compiled.words_per_state(),
+        match compiled.native_functions() {
+            0 => ", expressions as word code",
+            _ => "",
+        },
         args.dist.process,
         cluster.processes,
         count(workers_total as u64, "worker"),

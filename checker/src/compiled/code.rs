@@ -429,6 +429,8 @@ pub enum Code {
     },
     /// A value the interpreter computes, as a word.
     Interp(Box<Interp>, Repr),
+    /// A tree with its machine code (`native.rs`), made after lowering.
+    Native(Box<super::native::NativeCode>),
 }
 
 /// The word an [`Stmt::Update`] changes.
@@ -569,8 +571,18 @@ fn truth(w: i64) -> bool {
     w != 0
 }
 
-/// Evaluates a word expression in state `st`.
+/// Evaluates a word expression in state `st`: runs its machine code when it has some (a
+/// root compiled by `native.rs`), else walks the tree.
+#[inline]
 pub fn eval(env: &Env, c: &Code, locals: &mut [i64]) -> Eval<i64> {
+    match c {
+        Code::Native(n) => n.eval(env, locals),
+        _ => walk(env, c, locals),
+    }
+}
+
+/// Evaluates a word expression in state `st` by walking its tree.
+pub fn walk(env: &Env, c: &Code, locals: &mut [i64]) -> Eval<i64> {
     let st = env.st;
     Ok(match c {
         Code::Const(k) => *k,
@@ -762,6 +774,7 @@ pub fn eval(env: &Env, c: &Code, locals: &mut [i64]) -> Eval<i64> {
             found as i64
         }
         Code::Interp(i, repr) => interp_word(env, i, *repr, locals)?,
+        Code::Native(n) => n.eval(env, locals)?,
     })
 }
 

@@ -36,6 +36,7 @@ pub mod flat;
 pub mod intern;
 pub mod layout;
 mod lower;
+mod native;
 mod portable;
 mod sym_tree;
 mod unchanged;
@@ -57,6 +58,21 @@ use std::cell::RefCell;
 use sym_tree::SymTree;
 use unchanged::Unchanged;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+thread_local! {
+    /// Whether models compiled by this thread get native code (see [`with_word_code`]).
+    static NATIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Runs `f` with native code off for the models this thread compiles in it: their
+/// expressions are walked as word code, the reference the native code is tested against
+/// (`--engine words`).
+pub fn with_word_code<T>(f: impl FnOnce() -> T) -> T {
+    let before = NATIVE.with(|n| n.replace(false));
+    let result = f();
+    NATIVE.with(|n| n.set(before));
+    result
+}
 
 /// A compiled state: the words of its variables.
 pub type Words = Box<[i64]>;
@@ -82,6 +98,11 @@ struct Case {
     eff: Vec<Stmt>,
     /// Whether the effect has a `choose` (its successors are every resolution of it).
     chooses: bool,
+    /// Whether the case applies, as one native function (`native.rs`): with the `const`
+    /// arguments, `where` clause and every precondition conjunct (`[0]`), or only the
+    /// conjuncts after the stateless ones (`[1]`, for instances that are known to pass
+    /// those). `None` with word code.
+    applies: [Option<native::Conjunction>; 2],
 }
 
 /// An action: whether the automaton takes part with given arguments, and its cases.
@@ -138,6 +159,8 @@ pub struct CompiledModel<'m, 's> {
     /// The invariants known to hold in states whose checked parent differs only in words
     /// they do not read.
     unchanged: Unchanged,
+    /// How many expressions run as machine code (`native.rs`); 0 with [`with_word_code`].
+    native_functions: usize,
 }
 
 /// Why a model is not compiled: a sentence, and the construct's place when one is the reason.
@@ -183,6 +206,12 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// The steps that build the start states, in order.
     pub fn start_steps(&self) -> impl Iterator<Item = &MachineStep> {
         self.starts.iter().map(|(step, _)| step)
+    }
+
+    /// How many of the model's expressions run as machine code (0: all are walked as word
+    /// code).
+    pub fn native_functions(&self) -> usize {
+        self.native_functions
     }
 
     /// How many action instances the search tries in each state.
@@ -341,6 +370,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                         stateless_guards,
                         eff: lower.stmts(&t.eff)?,
                         chooses: lower::stmts_choose(&t.eff),
+                        applies: [None, None],
                     });
                     n_locals = n_locals.max(t.n_locals as usize + 1);
                 }
@@ -463,6 +493,51 @@ impl<'m, 's> CompiledModel<'m, 's> {
             }
         }
         fins.tabulate();
+        let mut native_functions = 0;
+        if NATIVE.with(std::cell::Cell::get) {
+            let mut roots = Vec::new();
+            for action in &mut actions {
+                roots.extend(action.takes_part.iter_mut());
+                for case in &mut action.cases {
+                    roots.extend(case.const_args.iter_mut().map(|(_, c)| c));
+                    roots.extend(case.where_clause.iter_mut().map(|(c, _)| c));
+                    roots.extend(case.guards.iter_mut());
+                    native::statement_roots(&mut case.eff, &mut roots);
+                }
+            }
+            roots.extend(invariants.iter_mut().map(|(_, c)| c));
+            native_functions = native::compile_roots(roots);
+            // Then each case's tests as one function (over the compiled roots' boxed trees,
+            // which stay where they are).
+            let mut lists = Vec::new();
+            for action in &actions {
+                for case in &action.cases {
+                    let mut full: Vec<native::Test> = case
+                        .const_args
+                        .iter()
+                        .map(|(slot, c)| native::Test::Equals(*slot, c))
+                        .collect();
+                    full.extend(
+                        case.where_clause
+                            .iter()
+                            .map(|(c, _)| native::Test::Holds(c)),
+                    );
+                    full.extend(case.guards.iter().map(native::Test::Holds));
+                    let known = case.guards[case.stateless_guards..]
+                        .iter()
+                        .map(native::Test::Holds)
+                        .collect();
+                    lists.push(full);
+                    lists.push(known);
+                }
+            }
+            let mut made = native::compile_conjunctions(&lists).into_iter();
+            for action in &mut actions {
+                for case in &mut action.cases {
+                    case.applies = [made.next().flatten(), made.next().flatten()];
+                }
+            }
+        }
         let positions: Vec<usize> = invariants.iter().map(|(k, _)| *k).collect();
         let unchanged = Unchanged::new(spec, &positions, &layout, &fins);
         let symmetry = symmetry.map(|s| {
@@ -482,6 +557,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             params,
             places,
             unchanged,
+            native_functions,
         })
     }
 
@@ -660,24 +736,19 @@ impl<'m, 's> CompiledModel<'m, 's> {
         // variables have slots of their own), so one copy serves every case.
         'cases: for &(c, known) in live.cases.iter() {
             let case = &action.cases[c as usize];
-            let mut guards = &case.guards[..];
-            if known {
-                guards = &guards[case.stateless_guards..];
-            } else {
-                for (slot, e) in &case.const_args {
-                    if eval(&Env { cx, st: state }, e, locals)? != locals[*slot as usize] {
+            let native = case.applies[known as usize]
+                .as_ref()
+                .and_then(|f| f.holds(&Env { cx, st: state }, locals));
+            match native {
+                Some(applies) => {
+                    if !applies? {
                         continue 'cases;
                     }
                 }
-                if let Some((w, _)) = &case.where_clause {
-                    if eval(&Env { cx, st: state }, w, locals)? == 0 {
+                None => {
+                    if !self.applies(cx, case, known, state, locals)? {
                         continue 'cases;
                     }
-                }
-            }
-            for g in guards {
-                if eval(&Env { cx, st: state }, g, locals)? == 0 {
-                    continue 'cases;
                 }
             }
             if !case.chooses {
@@ -714,6 +785,42 @@ impl<'m, 's> CompiledModel<'m, 's> {
             out.push((step(), state.clone()));
         }
         Ok(())
+    }
+}
+
+impl CompiledModel<'_, '_> {
+    /// Whether `case` applies in `state` (its `const` arguments, `where` clause and
+    /// precondition, or only the conjuncts after the stateless ones when `known`), test by
+    /// test: what a case's native function computes at once.
+    fn applies(
+        &self,
+        cx: &Cx,
+        case: &Case,
+        known: bool,
+        state: &Words,
+        locals: &mut [i64],
+    ) -> Result<bool, Fault> {
+        let mut guards = &case.guards[..];
+        if known {
+            guards = &guards[case.stateless_guards..];
+        } else {
+            for (slot, e) in &case.const_args {
+                if eval(&Env { cx, st: state }, e, locals)? != locals[*slot as usize] {
+                    return Ok(false);
+                }
+            }
+            if let Some((w, _)) = &case.where_clause {
+                if eval(&Env { cx, st: state }, w, locals)? == 0 {
+                    return Ok(false);
+                }
+            }
+        }
+        for g in guards {
+            if eval(&Env { cx, st: state }, g, locals)? == 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
