@@ -5,13 +5,14 @@
 #   bench/run.sh                      the default configurations (high majority, exhaustive)
 #   bench/run.sh 2/3 3/3 2/12:sym     P/A configurations; maj defaults to the high majority
 #   bench/run.sh 2/3/1                P/A/MAJ with an explicit majority (1 = low for 2 or 3 acceptors)
-#   TOOLS="ioa spin" bench/run.sh 3/3 run only some tools (ioa, ioa-sym, ioa-sym2, ioa-interp,
-#                                     spin, sr, sr-sym)
+#   TOOLS="ioa spin" bench/run.sh 3/3 run only some tools (ioa, ioa-words, ioa-sym, ioa-sym2,
+#                                     ioa-interp, spin, sr, sr-sym)
 #   THREADS=2 TIMEOUT=900 …           worker threads for ioa and Stateright; seconds per run
 #
 # ioa-sym is `--symmetric Acc`, ioa-sym2 `--symmetric Acc --symmetric Prop` (GROOVE's
 # isomorphism reduction), ioa-interp the unreduced search with `--engine interpreter` (ioa's
-# own earlier engine, for the ratio). A configuration ending in `:sym` runs only the symmetric
+# own earlier engine, for the ratio), ioa-words the unreduced search with `--engine words` (the
+# compiled engine with its expressions walked as word code instead of run as machine code). A configuration ending in `:sym` runs only the symmetric
 # variants (ioa-sym, ioa-sym2 and Stateright with sorted acceptors), for sizes whose unreduced
 # space is out of reach.
 # Needs: spin and gcc (Debian package `spin`), /usr/bin/time. Builds release binaries first.
@@ -65,15 +66,16 @@ for cfg in "${CONFIGS[@]}"; do
   name="${P}P/${A}A maj $MAJ"
   universe=(--universe "Prop = [1]..[$P]" --universe "Acc = [0]..[$((A - 1))]" --universe "Int = -1..$P")
 
-  for variant in ioa ioa-interp ioa-sym ioa-sym2; do
+  for variant in ioa ioa-words ioa-interp ioa-sym ioa-sym2; do
     want $variant || continue
-    [ $only_sym = 1 ] && [[ $variant = ioa || $variant = ioa-interp ]] && continue
+    [ $only_sym = 1 ] && [[ $variant = ioa || $variant = ioa-words || $variant = ioa-interp ]] && continue
     sym=()
     label="ioa explore"
     case $variant in
       ioa-sym) sym=(--symmetric Acc); label="ioa explore --symmetric Acc" ;;
       ioa-sym2) sym=(--symmetric Acc --symmetric Prop); label="ioa explore --symmetric Acc,Prop" ;;
       ioa-interp) sym=(--engine interpreter); label="ioa explore --engine interpreter" ;;
+      ioa-words) sym=(--engine words); label="ioa explore --engine words" ;;
     esac
     measure "$IOA" explore examples/groove_paxos/paxos.ioa --param "maj=$MAJ" "${universe[@]}" \
       "${sym[@]}" --threads "$THREADS" --quiet --format json

@@ -128,6 +128,9 @@ struct Live {
     /// `where` clause and leading stateless precondition conjuncts read no state are known to
     /// hold them.
     cases: Box<[(u16, bool)]>,
+    /// With one case: its native test function (`Case::applies`), here so that the search
+    /// reaches it without going through the action and case.
+    native: Option<native::Handle>,
 }
 
 /// An action instance: the action and its argument words.
@@ -489,6 +492,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                     instance: k as u32,
                     takes_part,
                     cases: cases.into(),
+                    native: None,
                 });
             }
         }
@@ -535,6 +539,14 @@ impl<'m, 's> CompiledModel<'m, 's> {
             for action in &mut actions {
                 for case in &mut action.cases {
                     case.applies = [made.next().flatten(), made.next().flatten()];
+                }
+            }
+            for l in &mut live {
+                if let [(c, known)] = *l.cases {
+                    let action = &actions[instances[l.instance as usize].action];
+                    l.native = action.cases[c as usize].applies[known as usize]
+                        .as_ref()
+                        .map(native::Conjunction::handle);
                 }
             }
         }
@@ -736,9 +748,12 @@ impl<'m, 's> CompiledModel<'m, 's> {
         // variables have slots of their own), so one copy serves every case.
         'cases: for &(c, known) in live.cases.iter() {
             let case = &action.cases[c as usize];
-            let native = case.applies[known as usize]
-                .as_ref()
-                .and_then(|f| f.holds(&Env { cx, st: state }, locals));
+            let native = match live.native {
+                Some(h) => h.holds(&Env { cx, st: state }, locals),
+                None => case.applies[known as usize]
+                    .as_ref()
+                    .and_then(|f| f.holds(&Env { cx, st: state }, locals)),
+            };
             match native {
                 Some(applies) => {
                     if !applies? {

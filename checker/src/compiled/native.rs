@@ -274,7 +274,33 @@ pub(super) struct Conjunction {
     _memory: Arc<Memory>,
 }
 
+/// A copy of a [`Conjunction`]'s function and bounds, kept beside the instance list the
+/// search walks in every state (the [`Conjunction`] that owns the code outlives it).
+#[derive(Clone, Copy)]
+pub(super) struct Handle {
+    func: NativeFn,
+    max_local: usize,
+    max_word: usize,
+}
+
 impl Conjunction {
+    /// The function's handle.
+    pub fn handle(&self) -> Handle {
+        Handle {
+            func: self.func,
+            max_local: self.max_local,
+            max_word: self.max_word,
+        }
+    }
+
+    /// Whether every test holds in `env`'s state; see [`Handle::holds`].
+    #[inline]
+    pub fn holds(&self, env: &Env, locals: &mut [i64]) -> Option<Eval<bool>> {
+        self.handle().holds(env, locals)
+    }
+}
+
+impl Handle {
     /// Whether every test holds in `env`'s state; `None` when the state or locals are too
     /// short for the code (the caller then evaluates the tests one by one).
     #[inline]
