@@ -513,6 +513,13 @@ impl<'m, 's> CompiledModel<'m, 's> {
             native_functions = native::compile_roots(roots);
             // Then each case's tests as one function (over the compiled roots' boxed trees,
             // which stay where they are).
+            // A case with no `const` argument, `where` clause or stateless conjunct has one
+            // list for both.
+            let same = |case: &Case| {
+                case.const_args.is_empty()
+                    && case.where_clause.is_none()
+                    && case.stateless_guards == 0
+            };
             let mut lists = Vec::new();
             for action in &actions {
                 for case in &action.cases {
@@ -527,18 +534,26 @@ impl<'m, 's> CompiledModel<'m, 's> {
                             .map(|(c, _)| native::Test::Holds(c)),
                     );
                     full.extend(case.guards.iter().map(native::Test::Holds));
-                    let known = case.guards[case.stateless_guards..]
-                        .iter()
-                        .map(native::Test::Holds)
-                        .collect();
                     lists.push(full);
-                    lists.push(known);
+                    if !same(case) {
+                        let known = case.guards[case.stateless_guards..]
+                            .iter()
+                            .map(native::Test::Holds)
+                            .collect();
+                        lists.push(known);
+                    }
                 }
             }
             let mut made = native::compile_conjunctions(&lists).into_iter();
             for action in &mut actions {
                 for case in &mut action.cases {
-                    case.applies = [made.next().flatten(), made.next().flatten()];
+                    let full = made.next().flatten();
+                    let known = if same(case) {
+                        full.clone()
+                    } else {
+                        made.next().flatten()
+                    };
+                    case.applies = [full, known];
                 }
             }
             for l in &mut live {
