@@ -51,11 +51,7 @@ pub struct NativeCode {
     /// The tree, walked when the state or locals are too short and by the callback.
     code: Box<Code>,
     /// Its machine code.
-    func: NativeFn,
-    /// Locals must be longer than this.
-    max_local: usize,
-    /// The state must be longer than this.
-    max_word: usize,
+    handle: Handle,
     /// The code's memory, freed when the last function of the model is dropped.
     _memory: Arc<Memory>,
 }
@@ -89,20 +85,9 @@ impl NativeCode {
     /// The word of the expression in `env`'s state: what [`eval`] returns on the tree.
     #[inline]
     pub fn eval(&self, env: &Env, locals: &mut [i64]) -> Eval<i64> {
-        if locals.len() <= self.max_local || env.st.len() <= self.max_word {
-            return eval(env, &self.code, locals);
-        }
-        let ctx = Ctx {
-            env: env as *const Env as *const (),
-            locals_len: locals.len(),
-        };
-        let mut fault = 0u32;
-        // SAFETY: the function reads state words up to `max_word` and locals up to
-        // `max_local`, both checked above; the pointers live for the call.
-        let w = unsafe { (self.func)(env.st.as_ptr(), locals.as_mut_ptr(), &ctx, &mut fault) };
-        match fault {
-            0 => Ok(w),
-            k => Err(fault_of(k)),
+        match self.handle.call(env, locals) {
+            Some(w) => w,
+            None => eval(env, &self.code, locals),
         }
     }
 }
@@ -152,30 +137,22 @@ pub(super) fn compile_roots(roots: Vec<&mut Code>) -> usize {
         }
         let code = Box::new(std::mem::replace(root, Code::Const(0)));
         match jit.translate(&code) {
-            Some((id, max_local, max_word)) => pending.push((root, code, id, max_local, max_word)),
+            Some(id) => pending.push((root, code, id)),
             None => *root = *code,
         }
     }
-    if jit.module.finalize_definitions().is_err() {
-        for (root, code, ..) in pending {
+    let ids: Vec<_> = pending.iter().map(|p| Some(p.2)).collect();
+    let Some((handles, memory)) = jit.finish(&ids) else {
+        for (root, code, _) in pending {
             *root = *code;
         }
         return 0;
-    }
-    let functions: Vec<_> = pending
-        .iter()
-        .map(|p| jit.module.get_finalized_function(p.2))
-        .collect();
-    let memory = Arc::new(Memory(Some(jit.module)));
+    };
     let generated = pending.len();
-    for ((root, code, _, max_local, max_word), f) in pending.into_iter().zip(functions) {
-        // SAFETY: `f` was generated with `NativeFn`'s signature.
-        let func = unsafe { std::mem::transmute::<*const u8, NativeFn>(f) };
+    for ((root, code, _), handle) in pending.into_iter().zip(handles) {
         *root = Code::Native(Box::new(NativeCode {
             code,
-            func,
-            max_local,
-            max_word,
+            handle: handle.expect("every pending root was translated"),
             _memory: memory.clone(),
         }));
     }
@@ -269,43 +246,40 @@ pub(super) enum Test<'c> {
 /// step's own loop), or a fault.
 #[derive(Clone)]
 pub(super) struct Conjunction {
-    func: NativeFn,
-    max_local: usize,
-    max_word: usize,
+    handle: Handle,
     _memory: Arc<Memory>,
 }
 
-/// A copy of a [`Conjunction`]'s function and bounds, kept beside the instance list the
-/// search walks in every state (the [`Conjunction`] that owns the code outlives it).
+/// A generated function with the bounds its reads need. A [`Conjunction`] or [`NativeCode`]
+/// owns the memory; a copy of the handle is kept beside the instance list the search walks
+/// in every state (the owner outlives it).
 #[derive(Clone, Copy)]
 pub(super) struct Handle {
     func: NativeFn,
+    /// Locals must be longer than this.
     max_local: usize,
+    /// The state must be longer than this.
     max_word: usize,
 }
 
 impl Conjunction {
     /// The function's handle.
     pub fn handle(&self) -> Handle {
-        Handle {
-            func: self.func,
-            max_local: self.max_local,
-            max_word: self.max_word,
-        }
+        self.handle
     }
 
     /// Whether every test holds in `env`'s state; see [`Handle::holds`].
     #[inline]
     pub fn holds(&self, env: &Env, locals: &mut [i64]) -> Option<Eval<bool>> {
-        self.handle().holds(env, locals)
+        self.handle.holds(env, locals)
     }
 }
 
 impl Handle {
-    /// Whether every test holds in `env`'s state; `None` when the state or locals are too
-    /// short for the code (the caller then evaluates the tests one by one).
+    /// Runs the function in `env`'s state: its word or fault; `None` when the state or locals
+    /// are too short for the code (the caller then walks the tree).
     #[inline]
-    pub fn holds(&self, env: &Env, locals: &mut [i64]) -> Option<Eval<bool>> {
+    fn call(&self, env: &Env, locals: &mut [i64]) -> Option<Eval<i64>> {
         if locals.len() <= self.max_local || env.st.len() <= self.max_word {
             return None;
         }
@@ -314,12 +288,20 @@ impl Handle {
             locals_len: locals.len(),
         };
         let mut fault = 0u32;
-        // SAFETY: as in `NativeCode::eval`: the reads are within the bounds checked above.
+        // SAFETY: the function reads state words up to `max_word` and locals up to
+        // `max_local`, both checked above; the pointers live for the call.
         let w = unsafe { (self.func)(env.st.as_ptr(), locals.as_mut_ptr(), &ctx, &mut fault) };
         Some(match fault {
-            0 => Ok(w != 0),
+            0 => Ok(w),
             k => Err(fault_of(k)),
         })
+    }
+
+    /// Whether every test holds in `env`'s state; `None` when the state or locals are too
+    /// short for the code (the caller then evaluates the tests one by one).
+    #[inline]
+    pub fn holds(&self, env: &Env, locals: &mut [i64]) -> Option<Eval<bool>> {
+        self.call(env, locals).map(|r| r.map(|w| w != 0))
     }
 }
 
@@ -359,22 +341,14 @@ pub(super) fn compile_conjunctions(lists: &[Vec<Test>]) -> Vec<Option<Conjunctio
             out
         }));
     }
-    if jit.module.finalize_definitions().is_err() {
+    let Some((handles, memory)) = jit.finish(&ids) else {
         return none();
-    }
-    let functions: Vec<_> = ids
-        .iter()
-        .map(|id| id.map(|(id, l, w)| (jit.module.get_finalized_function(id), l, w)))
-        .collect();
-    let memory = Arc::new(Memory(Some(jit.module)));
-    functions
+    };
+    handles
         .into_iter()
-        .map(|f| {
-            f.map(|(f, max_local, max_word)| Conjunction {
-                // SAFETY: generated with `NativeFn`'s signature.
-                func: unsafe { std::mem::transmute::<*const u8, NativeFn>(f) },
-                max_local,
-                max_word,
+        .map(|h| {
+            h.map(|handle| Conjunction {
+                handle,
                 _memory: memory.clone(),
             })
         })
@@ -423,6 +397,9 @@ fn natively_built(c: &Code) -> bool {
     }
 }
 
+/// A translated function: its id and the largest local and word positions it reads.
+type Translated = (FuncId, usize, usize);
+
 /// The Cranelift module being filled.
 struct Jit {
     module: JITModule,
@@ -462,18 +439,36 @@ impl Jit {
         })
     }
 
+    /// Finalises the module: a handle for each translated function (`None` where `ids` has
+    /// none) and the memory that holds them; `None` when finalising fails.
+    fn finish(mut self, ids: &[Option<Translated>]) -> Option<(Vec<Option<Handle>>, Arc<Memory>)> {
+        self.module.finalize_definitions().ok()?;
+        let handles = ids
+            .iter()
+            .map(|id| {
+                id.map(|(id, max_local, max_word)| {
+                    let f = self.module.get_finalized_function(id);
+                    Handle {
+                        // SAFETY: every function was generated with `NativeFn`'s signature.
+                        func: unsafe { std::mem::transmute::<*const u8, NativeFn>(f) },
+                        max_local,
+                        max_word,
+                    }
+                })
+            })
+            .collect();
+        Some((handles, Arc::new(Memory(Some(self.module)))))
+    }
+
     /// Declares and defines the function of `code`: its id and the largest local and word
     /// positions it reads.
-    fn translate(&mut self, code: &Code) -> Option<(FuncId, usize, usize)> {
+    fn translate(&mut self, code: &Code) -> Option<Translated> {
         self.translate_with(|g| g.gen(code))
     }
 
     /// Declares and defines a function whose body `body` generates (returning its result):
     /// its id and the largest local and word positions it reads.
-    fn translate_with(
-        &mut self,
-        body: impl FnOnce(&mut Gen) -> Value,
-    ) -> Option<(FuncId, usize, usize)> {
+    fn translate_with(&mut self, body: impl FnOnce(&mut Gen) -> Value) -> Option<Translated> {
         let ptr = self.module.target_config().pointer_type();
         let mut ctx = self.module.make_context();
         for _ in 0..4 {
