@@ -158,9 +158,9 @@ fn biased_walks_name_the_right_critical_transition_or_say_how_sure() {
         );
         assert!(out.contains("how sure: certain: "), "seed {seed}:\n{out}");
     }
-    // Seed 3 without the exact search: the walks blame the delivery of the maximum.
+    // Seed 7 without the exact search: the walks blame the delivery of the maximum.
     let mut args = common.to_vec();
-    args.extend(["--seed", "3", "--confirm-states", "0"]);
+    args.extend(["--seed", "7", "--confirm-states", "0"]);
     let (code, out, err) = ioa(&args);
     assert_eq!(code, 1, "{out}{err}");
     assert_eq!(

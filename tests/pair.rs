@@ -241,8 +241,8 @@ fn paxos_planted_bug_is_caught_on_its_schedule() {
     insta::assert_snapshot!("paxos_bug_schedule", o.stderr);
 }
 
-/// The planted bug is found by random paired runs: run 63 (seed 62) of `--runs 10000 --steps 300
-/// --seed 0` with the README's weights fails after 88 steps; shrinking leaves 24. The test starts
+/// The planted bug is found by random paired runs: run 14 (seed 13) of `--runs 10000 --steps 300
+/// --seed 0` with the README's weights fails after 69 steps; shrinking leaves 24. The test starts
 /// at that seed.
 #[test]
 fn paxos_planted_bug_is_found_at_random_and_shrunk() {
@@ -257,7 +257,7 @@ fn paxos_planted_bug_is_found_at_random_and_shrunk() {
         "--steps",
         "300",
         "--seed",
-        "62",
+        "13",
         "--weights",
         PAXOS_WEIGHTS,
         "--trace",
@@ -266,13 +266,13 @@ fn paxos_planted_bug_is_found_at_random_and_shrunk() {
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert!(
         o.stderr
-            .contains("run 1 of 1 (seed 62) failed after 88 step(s); shrunk to 24 step(s)"),
+            .contains("run 1 of 1 (seed 13) failed after 69 step(s); shrunk to 24 step(s)"),
         "{}",
         o.stderr
     );
     assert!(
         o.stderr
-            .contains("error[E0531]: at step 24 (internal propose([2], [8], [2]))"),
+            .contains("error[E0531]: at step 24 (internal propose([2], [8], [1]))"),
         "{}",
         o.stderr
     );

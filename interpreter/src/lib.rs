@@ -14,6 +14,7 @@ pub mod int_bounds;
 pub mod machine;
 pub mod param_guard;
 pub mod runner;
+mod sampler;
 pub mod shrink;
 pub mod trace;
 pub mod universe;

@@ -2,15 +2,16 @@
 //! exhaustive search, each stopping as soon as a goal predicate holds).
 //!
 //! A walk draws its steps exactly as `ioa run --random` does (the same sampler: weights by
-//! action name or kind, rejection sampling with a fallback that enumerates the enabled
-//! instances, enabledness cached across steps until a variable a precondition reads changes),
+//! action name or kind, drawn from each action's list of enabled instances, kept across steps
+//! until a variable its preconditions read changes),
 //! but starts from a given state, tests a goal after every step and reports each step as the
 //! action, its instance index and the `choose` indices taken, so that the caller can turn any
 //! walk into a path its explorer re-executes. It never prints and keeps no states.
 
 use crate::error::EvalResult;
 use crate::machine::{Machine, State};
-use crate::runner::{Cache, Recording, Sampler, Weights};
+use crate::runner::{Recording, Weights};
+use crate::sampler::{Cache, Sampler};
 use crate::value::Value;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -50,7 +51,7 @@ pub struct Walk {
 /// Walks a machine at random.
 pub struct Walker<'m, 's> {
     machine: &'m Machine<'s>,
-    sampler: Sampler,
+    sampler: Sampler<'s>,
 }
 
 impl<'m, 's> Walker<'m, 's> {
