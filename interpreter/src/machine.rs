@@ -893,42 +893,74 @@ impl<'s> Machine<'s> {
         let mut next = state.to_vec();
         let mut aux = Vec::new();
         for (inst, ti, mut locals) in plan.parts {
-            let i = &self.instances[inst];
-            let prim = primitive(self.spec, i.automaton);
-            let t = &prim.transitions[ti];
-            if i.offset == 0 && i.len == next.len() {
-                // The only instance: its variables are the whole state, update them in place.
-                let mut frame = Frame {
-                    spec: self.spec,
-                    universe: self.universe,
-                    state: &mut next,
-                    state_types: &i.state_types,
-                    params: &i.params,
-                    aux: &mut aux,
-                    aux_types: &[],
-                    view: &crate::eval::NoView,
-                };
-                frame.exec(&t.eff, &mut locals, ch)?;
-                continue;
-            }
-            // Effects read and write only their own instance's variables.
-            let mut local_state: Vec<Value> = next[i.offset..i.offset + i.len].to_vec();
+            self.execute_part(&mut next, &mut aux, inst, ti, &mut locals, ch)?;
+        }
+        Ok(next)
+    }
+
+    /// [`Machine::execute`] with a plan that stays where it is (a random run's remembered
+    /// plan): each participant's locals are copied into one buffer instead of the whole plan
+    /// being cloned.
+    pub fn execute_borrowed(
+        &self,
+        state: &[Value],
+        plan: &Plan,
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<State> {
+        let mut next = state.to_vec();
+        let mut aux = Vec::new();
+        let mut locals = Vec::new();
+        for (inst, ti, planned) in &plan.parts {
+            locals.clone_from(planned);
+            self.execute_part(&mut next, &mut aux, *inst, *ti, &mut locals, ch)?;
+        }
+        Ok(next)
+    }
+
+    /// Runs transition `ti` of instance `inst` with `locals` on the state `next`.
+    fn execute_part(
+        &self,
+        next: &mut Vec<Value>,
+        aux: &mut Vec<Value>,
+        inst: usize,
+        ti: usize,
+        locals: &mut [Value],
+        ch: &mut dyn Chooser,
+    ) -> EvalResult<()> {
+        let i = &self.instances[inst];
+        let prim = primitive(self.spec, i.automaton);
+        let t = &prim.transitions[ti];
+        if i.offset == 0 && i.len == next.len() {
+            // The only instance: its variables are the whole state, update them in place.
             let mut frame = Frame {
                 spec: self.spec,
                 universe: self.universe,
-                state: &mut local_state,
+                state: next,
                 state_types: &i.state_types,
                 params: &i.params,
-                aux: &mut aux,
+                aux,
                 aux_types: &[],
                 view: &crate::eval::NoView,
             };
-            frame.exec(&t.eff, &mut locals, ch)?;
-            for (slot, v) in next[i.offset..i.offset + i.len].iter_mut().zip(local_state) {
-                *slot = v;
-            }
+            return frame.exec(&t.eff, locals, ch);
         }
-        Ok(next)
+        // Effects read and write only their own instance's variables.
+        let mut local_state: Vec<Value> = next[i.offset..i.offset + i.len].to_vec();
+        let mut frame = Frame {
+            spec: self.spec,
+            universe: self.universe,
+            state: &mut local_state,
+            state_types: &i.state_types,
+            params: &i.params,
+            aux,
+            aux_types: &[],
+            view: &crate::eval::NoView,
+        };
+        frame.exec(&t.eff, locals, ch)?;
+        for (slot, v) in next[i.offset..i.offset + i.len].iter_mut().zip(local_state) {
+            *slot = v;
+        }
+        Ok(())
     }
 
     /// Checks the root's invariants in `state`; returns the first that fails, or the one whose

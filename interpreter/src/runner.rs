@@ -344,7 +344,8 @@ impl<'m, 's> Runner<'m, 's> {
         let mut changed = Vec::new();
         for _ in 0..steps {
             let current = trace.states.last().expect("non-empty");
-            let picked = match sampler.pick(self.machine, current, &mut rng, &mut cache) {
+            let picked = sampler.pick_instance(self.machine, current, &mut rng, &mut cache);
+            let (action, index) = match picked {
                 Ok(Some(p)) => p,
                 Ok(None) => {
                     return RunReport {
@@ -361,21 +362,17 @@ impl<'m, 's> Runner<'m, 's> {
                     }
                 }
             };
-            let (action, args, plan) = picked;
-            let kind = match self.machine.kind_of(action, &args) {
-                Ok(k) => k,
-                Err(e) => {
-                    return RunReport {
-                        trace,
-                        stop: Stop::StepError(e),
-                        choices,
-                    }
-                }
-            };
-            let mut pick = |n: usize| rng.random_range(0..n);
-            let mut ch = Recording::new(&mut pick);
-            let next = match self.machine.execute(current, plan, &mut ch) {
-                Ok(n) => n,
+            let taken = sampler
+                .take(self.machine, current, action, index, &cache)
+                .and_then(|(args, plan)| {
+                    let kind = self.machine.kind_of(action, &args)?;
+                    let mut pick = |n: usize| rng.random_range(0..n);
+                    let mut ch = Recording::new(&mut pick);
+                    let next = self.machine.execute_borrowed(current, &plan, &mut ch)?;
+                    Ok((args, kind, next, ch.picks))
+                });
+            let (args, kind, next, picks) = match taken {
+                Ok(t) => t,
                 Err(e) => {
                     return RunReport {
                         trace,
@@ -388,7 +385,7 @@ impl<'m, 's> Runner<'m, 's> {
             if any {
                 cache.invalidate_with(self.machine, &changed);
             }
-            choices.push(ch.picks);
+            choices.push(picks);
             trace.steps.push(TraceStep { action, kind, args });
             trace.states.push(next);
             // Observe (log) the step before checking the state it reached, so a report of a

@@ -20,6 +20,7 @@ use crate::runner::Weights;
 use crate::value::Value;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Actions with at most this many instances are drawn from the list of their enabled ones.
@@ -46,9 +47,6 @@ pub(crate) struct Sampler<'s> {
     /// skips the instances outside the bound without deciding them.
     guards: Vec<Option<ParamGuard<'s>>>,
 }
-
-/// A drawn instance: the action, its arguments and the plan for taking it.
-pub(crate) type Picked = (usize, Vec<Value>, Plan);
 
 impl<'s> Sampler<'s> {
     /// A sampler for `machine`'s actions weighted by `weights`.
@@ -183,61 +181,44 @@ impl<'s> Sampler<'s> {
             }
         }
         cache.listed[action] = (generation, candidates);
+        cache.weights[action] = self.weight(action, cache);
     }
 
-    /// Sets each action's weight in `cache.weights`: the weight of its candidates (its listed
-    /// instances, or all of them while it has no list); returns their sum.
-    fn weigh(&self, cache: &mut Cache) -> f64 {
-        let mut weights = std::mem::take(&mut cache.weights);
-        weights.clear();
-        weights.extend((0..self.counts.len()).map(|action| {
-            let n = if cache.fresh(action) {
-                cache.listed[action].1.len() as f64
-            } else {
-                self.counts[action]
-            };
-            self.per[action] * n
-        }));
-        let total = weights.iter().sum();
-        cache.weights = weights;
-        total
+    /// The weight of `action`'s candidates: its listed instances, or all of them while it has
+    /// no up-to-date list.
+    fn weight(&self, action: usize, cache: &Cache) -> f64 {
+        let n = if cache.fresh(action) {
+            cache.listed[action].1.len() as f64
+        } else {
+            self.counts[action]
+        };
+        self.per[action] * n
     }
 
-    /// The drawn instance, with its plan (from the cache when it holds one).
-    pub(crate) fn take(
+    /// The drawn instance's arguments and its plan: borrowed from the cache when it holds
+    /// one, made afresh otherwise.
+    pub(crate) fn take<'c>(
         &self,
         machine: &Machine,
         state: &[Value],
         action: usize,
         index: u64,
-        cache: &Cache,
-    ) -> EvalResult<Picked> {
+        cache: &'c Cache,
+    ) -> EvalResult<(Vec<Value>, Cow<'c, Plan>)> {
         let args = self.args(action, index);
         let cached = cache.status[action]
             .as_ref()
             .map(|s| &s[index as usize])
             .filter(|(decided_at, _)| *decided_at == cache.generation[action]);
         let plan = match cached {
-            Some((_, Status::Enabled(plan))) => plan.clone(),
-            _ => machine
-                .enabled(state, action, &args, false)?
-                .expect("enabled a moment ago"),
+            Some((_, Status::Enabled(plan))) => Cow::Borrowed(plan),
+            _ => Cow::Owned(
+                machine
+                    .enabled(state, action, &args, false)?
+                    .expect("enabled a moment ago"),
+            ),
         };
-        Ok((action, args, plan))
-    }
-
-    /// Draws an enabled instance and its plan; `None` when no instance is enabled.
-    pub(crate) fn pick(
-        &self,
-        machine: &Machine,
-        state: &[Value],
-        rng: &mut ChaCha8Rng,
-        cache: &mut Cache,
-    ) -> EvalResult<Option<Picked>> {
-        match self.pick_instance(machine, state, rng, cache)? {
-            Some((action, index)) => self.take(machine, state, action, index, cache).map(Some),
-            None => Ok(None),
-        }
+        Ok((args, plan))
     }
 
     /// Draws an enabled action instance: the action and the instance's index among the
@@ -265,7 +246,7 @@ impl<'s> Sampler<'s> {
                 }
             }
         }
-        let mut total = self.weigh(cache);
+        let mut total = cache.total();
         for _ in 0..REJECTIONS {
             if total <= 0.0 {
                 return Ok(None);
@@ -284,7 +265,7 @@ impl<'s> Sampler<'s> {
             }
             if self.listable[action] && cache.reject(action) as f64 >= self.counts[action] {
                 self.list(machine, state, action, cache);
-                total = self.weigh(cache);
+                total = cache.total();
             }
         }
         for action in 0..self.counts.len() {
@@ -378,8 +359,11 @@ pub(crate) struct Cache {
     listed: Vec<(u64, Vec<u32>)>,
     /// Per action, the generation and how many of its drawn instances were disabled in it.
     rejected: Vec<(u64, u32)>,
-    /// Per action, the weight of its candidates in the current draw.
+    /// Per action, the weight of its candidates ([`Sampler::weight`]): set when it is listed
+    /// and when a step invalidates it.
     weights: Vec<f64>,
+    /// Per action, the weight of all its instances: its weight while it has no up-to-date list.
+    unlisted: Vec<f64>,
     /// Whether statuses are kept from one state to the next (else every state is decided
     /// afresh: the reference the kept statuses must agree with).
     incremental: bool,
@@ -388,6 +372,9 @@ pub(crate) struct Cache {
 impl Cache {
     /// An empty cache for `sampler`'s actions; `incremental` keeps statuses across steps.
     pub(crate) fn new(sampler: &Sampler, incremental: bool) -> Cache {
+        let unlisted: Vec<f64> = (0..sampler.counts.len())
+            .map(|action| sampler.per[action] * sampler.counts[action])
+            .collect();
         Cache {
             status: sampler
                 .counts
@@ -401,7 +388,8 @@ impl Cache {
             generation: vec![1; sampler.counts.len()],
             listed: vec![(0, Vec::new()); sampler.counts.len()],
             rejected: vec![(0, 0); sampler.counts.len()],
-            weights: Vec::new(),
+            weights: unlisted.clone(),
+            unlisted,
             incremental,
         }
     }
@@ -411,8 +399,16 @@ impl Cache {
         for (action, generation) in self.generation.iter_mut().enumerate() {
             if machine.action_reads(action).touched(changed) {
                 *generation += 1;
+                // No list is up to date now: every instance is a candidate.
+                self.weights[action] = self.unlisted[action];
             }
         }
+    }
+
+    /// The sum of the actions' weights, added in action order so that it does not depend on
+    /// the run's history.
+    fn total(&self) -> f64 {
+        self.weights.iter().sum()
     }
 
     /// Whether `action`'s list of candidates is up to date.

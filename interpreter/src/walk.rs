@@ -93,12 +93,13 @@ impl<'m, 's> Walker<'m, 's> {
                     end: WalkEnd::Deadlock,
                 });
             };
-            let (_, _, plan) = self
+            let (_, plan) = self
                 .sampler
                 .take(self.machine, &current, action, index, &cache)?;
             let mut pick = |n: usize| rng.random_range(0..n);
             let mut ch = Recording::new(&mut pick);
-            let next = self.machine.execute(&current, plan, &mut ch)?;
+            let next = self.machine.execute_borrowed(&current, &plan, &mut ch)?;
+            drop(plan);
             let picks = std::mem::take(&mut ch.picks);
             if crate::deps::changed(&current, &next, &mut changed) {
                 cache.invalidate_with(self.machine, &changed);
