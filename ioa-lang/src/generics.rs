@@ -18,7 +18,7 @@ use crate::span::{FileId, Span};
 use std::collections::BTreeMap;
 
 /// The type of a type parameter, as written in a header.
-const TYPE_KIND: &str = "Type";
+pub const TYPE_KIND: &str = "Type";
 
 /// How deep instances may name other generic instances (a generic composite of generic
 /// components); deeper is a recursion, reported.

@@ -39,7 +39,11 @@ pub fn from_automaton(files: &[SourceFile], automaton: &str) -> Vec<Candidate> {
         let AutomatonBody::Primitive(body) = &inner.body else {
             continue;
         };
-        if inner.params.iter().any(|p| p.ty.name.name == "Type") {
+        if inner
+            .params
+            .iter()
+            .any(|p| p.ty.name.name == ioa_lang::generics::TYPE_KIND)
+        {
             continue;
         }
         let vars: Vec<String> = body.states.iter().map(|s| s.name.name.clone()).collect();
