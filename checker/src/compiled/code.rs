@@ -239,6 +239,10 @@ pub struct Interp {
     pub inputs: Vec<Input>,
     /// Local slots it uses.
     pub n_locals: u32,
+    /// Its id for the table of remembered results (`compiled/interp_memo.rs`).
+    pub id: u64,
+    /// Whether its results are remembered: it reads few enough words (at most 16).
+    pub memo: bool,
 }
 
 /// A value an [`Interp`] reads.
@@ -271,6 +275,40 @@ thread_local! {
 impl Interp {
     /// The value of the expression in state `st`.
     pub fn value(&self, env: &Env, locals: &mut [i64]) -> Eval<Value> {
+        self.value_from(env, locals, None)
+    }
+
+    /// The word of the expression's value in state `st`, from the table of remembered
+    /// results when the node is remembered and has met these inputs before. Inside an effect
+    /// (where a `choose` may be resolved by the explorer's script) it is always evaluated.
+    pub fn word(&self, env: &Env, repr: Repr, locals: &mut [i64]) -> Eval<i64> {
+        if !self.memo || env.cx.choices.is_some() {
+            let v = self.value(env, locals)?;
+            return env.cx.word(repr, &v);
+        }
+        super::interp_memo::with_key(self.id, |key| {
+            for input in &self.inputs {
+                match input {
+                    Input::Word { code, .. } => key.push(eval(env, code, locals)?),
+                    Input::Slot { slot, .. } => {
+                        let (offset, len) = env.cx.layout.slot_words(env.cx.fins, *slot);
+                        key.extend(&env.st[offset..offset + len]);
+                    }
+                }
+            }
+            if let Some(w) = key.get() {
+                return Ok(w);
+            }
+            let v = self.value_from(env, locals, Some(key.inputs()))?;
+            let w = env.cx.word(repr, &v)?;
+            key.insert(w);
+            Ok(w)
+        })
+    }
+
+    /// The value of the expression; `words`, when given, are the input words already
+    /// computed ([`Interp::word`]'s key: a word per `Word` input, a slot's words per `Slot`).
+    fn value_from(&self, env: &Env, locals: &mut [i64], words: Option<&[i64]>) -> Eval<Value> {
         let mut values = VALUES.with(|v| v.borrow_mut().pop()).unwrap_or_default();
         // The array only grows: every input is written before the interpreter runs and every
         // local the expression binds is set by it before it is read, so what an earlier
@@ -279,7 +317,7 @@ impl Interp {
         if values.len() < self.n_locals as usize {
             values.resize(self.n_locals as usize, Value::Nil);
         }
-        let result = self.value_with(env, locals, &mut values);
+        let result = self.value_with(env, locals, &mut values, words);
         for input in &self.inputs {
             let (Input::Word { local, .. } | Input::Slot { local, .. }) = input;
             values[*local as usize] = Value::Nil;
@@ -288,15 +326,32 @@ impl Interp {
         result
     }
 
-    fn value_with(&self, env: &Env, locals: &mut [i64], values: &mut [Value]) -> Eval<Value> {
+    fn value_with(
+        &self,
+        env: &Env,
+        locals: &mut [i64],
+        values: &mut [Value],
+        mut words: Option<&[i64]>,
+    ) -> Eval<Value> {
         let (cx, st) = (env.cx, env.st);
         for input in &self.inputs {
             match input {
                 Input::Word { local, code, repr } => {
-                    let w = eval(env, code, locals)?;
+                    let w = match &mut words {
+                        Some(ws) => {
+                            let w = ws[0];
+                            *ws = &ws[1..];
+                            w
+                        }
+                        None => eval(env, code, locals)?,
+                    };
                     values[*local as usize] = cx.value(*repr, w);
                 }
                 Input::Slot { local, slot } => {
+                    if let Some(ws) = &mut words {
+                        // The slot's words were read from `st` itself.
+                        *ws = &ws[cx.layout.slot_words(cx.fins, *slot).1..];
+                    }
                     values[*local as usize] =
                         cx.layout
                             .decode_slot_for_reading(cx.fins, *slot as usize, st)
@@ -911,8 +966,7 @@ fn for_each(
 /// The word of an [`Interp`] node's value (kept out of [`eval`], whose frame stays small).
 #[inline(never)]
 fn interp_word(env: &Env, i: &Interp, repr: Repr, locals: &mut [i64]) -> Eval<i64> {
-    let v = i.value(env, locals)?;
-    env.cx.word(repr, &v)
+    i.word(env, repr, locals)
 }
 
 /// The words of a collection's elements in the interpreter's order (a multiset's as often as

@@ -737,6 +737,15 @@ impl Layout {
             .collect()
     }
 
+    /// Where state variable `slot`'s words are: the first one's position and how many.
+    pub fn slot_words(&self, fins: &Fins, slot: u32) -> (usize, usize) {
+        match &self.slots[slot as usize] {
+            Slot::Word { offset, .. } => (*offset as usize, 1),
+            Slot::Array { offset, index, .. } => (*offset as usize, fins.get(*index).card as usize),
+            Slot::BigSet { offset, words, .. } => (*offset as usize, *words as usize),
+        }
+    }
+
     /// The interpreter's value of state variable `slot`.
     pub fn decode_slot(&self, fins: &Fins, slot: usize, words: &[i64]) -> Value {
         match &self.slots[slot] {

@@ -619,10 +619,19 @@ impl Lower<'_, '_, '_> {
         let mut inputs = Vec::new();
         let mut next = self.first_free_local;
         let expr = self.rewrite(e, When::Always, &[], &mut inputs, &mut next)?;
+        let key_words: usize = inputs
+            .iter()
+            .map(|input| match input {
+                Input::Word { .. } => 1,
+                Input::Slot { slot, .. } => self.layout.slot_words(self.fins, *slot).1,
+            })
+            .sum();
         Ok(Interp {
             expr,
             inputs,
             n_locals: next,
+            id: super::interp_memo::fresh_id(),
+            memo: key_words <= super::interp_memo::MAX_KEY_WORDS,
         })
     }
 

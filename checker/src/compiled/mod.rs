@@ -34,6 +34,7 @@
 pub mod code;
 pub mod flat;
 pub mod intern;
+mod interp_memo;
 pub mod layout;
 mod lower;
 mod native;
