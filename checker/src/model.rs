@@ -154,12 +154,25 @@ impl<'a> Scripted<'a> {
 
 impl Chooser for Scripted<'_> {
     fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value> {
+        let k = self.take(span, candidates.len())?;
+        Ok(candidates[k].clone())
+    }
+
+    fn choose_index(&mut self, span: Span, n: usize) -> Option<EvalResult<usize>> {
+        Some(self.take(span, n))
+    }
+}
+
+impl Scripted<'_> {
+    /// The script's next position among `n` candidates (the first when the script has ended),
+    /// recorded as made.
+    fn take(&mut self, span: Span, n: usize) -> EvalResult<usize> {
         let k = self.script.get(self.made.len()).copied().unwrap_or(0);
-        let Some(v) = candidates.get(k as usize) else {
+        if k as usize >= n {
             return Err(RunError::UnresolvedChoice { span });
-        };
-        self.made.push((k, candidates.len() as u32));
-        Ok(v.clone())
+        }
+        self.made.push((k, n as u32));
+        Ok(k as usize)
     }
 }
 

@@ -62,6 +62,13 @@ pub trait Chooser {
     /// An offered value was taken; `index` is its position among the candidates (`None` when
     /// it is not one of them, e.g. outside the universe), so a recorded run can replay it.
     fn took_offer(&mut self, _index: Option<usize>) {}
+    /// For a chooser that picks by position alone (an explorer's script) and has no offer
+    /// pending: the position it takes among `n` candidates for the `choose` at `span`, the
+    /// choice counted as made, exactly as [`Chooser::choose`] would make it. `None` (nothing
+    /// counted) when it needs the candidates themselves.
+    fn choose_index(&mut self, _span: Span, _n: usize) -> Option<EvalResult<usize>> {
+        None
+    }
 }
 
 /// A chooser that refuses: used where no choice can be resolved (predicates).

@@ -13,9 +13,11 @@
 //! included (an error is a [`Fault`], and the interpreter then reports it with its position).
 
 use super::layout::{value_of_word, word_of, Fins, Layout, Listed, Repr};
+use interpreter::error::{EvalResult, RunError};
 use interpreter::eval::{Chooser, NoChoice, NoView, Scope};
 use interpreter::exec::{update_path, Key};
 use interpreter::value::Value;
+use ioa_lang::span::Span;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -243,6 +245,13 @@ pub struct Interp {
     pub id: u64,
     /// Whether its results are remembered: it reads few enough words (at most 16).
     pub memo: bool,
+    /// Whether it holds a `choose` (inside an effect the explorer's script resolves it, so
+    /// the result is not a function of the inputs alone there).
+    pub chooses: bool,
+    /// The span of its one `choose` when it holds exactly one and evaluating the node always
+    /// runs it exactly once (not under a quantifier, a conditional or the right of `∧`, `∨`,
+    /// `⇒`; no `det` block): then a result per candidate is a function of the inputs.
+    pub choice: Option<Span>,
 }
 
 /// A value an [`Interp`] reads.
@@ -275,14 +284,16 @@ thread_local! {
 impl Interp {
     /// The value of the expression in state `st`.
     pub fn value(&self, env: &Env, locals: &mut [i64]) -> Eval<Value> {
-        self.value_from(env, locals, None)
+        self.value_from(env, locals, None, None)
     }
 
     /// The word of the expression's value in state `st`, from the table of remembered
-    /// results when the node is remembered and has met these inputs before. Inside an effect
-    /// (where a `choose` may be resolved by the explorer's script) it is always evaluated.
+    /// results when the node is remembered and has met these inputs before. Inside an effect,
+    /// where the explorer's script resolves a `choose` the node holds, a result is remembered
+    /// per candidate, and only for a node whose one `choose` runs exactly once ([`Interp::choice`]).
     pub fn word(&self, env: &Env, repr: Repr, locals: &mut [i64]) -> Eval<i64> {
-        if !self.memo || env.cx.choices.is_some() {
+        let chooser = env.cx.choices.filter(|_| self.chooses);
+        if !self.memo || (chooser.is_some() && self.choice.is_none()) {
             let v = self.value(env, locals)?;
             return env.cx.word(repr, &v);
         }
@@ -296,19 +307,74 @@ impl Interp {
                     }
                 }
             }
-            if let Some(w) = key.get() {
-                return Ok(w);
+            match (chooser, self.choice) {
+                (Some(chooser), Some(span)) => {
+                    self.word_choosing(env, repr, locals, key, chooser, span)
+                }
+                _ => {
+                    if let Some(w) = key.get() {
+                        return Ok(w);
+                    }
+                    let v = self.value_from(env, locals, Some(key.inputs()), None)?;
+                    let w = env.cx.word(repr, &v)?;
+                    key.insert(w);
+                    Ok(w)
+                }
             }
-            let v = self.value_from(env, locals, Some(key.inputs()))?;
-            let w = env.cx.word(repr, &v)?;
-            key.insert(w);
-            Ok(w)
         })
     }
 
+    /// [`Interp::word`] for a node whose one `choose` (at `span`) the effect's `chooser`
+    /// resolves: the chooser takes its position among the candidates exactly as when the
+    /// interpreter evaluates the node, and the result for that position is remembered.
+    fn word_choosing(
+        &self,
+        env: &Env,
+        repr: Repr,
+        locals: &mut [i64],
+        key: &super::interp_memo::Key,
+        chooser: &RefCell<dyn Chooser + '_>,
+        span: Span,
+    ) -> Eval<i64> {
+        if let Some(n) = key.candidates() {
+            let Some(k) = chooser.borrow_mut().choose_index(span, n) else {
+                let v = self.value(env, locals)?;
+                return env.cx.word(repr, &v);
+            };
+            let k = k.map_err(|_| Fault::Interpreted)?;
+            if let Some(w) = key.chosen(k) {
+                return Ok(w);
+            }
+            // The choice is made: evaluate with it forced.
+            let mut forced = Forced { k, n };
+            let v = self.value_from(env, locals, Some(key.inputs()), Some(&mut forced))?;
+            let w = env.cx.word(repr, &v)?;
+            key.insert_chosen(n, k, w);
+            return Ok(w);
+        }
+        let mut probe = Probe {
+            inner: chooser,
+            taken: Vec::new(),
+            by_index: true,
+        };
+        let v = self.value_from(env, locals, Some(key.inputs()), Some(&mut probe))?;
+        let w = env.cx.word(repr, &v)?;
+        if let ([(k, n)], true) = (probe.taken.as_slice(), probe.by_index) {
+            key.insert_chosen(*n, *k, w);
+        }
+        Ok(w)
+    }
+
     /// The value of the expression; `words`, when given, are the input words already
-    /// computed ([`Interp::word`]'s key: a word per `Word` input, a slot's words per `Slot`).
-    fn value_from(&self, env: &Env, locals: &mut [i64], words: Option<&[i64]>) -> Eval<Value> {
+    /// computed ([`Interp::word`]'s key: a word per `Word` input, a slot's words per `Slot`);
+    /// `chooser`, when given, resolves its `choose`s instead of the effect's.
+    fn value_from(
+        &self,
+        env: &Env,
+        locals: &mut [i64],
+        words: Option<&[i64]>,
+        chooser: Option<&mut dyn Chooser>,
+    ) -> Eval<Value> {
         let mut values = VALUES.with(|v| v.borrow_mut().pop()).unwrap_or_default();
         // The array only grows: every input is written before the interpreter runs and every
         // local the expression binds is set by it before it is read, so what an earlier
@@ -317,7 +383,7 @@ impl Interp {
         if values.len() < self.n_locals as usize {
             values.resize(self.n_locals as usize, Value::Nil);
         }
-        let result = self.value_with(env, locals, &mut values, words);
+        let result = self.value_with(env, locals, &mut values, words, chooser);
         for input in &self.inputs {
             let (Input::Word { local, .. } | Input::Slot { local, .. }) = input;
             values[*local as usize] = Value::Nil;
@@ -332,6 +398,7 @@ impl Interp {
         locals: &mut [i64],
         values: &mut [Value],
         mut words: Option<&[i64]>,
+        chooser: Option<&mut dyn Chooser>,
     ) -> Eval<Value> {
         let (cx, st) = (env.cx, env.st);
         for input in &self.inputs {
@@ -358,13 +425,75 @@ impl Interp {
                 }
             }
         }
-        let result = match cx.choices {
-            Some(choices) => cx
-                .scope()
-                .eval(&self.expr, values, &mut *choices.borrow_mut()),
-            None => cx.scope().eval(&self.expr, values, &mut NoChoice),
+        let result = match (chooser, cx.choices) {
+            (Some(chooser), _) => cx.scope().eval(&self.expr, values, chooser),
+            (None, Some(choices)) => {
+                cx.scope()
+                    .eval(&self.expr, values, &mut *choices.borrow_mut())
+            }
+            (None, None) => cx.scope().eval(&self.expr, values, &mut NoChoice),
         };
         result.map_err(|_| Fault::Interpreted)
+    }
+}
+
+/// Resolves a node's one `choose` to the candidate the effect's chooser already took.
+struct Forced {
+    /// Its position.
+    k: usize,
+    /// How many candidates there were when it was taken.
+    n: usize,
+}
+
+impl Chooser for Forced {
+    fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value> {
+        match candidates.get(self.k) {
+            Some(v) if candidates.len() == self.n => Ok(v.clone()),
+            _ => Err(RunError::UnresolvedChoice { span }),
+        }
+    }
+}
+
+/// Passes a node's `choose`s to the effect's chooser, noting the positions it took.
+struct Probe<'c, 'x> {
+    inner: &'c RefCell<dyn Chooser + 'x>,
+    /// Each choice made: the position and the number of candidates.
+    taken: Vec<(usize, usize)>,
+    /// Whether every choice was made by position.
+    by_index: bool,
+}
+
+impl Chooser for Probe<'_, '_> {
+    fn choose(&mut self, span: Span, candidates: &[Value]) -> EvalResult<Value> {
+        let picked = self.inner.borrow_mut().choose_index(span, candidates.len());
+        match picked {
+            Some(k) => {
+                let k = k?;
+                self.taken.push((k, candidates.len()));
+                candidates
+                    .get(k)
+                    .cloned()
+                    .ok_or(RunError::UnresolvedChoice { span })
+            }
+            None => {
+                self.by_index = false;
+                self.inner.borrow_mut().choose(span, candidates)
+            }
+        }
+    }
+
+    fn offered(&mut self) -> Option<Value> {
+        let offer = self.inner.borrow_mut().offered();
+        self.by_index &= offer.is_none();
+        offer
+    }
+
+    fn records_offers(&self) -> bool {
+        self.inner.borrow().records_offers()
+    }
+
+    fn took_offer(&mut self, index: Option<usize>) {
+        self.inner.borrow_mut().took_offer(index)
     }
 }
 

@@ -7,9 +7,10 @@
 //! `N[o].proposal[b]`), and the same inputs come back in state after state. The result is a
 //! function of the input words alone: the expression reads nothing but its inputs and the
 //! automaton's parameters, interned ids stand for one value each for the model's lifetime,
-//! and an expression is only remembered where no `choose` can be resolved differently (outside
-//! effects). So each worker thread keeps a table from a node's id and its input words to its
-//! result word; errors are not remembered (the interpreter reports them when it runs).
+//! and an expression that holds a `choose` is not remembered inside an effect, where the
+//! explorer's script resolves the choice (in a predicate a `choose` must have one candidate).
+//! So each worker thread keeps a table from a node's id and its input words to its result
+//! word; errors are not remembered (the interpreter reports them when it runs).
 //!
 //! Node ids come from one process-wide counter and are never reused, so a table that outlives
 //! a model (a test explores many in one thread) can never answer for another model's node.
@@ -37,7 +38,20 @@ pub fn fresh_id() -> u64 {
 #[derive(Default)]
 struct Table {
     results: FxHashMap<Box<[i64]>, i64>,
+    /// For a node whose one `choose` an effect's script resolves: per key, a slot per
+    /// candidate, with the result once it is known for that candidate.
+    choices: FxHashMap<Box<[i64]>, Box<[Option<i64>]>>,
     key: Vec<i64>,
+}
+
+impl Table {
+    /// Empties the tables when they hold [`MAX_ENTRIES`] entries.
+    fn make_room(&mut self) {
+        if self.results.len() + self.choices.len() >= MAX_ENTRIES {
+            self.results.clear();
+            self.choices.clear();
+        }
+    }
 }
 
 thread_local! {
@@ -72,10 +86,41 @@ impl Key {
     pub fn insert(&self, w: i64) {
         TABLE.with(|t| {
             let mut t = t.borrow_mut();
-            if t.results.len() >= MAX_ENTRIES {
-                t.results.clear();
-            }
+            t.make_room();
             t.results.insert(self.0.clone().into_boxed_slice(), w);
+        });
+    }
+
+    /// How many candidates the node's `choose` had with these inputs, if it was met before.
+    pub fn candidates(&self) -> Option<usize> {
+        TABLE.with(|t| t.borrow().choices.get(&self.0[..]).map(|r| r.len()))
+    }
+
+    /// The remembered result for these inputs when the `choose` takes candidate `k`.
+    pub fn chosen(&self, k: usize) -> Option<i64> {
+        TABLE.with(|t| {
+            t.borrow()
+                .choices
+                .get(&self.0[..])
+                .and_then(|r| r.get(k).copied().flatten())
+        })
+    }
+
+    /// Remembers `w` as the result for these inputs when the `choose` takes candidate `k` of
+    /// `n`.
+    pub fn insert_chosen(&self, n: usize, k: usize, w: i64) {
+        TABLE.with(|t| {
+            let mut t = t.borrow_mut();
+            if !t.choices.contains_key(&self.0[..]) {
+                t.make_room();
+            }
+            let results = t
+                .choices
+                .entry(self.0.clone().into_boxed_slice())
+                .or_insert_with(|| vec![None; n].into_boxed_slice());
+            if results.len() == n && k < n {
+                results[k] = Some(w);
+            }
         });
     }
 }

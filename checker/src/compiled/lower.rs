@@ -632,6 +632,8 @@ impl Lower<'_, '_, '_> {
             n_locals: next,
             id: super::interp_memo::fresh_id(),
             memo: key_words <= super::interp_memo::MAX_KEY_WORDS,
+            chooses: chooses(e),
+            choice: sole_choice(e),
         })
     }
 
@@ -1059,6 +1061,44 @@ pub fn stmts_choose(stmts: &[IrStmt]) -> bool {
         StmtKind::Fire { .. } => true,
         StmtKind::Ignore => false,
     })
+}
+
+/// The span of `e`'s one `choose` when `e` holds exactly one and evaluating `e` always
+/// evaluates it exactly once: it sits under calls, tuples, collections, operators, fields and
+/// indexing only (on the left of `∧`, `∨`, `⇒`, which the interpreter may not evaluate
+/// further), has no `det` block, and its condition holds no `choose`.
+fn sole_choice(e: &Expr) -> Option<Span> {
+    let mut found = None;
+    let mut count = 0;
+    let always = sole_choice_walk(e, &mut found, &mut count);
+    (always && count == 1).then_some(found).flatten()
+}
+
+/// Walks `e` for [`sole_choice`]: counts every `choose`, notes the span of one that is
+/// always evaluated, and returns whether every `choose` met is.
+fn sole_choice_walk(e: &Expr, found: &mut Option<Span>, count: &mut usize) -> bool {
+    let all = |xs: &[&Expr], found: &mut Option<Span>, count: &mut usize| {
+        // Stopping at an operand that fails is fine: the answer is then `None` whatever the count.
+        xs.iter().all(|x| sole_choice_walk(x, found, count))
+    };
+    match &e.kind {
+        ExprKind::Choose { cond, det, .. } => {
+            *count += 1;
+            *found = Some(e.span);
+            det.is_none() && !cond.as_deref().is_some_and(chooses)
+        }
+        ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
+            all(&xs.iter().collect::<Vec<_>>(), found, count)
+        }
+        ExprKind::Unary(_, x) | ExprKind::Field(x, _) | ExprKind::NullVal(x) => {
+            sole_choice_walk(x, found, count)
+        }
+        ExprKind::Binary(BinOp::And | BinOp::Or | BinOp::Implies, l, r) => {
+            sole_choice_walk(l, found, count) && !chooses(r)
+        }
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => all(&[a, b], found, count),
+        _ => !chooses(e),
+    }
 }
 
 /// Whether `e` contains a `choose`.
