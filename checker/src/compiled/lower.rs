@@ -1077,9 +1077,13 @@ fn sole_choice(e: &Expr) -> Option<Span> {
 /// Walks `e` for [`sole_choice`]: counts every `choose`, notes the span of one that is
 /// always evaluated, and returns whether every `choose` met is.
 fn sole_choice_walk(e: &Expr, found: &mut Option<Span>, count: &mut usize) -> bool {
-    let all = |xs: &[&Expr], found: &mut Option<Span>, count: &mut usize| {
-        // Stopping at an operand that fails is fine: the answer is then `None` whatever the count.
-        xs.iter().all(|x| sole_choice_walk(x, found, count))
+    // Stopping at an operand that fails is fine: the answer is then `None` whatever the count.
+    let mut all = |xs: &mut dyn Iterator<Item = &Expr>| {
+        let mut ok = true;
+        for x in xs {
+            ok = ok && sole_choice_walk(x, found, count);
+        }
+        ok
     };
     match &e.kind {
         ExprKind::Choose { cond, det, .. } => {
@@ -1088,15 +1092,15 @@ fn sole_choice_walk(e: &Expr, found: &mut Option<Span>, count: &mut usize) -> bo
             det.is_none() && !cond.as_deref().is_some_and(chooses)
         }
         ExprKind::Tuple(xs) | ExprKind::Collection(xs) | ExprKind::Call(_, xs) => {
-            all(&xs.iter().collect::<Vec<_>>(), found, count)
+            all(&mut xs.iter())
         }
         ExprKind::Unary(_, x) | ExprKind::Field(x, _) | ExprKind::NullVal(x) => {
-            sole_choice_walk(x, found, count)
+            all(&mut std::iter::once(&**x))
         }
         ExprKind::Binary(BinOp::And | BinOp::Or | BinOp::Implies, l, r) => {
-            sole_choice_walk(l, found, count) && !chooses(r)
+            all(&mut std::iter::once(&**l)) && !chooses(r)
         }
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => all(&[a, b], found, count),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => all(&mut [&**a, &**b].into_iter()),
         _ => !chooses(e),
     }
 }

@@ -19,7 +19,7 @@
 //! state variable named in the body; a body that reads state in another way is always
 //! evaluated.
 
-use super::layout::{Fins, Layout, Slot};
+use super::layout::{Fins, Layout};
 use crate::ir_walk::walk_expr;
 use crate::symmetry::memo::Memo;
 use ioa_lang::ir::{ExprKind, Spec, VarRef};
@@ -84,14 +84,10 @@ impl Unchanged {
     pub(super) fn new(spec: &Spec, invariants: &[usize], layout: &Layout, fins: &Fins) -> Self {
         let n_slots = layout.slots.len();
         let mut word_slot = vec![0u32; layout.words];
-        for (s, slot) in layout.slots.iter().enumerate() {
-            let (offset, words) = match slot {
-                Slot::Word { offset, .. } => (*offset, 1),
-                Slot::Array { offset, index, .. } => (*offset, fins.get(*index).card as u32),
-                Slot::BigSet { offset, words, .. } => (*offset, *words),
-            };
+        for s in 0..n_slots {
+            let (offset, words) = layout.slot_words(fins, s as u32);
             for w in offset..offset + words {
-                if let Some(x) = word_slot.get_mut(w as usize) {
+                if let Some(x) = word_slot.get_mut(w) {
                     *x = s as u32;
                 }
             }
