@@ -98,11 +98,12 @@ pub trait Model: Sync {
         Ok(())
     }
 
-    /// `child`, a successor of `parent`, is new to the search, which will check it (after
-    /// checking `parent`): a model may carry over what it knows from `parent` (the compiled
-    /// engine, which invariants the step cannot have changed). By default nothing.
-    fn storing(&self, parent: &Self::State, child: &Self::State) {
-        let _ = (parent, child);
+    /// `child`, a successor of `parent`, is new to the search, which will store it under `fp`
+    /// (its [`Model::fingerprint`]) and check it with [`Model::check_stored`] (after checking
+    /// `parent`): a model may carry over what it knows from `parent` (the compiled engine,
+    /// which invariants the step cannot have changed). By default nothing.
+    fn storing(&self, parent: &Self::State, child: &Self::State, fp: Fingerprint) {
+        let _ = (parent, child, fp);
     }
 
     /// Whether [`Model::reduced_successors`] uses `seen`: then the search keeps the
@@ -113,6 +114,17 @@ pub trait Model: Sync {
 
     /// The first property `state` violates, if any.
     fn check(&self, state: &Self::State) -> Result<Option<Self::Property>, Self::Error>;
+
+    /// [`Model::check`] of a state the search stored under `fp`, its fingerprint: the same
+    /// answer, found with what [`Model::storing`] learnt under `fp` where the model keeps it.
+    fn check_stored(
+        &self,
+        state: &Self::State,
+        fp: Fingerprint,
+    ) -> Result<Option<Self::Property>, Self::Error> {
+        let _ = fp;
+        self.check(state)
+    }
 
     /// The state's fingerprint; states with equal fingerprints are explored once.
     fn fingerprint(&self, state: &Self::State) -> Fingerprint;
@@ -206,8 +218,8 @@ impl<Step: Clone> StateGraph<Step> {
 pub struct Frontier<State> {
     /// The distance from the start states (0 for start states).
     pub depth: u32,
-    /// The states, in discovery order.
-    pub states: Vec<(StateId, State)>,
+    /// The states with their fingerprints, in discovery order.
+    pub states: Vec<(StateId, Fingerprint, State)>,
 }
 
 /// Limits on a search. Every limit stops the search cleanly between batches.
@@ -356,39 +368,39 @@ pub enum Expansion<M: Model> {
     },
 }
 
-/// Checks a state and computes its successors, keeping those whose fingerprint `keep` accepts.
-/// This is the work of one state in every explorer: the loop below keeps successors not yet
-/// in its graph, the distributed explorer (crate `distributed`) those not known to be visited
-/// by this worker.
+/// Checks a state (stored under `fp`) and computes its successors, keeping those whose
+/// fingerprint `keep` accepts. This is the work of one state in every explorer: the loop below
+/// keeps successors not yet in its graph, the distributed explorer (crate `distributed`) those
+/// not known to be visited by this worker.
 pub fn expand_state<M: Model>(
     model: &M,
-    state: &M::State,
+    (state, fp): (&M::State, Fingerprint),
     keep: &dyn Fn(Fingerprint) -> bool,
 ) -> Expansion<M> {
-    expand_state_reducing(model, state, keep, None)
+    expand_state_reducing(model, (state, fp), keep, None)
 }
 
 /// [`expand_state`] with the reduction's successors ([`Model::reduced_successors`]); `seen`
 /// answers exactly whether a fingerprint was visited (see there).
 pub fn expand_state_reducing<M: Model>(
     model: &M,
-    state: &M::State,
+    stored: (&M::State, Fingerprint),
     keep: &dyn Fn(Fingerprint) -> bool,
     seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
 ) -> Expansion<M> {
-    expand_state_from(model, state, None, keep, seen)
+    expand_state_from(model, stored, None, keep, seen)
 }
 
 /// [`expand_state_reducing`] with the state's successors computed already (`Some`, all of
 /// them), or not (`None`).
 pub fn expand_state_from<M: Model>(
     model: &M,
-    state: &M::State,
+    (state, fp): (&M::State, Fingerprint),
     all: Option<Vec<(M::Step, M::State)>>,
     keep: &dyn Fn(Fingerprint) -> bool,
     seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
 ) -> Expansion<M> {
-    match model.check(state) {
+    match model.check_stored(state, fp) {
         Ok(None) => {}
         Ok(Some(p)) => return Expansion::Violated(p),
         Err(e) => return Expansion::Failed(e),
@@ -407,7 +419,7 @@ pub fn expand_state_from<M: Model>(
         .filter_map(|(step, next)| {
             let fp = model.fingerprint(&next);
             keep(fp).then(|| {
-                model.storing(state, &next);
+                model.storing(state, &next, fp);
                 (fp, step, next)
             })
         })
@@ -484,7 +496,7 @@ impl<M: Model> Visited<M> {
         parent: Option<StateId>,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, M::State)>,
+        next: &mut Vec<(StateId, Fingerprint, M::State)>,
     ) -> Result<(), Stop> {
         match self {
             Visited::Memory {
@@ -503,7 +515,7 @@ impl<M: Model> Visited<M> {
                     if let Some(level) = next_level {
                         level.insert(fp);
                     }
-                    next.push((id, state));
+                    next.push((id, fp, state));
                 }
                 Ok(())
             }
@@ -525,7 +537,7 @@ impl<M: Model> Visited<M> {
         &mut self,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, M::State)>,
+        next: &mut Vec<(StateId, Fingerprint, M::State)>,
     ) -> Result<bool, Stop> {
         match self {
             Visited::Memory { cut_off, .. } => Ok(std::mem::take(cut_off)),
@@ -539,7 +551,7 @@ impl<M: Model> Visited<M> {
         &mut self,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, M::State)>,
+        next: &mut Vec<(StateId, Fingerprint, M::State)>,
     ) -> Result<bool, Stop> {
         if let Visited::Spilled(g) = self {
             if g.over_budget() {
@@ -570,16 +582,20 @@ impl<M: Model> Visited<M> {
 /// An in-memory visited set answers exactly whether a state was visited (every state of an
 /// earlier or the current level is in it), which partial-order reduction's cycle proviso needs;
 /// a spilled one may miss states on disk, so it does not answer.
-fn expand<M: Model>(model: &M, visited: &Visited<M>, state: &M::State) -> Expansion<M> {
+fn expand<M: Model>(
+    model: &M,
+    visited: &Visited<M>,
+    stored: (&M::State, Fingerprint),
+) -> Expansion<M> {
     match visited {
         Visited::Memory {
             graph, next_level, ..
         } => {
             let seen =
                 |fp| graph.contains(fp) && next_level.as_ref().is_none_or(|l| !l.contains(&fp));
-            expand_state_reducing(model, state, &|fp| !graph.contains(fp), Some(&seen))
+            expand_state_reducing(model, stored, &|fp| !graph.contains(fp), Some(&seen))
         }
-        Visited::Spilled(_) => expand_state(model, state, &|fp| !visited.contains(fp)),
+        Visited::Spilled(_) => expand_state(model, stored, &|fp| !visited.contains(fp)),
     }
 }
 
@@ -616,19 +632,19 @@ impl Workers {
         &self,
         model: &M,
         visited: &Visited<M>,
-        batch: &[(StateId, M::State)],
+        batch: &[(StateId, Fingerprint, M::State)],
     ) -> Vec<Expansion<M>> {
         match self {
             Workers::Pool(pool) => pool.install(|| {
                 batch
                     .par_iter()
                     .with_max_len(16)
-                    .map(|(_, s)| expand(model, visited, s))
+                    .map(|(_, fp, s)| expand(model, visited, (s, *fp)))
                     .collect()
             }),
             Workers::Inline => batch
                 .iter()
-                .map(|(_, s)| expand(model, visited, s))
+                .map(|(_, fp, s)| expand(model, visited, (s, *fp)))
                 .collect(),
         }
     }
@@ -792,7 +808,7 @@ pub fn explore_spilling_to<M: Model>(
                 }
             }
             let expansions = workers.expand_all(model, &visited, batch);
-            for ((id, _), expansion) in batch.iter().zip(expansions) {
+            for ((id, _, _), expansion) in batch.iter().zip(expansions) {
                 stats.checked += 1;
                 let (generated, fresh) = match expansion {
                     Expansion::Violated(property) => {

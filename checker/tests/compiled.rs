@@ -253,9 +253,14 @@ fn unchanged_invariants_are_skipped_only_after_the_parent_passed() {
             .expect("encodes")
     };
     let storing = |m: &CompiledModel, parent: (i64, i64), child: (i64, i64)| {
-        m.storing(&words(parent.0, parent.1), &words(child.0, child.1))
+        let child = words(child.0, child.1);
+        m.storing(&words(parent.0, parent.1), &child, m.fingerprint(&child))
     };
-    let check = |m: &CompiledModel, x: i64, y: i64| m.check(&words(x, y)).expect("evaluates");
+    let check = |m: &CompiledModel, x: i64, y: i64| {
+        let state = words(x, y);
+        m.check_stored(&state, m.fingerprint(&state))
+            .expect("evaluates")
+    };
     // A parent that passes: its successor by bumpY passes, by breakX fails.
     assert_eq!(check(&compiled, 0, 0), None);
     storing(&compiled, (0, 0), (0, 1));

@@ -357,24 +357,24 @@ pub fn run<M: Wire>(
         for (owned, all) in frontier.drain(..).zip(computed) {
             mine.checked += 1;
             let keep = |fp: Fingerprint| owner(fp) != me || !links.in_memory(fp);
-            let (generated, fresh) = match expand_state_from(model, &owned.state, all, &keep, seen)
-            {
-                Expansion::Violated(p) => {
-                    if mine.stop.is_none() {
-                        let event = Event::Violated(model.property_word(&p));
-                        mine.stop = Some((owned.key, fp_words(owned.fp), event));
+            let (generated, fresh) =
+                match expand_state_from(model, (&owned.state, owned.fp), all, &keep, seen) {
+                    Expansion::Violated(p) => {
+                        if mine.stop.is_none() {
+                            let event = Event::Violated(model.property_word(&p));
+                            mine.stop = Some((owned.key, fp_words(owned.fp), event));
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                Expansion::Failed(e) => {
-                    if mine.stop.is_none() {
-                        let event = Event::Failed(model.error_text(&e));
-                        mine.stop = Some((owned.key, fp_words(owned.fp), event));
+                    Expansion::Failed(e) => {
+                        if mine.stop.is_none() {
+                            let event = Event::Failed(model.error_text(&e));
+                            mine.stop = Some((owned.key, fp_words(owned.fp), event));
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                Expansion::Expanded { generated, fresh } => (generated, fresh),
-            };
+                    Expansion::Expanded { generated, fresh } => (generated, fresh),
+                };
             mine.generated += generated;
             if generated == 0 {
                 mine.deadlocks += 1;

@@ -58,7 +58,6 @@ use lower::Lower;
 use std::cell::RefCell;
 use sym_tree::SymTree;
 use unchanged::Unchanged;
-use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 thread_local! {
     /// Whether models compiled by this thread get native code (see [`with_word_code`]).
@@ -820,6 +819,26 @@ impl<'m, 's> CompiledModel<'m, 's> {
 }
 
 impl CompiledModel<'_, '_> {
+    /// The first invariant `state` violates, evaluating all but those `known` to hold (bit
+    /// `i` for the `i`-th of `self.invariants`).
+    fn check_knowing(&self, state: &Words, known: u128) -> Result<Option<usize>, Fault> {
+        SCRATCH.with(|s| {
+            let locals = &mut s.borrow_mut().0;
+            locals.resize(self.n_locals, 0);
+            let cx = &self.cx();
+            for (i, (k, code)) in self.invariants.iter().enumerate() {
+                if i < 128 && known & (1 << i) != 0 {
+                    continue;
+                }
+                if eval(&Env { cx, st: state }, code, locals)? == 0 {
+                    return Ok(Some(*k));
+                }
+            }
+            self.unchanged.passed(state);
+            Ok(None)
+        })
+    }
+
     /// Whether `case` applies in `state` (its `const` arguments, `where` clause and
     /// precondition, or only the conjuncts after the stateless ones when `known`), test by
     /// test: what a case's native function computes at once.
@@ -893,26 +912,15 @@ impl Model for CompiledModel<'_, '_> {
     }
 
     fn check(&self, state: &Words) -> Result<Option<usize>, Fault> {
-        SCRATCH.with(|s| {
-            let locals = &mut s.borrow_mut().0;
-            locals.resize(self.n_locals, 0);
-            let cx = &self.cx();
-            let known = self.unchanged.known(state);
-            for (i, (k, code)) in self.invariants.iter().enumerate() {
-                if i < 128 && known & (1 << i) != 0 {
-                    continue;
-                }
-                if eval(&Env { cx, st: state }, code, locals)? == 0 {
-                    return Ok(Some(*k));
-                }
-            }
-            self.unchanged.passed(state);
-            Ok(None)
-        })
+        self.check_knowing(state, 0)
     }
 
-    fn storing(&self, parent: &Words, child: &Words) {
-        self.unchanged.note_successor(parent, child)
+    fn check_stored(&self, state: &Words, fp: Fingerprint) -> Result<Option<usize>, Fault> {
+        self.check_knowing(state, self.unchanged.known(fp))
+    }
+
+    fn storing(&self, parent: &Words, child: &Words, fp: Fingerprint) {
+        self.unchanged.note_successor(parent, child, fp)
     }
 
     fn fingerprint(&self, state: &Words) -> Fingerprint {
@@ -921,8 +929,9 @@ impl Model for CompiledModel<'_, '_> {
             bytes.clear();
             // An interned word is hashed as its value's hash, not its id (ids depend on the
             // order threads met the values; fingerprints must not).
-            for w in state.iter() {
-                bytes.extend_from_slice(&w.to_le_bytes());
+            bytes.resize(state.len() * 8, 0);
+            for (b, w) in bytes.chunks_exact_mut(8).zip(state.iter()) {
+                b.copy_from_slice(&w.to_le_bytes());
             }
             let interned = &self.layout.interned;
             if !interned.is_empty() {
@@ -936,7 +945,7 @@ impl Model for CompiledModel<'_, '_> {
                     bytes.extend_from_slice(&((h >> 64) as u64).to_le_bytes());
                 });
             }
-            xxh3_128_with_seed(bytes, crate::fingerprint::SEED)
+            crate::fingerprint::hash_bytes(bytes)
         });
         match &self.symmetry {
             None => plain,

@@ -13,7 +13,6 @@ use super::layout::{field_ranks, word_of, FinId, FinKind, Fins, Layout, Listed, 
 use crate::symmetry::{mix_hash, Symmetry, TreeBuilder, ValueShape};
 use ioa_lang::ir::Type;
 use std::sync::Arc;
-use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// How a finite type's values appear in the tree.
 enum Plan {
@@ -317,5 +316,5 @@ fn hash_words(words: &[i64]) -> u128 {
     for w in words {
         bytes.extend_from_slice(&w.to_le_bytes());
     }
-    xxh3_128_with_seed(&bytes, crate::fingerprint::SEED)
+    crate::fingerprint::hash_bytes(&bytes)
 }

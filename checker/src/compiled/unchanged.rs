@@ -13,37 +13,39 @@
 //! marked only when the search stores it as new ([`crate::explore::Model::storing`]) right
 //! after checking its parent, so a successor of a parent that was not checked, or that
 //! violates an invariant, gets no mark (and duplicates of visited states, most of what is
-//! generated, cost nothing). (2) A bounded
-//! cache from a successor's words (by hash) to the invariants known to hold in it; a lost
-//! entry only means evaluating again. The read sets come from the invariants' text: every
-//! state variable named in the body; a body that reads state in another way is always
-//! evaluated.
+//! generated, cost nothing). (2) A bounded cache from the fingerprint the search stores a
+//! successor under to the invariants known to hold in it, read when the search checks the
+//! state stored under that fingerprint ([`crate::explore::Model::check_stored`]); a lost entry
+//! only means evaluating again. Two states with one fingerprint are one state to the search (or,
+//! under symmetry, images of each other under a permutation that keeps every invariant's
+//! value), so what holds in one holds in the other. The read sets come from the invariants'
+//! text: every state variable named in the body; a body that reads state in another way is
+//! always evaluated.
 
 use super::layout::{Fins, Layout};
+use crate::fingerprint::Fingerprint;
 use crate::ir_walk::walk_expr;
 use crate::symmetry::memo::Memo;
 use ioa_lang::ir::{ExprKind, Spec, VarRef};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// The invariants (by position, the first 128) that reading unchanged words keeps true.
 pub(super) struct Unchanged {
-    /// For each invariant, the state variables it reads as a bit set; `None`: not known.
-    reads: Vec<Option<Vec<u64>>>,
-    /// The state variable each word belongs to.
-    word_slot: Vec<u32>,
-    /// How many state variables.
-    n_slots: usize,
-    /// Which invariants are known to hold in a state, by the hash of its words.
+    /// The invariants whose read sets are known (bit `i` for position `i`); 0: nothing is
+    /// ever marked.
+    markable: u128,
+    /// For each state word, the markable invariants that read it (that read its variable).
+    readers: Vec<u128>,
+    /// Which invariants are known to hold in a state, by its fingerprint.
     holding: Memo,
     /// This model's identity, for the record of the last state checked.
     id: u64,
 }
 
-/// Fewer invariants with known read sets than this, and nothing is marked: the two hashes and
-/// the cache entry per stored state cost more than the evaluations they save (the GROOVE
-/// Paxos, 2 invariants: 1.13× the CPU time with marks; the composite Paxos, 27: 0.86×).
+/// Fewer invariants with known read sets than this, and nothing is marked: the cache entry per
+/// stored state costs more than the evaluations it saves (the GROOVE Paxos, 2 invariants:
+/// 1.13× the CPU time with marks; the composite Paxos, 27: 0.86×).
 const MIN_INVARIANTS: usize = 4;
 
 /// The cache of known-true invariants holds at most 256 × 2^this entries of 32 bytes (4 MiB):
@@ -59,86 +61,72 @@ thread_local! {
     /// The model and the words of the state that last passed every invariant on this thread
     /// (compared word by word with each parent, which is cheaper than hashing it).
     static PASSED: RefCell<(u64, Vec<i64>)> = const { RefCell::new((0, Vec::new())) };
-    /// A byte buffer for hashing words.
-    static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// The changed state variables of one successor, as a bit set.
-    static CHANGED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A hash of a state's words (ids of interned values as they are: the record lives as long as
-/// the run).
-fn words_hash(state: &[i64]) -> u128 {
-    BYTES.with(|b| {
-        let bytes = &mut b.borrow_mut();
-        bytes.clear();
-        for w in state {
-            bytes.extend_from_slice(&w.to_le_bytes());
-        }
-        // Never 0, which the cache and the record take for "none".
-        xxh3_128_with_seed(bytes, crate::fingerprint::SEED) | 1
-    })
+/// The cache's key for a fingerprint (never 0, which the cache takes for "none").
+fn key(fp: Fingerprint) -> u128 {
+    fp.max(1)
 }
 
 impl Unchanged {
     /// The read sets of `invariants` (positions in `spec.invariants`) over `layout`'s words.
     pub(super) fn new(spec: &Spec, invariants: &[usize], layout: &Layout, fins: &Fins) -> Self {
         let n_slots = layout.slots.len();
-        let mut word_slot = vec![0u32; layout.words];
-        for s in 0..n_slots {
-            let (offset, words) = layout.slot_words(fins, s as u32);
-            for w in offset..offset + words {
-                if let Some(x) = word_slot.get_mut(w) {
-                    *x = s as u32;
+        // For each state variable, the invariants that read it.
+        let mut slot_readers = vec![0u128; n_slots];
+        let mut markable = 0u128;
+        for (i, &k) in invariants.iter().take(128).enumerate() {
+            let mut reads = Vec::new();
+            let mut known = true;
+            walk_expr(&spec.invariants[k].body, &mut |e| match &e.kind {
+                ExprKind::Var(VarRef::State(s)) if (*s as usize) < n_slots => reads.push(*s),
+                ExprKind::Var(
+                    VarRef::State(_)
+                    | VarRef::Qualified { .. }
+                    | VarRef::Component { .. }
+                    | VarRef::Aux(_),
+                ) => known = false,
+                _ => {}
+            });
+            if known {
+                markable |= 1 << i;
+                for s in reads {
+                    slot_readers[s as usize] |= 1 << i;
                 }
             }
         }
-        let reads: Vec<Option<Vec<u64>>> = invariants
-            .iter()
-            .take(128)
-            .map(|&k| {
-                let mut bits = vec![0u64; n_slots.div_ceil(64)];
-                let mut known = true;
-                walk_expr(&spec.invariants[k].body, &mut |e| match &e.kind {
-                    ExprKind::Var(VarRef::State(s)) if (*s as usize) < n_slots => {
-                        bits[*s as usize / 64] |= 1 << (*s % 64);
-                    }
-                    ExprKind::Var(
-                        VarRef::State(_)
-                        | VarRef::Qualified { .. }
-                        | VarRef::Component { .. }
-                        | VarRef::Aux(_),
-                    ) => known = false,
-                    _ => {}
-                });
-                known.then_some(bits)
-            })
-            .collect();
-        let known = reads.iter().filter(|r| r.is_some()).count();
-        let reads = if known >= MIN_INVARIANTS {
-            reads
-        } else {
-            Vec::new()
-        };
+        if (markable.count_ones() as usize) < MIN_INVARIANTS {
+            markable = 0;
+        }
+        // A word of no variable (none today) marks nothing when it changes.
+        let mut readers = vec![u128::MAX; layout.words];
+        for (s, &r) in slot_readers.iter().enumerate() {
+            let (offset, words) = layout.slot_words(fins, s as u32);
+            for w in offset..offset + words {
+                if let Some(x) = readers.get_mut(w) {
+                    *x = r;
+                }
+            }
+        }
         Unchanged {
-            reads,
-            word_slot,
-            n_slots,
+            markable,
+            readers,
             holding: Memo::with_shard_bits(CACHE_SHARD_BITS),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 
-    /// The invariants known to hold in `state` (bit `i` for position `i`).
-    pub(super) fn known(&self, state: &[i64]) -> u128 {
-        if self.reads.is_empty() {
+    /// The invariants known to hold in the state stored under `fp` (bit `i` for position `i`).
+    pub(super) fn known(&self, fp: Fingerprint) -> u128 {
+        if self.markable == 0 {
             return 0;
         }
-        self.holding.get(words_hash(state)).unwrap_or(0)
+        self.holding.get(key(fp)).unwrap_or(0)
     }
 
     /// Records that every invariant held in `state`.
     pub(super) fn passed(&self, state: &[i64]) {
-        if self.reads.is_empty() {
+        if self.markable == 0 {
             return;
         }
         PASSED.with(|p| {
@@ -149,10 +137,11 @@ impl Unchanged {
         });
     }
 
-    /// Marks in `child`, a successor of `parent`, the invariants that read no word the step
-    /// changed, when `parent` is the state that last passed every invariant on this thread.
-    pub(super) fn note_successor(&self, parent: &[i64], child: &[i64]) {
-        if self.reads.iter().all(Option::is_none)
+    /// Marks in `child`, a successor of `parent` to be stored under `fp`, the invariants that
+    /// read no word the step changed, when `parent` is the state that last passed every
+    /// invariant on this thread.
+    pub(super) fn note_successor(&self, parent: &[i64], child: &[i64], fp: Fingerprint) {
+        if self.markable == 0
             || !PASSED.with(|p| {
                 let passed = p.borrow();
                 passed.0 == self.id && passed.1 == parent
@@ -160,27 +149,15 @@ impl Unchanged {
         {
             return;
         }
-        let mask = CHANGED.with(|c| {
-            let changed = &mut c.borrow_mut();
-            changed.clear();
-            changed.resize(self.n_slots.div_ceil(64), 0);
-            for (w, (a, b)) in parent.iter().zip(child.iter()).enumerate() {
-                if a != b {
-                    let s = self.word_slot[w] as usize;
-                    changed[s / 64] |= 1 << (s % 64);
-                }
+        let mut touched = 0u128;
+        for ((a, b), r) in parent.iter().zip(child).zip(&self.readers) {
+            if a != b {
+                touched |= r;
             }
-            let mut mask = 0u128;
-            for (i, reads) in self.reads.iter().enumerate() {
-                let Some(reads) = reads else { continue };
-                if !reads.iter().zip(changed.iter()).any(|(r, c)| r & c != 0) {
-                    mask |= 1 << i;
-                }
-            }
-            mask
-        });
+        }
+        let mask = self.markable & !touched;
         if mask != 0 {
-            let key = words_hash(child);
+            let key = key(fp);
             let old = self.holding.get(key).unwrap_or(0);
             self.holding.put(key, old | mask);
         }

@@ -197,7 +197,7 @@ impl<S> SpillGraph<S> {
         &mut self,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, S)>,
+        next: &mut Vec<(StateId, Fingerprint, S)>,
     ) -> Result<bool, Settle> {
         if self.pending.is_empty() {
             return Ok(false);
@@ -237,7 +237,7 @@ impl<S> SpillGraph<S> {
             self.seen.insert(p.fp);
             self.fps.push(p.fp);
             self.parents.push(p.parent);
-            next.push((id, state));
+            next.push((id, p.fp, state));
         }
         Ok(any)
     }

@@ -270,8 +270,8 @@ where
         self.inner.successors(state, out)
     }
 
-    fn storing(&self, parent: &M::State, child: &M::State) {
-        self.inner.storing(parent, child)
+    fn storing(&self, parent: &M::State, child: &M::State, fp: Fingerprint) {
+        self.inner.storing(parent, child, fp)
     }
 
     fn reduce(
@@ -373,6 +373,14 @@ where
 
     fn check(&self, state: &M::State) -> Result<Option<M::Property>, M::Error> {
         self.inner.check(state)
+    }
+
+    fn check_stored(
+        &self,
+        state: &M::State,
+        fp: Fingerprint,
+    ) -> Result<Option<M::Property>, M::Error> {
+        self.inner.check_stored(state, fp)
     }
 
     fn fingerprint(&self, state: &M::State) -> Fingerprint {
