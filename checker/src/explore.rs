@@ -33,7 +33,7 @@
 pub mod runs;
 pub mod spill;
 
-use crate::fingerprint::{Fingerprint, FingerprintSet};
+use crate::fingerprint::{Fingerprint, FingerprintSet, PackedFingerprint};
 use crate::memory;
 use rayon::prelude::*;
 use spill::{PathError, Settle, SpillGraph, SpillStats};
@@ -219,7 +219,7 @@ pub struct Frontier<State> {
     /// The distance from the start states (0 for start states).
     pub depth: u32,
     /// The states with their fingerprints, in discovery order.
-    pub states: Vec<(StateId, Fingerprint, State)>,
+    pub states: Vec<(StateId, PackedFingerprint, State)>,
 }
 
 /// Limits on a search. Every limit stops the search cleanly between batches.
@@ -496,7 +496,7 @@ impl<M: Model> Visited<M> {
         parent: Option<StateId>,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, Fingerprint, M::State)>,
+        next: &mut Vec<(StateId, PackedFingerprint, M::State)>,
     ) -> Result<(), Stop> {
         match self {
             Visited::Memory {
@@ -515,7 +515,7 @@ impl<M: Model> Visited<M> {
                     if let Some(level) = next_level {
                         level.insert(fp);
                     }
-                    next.push((id, fp, state));
+                    next.push((id, fp.into(), state));
                 }
                 Ok(())
             }
@@ -537,7 +537,7 @@ impl<M: Model> Visited<M> {
         &mut self,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, Fingerprint, M::State)>,
+        next: &mut Vec<(StateId, PackedFingerprint, M::State)>,
     ) -> Result<bool, Stop> {
         match self {
             Visited::Memory { cut_off, .. } => Ok(std::mem::take(cut_off)),
@@ -551,7 +551,7 @@ impl<M: Model> Visited<M> {
         &mut self,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, Fingerprint, M::State)>,
+        next: &mut Vec<(StateId, PackedFingerprint, M::State)>,
     ) -> Result<bool, Stop> {
         if let Visited::Spilled(g) = self {
             if g.over_budget() {
@@ -632,19 +632,19 @@ impl Workers {
         &self,
         model: &M,
         visited: &Visited<M>,
-        batch: &[(StateId, Fingerprint, M::State)],
+        batch: &[(StateId, PackedFingerprint, M::State)],
     ) -> Vec<Expansion<M>> {
         match self {
             Workers::Pool(pool) => pool.install(|| {
                 batch
                     .par_iter()
                     .with_max_len(16)
-                    .map(|(_, fp, s)| expand(model, visited, (s, *fp)))
+                    .map(|(_, fp, s)| expand(model, visited, (s, (*fp).into())))
                     .collect()
             }),
             Workers::Inline => batch
                 .iter()
-                .map(|(_, fp, s)| expand(model, visited, (s, *fp)))
+                .map(|(_, fp, s)| expand(model, visited, (s, (*fp).into())))
                 .collect(),
         }
     }

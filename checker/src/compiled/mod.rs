@@ -131,7 +131,19 @@ struct Live {
     /// With one case: its native test function (`Case::applies`), here so that the search
     /// reaches it without going through the action and case.
     native: Option<native::Handle>,
+    /// Whether the instance is enabled exactly when `native` holds (its `takes_part` checks
+    /// are known to hold and it is not an input, which is always enabled): then the search
+    /// tests it before anything else, since most instances are disabled in most states.
+    /// Only instances of at most [`SCREEN_ARGS`] arguments are screened.
+    screened: bool,
+    /// The instance's arguments, padded with zeros (when screened): the test copies all
+    /// [`SCREEN_ARGS`] words into the locals at once, which costs less than copying exactly
+    /// the arguments (locals past them are scratch the code writes before reading).
+    args: [i64; SCREEN_ARGS],
 }
+
+/// How many arguments a screened instance may have ([`Live::screened`]).
+const SCREEN_ARGS: usize = 4;
 
 /// An action instance: the action and its argument words.
 struct Instance {
@@ -493,6 +505,8 @@ impl<'m, 's> CompiledModel<'m, 's> {
                     takes_part,
                     cases: cases.into(),
                     native: None,
+                    screened: false,
+                    args: [0; SCREEN_ARGS],
                 });
             }
         }
@@ -562,6 +576,14 @@ impl<'m, 's> CompiledModel<'m, 's> {
                     l.native = action.cases[c as usize].applies[known as usize]
                         .as_ref()
                         .map(native::Conjunction::handle);
+                    let args = &instances[l.instance as usize].args;
+                    l.screened = l.native.is_some()
+                        && l.takes_part
+                        && !action.input
+                        && args.len() <= SCREEN_ARGS;
+                    if l.screened {
+                        l.args[..args.len()].copy_from_slice(args);
+                    }
                 }
             }
         }
@@ -902,9 +924,16 @@ impl Model for CompiledModel<'_, '_> {
     fn successors(&self, state: &Words, out: &mut Vec<(MachineStep, Words)>) -> Result<(), Fault> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
-            locals.resize(self.n_locals, 0);
+            locals.resize(self.n_locals.max(SCREEN_ARGS), 0);
             let cx = &self.cx();
             for live in &self.live {
+                if let (true, Some(h)) = (live.screened, &live.native) {
+                    locals[..SCREEN_ARGS].copy_from_slice(&live.args);
+                    // Disabled: no successor. Enabled or a fault: the step decides again.
+                    if let Some(Ok(false)) = h.holds(&Env { cx, st: state }, locals) {
+                        continue;
+                    }
+                }
                 self.step(cx, live, state, locals, out)?;
             }
             Ok(())

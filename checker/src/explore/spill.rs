@@ -30,7 +30,7 @@
 
 use super::runs::SortedRuns;
 use super::{Model, StateId, NO_PARENT};
-use crate::fingerprint::{Fingerprint, FingerprintSet};
+use crate::fingerprint::{Fingerprint, FingerprintSet, PackedFingerprint};
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -197,7 +197,7 @@ impl<S> SpillGraph<S> {
         &mut self,
         insert: bool,
         max_states: u64,
-        next: &mut Vec<(StateId, Fingerprint, S)>,
+        next: &mut Vec<(StateId, PackedFingerprint, S)>,
     ) -> Result<bool, Settle> {
         if self.pending.is_empty() {
             return Ok(false);
@@ -237,7 +237,7 @@ impl<S> SpillGraph<S> {
             self.seen.insert(p.fp);
             self.fps.push(p.fp);
             self.parents.push(p.parent);
-            next.push((id, p.fp, state));
+            next.push((id, p.fp.into(), state));
         }
         Ok(any)
     }
