@@ -449,6 +449,29 @@ fn a_read_outside_a_family_is_not_a_default_entry() {
     assert!(interpreted_error(&case).contains("a map lookup of a missing key"));
 }
 
+/// A guard that faults for one instance of a screened run: the run's generated function
+/// leaves the fault to the step, and the compiled engine stops with it where the interpreter
+/// stops with E0504.
+#[test]
+fn a_fault_in_a_screened_guard_is_the_steps() {
+    let case = parse_case(
+        "model checker/tests/data/models/guard_fault.ioa\nautomaton Lookup\nuniverse Int = 0..2\n",
+    );
+    let loaded = common::load(&case.model, &case.universe);
+    let machine = loaded.machine(&case.automaton, vec![]);
+    let compiled = CompiledModel::new(&machine, None).expect("compiles");
+    assert_eq!(
+        compiled.screened_in_runs(),
+        3,
+        "look's three instances, in one run"
+    );
+    assert_eq!(
+        run_case_with(&case, 1, 0, Engine::Compiled).expect_err("a fault"),
+        "fault: an error in the evaluation of a sequence, map or other interned value"
+    );
+    assert!(interpreted_error(&case).contains("a map lookup of a missing key"));
+}
+
 /// The error the interpreter's search stops with on `case` (an automaton without parameters).
 fn interpreted_error(case: &Case) -> String {
     let loaded = common::load(&case.model, &case.universe);

@@ -142,6 +142,73 @@ struct Live {
     args: [i64; SCREEN_ARGS],
 }
 
+/// How the search tries the instances of [`CompiledModel::live`] in every state, in order.
+enum Try {
+    /// One instance (its position in `live`).
+    One(u32),
+    /// The instances `live[start..start + len]` (at most [`native::SCREEN_RUN`]), each
+    /// enabled exactly when its test function holds: one generated function tests them all
+    /// (bit `i` for `live[start + i]`), and only those it finds enabled are stepped.
+    Run {
+        start: u32,
+        len: u32,
+        screen: native::Screen,
+    },
+}
+
+/// The runs of consecutive instances that can be screened together (`screenable`: the
+/// position in `lists` of each one's tests), as [`Try`]s; the others one by one.
+fn screen_runs(
+    live: &[Live],
+    screenable: &[Option<usize>],
+    lists: &[Vec<native::Test>],
+    instances: &[Instance],
+) -> Vec<Try> {
+    // Maximal stretches of screenable instances, cut at SCREEN_RUN.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k < live.len() {
+        let start = k;
+        while k < live.len() && screenable[k].is_some() && k - start < native::SCREEN_RUN {
+            k += 1;
+        }
+        if k - start >= 2 {
+            runs.push((start, k - start));
+        }
+        if k == start {
+            k += 1;
+        }
+    }
+    let specs: Vec<Vec<(&[native::Test], &[i64])>> = runs
+        .iter()
+        .map(|&(start, len)| {
+            (start..start + len)
+                .map(|i| {
+                    let tests = &lists[screenable[i].expect("screenable")][..];
+                    (tests, &instances[live[i].instance as usize].args[..])
+                })
+                .collect()
+        })
+        .collect();
+    let screens = native::compile_screens(&specs);
+    let mut tries = Vec::new();
+    let mut k = 0;
+    for ((start, len), screen) in runs.into_iter().zip(screens) {
+        tries.extend((k..start).map(|i| Try::One(i as u32)));
+        match screen {
+            Some(screen) => tries.push(Try::Run {
+                start: start as u32,
+                len: len as u32,
+                screen,
+            }),
+            None => tries.extend((start..start + len).map(|i| Try::One(i as u32))),
+        }
+        k = start + len;
+    }
+    tries.extend((k..live.len()).map(|i| Try::One(i as u32)));
+    tries
+}
+
 /// How many arguments a screened instance may have ([`Live::screened`]).
 const SCREEN_ARGS: usize = 4;
 
@@ -160,6 +227,8 @@ pub struct CompiledModel<'m, 's> {
     instances: Vec<Instance>,
     /// The instances tried in every state, in order.
     live: Vec<Live>,
+    /// How they are tried: each, or in screened runs.
+    tries: Vec<Try>,
     /// The root's invariants: index in the spec, and code.
     invariants: Vec<(usize, Code)>,
     /// Locals any code needs.
@@ -232,6 +301,17 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// How many action instances the search tries in each state.
     pub fn instance_count(&self) -> usize {
         self.instances.len()
+    }
+
+    /// How many instances the search tests in runs, several at once (see `Try::Run`).
+    pub fn screened_in_runs(&self) -> usize {
+        self.tries
+            .iter()
+            .map(|t| match t {
+                Try::One(_) => 0,
+                Try::Run { len, .. } => *len as usize,
+            })
+            .sum()
     }
 
     /// Compiles `machine`, or says why it cannot be.
@@ -512,6 +592,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
         }
         fins.tabulate();
         let mut native_functions = 0;
+        let mut tries: Vec<Try> = (0..live.len() as u32).map(Try::One).collect();
         if NATIVE.with(std::cell::Cell::get) {
             let mut roots = Vec::new();
             for action in &mut actions {
@@ -535,8 +616,12 @@ impl<'m, 's> CompiledModel<'m, 's> {
                     && case.stateless_guards == 0
             };
             let mut lists = Vec::new();
+            // For each action and case, the positions in `lists` of its full and known tests.
+            let mut index: Vec<Vec<[usize; 2]>> = Vec::new();
             for action in &actions {
+                let mut at = Vec::new();
                 for case in &action.cases {
+                    let full_at = lists.len();
                     let mut full: Vec<native::Test> = case
                         .const_args
                         .iter()
@@ -556,34 +641,33 @@ impl<'m, 's> CompiledModel<'m, 's> {
                             .collect();
                         lists.push(known);
                     }
+                    at.push([full_at, lists.len() - 1]);
                 }
+                index.push(at);
             }
-            let mut made = native::compile_conjunctions(&lists).into_iter();
-            for action in &mut actions {
-                for case in &mut action.cases {
-                    let full = made.next().flatten();
-                    let known = if same(case) {
-                        full.clone()
-                    } else {
-                        made.next().flatten()
-                    };
-                    case.applies = [full, known];
-                }
-            }
-            for l in &mut live {
+            let made = native::compile_conjunctions(&lists);
+            // Each instance whose one case has a test function, with the tests it runs.
+            let mut screenable: Vec<Option<usize>> = vec![None; live.len()];
+            for (l, list) in live.iter_mut().zip(&mut screenable) {
                 if let [(c, known)] = *l.cases {
-                    let action = &actions[instances[l.instance as usize].action];
-                    l.native = action.cases[c as usize].applies[known as usize]
-                        .as_ref()
-                        .map(native::Conjunction::handle);
+                    let a = instances[l.instance as usize].action;
+                    let at = index[a][c as usize][known as usize];
+                    l.native = made[at].as_ref().map(native::Conjunction::handle);
                     let args = &instances[l.instance as usize].args;
-                    l.screened = l.native.is_some()
-                        && l.takes_part
-                        && !action.input
-                        && args.len() <= SCREEN_ARGS;
+                    let enabled_when_holds =
+                        l.native.is_some() && l.takes_part && !actions[a].input;
+                    l.screened = enabled_when_holds && args.len() <= SCREEN_ARGS;
                     if l.screened {
                         l.args[..args.len()].copy_from_slice(args);
                     }
+                    *list = enabled_when_holds.then_some(at);
+                }
+            }
+            tries = screen_runs(&live, &screenable, &lists, &instances);
+            drop(lists);
+            for (action, at) in actions.iter_mut().zip(&index) {
+                for (case, [full, known]) in action.cases.iter_mut().zip(at) {
+                    case.applies = [made[*full].clone(), made[*known].clone()];
                 }
             }
         }
@@ -600,6 +684,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             actions,
             instances,
             live,
+            tries,
             invariants,
             n_locals: n_locals.max(ir_locals as usize + 1),
             symmetry,
@@ -926,15 +1011,39 @@ impl Model for CompiledModel<'_, '_> {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals.max(SCREEN_ARGS), 0);
             let cx = &self.cx();
-            for live in &self.live {
-                if let (true, Some(h)) = (live.screened, &live.native) {
-                    locals[..SCREEN_ARGS].copy_from_slice(&live.args);
-                    // Disabled: no successor. Enabled or a fault: the step decides again.
-                    if let Some(Ok(false)) = h.holds(&Env { cx, st: state }, locals) {
+            for t in &self.tries {
+                let (start, len, screen) = match t {
+                    Try::One(k) => {
+                        let live = &self.live[*k as usize];
+                        if let (true, Some(h)) = (live.screened, &live.native) {
+                            locals[..SCREEN_ARGS].copy_from_slice(&live.args);
+                            // Disabled: no successor. Enabled or a fault: the step decides
+                            // again.
+                            if let Some(Ok(false)) = h.holds(&Env { cx, st: state }, locals) {
+                                continue;
+                            }
+                        }
+                        self.step(cx, live, state, locals, out)?;
                         continue;
                     }
+                    Try::Run { start, len, screen } => (*start as usize, *len as usize, screen),
+                };
+                let run = &self.live[start..start + len];
+                match screen.enabled(&Env { cx, st: state }, locals) {
+                    Some(mut mask) => {
+                        while mask != 0 {
+                            let i = mask.trailing_zeros() as usize;
+                            mask &= mask - 1;
+                            self.step(cx, &run[i], state, locals, out)?;
+                        }
+                    }
+                    // A fault (or code that cannot run): each instance finds out for itself.
+                    None => {
+                        for live in run {
+                            self.step(cx, live, state, locals, out)?;
+                        }
+                    }
                 }
-                self.step(cx, live, state, locals, out)?;
             }
             Ok(())
         })

@@ -319,17 +319,7 @@ pub(super) fn compile_conjunctions(lists: &[Vec<Test>]) -> Vec<Option<Conjunctio
             let (join, out) = g.join();
             let zero = g.iconst(0);
             for test in tests {
-                let holds = match test {
-                    Test::Holds(c) => {
-                        let w = g.gen(c);
-                        g.truth(w)
-                    }
-                    Test::Equals(slot, c) => {
-                        let w = g.gen(c);
-                        let l = g.local(*slot);
-                        g.b.ins().icmp(IntCC::Equal, w, l)
-                    }
-                };
+                let holds = g.test(test);
                 let next = g.b.create_block();
                 g.b.ins()
                     .brif(holds, next, &[], join, &[BlockArg::Value(zero)]);
@@ -348,6 +338,87 @@ pub(super) fn compile_conjunctions(lists: &[Vec<Test>]) -> Vec<Option<Conjunctio
         .into_iter()
         .map(|h| {
             h.map(|handle| Conjunction {
+                handle,
+                _memory: memory.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The most instances one screening function tests (one bit each of its result word).
+pub(super) const SCREEN_RUN: usize = 64;
+
+/// One function testing a run of instances at once ([`compile_screens`]).
+#[derive(Clone)]
+pub(super) struct Screen {
+    handle: Handle,
+    _memory: Arc<Memory>,
+}
+
+impl Screen {
+    /// Bit `i` set when every test of the run's `i`-th instance holds; `None` when the code
+    /// cannot run on this state or locals, or a test faulted (the caller then tries each
+    /// instance of the run itself, which finds the fault again).
+    #[inline]
+    pub fn enabled(&self, env: &Env, locals: &mut [i64]) -> Option<u64> {
+        match self.handle.call(env, locals) {
+            Some(Ok(mask)) => Some(mask as u64),
+            _ => None,
+        }
+    }
+}
+
+/// One function per run of at most [`SCREEN_RUN`] instances, each given by its tests (those of
+/// [`compile_conjunctions`]) and its argument words (the locals its tests read first). The
+/// arguments are constants in each instance's code (so `a[p]` with `p` an argument reads a
+/// word at a fixed place) and are also stored into the locals for the subtrees walked by
+/// callback. `None` for a run whose code assigns an argument local (no code does today) or
+/// that could not be translated.
+pub(super) fn compile_screens(runs: &[Vec<(&[Test], &[i64])>]) -> Vec<Option<Screen>> {
+    let none = || runs.iter().map(|_| None).collect();
+    let Some(mut jit) = Jit::new() else {
+        return none();
+    };
+    let mut ids = Vec::new();
+    for run in runs {
+        debug_assert!(run.len() <= SCREEN_RUN);
+        let mut clobbered = false;
+        let id = jit.translate_with(|g| {
+            let mut mask = g.iconst(0);
+            for (bit, (tests, args)) in run.iter().enumerate() {
+                g.args.clear();
+                for (k, &a) in args.iter().enumerate() {
+                    let v = g.iconst(a);
+                    g.set_local(k as u32, v);
+                }
+                g.args.extend_from_slice(args);
+                let after = g.b.create_block();
+                let next_mask = g.b.append_block_param(after, I64);
+                for test in tests.iter() {
+                    let holds = g.test(test);
+                    let next = g.b.create_block();
+                    g.b.ins()
+                        .brif(holds, next, &[], after, &[BlockArg::Value(mask)]);
+                    g.b.switch_to_block(next);
+                }
+                let with = g.b.ins().bor_imm(mask, 1i64 << bit);
+                g.jump(after, with);
+                g.b.switch_to_block(after);
+                mask = next_mask;
+            }
+            g.args.clear();
+            clobbered = g.clobbered;
+            mask
+        });
+        ids.push(id.filter(|_| !clobbered));
+    }
+    let Some((handles, memory)) = jit.finish(&ids) else {
+        return none();
+    };
+    handles
+        .into_iter()
+        .map(|h| {
+            h.map(|handle| Screen {
                 handle,
                 _memory: memory.clone(),
             })
@@ -499,6 +570,8 @@ impl Jit {
                 exit,
                 max_local: 0,
                 max_word: 0,
+                args: Vec::new(),
+                clobbered: false,
             };
             let v = body(&mut g);
             g.b.ins().jump(exit, &[BlockArg::Value(v)]);
@@ -528,6 +601,11 @@ struct Gen<'f> {
     exit: Block,
     max_local: usize,
     max_word: usize,
+    /// The argument words of the instance being screened ([`compile_screens`]): locals
+    /// `0..args.len()` are these constants. Empty elsewhere.
+    args: Vec<i64>,
+    /// Whether the code assigned one of those locals (then the constants would be wrong).
+    clobbered: bool,
 }
 
 const TRUSTED: MemFlags = MemFlags::trusted();
@@ -547,13 +625,32 @@ impl Gen<'_> {
     }
 
     fn local(&mut self, k: u32) -> Value {
+        if let Some(&a) = self.args.get(k as usize) {
+            return self.iconst(a);
+        }
         self.max_local = self.max_local.max(k as usize);
         self.b.ins().load(I64, TRUSTED, self.locals, 8 * k as i32)
     }
 
     fn set_local(&mut self, k: u32, v: Value) {
+        self.clobbered |= (k as usize) < self.args.len();
         self.max_local = self.max_local.max(k as usize);
         self.b.ins().store(TRUSTED, v, self.locals, 8 * k as i32);
+    }
+
+    /// Whether one test of a conjunction holds (a truth value).
+    fn test(&mut self, test: &Test) -> Value {
+        match test {
+            Test::Holds(c) => {
+                let w = self.gen(c);
+                self.truth(w)
+            }
+            Test::Equals(slot, c) => {
+                let w = self.gen(c);
+                let l = self.local(*slot);
+                self.b.ins().icmp(IntCC::Equal, w, l)
+            }
+        }
     }
 
     /// The state word at `base + r` (`r` a checked rank below `card`).
