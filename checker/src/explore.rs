@@ -628,6 +628,17 @@ impl Workers {
         }
     }
 
+    /// Drops `items` on the worker threads (freeing a level's states, which the workers
+    /// allocated, is otherwise a serial pass on the calling thread).
+    fn drop_all<T: Send>(&self, items: Vec<T>) {
+        match self {
+            Workers::Pool(pool) => {
+                pool.install(|| items.into_par_iter().with_min_len(1024).for_each(drop))
+            }
+            Workers::Inline => drop(items),
+        }
+    }
+
     fn expand_all<M: Model>(
         &self,
         model: &M,
@@ -881,7 +892,7 @@ pub fn explore_spilling_to<M: Model>(
             };
             return finish(verdict, stats, &mut visited);
         }
-        frontier = next;
+        workers.drop_all(std::mem::replace(&mut frontier, next).states);
     }
     stats.frontier = 0;
     finish(Verdict::Verified, stats, &mut visited)
