@@ -842,7 +842,9 @@ impl<'m, 's> CompiledModel<'m, 's> {
         })
     }
 
-    /// Tests instance `k` and, if it is enabled, appends its successor.
+    /// Tests instance `k` and, if it is enabled, appends its successor (`screened_enabled`:
+    /// a run's screen found its one case applies, which is then not tested again).
+    #[allow(clippy::too_many_arguments)]
     fn step(
         &self,
         cx: &Cx,
@@ -850,6 +852,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
         state: &Words,
         locals: &mut [i64],
         out: &mut Vec<(MachineStep, Words)>,
+        screened_enabled: bool,
     ) -> Result<(), Fault> {
         let k = live.instance as usize;
         let inst = &self.instances[k];
@@ -870,7 +873,9 @@ impl<'m, 's> CompiledModel<'m, 's> {
         // variables have slots of their own), so one copy serves every case.
         'cases: for &(c, known) in live.cases.iter() {
             let case = &action.cases[c as usize];
+            // A run's screen found that the one case applies (`Try::Run`).
             let native = match live.native {
+                Some(_) if screened_enabled => Some(Ok(true)),
                 Some(h) => h.holds(&Env { cx, st: state }, locals),
                 None => case.applies[known as usize]
                     .as_ref()
@@ -1023,7 +1028,7 @@ impl Model for CompiledModel<'_, '_> {
                                 continue;
                             }
                         }
-                        self.step(cx, live, state, locals, out)?;
+                        self.step(cx, live, state, locals, out, false)?;
                         continue;
                     }
                     Try::Run { start, len, screen } => (*start as usize, *len as usize, screen),
@@ -1034,13 +1039,13 @@ impl Model for CompiledModel<'_, '_> {
                         while mask != 0 {
                             let i = mask.trailing_zeros() as usize;
                             mask &= mask - 1;
-                            self.step(cx, &run[i], state, locals, out)?;
+                            self.step(cx, &run[i], state, locals, out, true)?;
                         }
                     }
                     // A fault (or code that cannot run): each instance finds out for itself.
                     None => {
                         for live in run {
-                            self.step(cx, live, state, locals, out)?;
+                            self.step(cx, live, state, locals, out, false)?;
                         }
                     }
                 }
