@@ -156,10 +156,10 @@ impl Unchanged {
             }
         }
         let mask = self.markable & !touched;
+        // The search stores a fingerprint once, so there is rarely an earlier mark to keep
+        // (when two parents of one batch reach it, either's mark is true of it).
         if mask != 0 {
-            let key = key(fp);
-            let old = self.holding.get(key).unwrap_or(0);
-            self.holding.put(key, old | mask);
+            self.holding.put(key(fp), mask);
         }
     }
 }
