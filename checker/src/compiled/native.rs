@@ -331,17 +331,22 @@ pub(super) fn compile_conjunctions(lists: &[Vec<Test>]) -> Vec<Option<Conjunctio
             out
         }));
     }
-    let Some((handles, memory)) = jit.finish(&ids) else {
-        return none();
+    finish_each(jit, &ids, |handle, _memory| Conjunction { handle, _memory })
+}
+
+/// Finalises `jit` and wraps the handle of each function of `ids` with `wrap` (every one
+/// `None` when finalising fails).
+fn finish_each<T>(
+    jit: Jit,
+    ids: &[Option<Translated>],
+    wrap: impl Fn(Handle, Arc<Memory>) -> T,
+) -> Vec<Option<T>> {
+    let Some((handles, memory)) = jit.finish(ids) else {
+        return ids.iter().map(|_| None).collect();
     };
     handles
         .into_iter()
-        .map(|h| {
-            h.map(|handle| Conjunction {
-                handle,
-                _memory: memory.clone(),
-            })
-        })
+        .map(|h| h.map(|handle| wrap(handle, memory.clone())))
         .collect()
 }
 
@@ -412,18 +417,7 @@ pub(super) fn compile_screens(runs: &[Vec<(&[Test], &[i64])>]) -> Vec<Option<Scr
         });
         ids.push(id.filter(|_| !clobbered));
     }
-    let Some((handles, memory)) = jit.finish(&ids) else {
-        return none();
-    };
-    handles
-        .into_iter()
-        .map(|h| {
-            h.map(|handle| Screen {
-                handle,
-                _memory: memory.clone(),
-            })
-        })
-        .collect()
+    finish_each(jit, &ids, |handle, _memory| Screen { handle, _memory })
 }
 
 /// Whether a call is cheaper than the walk: a tree of one leaf is not, nor one whose root
