@@ -312,16 +312,38 @@ impl Templates<'_> {
 
 /// The guards `e ≠ nil` of a site whose `e.val` guard `g` reads, in the site's order.
 fn defined_by(g: &Expr, guards: &[(Expr, String)]) -> Vec<Expr> {
-    let text = print_expr(g);
     guards
         .iter()
         .filter_map(|(h, _)| match &h.kind {
-            ExprKind::Binary(BinOp::Neq, e, n) if matches!(n.kind, ExprKind::Nil) => text
-                .contains(&format!("{}.val", print_expr(e)))
-                .then(|| h.clone()),
+            ExprKind::Binary(BinOp::Neq, e, n) if matches!(n.kind, ExprKind::Nil) => {
+                reads_val_of(g, e).then(|| h.clone())
+            }
             _ => None,
         })
         .collect()
+}
+
+/// Whether `g` reads `e.val` where `e` means what it means outside `g` (none of its free
+/// variables bound there).
+fn reads_val_of(g: &Expr, e: &Expr) -> bool {
+    let text = print_expr(e);
+    let mut free: Vec<&str> = Vec::new();
+    visit_bound(e, &mut Vec::new(), &mut |x, bound| {
+        if let ExprKind::Name(id) = &x.kind {
+            if !bound.contains(&id.name.as_str()) {
+                free.push(id.name.as_str());
+            }
+        }
+    });
+    let mut found = false;
+    visit_bound(g, &mut Vec::new(), &mut |x, bound| {
+        if let ExprKind::Field(a, field) = &x.kind {
+            found |= field.name == "val"
+                && !free.iter().any(|n| bound.contains(n))
+                && print_expr(a) == text;
+        }
+    });
+    found
 }
 
 /// Types whose carriers are sets of values (too large to quantify over existentially).
@@ -404,19 +426,19 @@ fn quantify(vars: &[&Param], body: &Expr) -> String {
 /// Whether `name` occurs free in `e`.
 pub(crate) fn mentions(e: &Expr, name: &str) -> bool {
     let mut found = false;
-    visit_free(e, name, &mut |_| found = true);
+    visit_bound(e, &mut Vec::new(), &mut |x, bound| {
+        found |= matches!(&x.kind, ExprKind::Name(id) if id.name == name && !bound.contains(&name));
+    });
     found
 }
 
-/// Calls `f` on every free occurrence of `name` in `e`.
-fn visit_free(e: &Expr, name: &str, f: &mut dyn FnMut(&Expr)) {
+/// Calls `f` on `e` and every subexpression, with the variables bound around it (by
+/// quantifiers, set comprehensions and `choose`).
+fn visit_bound<'e>(e: &'e Expr, bound: &mut Vec<&'e str>, f: &mut dyn FnMut(&'e Expr, &[&'e str])) {
+    f(e, bound);
     match &e.kind {
-        ExprKind::Name(id) => {
-            if id.name == name {
-                f(e)
-            }
-        }
-        ExprKind::Int(_)
+        ExprKind::Name(_)
+        | ExprKind::Int(_)
         | ExprKind::Bool(_)
         | ExprKind::Str(_)
         | ExprKind::Char(_)
@@ -424,42 +446,43 @@ fn visit_free(e: &Expr, name: &str, f: &mut dyn FnMut(&Expr)) {
         | ExprKind::Nil => {}
         ExprKind::Tuple(xs) | ExprKind::SetLit(xs) | ExprKind::Call(_, xs) => {
             for x in xs {
-                visit_free(x, name, f);
+                visit_bound(x, bound, f);
             }
         }
         ExprKind::Unary(_, a) | ExprKind::Field(a, _) | ExprKind::Is(a, _) => {
-            visit_free(a, name, f)
+            visit_bound(a, bound, f)
         }
         ExprKind::Binary(_, a, b) => {
-            visit_free(a, name, f);
-            visit_free(b, name, f);
+            visit_bound(a, bound, f);
+            visit_bound(b, bound, f);
         }
         ExprKind::Index(a, xs) => {
-            visit_free(a, name, f);
+            visit_bound(a, bound, f);
             for x in xs {
-                visit_free(x, name, f);
+                visit_bound(x, bound, f);
             }
         }
         ExprKind::Quant(_, params, body) => {
-            if !params.iter().any(|p| p.name.name == name) {
-                visit_free(body, name, f);
-            }
+            let depth = bound.len();
+            bound.extend(params.iter().map(|p| p.name.name.as_str()));
+            visit_bound(body, bound, f);
+            bound.truncate(depth);
         }
         ExprKind::SetComp { var, cond } => {
-            if var.name.name != name {
-                visit_free(cond, name, f);
-            }
+            bound.push(var.name.name.as_str());
+            visit_bound(cond, bound, f);
+            bound.pop();
         }
         ExprKind::Cond(a, b, c) => {
-            visit_free(a, name, f);
-            visit_free(b, name, f);
-            visit_free(c, name, f);
+            visit_bound(a, bound, f);
+            visit_bound(b, bound, f);
+            visit_bound(c, bound, f);
         }
         ExprKind::Choose { var, cond, .. } => {
-            if var.name.name != name {
-                if let Some(c) = cond {
-                    visit_free(c, name, f);
-                }
+            if let Some(c) = cond {
+                bound.push(var.name.name.as_str());
+                visit_bound(c, bound, f);
+                bound.pop();
             }
         }
     }
@@ -519,5 +542,31 @@ fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
     Expr {
         kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
         span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ioa_lang::span::FileId;
+
+    fn expr(text: &str) -> Expr {
+        ioa_lang::parse::parse_expr(FileId(0), text).expect("parses")
+    }
+
+    #[test]
+    fn a_val_read_is_matched_by_structure_not_by_text() {
+        let y = expr("y");
+        assert!(reads_val_of(&expr("y.val = 1"), &y));
+        assert!(reads_val_of(&expr("a ∧ (y.val > 0 ∨ b)"), &y));
+        // `xy.val` contains the text `y.val`, but reads another variable.
+        assert!(!reads_val_of(&expr("xy.val = 1"), &y));
+        // Under a quantifier binding `y`, `y.val` is another `y`.
+        assert!(!reads_val_of(&expr("∃ y: Int (y.val = 1)"), &y));
+        // A longer place matches as a whole.
+        let place = expr("m[k]");
+        assert!(reads_val_of(&expr("m[k].val = 2"), &place));
+        assert!(!reads_val_of(&expr("∀ k: Int (m[k].val = 2)"), &place));
+        assert!(!reads_val_of(&expr("m[j].val = 2"), &place));
     }
 }
