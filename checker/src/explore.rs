@@ -83,6 +83,23 @@ pub trait Model: Sync {
         self.reduce(state, all, out, seen)
     }
 
+    /// Appends the successors [`Model::reduced_successors`] gives whose fingerprint `keep`
+    /// accepts, each with that fingerprint and in the same order, and returns how many
+    /// successors were computed (those `keep` refused included). A model may override this to
+    /// test each successor as it is computed, so that one already visited is never kept (the
+    /// compiled engine computes it in a reused buffer).
+    fn kept_successors(
+        &self,
+        state: &Self::State,
+        keep: &dyn Fn(Fingerprint) -> bool,
+        seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+        out: &mut Vec<(Fingerprint, Self::Step, Self::State)>,
+    ) -> Result<u64, Self::Error> {
+        let mut all = Vec::new();
+        self.reduced_successors(state, &mut all, seen)?;
+        Ok(keep_fresh(self, all, keep, out))
+    }
+
     /// Appends the successors a reduction keeps of `all`, every successor of `state` (by
     /// default all of them): [`Model::reduced_successors`] for a caller that has computed the
     /// successors already.
@@ -405,26 +422,40 @@ pub fn expand_state_from<M: Model>(
         Ok(Some(p)) => return Expansion::Violated(p),
         Err(e) => return Expansion::Failed(e),
     }
-    let mut successors = Vec::new();
+    let mut fresh = Vec::new();
     let result = match all {
-        Some(all) => model.reduce(state, all, &mut successors, seen),
-        None => model.reduced_successors(state, &mut successors, seen),
+        Some(all) => {
+            let mut successors = Vec::new();
+            model
+                .reduce(state, all, &mut successors, seen)
+                .map(|()| keep_fresh(model, successors, keep, &mut fresh))
+        }
+        None => model.kept_successors(state, keep, seen, &mut fresh),
     };
-    if let Err(e) = result {
-        return Expansion::Failed(e);
+    let generated = match result {
+        Ok(generated) => generated,
+        Err(e) => return Expansion::Failed(e),
+    };
+    for (fp, _, next) in &fresh {
+        model.storing(state, next, *fp);
     }
-    let generated = successors.len() as u64;
-    let fresh = successors
-        .into_iter()
-        .filter_map(|(step, next)| {
-            let fp = model.fingerprint(&next);
-            keep(fp).then(|| {
-                model.storing(state, &next, fp);
-                (fp, step, next)
-            })
-        })
-        .collect();
     Expansion::Expanded { generated, fresh }
+}
+
+/// Appends the successors of `all` whose fingerprint `keep` accepts, with it; returns how many
+/// `all` had.
+pub(crate) fn keep_fresh<M: Model + ?Sized>(
+    model: &M,
+    all: Vec<(M::Step, M::State)>,
+    keep: &dyn Fn(Fingerprint) -> bool,
+    out: &mut Vec<(Fingerprint, M::Step, M::State)>,
+) -> u64 {
+    let generated = all.len() as u64;
+    out.extend(all.into_iter().filter_map(|(step, next)| {
+        let fp = model.fingerprint(&next);
+        keep(fp).then_some((fp, step, next))
+    }));
+    generated
 }
 
 /// The visited set as the loop uses it: all in memory, or under a memory budget with the

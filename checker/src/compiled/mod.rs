@@ -851,7 +851,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
         live: &Live,
         state: &Words,
         locals: &mut [i64],
-        out: &mut Vec<(MachineStep, Words)>,
+        out: &mut impl Sink,
         screened_enabled: bool,
     ) -> Result<(), Fault> {
         let k = live.instance as usize;
@@ -894,9 +894,8 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 }
             }
             if !case.chooses {
-                let mut next = state.clone();
-                exec(cx, &case.eff, &mut next, locals)?;
-                out.push((step(), next));
+                exec(cx, &case.eff, out.start(state), locals)?;
+                out.finish(step());
                 return Ok(());
             }
             // Every resolution of the effect's `choose`s, in the interpreter's order (the
@@ -908,15 +907,11 @@ impl<'m, 's> CompiledModel<'m, 's> {
                     choices: Some(&chooser),
                     ..self.cx()
                 };
-                let mut next = state.clone();
-                exec(&cx, &case.eff, &mut next, locals)?;
-                out.push((
-                    MachineStep {
-                        instance: k as u32,
-                        choices: script.clone().into(),
-                    },
-                    next,
-                ));
+                exec(&cx, &case.eff, out.start(state), locals)?;
+                out.finish(MachineStep {
+                    instance: k as u32,
+                    choices: script.clone().into(),
+                });
                 match chooser.into_inner().next_script() {
                     Some(s) => script = s,
                     None => return Ok(()),
@@ -924,13 +919,150 @@ impl<'m, 's> CompiledModel<'m, 's> {
             }
         }
         if action.input {
-            out.push((step(), state.clone()));
+            out.start(state);
+            out.finish(step());
         }
         Ok(())
     }
 }
 
+/// Where [`CompiledModel::step`] puts the successors it computes: each is computed in a buffer
+/// the sink hands out, then taken or dropped.
+trait Sink {
+    /// A buffer holding a copy of `state`, for the next successor's effect to run on.
+    fn start(&mut self, state: &[i64]) -> &mut [i64];
+    /// The successor in the buffer is complete, reached by `step`.
+    fn finish(&mut self, step: MachineStep);
+}
+
+/// Every successor, each in a state of its own ([`Model::successors`]).
+struct Every<'a> {
+    out: &'a mut Vec<(MachineStep, Words)>,
+    next: Words,
+}
+
+impl Sink for Every<'_> {
+    fn start(&mut self, state: &[i64]) -> &mut [i64] {
+        self.next = state.into();
+        &mut self.next
+    }
+
+    fn finish(&mut self, step: MachineStep) {
+        self.out.push((step, std::mem::take(&mut self.next)));
+    }
+}
+
+/// The successors whose fingerprint `keep` accepts ([`Model::kept_successors`]): each is
+/// computed in one reused buffer and copied out only when kept, so a successor already visited
+/// costs no allocation.
+struct Kept<'a, 'm, 'u, 'l> {
+    model: &'m CompiledModel<'u, 'l>,
+    keep: &'a dyn Fn(Fingerprint) -> bool,
+    out: &'a mut Vec<(Fingerprint, MachineStep, Words)>,
+    next: Words,
+    bytes: &'a mut Vec<u8>,
+    generated: u64,
+}
+
+impl Sink for Kept<'_, '_, '_, '_> {
+    fn start(&mut self, state: &[i64]) -> &mut [i64] {
+        if self.next.len() == state.len() {
+            self.next.copy_from_slice(state);
+        } else {
+            self.next = state.into();
+        }
+        &mut self.next
+    }
+
+    fn finish(&mut self, step: MachineStep) {
+        self.generated += 1;
+        let fp = self.model.fingerprint_with(&self.next, self.bytes);
+        if (self.keep)(fp) {
+            self.out.push((fp, step, std::mem::take(&mut self.next)));
+        }
+    }
+}
+
 impl CompiledModel<'_, '_> {
+    /// [`Model::fingerprint`], laying the state's bytes out in `bytes`.
+    fn fingerprint_with(&self, state: &[i64], bytes: &mut Vec<u8>) -> Fingerprint {
+        let plain = {
+            bytes.clear();
+            // An interned word is hashed as its value's hash, not its id (ids depend on the
+            // order threads met the values; fingerprints must not).
+            bytes.resize(state.len() * 8, 0);
+            for (b, w) in bytes.chunks_exact_mut(8).zip(state.iter()) {
+                b.copy_from_slice(&w.to_le_bytes());
+            }
+            let interned = &self.layout.interned;
+            if !interned.is_empty() {
+                let ids = interned.iter().map(|&k| state[k as usize]);
+                let mut at = interned.iter();
+                self.fins.interner.each_hash(ids, |h| {
+                    let k = *at.next().expect("one position per id") as usize;
+                    // The word's 8 bytes become the low half of the hash, the high half goes
+                    // after the words (the layout fixes where, so this is still injective).
+                    bytes[k * 8..k * 8 + 8].copy_from_slice(&(h as u64).to_le_bytes());
+                    bytes.extend_from_slice(&((h >> 64) as u64).to_le_bytes());
+                });
+            }
+            crate::fingerprint::hash_bytes(bytes)
+        };
+        match &self.symmetry {
+            None => plain,
+            Some((s, tree)) => {
+                s.canonical_fingerprint_by(plain, |b| tree.build(&self.fins, state, b))
+            }
+        }
+    }
+
+    /// Every successor of `state`, into `out`: the instances in [`CompiledModel::tries`]
+    /// order, each run's screen first.
+    fn generate(
+        &self,
+        state: &Words,
+        locals: &mut Vec<i64>,
+        out: &mut impl Sink,
+    ) -> Result<(), Fault> {
+        locals.resize(self.n_locals.max(SCREEN_ARGS), 0);
+        let cx = &self.cx();
+        for t in &self.tries {
+            let (start, len, screen) = match t {
+                Try::One(k) => {
+                    let live = &self.live[*k as usize];
+                    if let (true, Some(h)) = (live.screened, &live.native) {
+                        locals[..SCREEN_ARGS].copy_from_slice(&live.args);
+                        // Disabled: no successor. Enabled or a fault: the step decides
+                        // again.
+                        if let Some(Ok(false)) = h.holds(&Env { cx, st: state }, locals) {
+                            continue;
+                        }
+                    }
+                    self.step(cx, live, state, locals, out, false)?;
+                    continue;
+                }
+                Try::Run { start, len, screen } => (*start as usize, *len as usize, screen),
+            };
+            let run = &self.live[start..start + len];
+            match screen.enabled(&Env { cx, st: state }, locals) {
+                Some(mut mask) => {
+                    while mask != 0 {
+                        let i = mask.trailing_zeros() as usize;
+                        mask &= mask - 1;
+                        self.step(cx, &run[i], state, locals, out, true)?;
+                    }
+                }
+                // A fault (or code that cannot run): each instance finds out for itself.
+                None => {
+                    for live in run {
+                        self.step(cx, live, state, locals, out, false)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The first invariant `state` violates, evaluating all but those `known` to hold (bit
     /// `i` for the `i`-th of `self.invariants`).
     fn check_knowing(&self, state: &Words, known: u128) -> Result<Option<usize>, Fault> {
@@ -1014,43 +1146,33 @@ impl Model for CompiledModel<'_, '_> {
     fn successors(&self, state: &Words, out: &mut Vec<(MachineStep, Words)>) -> Result<(), Fault> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
-            locals.resize(self.n_locals.max(SCREEN_ARGS), 0);
-            let cx = &self.cx();
-            for t in &self.tries {
-                let (start, len, screen) = match t {
-                    Try::One(k) => {
-                        let live = &self.live[*k as usize];
-                        if let (true, Some(h)) = (live.screened, &live.native) {
-                            locals[..SCREEN_ARGS].copy_from_slice(&live.args);
-                            // Disabled: no successor. Enabled or a fault: the step decides
-                            // again.
-                            if let Some(Ok(false)) = h.holds(&Env { cx, st: state }, locals) {
-                                continue;
-                            }
-                        }
-                        self.step(cx, live, state, locals, out, false)?;
-                        continue;
-                    }
-                    Try::Run { start, len, screen } => (*start as usize, *len as usize, screen),
-                };
-                let run = &self.live[start..start + len];
-                match screen.enabled(&Env { cx, st: state }, locals) {
-                    Some(mut mask) => {
-                        while mask != 0 {
-                            let i = mask.trailing_zeros() as usize;
-                            mask &= mask - 1;
-                            self.step(cx, &run[i], state, locals, out, true)?;
-                        }
-                    }
-                    // A fault (or code that cannot run): each instance finds out for itself.
-                    None => {
-                        for live in run {
-                            self.step(cx, live, state, locals, out, false)?;
-                        }
-                    }
-                }
-            }
-            Ok(())
+            let mut every = Every {
+                out,
+                next: Words::default(),
+            };
+            self.generate(state, locals, &mut every)
+        })
+    }
+
+    fn kept_successors(
+        &self,
+        state: &Words,
+        keep: &dyn Fn(Fingerprint) -> bool,
+        _seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+        out: &mut Vec<(Fingerprint, MachineStep, Words)>,
+    ) -> Result<u64, Fault> {
+        SCRATCH.with(|s| {
+            let (locals, bytes) = &mut *s.borrow_mut();
+            let mut kept = Kept {
+                model: self,
+                keep,
+                out,
+                next: Words::default(),
+                bytes,
+                generated: 0,
+            };
+            self.generate(state, locals, &mut kept)?;
+            Ok(kept.generated)
         })
     }
 
@@ -1067,34 +1189,6 @@ impl Model for CompiledModel<'_, '_> {
     }
 
     fn fingerprint(&self, state: &Words) -> Fingerprint {
-        let plain = SCRATCH.with(|s| {
-            let bytes = &mut s.borrow_mut().1;
-            bytes.clear();
-            // An interned word is hashed as its value's hash, not its id (ids depend on the
-            // order threads met the values; fingerprints must not).
-            bytes.resize(state.len() * 8, 0);
-            for (b, w) in bytes.chunks_exact_mut(8).zip(state.iter()) {
-                b.copy_from_slice(&w.to_le_bytes());
-            }
-            let interned = &self.layout.interned;
-            if !interned.is_empty() {
-                let ids = interned.iter().map(|&k| state[k as usize]);
-                let mut at = interned.iter();
-                self.fins.interner.each_hash(ids, |h| {
-                    let k = *at.next().expect("one position per id") as usize;
-                    // The word's 8 bytes become the low half of the hash, the high half goes
-                    // after the words (the layout fixes where, so this is still injective).
-                    bytes[k * 8..k * 8 + 8].copy_from_slice(&(h as u64).to_le_bytes());
-                    bytes.extend_from_slice(&((h >> 64) as u64).to_le_bytes());
-                });
-            }
-            crate::fingerprint::hash_bytes(bytes)
-        });
-        match &self.symmetry {
-            None => plain,
-            Some((s, tree)) => {
-                s.canonical_fingerprint_by(plain, |b| tree.build(&self.fins, state, b))
-            }
-        }
+        SCRATCH.with(|s| self.fingerprint_with(state, &mut s.borrow_mut().1))
     }
 }

@@ -274,6 +274,22 @@ where
         self.inner.storing(parent, child, fp)
     }
 
+    fn kept_successors(
+        &self,
+        state: &M::State,
+        keep: &dyn Fn(Fingerprint) -> bool,
+        seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+        out: &mut Vec<(Fingerprint, MachineStep, M::State)>,
+    ) -> Result<u64, M::Error> {
+        if self.order.is_none() {
+            // Nothing to reduce: the inner model may filter as it computes.
+            return self.inner.kept_successors(state, keep, seen, out);
+        }
+        let mut kept = Vec::new();
+        self.reduced_successors(state, &mut kept, seen)?;
+        Ok(crate::explore::keep_fresh(self, kept, keep, out))
+    }
+
     fn reduce(
         &self,
         state: &M::State,
