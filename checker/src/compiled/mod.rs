@@ -986,7 +986,11 @@ impl Sink for Kept<'_, '_, '_, '_> {
 impl CompiledModel<'_, '_> {
     /// [`Model::fingerprint`], laying the state's bytes out in `bytes`.
     fn fingerprint_with(&self, state: &[i64], bytes: &mut Vec<u8>) -> Fingerprint {
-        let plain = {
+        let interned = &self.layout.interned;
+        let plain = if cfg!(target_endian = "little") && interned.is_empty() {
+            // The words' bytes in memory are already their little-endian bytes.
+            crate::fingerprint::hash_bytes(bytemuck::cast_slice(state))
+        } else {
             bytes.clear();
             // An interned word is hashed as its value's hash, not its id (ids depend on the
             // order threads met the values; fingerprints must not).
@@ -994,7 +998,6 @@ impl CompiledModel<'_, '_> {
             for (b, w) in bytes.chunks_exact_mut(8).zip(state.iter()) {
                 b.copy_from_slice(&w.to_le_bytes());
             }
-            let interned = &self.layout.interned;
             if !interned.is_empty() {
                 let ids = interned.iter().map(|&k| state[k as usize]);
                 let mut at = interned.iter();
