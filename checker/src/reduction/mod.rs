@@ -249,6 +249,101 @@ impl<'a, M> Reduced<'a, M> {
     }
 }
 
+impl<M: SlotValues<Step = MachineStep>> Reduced<'_, M>
+where
+    M::State: PartialEq,
+{
+    /// The successors of `all` the reduction keeps, in their order, with the fingerprints it
+    /// computed for them, in the same order (the cycle proviso's; `None` where it did not, and
+    /// possibly none at all).
+    #[allow(clippy::type_complexity)]
+    fn choose(
+        &self,
+        state: &M::State,
+        all: Vec<(MachineStep, M::State)>,
+        seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
+    ) -> (Vec<(MachineStep, M::State)>, Vec<Option<Fingerprint>>) {
+        let Some(order) = self.order else {
+            return (all, Vec::new());
+        };
+        let c = &self.counters;
+        let Some(seen) = seen else {
+            c.unchecked_full.fetch_add(1, Ordering::Relaxed);
+            c.full_states.fetch_add(1, Ordering::Relaxed);
+            return (all, Vec::new());
+        };
+        // Which instances lead elsewhere, and which only back to this state (see
+        // [`stubborn`]: the sets are stubborn in the graph without self-loops).
+        // A self-loop is a step to an equal state (not one equal up to a symmetry: the
+        // stubborn-set conditions are about the concrete graph).
+        let moves: Vec<bool> = all.iter().map(|(_, next)| next != state).collect();
+        let mut analysed = Vec::with_capacity(all.len());
+        for (step, next) in &all {
+            match order.analysed(self.inner, step, state, next) {
+                Some(id) => analysed.push(id),
+                None => {
+                    c.full_states.fetch_add(1, Ordering::Relaxed);
+                    return (all, Vec::new());
+                }
+            }
+        }
+        let mut enabled: Vec<u32> = Vec::new();
+        let mut looping: Vec<u32> = Vec::new();
+        for (&id, &moves) in analysed.iter().zip(&moves) {
+            if moves {
+                enabled.push(id);
+            } else {
+                looping.push(id);
+            }
+        }
+        enabled.sort_unstable();
+        enabled.dedup();
+        looping.sort_unstable();
+        looping.dedup();
+        looping.retain(|t| enabled.binary_search(t).is_err());
+        // The conjunct that disables an instance, asked of the model (a smaller necessary
+        // enabling set than its whole guard's); each instance once per state, since the
+        // closures of several seeds meet it.
+        let asked: Vec<OnceCell<Option<Span>>> =
+            (0..order.splits.len()).map(|_| OnceCell::new()).collect();
+        let false_conjunct = |t: u32| -> Option<Span> {
+            *asked
+                .get(t as usize)?
+                .get_or_init(|| self.inner.false_conjunct(state, t as usize))
+        };
+        let Some(ample) = order.stubborn.ample(&enabled, &looping, &false_conjunct) else {
+            c.full_states.fetch_add(1, Ordering::Relaxed);
+            return (all, Vec::new());
+        };
+        let kept = |id: u32, moves: bool| moves && ample.binary_search(&id).is_ok();
+        // The cycle proviso: a reduced set is used only when one of its steps reaches a state
+        // not visited before, which the search puts one level deeper (see the module's note).
+        // The fingerprints of the kept steps are computed once, here.
+        let prints: Vec<Option<Fingerprint>> = analysed
+            .iter()
+            .zip(&moves)
+            .zip(&all)
+            .map(|((&id, &moves), (_, next))| kept(id, moves).then(|| self.inner.fingerprint(next)))
+            .collect();
+        let goes_deeper = prints.iter().flatten().any(|&f| !seen(f));
+        if !goes_deeper {
+            c.proviso_full.fetch_add(1, Ordering::Relaxed);
+            c.full_states.fetch_add(1, Ordering::Relaxed);
+            return (all, prints);
+        }
+        let before = all.len();
+        let (reduced, fps): (Vec<_>, Vec<_>) = all
+            .into_iter()
+            .zip(prints)
+            .filter(|(_, fp)| fp.is_some())
+            .unzip();
+        c.reduced_states.fetch_add(1, Ordering::Relaxed);
+        c.pruned_successors
+            .fetch_add((before - reduced.len()) as u64, Ordering::Relaxed);
+        (reduced, fps)
+    }
+}
+
 impl<M: SlotValues<Step = MachineStep>> Model for Reduced<'_, M>
 where
     M::State: PartialEq,
@@ -285,9 +380,20 @@ where
             // Nothing to reduce: the inner model may filter as it computes.
             return self.inner.kept_successors(state, keep, seen, out);
         }
-        let mut kept = Vec::new();
-        self.reduced_successors(state, &mut kept, seen)?;
-        Ok(crate::explore::keep_fresh(self, kept, keep, out))
+        let mut all = Vec::new();
+        self.inner.successors(state, &mut all)?;
+        let (chosen, fps) = self.choose(state, all, seen);
+        let generated = chosen.len() as u64;
+        let mut fps = fps.into_iter();
+        out.extend(chosen.into_iter().filter_map(|(step, next)| {
+            // A fingerprint the proviso computed is not computed again.
+            let fp = fps
+                .next()
+                .flatten()
+                .unwrap_or_else(|| self.fingerprint(&next));
+            keep(fp).then_some((fp, step, next))
+        }));
+        Ok(generated)
     }
 
     fn reduce(
@@ -297,89 +403,7 @@ where
         out: &mut Vec<(MachineStep, M::State)>,
         seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
     ) -> Result<(), M::Error> {
-        let Some(order) = self.order else {
-            out.extend(all);
-            return Ok(());
-        };
-        let c = &self.counters;
-        let Some(seen) = seen else {
-            c.unchecked_full.fetch_add(1, Ordering::Relaxed);
-            c.full_states.fetch_add(1, Ordering::Relaxed);
-            out.extend(all);
-            return Ok(());
-        };
-        // Which instances lead elsewhere, and which only back to this state (see
-        // [`stubborn`]: the sets are stubborn in the graph without self-loops).
-        // A self-loop is a step to an equal state (not one equal up to a symmetry: the
-        // stubborn-set conditions are about the concrete graph).
-        let prints: Vec<Option<Fingerprint>> = all
-            .iter()
-            .map(|(_, next)| (next != state).then(|| self.inner.fingerprint(next)))
-            .collect();
-        let mut analysed = Vec::with_capacity(all.len());
-        for (step, next) in &all {
-            match order.analysed(self.inner, step, state, next) {
-                Some(id) => analysed.push(id),
-                None => {
-                    c.full_states.fetch_add(1, Ordering::Relaxed);
-                    out.extend(all);
-                    return Ok(());
-                }
-            }
-        }
-        let mut enabled: Vec<u32> = Vec::new();
-        let mut looping: Vec<u32> = Vec::new();
-        for (&id, next) in analysed.iter().zip(&prints) {
-            match next {
-                None => looping.push(id),
-                Some(_) => enabled.push(id),
-            }
-        }
-        enabled.sort_unstable();
-        enabled.dedup();
-        looping.sort_unstable();
-        looping.dedup();
-        looping.retain(|t| enabled.binary_search(t).is_err());
-        // The conjunct that disables an instance, asked of the model (a smaller necessary
-        // enabling set than its whole guard's); each instance once per state, since the
-        // closures of several seeds meet it.
-        let asked: Vec<OnceCell<Option<Span>>> =
-            (0..order.splits.len()).map(|_| OnceCell::new()).collect();
-        let false_conjunct = |t: u32| -> Option<Span> {
-            *asked
-                .get(t as usize)?
-                .get_or_init(|| self.inner.false_conjunct(state, t as usize))
-        };
-        let Some(ample) = order.stubborn.ample(&enabled, &looping, &false_conjunct) else {
-            c.full_states.fetch_add(1, Ordering::Relaxed);
-            out.extend(all);
-            return Ok(());
-        };
-        let kept =
-            |id: u32, next: Option<Fingerprint>| next.is_some() && ample.binary_search(&id).is_ok();
-        // The cycle proviso: a reduced set is used only when one of its steps reaches a state
-        // not visited before, which the search puts one level deeper (see the module's note).
-        let goes_deeper = analysed
-            .iter()
-            .zip(&prints)
-            .any(|(&id, &next)| kept(id, next) && next.is_some_and(|f| !seen(f)));
-        if !goes_deeper {
-            c.proviso_full.fetch_add(1, Ordering::Relaxed);
-            c.full_states.fetch_add(1, Ordering::Relaxed);
-            out.extend(all);
-            return Ok(());
-        }
-        let before = all.len();
-        let reduced: Vec<_> = all
-            .into_iter()
-            .zip(analysed.iter().zip(prints))
-            .filter(|(_, (&id, next))| kept(id, *next))
-            .map(|(x, _)| x)
-            .collect();
-        c.reduced_states.fetch_add(1, Ordering::Relaxed);
-        c.pruned_successors
-            .fetch_add((before - reduced.len()) as u64, Ordering::Relaxed);
-        out.extend(reduced);
+        out.extend(self.choose(state, all, seen).0);
         Ok(())
     }
 

@@ -37,6 +37,7 @@
 
 use super::footprint::{Conjunct, Footprint};
 use ioa_lang::span::Span;
+use std::sync::OnceLock;
 
 /// The most closures computed per state.
 pub const MAX_SEEDS: usize = 24;
@@ -62,6 +63,24 @@ pub struct Stubborn {
     /// For each instance, its controlling participants' conjuncts (see [`Conjunct`]; empty
     /// when not known).
     conjuncts: Vec<Vec<Conjunct>>,
+    /// For each instance, what it brings into a closure (computed when first needed).
+    brings: Vec<OnceLock<Brings>>,
+}
+
+/// The instances one instance brings into a stubborn closure, by its status (the rules of
+/// [`Stubborn`]), each list ascending and without repeats: a function of the footprints alone,
+/// so it is computed once rather than walked place by place in every closure.
+struct Brings {
+    /// Enabled: the instances that write or read what it writes, and those that write what it
+    /// reads.
+    enabled: Box<[u32]>,
+    /// Looping: the writers of what it reads or writes.
+    looping: Box<[u32]>,
+    /// Disabled: the writers of what its guard reads.
+    guard: Box<[u32]>,
+    /// Disabled with a named false conjunct: the writers of what that conjunct reads, one list
+    /// per conjunct (in [`Stubborn::conjuncts`] order).
+    conjuncts: Box<[Box<[u32]>]>,
 }
 
 impl Stubborn {
@@ -98,6 +117,7 @@ impl Stubborn {
             }
             visible.push(f.writes.iter().any(|&s| watched[s as usize]));
         }
+        let n = footprints.len();
         let visible_list = (0..visible.len() as u32)
             .filter(|&k| visible[k as usize])
             .collect();
@@ -111,6 +131,7 @@ impl Stubborn {
             visible,
             visible_list,
             conjuncts: Vec::new(),
+            brings: (0..n).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -125,18 +146,60 @@ impl Stubborn {
             }
         }
         self.conjuncts = conjuncts;
+        self.brings = (0..self.footprints.len())
+            .map(|_| OnceLock::new())
+            .collect();
     }
 
-    /// The places read by the conjunct of instance `t` at span `named`, if known. The span
-    /// names it: an instance's conjuncts are those of its one controlling participant (see
+    /// What instance `t` brings into a closure.
+    fn brings(&self, t: u32) -> &Brings {
+        self.brings[t as usize].get_or_init(|| {
+            let f = &self.footprints[t as usize];
+            let writers_of = |places: &[u32], with_readers: bool| -> Box<[u32]> {
+                let mut related = Vec::new();
+                let mut out = Vec::new();
+                for &p in places {
+                    self.related(p, &mut related);
+                    for &q in &related {
+                        out.extend(&self.writers[q as usize]);
+                        if with_readers {
+                            out.extend(&self.readers[q as usize]);
+                        }
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                out.into()
+            };
+            let mut enabled = writers_of(&f.writes, true).into_vec();
+            enabled.extend(writers_of(&f.reads, false));
+            enabled.sort_unstable();
+            enabled.dedup();
+            let touched: Vec<u32> = f.reads.iter().chain(&f.writes).copied().collect();
+            Brings {
+                enabled: enabled.into(),
+                looping: writers_of(&touched, false),
+                guard: writers_of(&f.guard, false),
+                conjuncts: self
+                    .conjuncts
+                    .get(t as usize)
+                    .map_or(&[][..], |list| &list[..])
+                    .iter()
+                    .map(|c| writers_of(&c.places, false))
+                    .collect(),
+            }
+        })
+    }
+
+    /// Which conjunct of instance `t` is the one at span `named`, if known. The span names it:
+    /// an instance's conjuncts are those of its one controlling participant (see
     /// [`super::footprint::Conjunct`]).
-    fn conjunct_places(&self, t: u32, named: Option<Span>) -> Option<&[u32]> {
+    fn conjunct_at(&self, t: u32, named: Option<Span>) -> Option<usize> {
         let span = named?;
         self.conjuncts
             .get(t as usize)?
             .iter()
-            .find(|c| c.span == span)
-            .map(|c| c.places.as_slice())
+            .position(|c| c.span == span)
     }
 
     /// Whether a false conjunct of instance `t` is asked for (it has conjuncts that read less
@@ -179,8 +242,7 @@ impl Stubborn {
         let mut best: Option<Vec<u32>> = None;
         let mut seeds_tried = 0;
         let mut tried_first_writes: Vec<u32> = Vec::new();
-        let mut scratch = Scratch::new(n, self.writers.len());
-        let mut related = Vec::new();
+        let mut scratch = Scratch::new(n);
         for &seed in enabled {
             // One seed per process-like group: instances whose first written slot was tried
             // already give (nearly) the same closure.
@@ -196,14 +258,7 @@ impl Stubborn {
             }
             seeds_tried += 1;
             let bound = best.as_ref().map_or(enabled.len(), |b| b.len());
-            if let Some(set) = self.closure(
-                seed,
-                &state,
-                bound,
-                &mut scratch,
-                &mut related,
-                false_conjunct,
-            ) {
+            if let Some(set) = self.closure(seed, &state, bound, &mut scratch, false_conjunct) {
                 let done = set.len() == 1;
                 best = Some(set);
                 if done {
@@ -222,7 +277,6 @@ impl Stubborn {
         state: &[Status],
         bound: usize,
         scratch: &mut Scratch,
-        related: &mut Vec<u32>,
         false_conjunct: &dyn Fn(u32) -> Option<Span>,
     ) -> Option<Vec<u32>> {
         scratch.reset();
@@ -230,9 +284,8 @@ impl Stubborn {
         let mut visible_added = false;
         scratch.push(seed);
         while let Some(t) = scratch.queue.pop() {
-            let f = &self.footprints[t as usize];
             let status = state[t as usize];
-            if status == Status::Enabled {
+            let brought: &[u32] = if status == Status::Enabled {
                 if self.visible[t as usize] && !visible_added {
                     visible_added = true;
                     for &u in &self.visible_list {
@@ -245,43 +298,29 @@ impl Stubborn {
                 }
                 // Dependent instances: those that write or read what `t` writes, and those
                 // that write what `t` reads.
-                for &p in &f.writes {
-                    self.related(p, related);
-                    for &q in related.iter() {
-                        scratch.add_writers(q, &self.writers);
-                        scratch.add_readers(q, &self.readers);
-                    }
-                }
-                for &p in &f.reads {
-                    self.related(p, related);
-                    for &q in related.iter() {
-                        scratch.add_writers(q, &self.writers);
-                    }
-                }
+                &self.brings(t).enabled
             } else if status == Status::Looping {
                 // Its steps change nothing here; a step of it changes something only after
                 // what it reads or writes has changed: the instances that write those places
                 // are a necessary enabling set.
-                for &p in f.reads.iter().chain(&f.writes) {
-                    self.related(p, related);
-                    for &q in related.iter() {
-                        scratch.add_writers(q, &self.writers);
-                    }
-                }
-            } else if f.has_participants {
+                &self.brings(t).looping
+            } else if self.footprints[t as usize].has_participants {
                 // A necessary enabling set: the instances that write what the false conjunct
                 // reads, when the model names it, else what the whole guard reads.
                 let named = match self.conjuncts.get(t as usize) {
                     Some(list) if !list.is_empty() => false_conjunct(t),
                     _ => None,
                 };
-                let places = self.conjunct_places(t, named).unwrap_or(&f.guard);
-                for &p in places {
-                    self.related(p, related);
-                    for &q in related.iter() {
-                        scratch.add_writers(q, &self.writers);
-                    }
+                let brings = self.brings(t);
+                match self.conjunct_at(t, named) {
+                    Some(k) => &brings.conjuncts[k],
+                    None => &brings.guard,
                 }
+            } else {
+                &[]
+            };
+            for &u in brought {
+                scratch.push(u);
             }
         }
         found.sort_unstable();
@@ -317,18 +356,14 @@ struct Scratch {
     in_set: Vec<bool>,
     touched: Vec<u32>,
     queue: Vec<u32>,
-    written_done: Vec<bool>,
-    read_done: Vec<bool>,
 }
 
 impl Scratch {
-    fn new(n: usize, slots: usize) -> Scratch {
+    fn new(n: usize) -> Scratch {
         Scratch {
             in_set: vec![false; n],
             touched: Vec::new(),
             queue: Vec::new(),
-            written_done: vec![false; slots],
-            read_done: vec![false; slots],
         }
     }
 
@@ -338,26 +373,6 @@ impl Scratch {
         }
         self.touched.clear();
         self.queue.clear();
-        self.written_done.iter_mut().for_each(|x| *x = false);
-        self.read_done.iter_mut().for_each(|x| *x = false);
-    }
-
-    fn add_writers(&mut self, place: u32, writers: &[Vec<u32>]) {
-        if !self.written_done[place as usize] {
-            self.written_done[place as usize] = true;
-            for &u in &writers[place as usize] {
-                self.push(u);
-            }
-        }
-    }
-
-    fn add_readers(&mut self, place: u32, readers: &[Vec<u32>]) {
-        if !self.read_done[place as usize] {
-            self.read_done[place as usize] = true;
-            for &u in &readers[place as usize] {
-                self.push(u);
-            }
-        }
     }
 
     fn push(&mut self, t: u32) {
@@ -451,13 +466,12 @@ mod tests {
         // Without a named conjunct, 3's dependent 2 brings the writers of both its slots (and
         // so does 0's reader 2).
         assert_eq!(s.ample(&[0, 1, 3], &[], &|_| None), Some(vec![0, 1]));
-        let mut scratch = Scratch::new(4, 3);
+        let mut scratch = Scratch::new(4);
         let all = s.closure(
             3,
             &enabled_at(4, &[0, 1, 3]),
             usize::MAX,
             &mut scratch,
-            &mut Vec::new(),
             &|_| None,
         );
         assert_eq!(all, Some(vec![0, 1, 3]));
@@ -468,7 +482,6 @@ mod tests {
             &enabled_at(4, &[0, 1, 3]),
             usize::MAX,
             &mut scratch,
-            &mut Vec::new(),
             &named,
         );
         assert_eq!(some, Some(vec![1, 3]));
@@ -479,7 +492,6 @@ mod tests {
             &enabled_at(4, &[0, 1, 3]),
             usize::MAX,
             &mut scratch,
-            &mut Vec::new(),
             &unknown,
         );
         assert_eq!(all, Some(vec![0, 1, 3]));
@@ -560,16 +572,9 @@ mod tests {
             for &t in enabled {
                 state[t as usize] = Status::Enabled;
             }
-            let mut scratch = Scratch::new(self.footprints.len(), self.writers.len());
-            self.closure(
-                seed,
-                &state,
-                usize::MAX,
-                &mut scratch,
-                &mut Vec::new(),
-                &|_| None,
-            )
-            .expect("unbounded")
+            let mut scratch = Scratch::new(self.footprints.len());
+            self.closure(seed, &state, usize::MAX, &mut scratch, &|_| None)
+                .expect("unbounded")
         }
     }
 }
