@@ -37,10 +37,14 @@
 
 use super::footprint::{Conjunct, Footprint};
 use ioa_lang::span::Span;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The most closures computed per state.
 pub const MAX_SEEDS: usize = 24;
+
+/// The most instance ids the precomputed lists of [`Stubborn::brings`] hold together (64 MiB).
+const LISTED: usize = 16 << 20;
 
 /// The independence structure of a machine's instances. Places are whole slots (ids below
 /// `n_slots`) and cells of set-valued slots (see [`super::footprint`]): a cell conflicts with
@@ -64,7 +68,9 @@ pub struct Stubborn {
     /// when not known).
     conjuncts: Vec<Vec<Conjunct>>,
     /// For each instance, what it brings into a closure (computed when first needed).
-    brings: Vec<OnceLock<Brings>>,
+    brings: Vec<OnceLock<Option<Brings>>>,
+    /// How many instance ids the lists of `brings` hold together (at most [`LISTED`]).
+    listed: AtomicUsize,
 }
 
 /// The instances one instance brings into a stubborn closure, by its status (the rules of
@@ -132,6 +138,7 @@ impl Stubborn {
             visible_list,
             conjuncts: Vec::new(),
             brings: (0..n).map(|_| OnceLock::new()).collect(),
+            listed: AtomicUsize::new(0),
         }
     }
 
@@ -149,46 +156,66 @@ impl Stubborn {
         self.brings = (0..self.footprints.len())
             .map(|_| OnceLock::new())
             .collect();
+        self.listed = AtomicUsize::new(0);
     }
 
-    /// What instance `t` brings into a closure.
-    fn brings(&self, t: u32) -> &Brings {
-        self.brings[t as usize].get_or_init(|| {
-            let f = &self.footprints[t as usize];
-            let writers_of = |places: &[u32], with_readers: bool| -> Box<[u32]> {
-                let mut related = Vec::new();
-                let mut out = Vec::new();
-                for &p in places {
-                    self.related(p, &mut related);
-                    for &q in &related {
-                        out.extend(&self.writers[q as usize]);
-                        if with_readers {
-                            out.extend(&self.readers[q as usize]);
-                        }
-                    }
+    /// What instance `t` brings into a closure, unless the lists of the instances met so far
+    /// hold [`LISTED`] ids already (a model whose every instance depends on every other has
+    /// lists quadratic in their number): then the closure walks the places itself.
+    fn brings(&self, t: u32) -> Option<&Brings> {
+        self.brings[t as usize]
+            .get_or_init(|| {
+                if self.listed.load(Ordering::Relaxed) >= LISTED {
+                    return None;
                 }
-                out.sort_unstable();
-                out.dedup();
-                out.into()
-            };
-            let mut enabled = writers_of(&f.writes, true).into_vec();
-            enabled.extend(writers_of(&f.reads, false));
-            enabled.sort_unstable();
-            enabled.dedup();
-            let touched: Vec<u32> = f.reads.iter().chain(&f.writes).copied().collect();
-            Brings {
-                enabled: enabled.into(),
-                looping: writers_of(&touched, false),
-                guard: writers_of(&f.guard, false),
-                conjuncts: self
-                    .conjuncts
-                    .get(t as usize)
-                    .map_or(&[][..], |list| &list[..])
-                    .iter()
-                    .map(|c| writers_of(&c.places, false))
-                    .collect(),
+                let f = &self.footprints[t as usize];
+                let list = |places: &[u32], with_readers: bool| -> Box<[u32]> {
+                    let mut out = Vec::new();
+                    self.each_related(places, with_readers, &mut |u| out.push(u));
+                    out.sort_unstable();
+                    out.dedup();
+                    out.into()
+                };
+                let mut enabled = list(&f.writes, true).into_vec();
+                enabled.extend(list(&f.reads, false));
+                enabled.sort_unstable();
+                enabled.dedup();
+                let touched: Vec<u32> = f.reads.iter().chain(&f.writes).copied().collect();
+                let brings = Brings {
+                    enabled: enabled.into(),
+                    looping: list(&touched, false),
+                    guard: list(&f.guard, false),
+                    conjuncts: self
+                        .conjuncts
+                        .get(t as usize)
+                        .map_or(&[][..], |list| &list[..])
+                        .iter()
+                        .map(|c| list(&c.places, false))
+                        .collect(),
+                };
+                let size = brings.enabled.len()
+                    + brings.looping.len()
+                    + brings.guard.len()
+                    + brings.conjuncts.iter().map(|c| c.len()).sum::<usize>();
+                self.listed.fetch_add(size, Ordering::Relaxed);
+                Some(brings)
+            })
+            .as_ref()
+    }
+
+    /// Passes `f` every instance that writes a place conflicting with one of `places` (and,
+    /// `with_readers`, every one that reads such a place), possibly several times.
+    fn each_related(&self, places: &[u32], with_readers: bool, f: &mut dyn FnMut(u32)) {
+        let mut related = Vec::new();
+        for &p in places {
+            self.related(p, &mut related);
+            for &q in &related {
+                self.writers[q as usize].iter().for_each(|&u| f(u));
+                if with_readers {
+                    self.readers[q as usize].iter().for_each(|&u| f(u));
+                }
             }
-        })
+        }
     }
 
     /// Which conjunct of instance `t` is the one at span `named`, if known. The span names it:
@@ -285,11 +312,14 @@ impl Stubborn {
         scratch.push(seed);
         while let Some(t) = scratch.queue.pop() {
             let status = state[t as usize];
-            let brought: &[u32] = if status == Status::Enabled {
+            let f = &self.footprints[t as usize];
+            let brings = self.brings(t);
+            let mut push = |u: u32| scratch.push(u);
+            if status == Status::Enabled {
                 if self.visible[t as usize] && !visible_added {
                     visible_added = true;
                     for &u in &self.visible_list {
-                        scratch.push(u);
+                        push(u);
                     }
                 }
                 found.push(t);
@@ -298,29 +328,40 @@ impl Stubborn {
                 }
                 // Dependent instances: those that write or read what `t` writes, and those
                 // that write what `t` reads.
-                &self.brings(t).enabled
+                match brings {
+                    Some(b) => b.enabled.iter().for_each(|&u| push(u)),
+                    None => {
+                        self.each_related(&f.writes, true, &mut push);
+                        self.each_related(&f.reads, false, &mut push);
+                    }
+                }
             } else if status == Status::Looping {
                 // Its steps change nothing here; a step of it changes something only after
                 // what it reads or writes has changed: the instances that write those places
                 // are a necessary enabling set.
-                &self.brings(t).looping
-            } else if self.footprints[t as usize].has_participants {
+                match brings {
+                    Some(b) => b.looping.iter().for_each(|&u| push(u)),
+                    None => {
+                        self.each_related(&f.reads, false, &mut push);
+                        self.each_related(&f.writes, false, &mut push);
+                    }
+                }
+            } else if f.has_participants {
                 // A necessary enabling set: the instances that write what the false conjunct
                 // reads, when the model names it, else what the whole guard reads.
                 let named = match self.conjuncts.get(t as usize) {
                     Some(list) if !list.is_empty() => false_conjunct(t),
                     _ => None,
                 };
-                let brings = self.brings(t);
-                match self.conjunct_at(t, named) {
-                    Some(k) => &brings.conjuncts[k],
-                    None => &brings.guard,
+                match (self.conjunct_at(t, named), brings) {
+                    (Some(k), Some(b)) => b.conjuncts[k].iter().for_each(|&u| push(u)),
+                    (None, Some(b)) => b.guard.iter().for_each(|&u| push(u)),
+                    (Some(k), None) => {
+                        let places = &self.conjuncts[t as usize][k].places;
+                        self.each_related(places, false, &mut push);
+                    }
+                    (None, None) => self.each_related(&f.guard, false, &mut push),
                 }
-            } else {
-                &[]
-            };
-            for &u in brought {
-                scratch.push(u);
             }
         }
         found.sort_unstable();
@@ -495,6 +536,29 @@ mod tests {
             &unknown,
         );
         assert_eq!(all, Some(vec![0, 1, 3]));
+        // Past the lists' budget the closure walks the places itself, with the same results.
+        // Every seed's closure, for each conjunct of 2 named false (or none).
+        let every = |s: &Stubborn, scratch: &mut Scratch| -> Vec<Vec<Option<Vec<u32>>>> {
+            [None, Some(span(10)), Some(span(20)), Some(span(30))]
+                .into_iter()
+                .map(|named| {
+                    let named = move |t: u32| if t == 2 { named } else { None };
+                    let state = enabled_at(4, &[0, 1, 3]);
+                    (0..4)
+                        .map(|seed| s.closure(seed, &state, usize::MAX, scratch, &named))
+                        .collect()
+                })
+                .collect()
+        };
+        let lists = every(&s, &mut scratch);
+        s.set_conjuncts(s.conjuncts.clone());
+        s.listed.store(LISTED, Ordering::Relaxed);
+        let walked = every(&s, &mut scratch);
+        assert!(s
+            .brings
+            .iter()
+            .all(|b| b.get().is_some_and(Option::is_none)));
+        assert_eq!(walked, lists);
     }
 
     fn enabled_at(n: usize, enabled: &[u32]) -> Vec<Status> {
