@@ -394,32 +394,35 @@ enum Status {
 
 /// The marks of one closure.
 struct Scratch {
-    in_set: Vec<bool>,
-    touched: Vec<u32>,
+    /// `mark[t] == round`: instance `t` is in the closure being computed (a new closure
+    /// starts a new round, so nothing is cleared between closures).
+    mark: Vec<u32>,
+    round: u32,
     queue: Vec<u32>,
 }
 
 impl Scratch {
     fn new(n: usize) -> Scratch {
         Scratch {
-            in_set: vec![false; n],
-            touched: Vec::new(),
+            mark: vec![0; n],
+            round: 0,
             queue: Vec::new(),
         }
     }
 
     fn reset(&mut self) {
-        for &t in &self.touched {
-            self.in_set[t as usize] = false;
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.round = 1;
         }
-        self.touched.clear();
         self.queue.clear();
     }
 
     fn push(&mut self, t: u32) {
-        if !self.in_set[t as usize] {
-            self.in_set[t as usize] = true;
-            self.touched.push(t);
+        let m = &mut self.mark[t as usize];
+        if *m != self.round {
+            *m = self.round;
             self.queue.push(t);
         }
     }
