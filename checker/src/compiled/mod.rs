@@ -227,6 +227,8 @@ pub struct CompiledModel<'m, 's> {
     instances: Vec<Instance>,
     /// The instances tried in every state, in order.
     live: Vec<Live>,
+    /// For each instance, its position in `live` (`u32::MAX`: not tried).
+    live_at: Vec<u32>,
     /// How they are tried: each, or in screened runs.
     tries: Vec<Try>,
     /// The root's invariants: index in the spec, and code.
@@ -677,6 +679,10 @@ impl<'m, 's> CompiledModel<'m, 's> {
             let tree = SymTree::new(&fins, fins.len(), &layout, &s);
             (s, tree)
         });
+        let mut live_at = vec![u32::MAX; instances.len()];
+        for (at, l) in live.iter().enumerate() {
+            live_at[l.instance as usize] = at as u32;
+        }
         Ok(CompiledModel {
             fins,
             layout,
@@ -684,6 +690,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             actions,
             instances,
             live,
+            live_at,
             tries,
             invariants,
             n_locals: n_locals.max(ir_locals as usize + 1),
@@ -783,11 +790,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
     pub fn false_conjunct(&self, state: &Words, k: usize) -> Option<Span> {
         // An instance no state tries (it never takes part, or no case can apply) is asked
         // about every condition, as the interpreter asks.
-        let live = self
-            .live
-            .binary_search_by_key(&(k as u32), |l| l.instance)
-            .ok()
-            .map(|at| &self.live[at]);
+        let live = self.live.get(self.live_at[k] as usize);
         let inst = &self.instances[k];
         let action = &self.actions[inst.action];
         let all: Vec<(u16, bool)>;
