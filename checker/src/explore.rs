@@ -97,7 +97,7 @@ pub trait Model: Sync {
     ) -> Result<u64, Self::Error> {
         let mut all = Vec::new();
         self.reduced_successors(state, &mut all, seen)?;
-        Ok(keep_fresh(self, all, keep, out))
+        Ok(keep_fresh(self, all, Vec::new(), keep, out))
     }
 
     /// Appends the successors a reduction keeps of `all`, every successor of `state` (by
@@ -428,7 +428,7 @@ pub fn expand_state_from<M: Model>(
             let mut successors = Vec::new();
             model
                 .reduce(state, all, &mut successors, seen)
-                .map(|()| keep_fresh(model, successors, keep, &mut fresh))
+                .map(|()| keep_fresh(model, successors, Vec::new(), keep, &mut fresh))
         }
         None => model.kept_successors(state, keep, seen, &mut fresh),
     };
@@ -443,16 +443,22 @@ pub fn expand_state_from<M: Model>(
 }
 
 /// Appends the successors of `all` whose fingerprint `keep` accepts, with it; returns how many
-/// `all` had.
+/// `all` had. `known` holds fingerprints computed already, in the same order (`None`, or
+/// nothing at the end, where not), which are not computed again.
 pub(crate) fn keep_fresh<M: Model + ?Sized>(
     model: &M,
     all: Vec<(M::Step, M::State)>,
+    known: Vec<Option<Fingerprint>>,
     keep: &dyn Fn(Fingerprint) -> bool,
     out: &mut Vec<(Fingerprint, M::Step, M::State)>,
 ) -> u64 {
     let generated = all.len() as u64;
+    let mut known = known.into_iter();
     out.extend(all.into_iter().filter_map(|(step, next)| {
-        let fp = model.fingerprint(&next);
+        let fp = known
+            .next()
+            .flatten()
+            .unwrap_or_else(|| model.fingerprint(&next));
         keep(fp).then_some((fp, step, next))
     }));
     generated

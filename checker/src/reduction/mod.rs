@@ -382,18 +382,9 @@ where
         }
         let mut all = Vec::new();
         self.inner.successors(state, &mut all)?;
+        // The fingerprints the cycle proviso computed are not computed again.
         let (chosen, fps) = self.choose(state, all, seen);
-        let generated = chosen.len() as u64;
-        let mut fps = fps.into_iter();
-        out.extend(chosen.into_iter().filter_map(|(step, next)| {
-            // A fingerprint the proviso computed is not computed again.
-            let fp = fps
-                .next()
-                .flatten()
-                .unwrap_or_else(|| self.fingerprint(&next));
-            keep(fp).then_some((fp, step, next))
-        }));
-        Ok(generated)
+        Ok(crate::explore::keep_fresh(self, chosen, fps, keep, out))
     }
 
     fn reduce(

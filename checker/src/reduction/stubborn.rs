@@ -73,6 +73,19 @@ pub struct Stubborn {
     listed: AtomicUsize,
 }
 
+/// Why an instance is in a closure, which decides what it brings in.
+#[derive(Debug, Clone, Copy)]
+enum Why {
+    /// It is enabled.
+    Enabled,
+    /// Its precondition holds but its steps return to the state.
+    Looping,
+    /// It is disabled, and no false conjunct is named.
+    Guard,
+    /// It is disabled by its `k`-th conjunct.
+    Conjunct(usize),
+}
+
 /// The instances one instance brings into a stubborn closure, by its status (the rules of
 /// [`Stubborn`]), each list ascending and without repeats: a function of the footprints alone,
 /// so it is computed once rather than walked place by place in every closure.
@@ -87,6 +100,17 @@ struct Brings {
     /// Disabled with a named false conjunct: the writers of what that conjunct reads, one list
     /// per conjunct (in [`Stubborn::conjuncts`] order).
     conjuncts: Box<[Box<[u32]>]>,
+}
+
+impl Brings {
+    fn list(&self, why: Why) -> &[u32] {
+        match why {
+            Why::Enabled => &self.enabled,
+            Why::Looping => &self.looping,
+            Why::Guard => &self.guard,
+            Why::Conjunct(k) => &self.conjuncts[k],
+        }
+    }
 }
 
 impl Stubborn {
@@ -168,30 +192,19 @@ impl Stubborn {
                 if self.listed.load(Ordering::Relaxed) >= LISTED {
                     return None;
                 }
-                let f = &self.footprints[t as usize];
-                let list = |places: &[u32], with_readers: bool| -> Box<[u32]> {
+                let list = |why: Why| -> Box<[u32]> {
                     let mut out = Vec::new();
-                    self.each_related(places, with_readers, &mut |u| out.push(u));
+                    self.each_brought(t, why, &mut |u| out.push(u));
                     out.sort_unstable();
                     out.dedup();
                     out.into()
                 };
-                let mut enabled = list(&f.writes, true).into_vec();
-                enabled.extend(list(&f.reads, false));
-                enabled.sort_unstable();
-                enabled.dedup();
-                let touched: Vec<u32> = f.reads.iter().chain(&f.writes).copied().collect();
+                let conjuncts = self.conjuncts.get(t as usize).map_or(0, Vec::len);
                 let brings = Brings {
-                    enabled: enabled.into(),
-                    looping: list(&touched, false),
-                    guard: list(&f.guard, false),
-                    conjuncts: self
-                        .conjuncts
-                        .get(t as usize)
-                        .map_or(&[][..], |list| &list[..])
-                        .iter()
-                        .map(|c| list(&c.places, false))
-                        .collect(),
+                    enabled: list(Why::Enabled),
+                    looping: list(Why::Looping),
+                    guard: list(Why::Guard),
+                    conjuncts: (0..conjuncts).map(|k| list(Why::Conjunct(k))).collect(),
                 };
                 let size = brings.enabled.len()
                     + brings.looping.len()
@@ -201,6 +214,31 @@ impl Stubborn {
                 Some(brings)
             })
             .as_ref()
+    }
+
+    /// Passes `f` every instance that `t` brings into a closure for reason `why` (the rules of
+    /// [`Stubborn`]), possibly several times.
+    fn each_brought(&self, t: u32, why: Why, f: &mut dyn FnMut(u32)) {
+        let fp = &self.footprints[t as usize];
+        match why {
+            // Dependent instances: those that write or read what `t` writes, and those that
+            // write what `t` reads.
+            Why::Enabled => {
+                self.each_related(&fp.writes, true, f);
+                self.each_related(&fp.reads, false, f);
+            }
+            // Its steps change nothing here; a step of it changes something only after what
+            // it reads or writes has changed: the instances that write those places are a
+            // necessary enabling set.
+            Why::Looping => {
+                self.each_related(&fp.reads, false, f);
+                self.each_related(&fp.writes, false, f);
+            }
+            // A necessary enabling set: the instances that write what the whole guard reads,
+            // or what the conjunct the model names false reads.
+            Why::Guard => self.each_related(&fp.guard, false, f),
+            Why::Conjunct(k) => self.each_related(&self.conjuncts[t as usize][k].places, false, f),
+        }
     }
 
     /// Passes `f` every instance that writes a place conflicting with one of `places` (and,
@@ -311,57 +349,34 @@ impl Stubborn {
         let mut visible_added = false;
         scratch.push(seed);
         while let Some(t) = scratch.queue.pop() {
-            let status = state[t as usize];
-            let f = &self.footprints[t as usize];
-            let brings = self.brings(t);
-            let mut push = |u: u32| scratch.push(u);
-            if status == Status::Enabled {
-                if self.visible[t as usize] && !visible_added {
-                    visible_added = true;
-                    for &u in &self.visible_list {
-                        push(u);
+            let why = match state[t as usize] {
+                Status::Enabled => {
+                    if self.visible[t as usize] && !visible_added {
+                        visible_added = true;
+                        for &u in &self.visible_list {
+                            scratch.push(u);
+                        }
                     }
-                }
-                found.push(t);
-                if found.len() >= bound {
-                    return None;
-                }
-                // Dependent instances: those that write or read what `t` writes, and those
-                // that write what `t` reads.
-                match brings {
-                    Some(b) => b.enabled.iter().for_each(|&u| push(u)),
-                    None => {
-                        self.each_related(&f.writes, true, &mut push);
-                        self.each_related(&f.reads, false, &mut push);
+                    found.push(t);
+                    if found.len() >= bound {
+                        return None;
                     }
+                    Why::Enabled
                 }
-            } else if status == Status::Looping {
-                // Its steps change nothing here; a step of it changes something only after
-                // what it reads or writes has changed: the instances that write those places
-                // are a necessary enabling set.
-                match brings {
-                    Some(b) => b.looping.iter().for_each(|&u| push(u)),
-                    None => {
-                        self.each_related(&f.reads, false, &mut push);
-                        self.each_related(&f.writes, false, &mut push);
-                    }
+                Status::Looping => Why::Looping,
+                Status::Disabled if self.footprints[t as usize].has_participants => {
+                    // The conjunct the model names false, if it names one.
+                    let named = match self.conjuncts.get(t as usize) {
+                        Some(list) if !list.is_empty() => false_conjunct(t),
+                        _ => None,
+                    };
+                    self.conjunct_at(t, named).map_or(Why::Guard, Why::Conjunct)
                 }
-            } else if f.has_participants {
-                // A necessary enabling set: the instances that write what the false conjunct
-                // reads, when the model names it, else what the whole guard reads.
-                let named = match self.conjuncts.get(t as usize) {
-                    Some(list) if !list.is_empty() => false_conjunct(t),
-                    _ => None,
-                };
-                match (self.conjunct_at(t, named), brings) {
-                    (Some(k), Some(b)) => b.conjuncts[k].iter().for_each(|&u| push(u)),
-                    (None, Some(b)) => b.guard.iter().for_each(|&u| push(u)),
-                    (Some(k), None) => {
-                        let places = &self.conjuncts[t as usize][k].places;
-                        self.each_related(places, false, &mut push);
-                    }
-                    (None, None) => self.each_related(&f.guard, false, &mut push),
-                }
+                Status::Disabled => continue,
+            };
+            match self.brings(t) {
+                Some(b) => b.list(why).iter().for_each(|&u| scratch.push(u)),
+                None => self.each_brought(t, why, &mut |u| scratch.push(u)),
             }
         }
         found.sort_unstable();
