@@ -30,8 +30,10 @@
 //! concrete states are kept for the current and the next level only. A path is rebuilt from the
 //! parent links as a list of steps, which the model can re-execute into a concrete trace.
 
+mod parallel;
 pub mod runs;
 pub mod spill;
+pub mod table;
 
 use crate::fingerprint::{Fingerprint, FingerprintSet, PackedFingerprint};
 use crate::memory;
@@ -153,54 +155,40 @@ pub type StateId = u32;
 /// The parent of a start state.
 const NO_PARENT: StateId = StateId::MAX;
 
-/// Every state visited so far: its fingerprint, and the parent and step that first reached it.
-pub struct StateGraph<Step> {
-    seen: FingerprintSet,
+/// The parent and step that first reached each visited state, by id: what a path is rebuilt
+/// from.
+pub struct Links<Step> {
     parents: Vec<StateId>,
     steps: Vec<Step>,
 }
 
-impl<Step: Clone> Default for StateGraph<Step> {
+impl<Step> Default for Links<Step> {
     fn default() -> Self {
-        StateGraph {
-            seen: FingerprintSet::default(),
+        Links {
             parents: Vec::new(),
             steps: Vec::new(),
         }
     }
 }
 
-impl<Step: Clone> StateGraph<Step> {
-    /// The number of states visited.
+impl<Step: Clone> Links<Step> {
+    /// The number of states recorded.
     pub fn len(&self) -> usize {
         self.parents.len()
     }
 
-    /// Whether no state has been visited.
+    /// Whether no state is recorded.
     pub fn is_empty(&self) -> bool {
         self.parents.is_empty()
     }
 
-    /// Whether a state with this fingerprint has been visited.
-    pub fn contains(&self, fingerprint: Fingerprint) -> bool {
-        self.seen.contains(&fingerprint)
-    }
-
-    /// Records a state reached from `parent` (none for a start state) by `step`; returns its id,
-    /// or `None` if a state with this fingerprint was visited before.
-    pub fn insert(
-        &mut self,
-        fingerprint: Fingerprint,
-        parent: Option<StateId>,
-        step: Step,
-    ) -> Option<StateId> {
-        if !self.seen.insert(fingerprint) {
-            return None;
-        }
+    /// Records the next state, reached from `parent` (none for a start state) by `step`;
+    /// returns its id.
+    pub fn push(&mut self, parent: Option<StateId>, step: Step) -> StateId {
         let id = self.parents.len() as StateId;
         self.parents.push(parent.unwrap_or(NO_PARENT));
         self.steps.push(step);
-        Some(id)
+        id
     }
 
     /// The steps from a start state to state `id`: the first builds the start state, each
@@ -220,13 +208,70 @@ impl<Step: Clone> StateGraph<Step> {
         path
     }
 
+    /// The bytes the links hold, not counting heap data the steps point to.
+    pub fn approx_bytes(&self) -> u64 {
+        let links = self.parents.capacity() * std::mem::size_of::<StateId>();
+        let steps = self.steps.capacity() * std::mem::size_of::<Step>();
+        (links + steps) as u64
+    }
+}
+
+/// Every state visited so far: its fingerprint, and the parent and step that first reached it.
+pub struct StateGraph<Step> {
+    seen: FingerprintSet,
+    links: Links<Step>,
+}
+
+impl<Step: Clone> Default for StateGraph<Step> {
+    fn default() -> Self {
+        StateGraph {
+            seen: FingerprintSet::default(),
+            links: Links::default(),
+        }
+    }
+}
+
+impl<Step: Clone> StateGraph<Step> {
+    /// The number of states visited.
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Whether no state has been visited.
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// Whether a state with this fingerprint has been visited.
+    pub fn contains(&self, fingerprint: Fingerprint) -> bool {
+        self.seen.contains(&fingerprint)
+    }
+
+    /// Records a state reached from `parent` (none for a start state) by `step`; returns its id,
+    /// or `None` if a state with this fingerprint was visited before.
+    pub fn insert(
+        &mut self,
+        fingerprint: Fingerprint,
+        parent: Option<StateId>,
+        step: Step,
+    ) -> Option<StateId> {
+        if !self.seen.insert(fingerprint) {
+            return None;
+        }
+        Some(self.links.push(parent, step))
+    }
+
+    /// The steps from a start state to state `id`: the first builds the start state, each
+    /// further one is a transition.
+    pub fn path_to(&self, id: StateId) -> Vec<Step> {
+        self.links.path_to(id)
+    }
+
     /// The bytes the graph holds (fingerprint table, parent links and steps), not counting
     /// heap data the steps point to.
     pub fn approx_bytes(&self) -> u64 {
         let table = self.seen.capacity() * (std::mem::size_of::<Fingerprint>() + 1);
-        let links = self.parents.capacity() * std::mem::size_of::<StateId>();
-        let steps = self.steps.capacity() * std::mem::size_of::<Step>();
-        (table + links + steps) as u64
+        table as u64 + self.links.approx_bytes()
     }
 }
 
@@ -730,6 +775,11 @@ pub fn explore_spilling_to<M: Model>(
         ..Stats::default()
     };
     stats.peak_resident = stats.resident_at_start;
+    if let Workers::Pool(pool) = &workers {
+        if options.memory_limit.is_none() && options.max_states.is_none() {
+            return parallel::explore(model, options, pool, batch_size, stats, started, progress);
+        }
+    }
     let mut visited: Visited<M> = match options.memory_limit {
         None => Visited::Memory {
             graph: StateGraph::default(),
