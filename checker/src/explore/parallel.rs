@@ -169,7 +169,8 @@ pub(super) fn explore<M: Model>(
             // Room for this batch's successors at the rate seen so far (a batch that needs
             // more is refused and offered again below).
             let per_state = stats.generated / stats.checked.max(1) + 1;
-            table.grow(((hi - lo) as u64 * per_state * 2) as usize);
+            let more = ((hi - lo) as u64 * per_state * 2) as usize;
+            pool.install(|| table.grow(more));
             let seen =
                 |fp: Fingerprint| table.key(fp).is_some_and(|k| k >> 32 <= level_base as u64);
 
@@ -312,14 +313,15 @@ pub(super) fn explore<M: Model>(
                 }
             }
             if !refused.is_empty() {
-                table.grow(refused.len());
+                pool.install(|| table.grow(refused.len()));
                 for (fp, key) in refused {
                     loop {
                         match table.offer(fp, key) {
                             Offer::New => table.stored(1),
                             Offer::Won | Offer::Lost => {}
                             Offer::Full => {
-                                table.grow(table.room() + 1);
+                                let more = table.room() + 1;
+                                pool.install(|| table.grow(more));
                                 continue;
                             }
                         }

@@ -20,6 +20,8 @@
 //! stored with 2 added to it, which merges them with another fingerprint at odds of 2⁻⁶³.
 
 use crate::fingerprint::Fingerprint;
+use bytemuck::Zeroable;
+use rayon::prelude::*;
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -35,8 +37,9 @@ const RESERVED: u64 = 2;
 /// is far less likely than a fingerprint collision.)
 const MAX_PROBES: usize = 256;
 
-/// One entry: zeroed when empty.
-#[derive(Default)]
+/// One entry: zeroed when empty (a new table is zeroed memory from the system, whose pages are
+/// cleared when first touched, by whichever thread inserts there).
+#[derive(Default, Zeroable)]
 struct Slot {
     hi: AtomicU64,
     lo: AtomicU64,
@@ -69,10 +72,8 @@ impl Table {
     /// A table with [`Table::room`] for at least `entries` fingerprints.
     pub fn with_room(entries: usize) -> Table {
         let capacity = (entries.max(1024) * 2).next_power_of_two();
-        let mut slots = Vec::with_capacity(capacity);
-        slots.resize_with(capacity, Slot::default);
         Table {
-            slots: slots.into_boxed_slice(),
+            slots: bytemuck::zeroed_slice_box(capacity),
             mask: capacity - 1,
             len: 0,
         }
@@ -171,6 +172,7 @@ impl Table {
     }
 
     /// Makes room for at least `more` further fingerprints (no thread may be using the table).
+    /// The entries move in parallel (on the rayon pool the caller runs in).
     pub fn grow(&mut self, more: usize) {
         if self.room() >= more {
             return;
@@ -187,32 +189,37 @@ impl Table {
 
     /// The entries in a table with room for `entries`, unless one lands further than
     /// [`MAX_PROBES`] from its first slot.
-    fn moved(&mut self, entries: usize) -> Option<Table> {
+    fn moved(&self, entries: usize) -> Option<Table> {
         let mut bigger = Table::with_room(entries);
-        for slot in self.slots.iter_mut() {
-            let hi = *slot.hi.get_mut();
+        let fits = self.slots.par_iter().with_min_len(4096).all(|slot| {
+            let hi = slot.hi.load(Ordering::Relaxed);
             if hi == 0 {
-                continue;
+                return true;
             }
-            let lo = *slot.lo.get_mut();
+            let lo = slot.lo.load(Ordering::Relaxed);
             let home = lo as usize & bigger.mask;
-            let free = (0..MAX_PROBES)
-                .map(|probe| (home + probe) & bigger.mask)
-                .find(|&at| *bigger.slots[at].hi.get_mut() == 0)?;
-            let to = &mut bigger.slots[free];
-            *to.hi.get_mut() = hi;
-            *to.lo.get_mut() = lo;
-            *to.key.get_mut() = *slot.key.get_mut();
-            bigger.len += 1;
-        }
-        Some(bigger)
+            (0..MAX_PROBES).any(|probe| {
+                let to = &bigger.slots[(home + probe) & bigger.mask];
+                let claimed = to
+                    .hi
+                    .compare_exchange(0, hi, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok();
+                if claimed {
+                    to.lo.store(lo, Ordering::Relaxed);
+                    to.key
+                        .store(slot.key.load(Ordering::Relaxed), Ordering::Relaxed);
+                }
+                claimed
+            })
+        });
+        bigger.len = self.len;
+        fits.then_some(bigger)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rayon::prelude::*;
     use std::sync::atomic::AtomicUsize;
 
     #[test]
