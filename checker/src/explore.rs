@@ -9,14 +9,21 @@
 //! concrete states awaiting expansion), and report through [`Report`].
 //!
 //! How a level is processed, and why:
-//! - The frontier is cut into batches. Each batch is expanded in parallel (rayon): every state is
-//!   checked, its successors are computed and fingerprinted, and successors whose fingerprint
-//!   is already in the graph are dropped. This is where nearly all the time goes (evaluating
-//!   preconditions and effects), and it scales with cores.
-//! - The survivors are then merged into the graph by one thread, in frontier order. Merging
-//!   costs one hash-set insert per candidate, so it does not limit scaling; doing it in order
-//!   makes every run of the same model produce the same state numbering, the same statistics
-//!   and the same counterexample, whatever the number of threads.
+//! - The frontier is cut into batches (4,096 states). Every state is checked, its successors
+//!   are computed and fingerprinted, and successors whose fingerprint is already visited are
+//!   dropped as they are computed ([`Model::kept_successors`]). This is where nearly all the
+//!   time goes (evaluating preconditions and effects).
+//! - On one thread, each state's new successors are merged into the graph as soon as it is
+//!   expanded, in frontier order, so the next state's successors are filtered against them.
+//! - With worker threads and neither a state limit nor a memory budget, there is no merge:
+//!   the workers insert into one concurrent visited set, each successor with the place a serial
+//!   search takes it in, and the smallest place wins (`explore/parallel.rs`, [`table`]). Otherwise
+//!   (state limit, memory budget) a batch is expanded in parallel (rayon) and merged by the
+//!   calling thread in frontier order.
+//! - Either way every run of the same model produces the same state numbering, the same
+//!   statistics and the same counterexample, whatever the number of threads: a batch is always
+//!   expanded whole (what a model counts as it expands, such as a reduction's savings, covers
+//!   the same states), and the states found are numbered in the serial order.
 //! - Every state is checked when its level is expanded, and the first failing state in
 //!   frontier order is reported. Breadth-first order makes its path a shortest one.
 //! - Limits (states, depth, time) are checked between batches, so a search stops cleanly and
@@ -191,6 +198,12 @@ impl<Step: Clone> Links<Step> {
         id
     }
 
+    /// Makes room for `more` further states.
+    pub fn reserve(&mut self, more: usize) {
+        self.parents.reserve(more);
+        self.steps.reserve(more);
+    }
+
     /// The steps from a start state to state `id`: the first builds the start state, each
     /// further one is a transition.
     pub fn path_to(&self, id: StateId) -> Vec<Step> {
@@ -304,7 +317,7 @@ pub struct Options {
     pub process_memory_ceiling: Option<u64>,
     /// Report a state without successors as a violation (otherwise deadlocks are counted).
     pub deadlock_is_violation: bool,
-    /// States expanded per parallel batch; 0 means the default (1024).
+    /// States expanded per parallel batch; 0 means the default (4096).
     pub batch: usize,
 }
 
@@ -681,6 +694,21 @@ fn expand<M: Model>(
     }
 }
 
+/// Expands states of a batch whose outcomes no longer matter (after a stop in the batch, on
+/// one thread: `inline`), for what the model counts as it expands.
+fn expand_rest<M: Model>(
+    model: &M,
+    visited: &Visited<M>,
+    inline: bool,
+    rest: &[(StateId, PackedFingerprint, M::State)],
+) {
+    if inline {
+        for (_, fp, state) in rest {
+            drop(expand(model, visited, (state, (*fp).into())));
+        }
+    }
+}
+
 /// The worker threads.
 enum Workers {
     Pool(rayon::ThreadPool),
@@ -765,7 +793,7 @@ pub fn explore_spilling_to<M: Model>(
     let started = Instant::now();
     let workers = Workers::new(options.threads);
     let batch_size = if options.batch == 0 {
-        1024
+        4096
     } else {
         options.batch
     };
@@ -905,23 +933,28 @@ pub fn explore_spilling_to<M: Model>(
                     return finish(verdict, stats, &mut visited);
                 }
             }
-            let expansions = workers.expand_all(model, &visited, batch);
-            for ((id, _, _), expansion) in batch.iter().zip(expansions) {
+            // With worker threads the batch is expanded first, then merged; on one thread each
+            // state is merged as soon as it is expanded, so the next state's successors are
+            // filtered against it too (same merge order, fewer repeats carried).
+            let mut pooled = match &workers {
+                Workers::Pool(_) => Some(workers.expand_all(model, &visited, batch).into_iter()),
+                Workers::Inline => None,
+            };
+            let mut stop = None;
+            for (at, (id, fp, state)) in batch.iter().enumerate() {
+                let expansion = match &mut pooled {
+                    Some(expanded) => expanded.next().expect("one expansion per state"),
+                    None => expand(model, &visited, (state, (*fp).into())),
+                };
                 stats.checked += 1;
                 let (generated, fresh) = match expansion {
                     Expansion::Violated(property) => {
-                        let verdict = match path_or(&mut visited, *id, &mut stats) {
-                            Ok(path) => Verdict::Violated { property, path },
-                            Err(v) => v,
-                        };
-                        return finish(verdict, stats, &mut visited);
+                        stop = Some((at, Ok((*id, Some(property)))));
+                        break;
                     }
                     Expansion::Failed(error) => {
-                        let verdict = match path_or(&mut visited, *id, &mut stats) {
-                            Ok(path) => Verdict::Error { error, path },
-                            Err(v) => v,
-                        };
-                        return finish(verdict, stats, &mut visited);
+                        stop = Some((at, Err((*id, error))));
+                        break;
                     }
                     Expansion::Expanded { generated, fresh } => (generated, fresh),
                 };
@@ -929,11 +962,8 @@ pub fn explore_spilling_to<M: Model>(
                 if generated == 0 {
                     stats.deadlocks += 1;
                     if options.deadlock_is_violation {
-                        let verdict = match path_or(&mut visited, *id, &mut stats) {
-                            Ok(path) => Verdict::Deadlock { path },
-                            Err(v) => v,
-                        };
-                        return finish(verdict, stats, &mut visited);
+                        stop = Some((at, Ok((*id, None))));
+                        break;
                     }
                 }
                 for candidate in fresh {
@@ -945,10 +975,28 @@ pub fn explore_spilling_to<M: Model>(
                         &mut next.states,
                     );
                     if let Err(stop) = offered {
+                        expand_rest(model, &visited, pooled.is_none(), &batch[at + 1..]);
                         let verdict = stopped(stop, &mut stats);
                         return finish(verdict, stats, &mut visited);
                     }
                 }
+            }
+            if let Some((at, found)) = stop {
+                // The rest of the batch is expanded as with worker threads, so that what the
+                // model counts (reductions) is the same for any number of threads.
+                expand_rest(model, &visited, pooled.is_none(), &batch[at + 1..]);
+                let (id, verdict) = match found {
+                    Ok((id, Some(property))) => (id, Ok(property)),
+                    Ok((id, None)) => (id, Err(None)),
+                    Err((id, error)) => (id, Err(Some(error))),
+                };
+                let verdict = match (path_or(&mut visited, id, &mut stats), verdict) {
+                    (Err(v), _) => v,
+                    (Ok(path), Ok(property)) => Verdict::Violated { property, path },
+                    (Ok(path), Err(None)) => Verdict::Deadlock { path },
+                    (Ok(path), Err(Some(error))) => Verdict::Error { error, path },
+                };
+                return finish(verdict, stats, &mut visited);
             }
             match visited.keep_within_budget(!at_depth_limit, max_states, &mut next.states) {
                 Ok(any) => cut_off |= any,

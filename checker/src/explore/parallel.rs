@@ -28,6 +28,7 @@ use super::{
 };
 use crate::fingerprint::{Fingerprint, PackedFingerprint};
 use crate::memory;
+use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -111,7 +112,9 @@ pub(super) fn explore<M: Model>(
     let threads = pool.current_num_threads();
     let mut table = Table::with_room(1 << 16);
     let mut links: Links<M::Step> = Links::default();
-    let lanes: Vec<Mutex<Lane<M>>> = (0..threads).map(|_| Mutex::default()).collect();
+    // Each lane on its own cache lines: a worker writes its lane at every successor.
+    let lanes: Vec<CachePadded<Mutex<Lane<M>>>> =
+        (0..threads).map(|_| CachePadded::default()).collect();
     let finish = |verdict: Verdict<M>, mut stats: Stats, distinct: u64, bytes: u64| {
         stats.elapsed = started.elapsed();
         stats.distinct = distinct;
@@ -130,6 +133,8 @@ pub(super) fn explore<M: Model>(
     }
     let mut own: Vec<Vec<Entry<M>>> = (0..threads).map(|_| Vec::new()).collect();
     let mut order: Vec<(u32, u32)> = Vec::new();
+    let mut spare: Vec<Vec<Entry<M>>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut spare_order: Vec<(u32, u32)> = Vec::new();
     for (rank, (step, state)) in start.into_iter().enumerate() {
         stats.generated += 1;
         let fp = model.fingerprint(&state);
@@ -352,16 +357,21 @@ pub(super) fn explore<M: Model>(
             lane.found.retain(|f| table.key(f.fp.into()) == Some(f.key));
             lane.found.sort_unstable_by_key(|f| f.key);
         });
-        let mut lists: Vec<_> = lanes
-            .iter()
-            .map(|lane| {
-                std::mem::take(&mut lane.lock().unwrap().found)
-                    .into_iter()
-                    .peekable()
-            })
+        // Buffers are reused from level to level (a lane's list, and the lists and order of
+        // the level before last), so the merge does not fault in fresh pages while the
+        // workers wait.
+        let mut locked: Vec<_> = lanes.iter().map(|lane| lane.lock().unwrap()).collect();
+        let mut next = std::mem::take(&mut spare);
+        let mut next_order = std::mem::take(&mut spare_order);
+        for (list, lane) in next.iter_mut().zip(&locked) {
+            list.reserve(lane.found.len());
+        }
+        next_order.reserve(locked.iter().map(|lane| lane.found.len()).sum());
+        links.reserve(next_order.capacity());
+        let mut lists: Vec<_> = locked
+            .iter_mut()
+            .map(|lane| lane.found.drain(..).peekable())
             .collect();
-        let mut next: Vec<Vec<Entry<M>>> = (0..threads).map(|_| Vec::new()).collect();
-        let mut next_order = Vec::with_capacity(lists.iter().map(|l| l.len()).sum());
         loop {
             let first = lists
                 .iter_mut()
@@ -374,14 +384,21 @@ pub(super) fn explore<M: Model>(
             next_order.push((l as u32, next[l].len() as u32));
             next[l].push((id, f.fp, f.state));
         }
+        drop(lists);
+        drop(locked);
         level_base += order.len() as StateId;
-        order = next_order;
+        spare_order = std::mem::replace(&mut order, next_order);
+        spare_order.clear();
         // Each worker frees the states it allocated.
         let old: Vec<Mutex<Vec<Entry<M>>>> = std::mem::replace(&mut own, next)
             .into_iter()
             .map(Mutex::new)
             .collect();
-        pool.broadcast(|ctx| drop(std::mem::take(&mut *old[ctx.index()].lock().unwrap())));
+        pool.broadcast(|ctx| old[ctx.index()].lock().unwrap().clear());
+        spare = old
+            .into_iter()
+            .map(|list| list.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
         depth += 1;
     }
     stats.frontier = 0;

@@ -134,6 +134,11 @@ impl Table {
                 seen = slot.hi.load(Ordering::Acquire);
             }
             if seen == hi && slot.lo.load(Ordering::Relaxed) == lo {
+                // Most repeats carry a larger key: a plain load answers them without taking
+                // the cache line from the other cores.
+                if key > slot.key.load(Ordering::Acquire) {
+                    return Offer::Lost;
+                }
                 let before = slot.key.fetch_min(key, Ordering::AcqRel);
                 return if key <= before {
                     Offer::Won
