@@ -30,6 +30,7 @@ use crate::fingerprint::{Fingerprint, PackedFingerprint};
 use crate::memory;
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -67,6 +68,8 @@ struct Lane<M: Model> {
     keys: Vec<u64>,
     /// States this thread stored in the table during the batch.
     stored: usize,
+    /// The keys its offers replaced in the level (their successors are repeats).
+    losers: Vec<u64>,
 }
 
 impl<M: Model> Default for Lane<M> {
@@ -78,6 +81,7 @@ impl<M: Model> Default for Lane<M> {
             batch_start: 0,
             keys: Vec::new(),
             stored: 0,
+            losers: Vec::new(),
         }
     }
 }
@@ -153,6 +157,7 @@ pub(super) fn explore<M: Model>(
         stats.frontier = order.len() as u64;
         let at_depth_limit = options.max_depth.is_some_and(|d| depth >= d);
         let cut_off = AtomicBool::new(false);
+        let mut refused_losers = Vec::new();
         for lo in (0..order.len()).step_by(batch_size) {
             let hi = (lo + batch_size).min(order.len());
             stats.elapsed = started.elapsed();
@@ -185,6 +190,7 @@ pub(super) fn explore<M: Model>(
                 let rank = Cell::new(0u32);
                 let full = Cell::new(false);
                 let stored = Cell::new(0);
+                let losers = RefCell::new(std::mem::take(&mut lane.losers));
                 let keys = RefCell::new(std::mem::take(&mut lane.keys));
                 let keep = |fp: Fingerprint| {
                     let key = key(Some(*id), rank.get());
@@ -200,7 +206,12 @@ pub(super) fn explore<M: Model>(
                                 stored.set(stored.get() + 1);
                                 true
                             }
-                            Offer::Won => true,
+                            Offer::Won(replaced) => {
+                                if replaced != key {
+                                    losers.borrow_mut().push(replaced);
+                                }
+                                true
+                            }
                             Offer::Lost => false,
                             Offer::Full => {
                                 full.set(true);
@@ -233,6 +244,7 @@ pub(super) fn explore<M: Model>(
                         Outcome::Expanded(generated)
                     }
                 };
+                lane.losers = losers.into_inner();
                 lane.unresolved |= full.get();
                 lane.stored += stored.get();
                 lane.outcomes.push((pos, outcome));
@@ -323,7 +335,12 @@ pub(super) fn explore<M: Model>(
                     loop {
                         match table.offer(fp, key) {
                             Offer::New => table.stored(1),
-                            Offer::Won | Offer::Lost => {}
+                            Offer::Won(replaced) => {
+                                if replaced != key {
+                                    refused_losers.push(replaced);
+                                }
+                            }
+                            Offer::Lost => {}
                             Offer::Full => {
                                 let more = table.room() + 1;
                                 pool.install(|| table.grow(more));
@@ -352,9 +369,17 @@ pub(super) fn explore<M: Model>(
 
         // Each worker keeps the successors a serial search would have stored, in key order;
         // the merge numbers them.
+        // A successor loses when a smaller key replaced its own, and whoever replaced it noted
+        // that (rare: a repeat found first from a later parent), so no lookup is needed.
+        let mut losers: FxHashSet<u64> = refused_losers.drain(..).collect();
+        for lane in &lanes {
+            losers.extend(lane.lock().unwrap().losers.drain(..));
+        }
         pool.broadcast(|ctx| {
             let mut lane = lanes[ctx.index()].lock().unwrap();
-            lane.found.retain(|f| table.key(f.fp.into()) == Some(f.key));
+            if !losers.is_empty() {
+                lane.found.retain(|f| !losers.contains(&f.key));
+            }
             lane.found.sort_unstable_by_key(|f| f.key);
         });
         // Buffers are reused from level to level (a lane's list, and the lists and order of

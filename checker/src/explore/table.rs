@@ -52,7 +52,9 @@ pub enum Offer {
     /// The state is new: keep the successor.
     New,
     /// The state was offered before, and this key is the smallest so far: keep the successor.
-    Won,
+    /// It holds the key it replaced (the same key when offered again), whose successor is now
+    /// a repeat.
+    Won(u64),
     /// A smaller key was offered before: the successor is a repeat.
     Lost,
     /// The state is not stored and the table is too crowded to take it before it grows: keep
@@ -141,7 +143,7 @@ impl Table {
                 }
                 let before = slot.key.fetch_min(key, Ordering::AcqRel);
                 return if key <= before {
-                    Offer::Won
+                    Offer::Won(before)
                 } else {
                     Offer::Lost
                 };
@@ -233,8 +235,8 @@ mod tests {
         let fp: Fingerprint = 0xABCD_u128 << 64 | 7;
         assert_eq!(table.offer(fp, 9), Offer::New);
         assert_eq!(table.offer(fp, 12), Offer::Lost);
-        assert_eq!(table.offer(fp, 4), Offer::Won);
-        assert_eq!(table.offer(fp, 4), Offer::Won);
+        assert_eq!(table.offer(fp, 4), Offer::Won(9));
+        assert_eq!(table.offer(fp, 4), Offer::Won(4));
         assert_eq!(table.key(fp), Some(4));
         assert_eq!(table.key(fp + 1), None);
     }
@@ -267,7 +269,7 @@ mod tests {
         assert_eq!(stored as usize, MAX_PROBES);
         table.stored(MAX_PROBES);
         // A stored fingerprint still answers; a new one is refused until the table grows.
-        assert_eq!(table.offer(at_zero(5), 0), Offer::Won);
+        assert_eq!(table.offer(at_zero(5), 0), Offer::Won(1));
         assert_eq!(table.key(at_zero(stored)), None);
         assert_eq!(table.offer(at_zero(stored), 1), Offer::Full);
         assert_eq!(table.offer(1, 1), Offer::New);
