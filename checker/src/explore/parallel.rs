@@ -386,12 +386,21 @@ pub(super) fn explore<M: Model>(
         // the level before last), so the merge does not fault in fresh pages while the
         // workers wait.
         let mut locked: Vec<_> = lanes.iter().map(|lane| lane.lock().unwrap()).collect();
+        let found: usize = locked.iter().map(|lane| lane.found.len()).sum();
+        // State ids are 32-bit, as in the serial loop, whose state limit is at most this.
+        let most = StateId::MAX as usize - 1;
+        if links.len() + found > most {
+            drop(locked);
+            let bytes = table.bytes() + links.approx_bytes();
+            let verdict = Verdict::LimitReached(Limit::States(most as u64));
+            return finish(verdict, stats, links.len() as u64, bytes);
+        }
         let mut next = std::mem::take(&mut spare);
         let mut next_order = std::mem::take(&mut spare_order);
         for (list, lane) in next.iter_mut().zip(&locked) {
             list.reserve(lane.found.len());
         }
-        next_order.reserve(locked.iter().map(|lane| lane.found.len()).sum());
+        next_order.reserve(found);
         links.reserve(next_order.capacity());
         let mut lists: Vec<_> = locked
             .iter_mut()
