@@ -1,5 +1,5 @@
 //! The visited set that every worker thread inserts into at once, so that a search with several
-//! threads has no serial merge (see [`super::parallel`]).
+//! threads has no serial merge (see `explore/parallel.rs`).
 //!
 //! Each entry is a 128-bit fingerprint with a 64-bit *key*: the place of the step that first
 //! reached the state in the order a one-thread search would take it (its parent's id and the
@@ -16,7 +16,7 @@
 //!
 //! Layout: open addressing with linear probing over a power-of-two array of slots, indexed by
 //! the fingerprint's low word (already uniformly distributed). A slot's high word is 0 while
-//! empty and [`BUSY`] while a thread is writing it; fingerprints whose high word is 0 or 1 are
+//! empty and 1 (`BUSY`) while a thread is writing it; fingerprints whose high word is 0 or 1 are
 //! stored with 2 added to it, which merges them with another fingerprint at odds of 2⁻⁶³.
 
 use crate::fingerprint::Fingerprint;
