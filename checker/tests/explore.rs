@@ -516,10 +516,24 @@ fn pinned_counts_of_large_models() {
     });
 }
 
-/// Workers expand states in parallel but the graph is merged in frontier order, so the
-/// numbering, the counts and the counterexample do not depend on threads or batch sizes.
+/// Workers expand states in parallel but states are numbered in the serial order (merged in
+/// frontier order, or inserted with their serial place as key), so the numbering, the counts
+/// and the counterexample do not depend on threads or batch sizes. `wide` has a level larger
+/// than the concurrent visited set's first size (refused entries are offered again after it
+/// grows) and its violation is the level's last state; its batches stay the default.
 #[test]
 fn outcome_does_not_depend_on_threads_or_batches() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/explore/wide.case"),
+    )
+    .expect("case file");
+    let case = parse_case(&text);
+    let one = run_case(&case, 1, 0);
+    assert_eq!(one, run_case(&case, 2, 0), "wide");
+    for threads in [1, 2] {
+        let compiled = run_case_with(&case, threads, 0, Engine::Compiled).expect("compiled");
+        assert_eq!(one, compiled, "wide, compiled, {threads} threads");
+    }
     for name in ["global1_depth_limit", "lcr3_deadlock"] {
         let text = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/explore/{name}.case")),

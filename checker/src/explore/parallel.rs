@@ -114,7 +114,7 @@ pub(super) fn explore<M: Model>(
     progress: &mut dyn FnMut(&Stats),
 ) -> Report<M> {
     let threads = pool.current_num_threads();
-    let mut table = Table::with_room(1 << 16);
+    let mut table = Table::with_room(1 << 10);
     let mut links: Links<M::Step> = Links::default();
     // Each lane on its own cache lines: a worker writes its lane at every successor.
     let lanes: Vec<CachePadded<Mutex<Lane<M>>>> =
