@@ -268,14 +268,16 @@ pub(super) fn explore<M: Model>(
             });
 
             // The outcomes in frontier order, as the serial loop reads them.
-            let mut outcomes: Vec<(usize, Outcome<M>)> = Vec::with_capacity(hi - lo);
+            let mut outcomes: Vec<Option<Outcome<M>>> = (lo..hi).map(|_| None).collect();
             for lane in &lanes {
                 let mut lane = lane.lock().unwrap();
-                outcomes.append(&mut lane.outcomes);
+                for (pos, outcome) in lane.outcomes.drain(..) {
+                    outcomes[pos - lo] = Some(outcome);
+                }
                 table.stored(std::mem::take(&mut lane.stored));
             }
-            outcomes.sort_unstable_by_key(|(pos, _)| *pos);
-            for (pos, outcome) in outcomes {
+            for (pos, outcome) in (lo..).zip(outcomes) {
+                let outcome = outcome.expect("every state of the batch has an outcome");
                 stats.checked += 1;
                 let id = level_base + pos as StateId;
                 let stop = match outcome {
@@ -383,8 +385,7 @@ pub(super) fn explore<M: Model>(
             lane.found.sort_unstable_by_key(|f| f.key);
         });
         // Buffers are reused from level to level (a lane's list, and the lists and order of
-        // the level before last), so the merge does not fault in fresh pages while the
-        // workers wait.
+        // the level before last), so the merge does not fault in fresh pages.
         let mut locked: Vec<_> = lanes.iter().map(|lane| lane.lock().unwrap()).collect();
         let found: usize = locked.iter().map(|lane| lane.found.len()).sum();
         // State ids are 32-bit, as in the serial loop, whose state limit is at most this.
@@ -402,33 +403,36 @@ pub(super) fn explore<M: Model>(
         }
         next_order.reserve(found);
         links.reserve(next_order.capacity());
-        let mut lists: Vec<_> = locked
-            .iter_mut()
-            .map(|lane| lane.found.drain(..).peekable())
+        // While this thread numbers the survivors, each worker frees the states it allocated
+        // for the level just expanded.
+        let old: Vec<Mutex<Vec<Entry<M>>>> = std::mem::take(&mut own)
+            .into_iter()
+            .map(Mutex::new)
             .collect();
-        loop {
-            let first = lists
+        pool.in_place_scope(|scope| {
+            scope.spawn_broadcast(|_, ctx| old[ctx.index()].lock().unwrap().clear());
+            let mut lists: Vec<_> = locked
                 .iter_mut()
-                .enumerate()
-                .filter_map(|(l, list)| list.peek().map(|f| (f.key, l)))
-                .min();
-            let Some((_, l)) = first else { break };
-            let f = lists[l].next().expect("a list with a first successor");
-            let id = links.push(parent_of(f.key), f.step);
-            next_order.push((l as u32, next[l].len() as u32));
-            next[l].push((id, f.fp, f.state));
-        }
-        drop(lists);
+                .map(|lane| lane.found.drain(..).peekable())
+                .collect();
+            loop {
+                let first = lists
+                    .iter_mut()
+                    .enumerate()
+                    .filter_map(|(l, list)| list.peek().map(|f| (f.key, l)))
+                    .min();
+                let Some((_, l)) = first else { break };
+                let f = lists[l].next().expect("a list with a first successor");
+                let id = links.push(parent_of(f.key), f.step);
+                next_order.push((l as u32, next[l].len() as u32));
+                next[l].push((id, f.fp, f.state));
+            }
+        });
+        own = next;
         drop(locked);
         level_base += order.len() as StateId;
         spare_order = std::mem::replace(&mut order, next_order);
         spare_order.clear();
-        // Each worker frees the states it allocated.
-        let old: Vec<Mutex<Vec<Entry<M>>>> = std::mem::replace(&mut own, next)
-            .into_iter()
-            .map(Mutex::new)
-            .collect();
-        pool.broadcast(|ctx| old[ctx.index()].lock().unwrap().clear());
         spare = old
             .into_iter()
             .map(|list| list.into_inner().unwrap_or_else(|e| e.into_inner()))
