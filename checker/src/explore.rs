@@ -694,6 +694,23 @@ fn expand<M: Model>(
     }
 }
 
+/// Before a batch: updates the elapsed time and the peak resident memory, and says whether the
+/// time limit or the process memory ceiling stops the search.
+fn limit_between_batches(options: &Options, stats: &mut Stats, started: Instant) -> Option<Limit> {
+    stats.elapsed = started.elapsed();
+    let resident = memory::resident_bytes();
+    if let (Some(r), Some(p)) = (resident, stats.peak_resident) {
+        stats.peak_resident = Some(r.max(p));
+    }
+    if let Some(t) = options.time_limit.filter(|&t| stats.elapsed >= t) {
+        return Some(Limit::Time(t));
+    }
+    match (options.process_memory_ceiling, resident) {
+        (Some(ceiling), Some(r)) if r >= ceiling => Some(Limit::ProcessMemory(ceiling)),
+        _ => None,
+    }
+}
+
 /// Expands states of a batch whose outcomes no longer matter (after a stop in the batch, on
 /// one thread: `inline`), for what the model counts as it expands.
 fn expand_rest<M: Model>(
@@ -919,19 +936,8 @@ pub fn explore_spilling_to<M: Model>(
             states: Vec::new(),
         };
         for batch in frontier.states.chunks(batch_size) {
-            stats.elapsed = started.elapsed();
-            let resident = memory::resident_bytes();
-            if let (Some(r), Some(p)) = (resident, stats.peak_resident) {
-                stats.peak_resident = Some(r.max(p));
-            }
-            if let Some(t) = options.time_limit.filter(|&t| stats.elapsed >= t) {
-                return finish(Verdict::LimitReached(Limit::Time(t)), stats, &mut visited);
-            }
-            if let (Some(ceiling), Some(r)) = (options.process_memory_ceiling, resident) {
-                if r >= ceiling {
-                    let verdict = Verdict::LimitReached(Limit::ProcessMemory(ceiling));
-                    return finish(verdict, stats, &mut visited);
-                }
+            if let Some(limit) = limit_between_batches(options, &mut stats, started) {
+                return finish(Verdict::LimitReached(limit), stats, &mut visited);
             }
             // With worker threads the batch is expanded first, then merged; on one thread each
             // state is merged as soon as it is expanded, so the next state's successors are

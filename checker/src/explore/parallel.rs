@@ -24,10 +24,10 @@
 
 use super::table::{Offer, Table};
 use super::{
-    expand_state_reducing, Expansion, Limit, Links, Model, Options, Report, StateId, Stats, Verdict,
+    expand_state_reducing, limit_between_batches, Expansion, Limit, Links, Model, Options, Report,
+    StateId, Stats, Verdict,
 };
 use crate::fingerprint::{Fingerprint, PackedFingerprint};
-use crate::memory;
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
@@ -160,21 +160,10 @@ pub(super) fn explore<M: Model>(
         let mut refused_losers = Vec::new();
         for lo in (0..order.len()).step_by(batch_size) {
             let hi = (lo + batch_size).min(order.len());
-            stats.elapsed = started.elapsed();
-            let resident = memory::resident_bytes();
-            if let (Some(r), Some(p)) = (resident, stats.peak_resident) {
-                stats.peak_resident = Some(r.max(p));
-            }
-            let bytes = table.bytes() + links.approx_bytes();
-            if let Some(t) = options.time_limit.filter(|&t| stats.elapsed >= t) {
-                let verdict = Verdict::LimitReached(Limit::Time(t));
+            if let Some(limit) = limit_between_batches(options, &mut stats, started) {
+                let bytes = table.bytes() + links.approx_bytes();
+                let verdict = Verdict::LimitReached(limit);
                 return finish(verdict, stats, table.len() as u64, bytes);
-            }
-            if let (Some(ceiling), Some(r)) = (options.process_memory_ceiling, resident) {
-                if r >= ceiling {
-                    let verdict = Verdict::LimitReached(Limit::ProcessMemory(ceiling));
-                    return finish(verdict, stats, table.len() as u64, bytes);
-                }
             }
             // Room for this batch's successors at the rate seen so far (a batch that needs
             // more is refused and offered again below).
