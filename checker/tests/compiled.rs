@@ -276,3 +276,32 @@ fn unchanged_invariants_are_skipped_only_after_the_parent_passed() {
     storing(&fresh, (5, 1), (5, 2));
     assert_eq!(check(&fresh, 5, 2), Some(small));
 }
+
+/// The search stores states packed (`compiled/pack.rs`): Peterson's 5 words (two program
+/// counters of 9 values, two flags, `turn`) take 11 bits of one word, every reachable state
+/// round-trips through them (above), and a word outside its field (a program counter of 16,
+/// a flag of 2, a negative rank) is refused rather than cut.
+#[test]
+fn states_are_packed_and_a_word_outside_its_type_is_refused() {
+    let loaded = common::load("examples/peterson/peterson.ioa", "");
+    let machine = loaded.machine("Peterson", vec![]);
+    let compiled = CompiledModel::new(&machine, None).expect("the model compiles");
+    assert_eq!(compiled.words_per_state(), 5);
+    assert_eq!(compiled.packed_words_per_state(), 1);
+    let state = compiled
+        .from_portable_words(&[8, 3, 1, 0, 1])
+        .expect("ranks within their types");
+    assert_eq!(state.len(), 1);
+    assert_eq!(compiled.portable_words(&state), vec![8, 3, 1, 0, 1]);
+    for outside in [
+        [16, 0, 0, 0, 0],
+        [0, 0, 2, 0, 0],
+        [0, 0, 0, 0, 2],
+        [0, -1, 0, 0, 0],
+    ] {
+        assert!(
+            compiled.from_portable_words(&outside).is_err(),
+            "{outside:?} has a word outside its type"
+        );
+    }
+}

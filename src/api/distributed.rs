@@ -216,7 +216,8 @@ pub fn compile_for_processes(
             super::explore::refusal(sources, refusal)
         ))
     })?;
-    Ok(Box::leak(Box::new(compiled)))
+    // Integers take 64 bits: a distributed search cannot start again with wider fields.
+    Ok(Box::leak(Box::new(compiled.with_wide_integers())))
 }
 
 /// The distributed search's outcome as the single-process explorer's verdict, or the message

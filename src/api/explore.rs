@@ -92,7 +92,7 @@ pub enum ExploreError {
 pub struct Start {
     /// Action instances of the automaton over its universe.
     pub instances: usize,
-    /// How the states are explored: `compiled (12 words per state)` or `interpreted (…why…)`.
+    /// How the states are explored: `compiled (12 words per state, stored in 16 bytes)` or `interpreted (…why…)`.
     pub engine: String,
 }
 
@@ -105,6 +105,9 @@ pub trait Observer {
     /// The compiled engine met a state it cannot represent after `states` states; the
     /// interpreter explores again from the start.
     fn fell_back(&mut self, _fault: &Fault, _states: u64) {}
+    /// The compiled engine met an integer wider than packed states give it after `states`
+    /// states; it explores again from the start with 64-bit integers.
+    fn widened(&mut self, _states: u64) {}
 }
 
 /// An observer that shows nothing.
@@ -465,8 +468,9 @@ pub fn explore_machine(
                     _ => "",
                 };
                 let note = format!(
-                    "compiled ({} words per state{flat}{code})",
-                    c.words_per_state()
+                    "compiled ({} words per state, stored in {} bytes{flat}{code})",
+                    c.words_per_state(),
+                    8 * c.packed_words_per_state()
                 );
                 (Some(c), note)
             }
@@ -516,14 +520,23 @@ pub fn explore_machine(
             },
         })
     };
-    if let Some(compiled) = compiled {
-        let reduced = Reduced::new(&compiled, order.as_ref());
-        let report = explore_spilling_to(&reduced, options, spill_dir, &mut |s: &Stats| {
-            observer.progress(s)
-        });
-        match machine_report(report) {
-            Ok(report) => return finished(&explorer, report, reduced.stats()),
-            Err((fault, stats)) => observer.fell_back(&fault, stats.distinct),
+    if let Some(mut compiled) = compiled {
+        loop {
+            let reduced = Reduced::new(&compiled, order.as_ref());
+            let report = explore_spilling_to(&reduced, options, spill_dir, &mut |s: &Stats| {
+                observer.progress(s)
+            });
+            match machine_report(report) {
+                Ok(report) => return finished(&explorer, report, reduced.stats()),
+                Err((Fault::WideInteger, stats)) if !compiled.wide_integers() => {
+                    observer.widened(stats.distinct);
+                    compiled = compiled.with_wide_integers();
+                }
+                Err((fault, stats)) => {
+                    observer.fell_back(&fault, stats.distinct);
+                    break;
+                }
+            }
         }
         // The interpreter's model, now with the symmetry, explores from the start.
         explorer = MachineModel::new(machine, make_symmetry()?)

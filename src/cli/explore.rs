@@ -358,6 +358,16 @@ impl Observer for Shown<'_> {
         }
     }
 
+    fn widened(&mut self, states: u64) {
+        self.clear();
+        if !self.args.quiet && self.args.format == Format::Text {
+            print_stderr(&format!(
+                "note: an integer outside -32,768..32,767 after {}; exploring again with 64-bit integers in the stored states\n",
+                count(states, "state")
+            ));
+        }
+    }
+
     fn fell_back(&mut self, fault: &Fault, states: u64) {
         self.clear();
         if !self.args.quiet && self.args.format == Format::Text {

@@ -138,8 +138,9 @@ fn distribute(
     let reduced: &'static Reduced<'static, _> = Box::leak(Box::new(Reduced::new(compiled, order)));
     let n_inv = model::invariant_count(&m.spec, automaton);
     let engine = format!(
-        "compiled ({} words per state{}); process {} of {}, {} in all",
+        "compiled ({} words per state, stored in {} bytes{}); process {} of {}, {} in all",
         compiled.words_per_state(),
+        8 * compiled.packed_words_per_state(),
         match compiled.native_functions() {
             0 => ", expressions as word code",
             _ => "",

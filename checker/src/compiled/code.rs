@@ -87,6 +87,9 @@ pub enum Fault {
     Ensuring,
     /// A read or write of a member outside a component family (E0515).
     NoMember,
+    /// An integer outside the bits a packed state gives it (`pack.rs`): the search explores
+    /// again with 64-bit integers, not with the interpreter.
+    WideInteger,
 }
 
 impl std::fmt::Display for Fault {
@@ -102,6 +105,7 @@ impl std::fmt::Display for Fault {
             }
             Fault::Ensuring => "an `ensuring` predicate that does not hold",
             Fault::NoMember => "a read of a component family member that does not exist",
+            Fault::WideInteger => "an integer wider than its packed field",
         })
     }
 }

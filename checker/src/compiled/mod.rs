@@ -38,6 +38,7 @@ mod interp_memo;
 pub mod layout;
 mod lower;
 mod native;
+pub mod pack;
 mod portable;
 mod sym_tree;
 mod unchanged;
@@ -55,9 +56,14 @@ use ioa_lang::ir::{AutomatonBody, Expr};
 use ioa_lang::span::Span;
 use layout::{repr_of, word_of, Fins, Layout, Unsupported};
 use lower::Lower;
+use pack::Packing;
 use std::cell::RefCell;
 use sym_tree::SymTree;
 use unchanged::Unchanged;
+
+/// Numbers the compiled models (from 1), so that a thread's buffers of one model's state are
+/// never read as another's.
+static NEXT_MODEL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 thread_local! {
     /// Whether models compiled by this thread get native code (see [`with_word_code`]).
@@ -76,6 +82,12 @@ pub fn with_word_code<T>(f: impl FnOnce() -> T) -> T {
 
 /// A compiled state: the words of its variables.
 pub type Words = Box<[i64]>;
+
+pub use pack::Packed;
+
+/// The bits an `Int` or `Nat` takes in a packed state until a value needs more
+/// ([`CompiledModel::with_wide_integers`]): −32,768 to 32,767.
+pub const NARROW_INT_BITS: u32 = 16;
 
 /// One transition case of an action.
 struct Case {
@@ -222,7 +234,13 @@ struct Instance {
 pub struct CompiledModel<'m, 's> {
     fins: Fins<'m, 's>,
     layout: Layout,
-    starts: Vec<(MachineStep, Words)>,
+    /// How states are packed: the search holds them so ([`Packed`]), code runs on words.
+    packing: Packing,
+    /// This model's number, which tells its thread-local buffers from another model's.
+    id: u64,
+    starts: Vec<(MachineStep, Packed)>,
+    /// The start states' words, to pack them again when the packing widens.
+    start_words: Vec<Words>,
     actions: Vec<Action>,
     instances: Vec<Instance>,
     /// The instances tried in every state, in order.
@@ -675,6 +693,17 @@ impl<'m, 's> CompiledModel<'m, 's> {
         }
         let positions: Vec<usize> = invariants.iter().map(|(k, _)| *k).collect();
         let unchanged = Unchanged::new(spec, &positions, &layout, &fins);
+        // Integers in 16 bits, unless a start state needs more.
+        let mut packing = Packing::new(&fins, &layout, NARROW_INT_BITS);
+        if starts.iter().any(|(_, w)| packing.pack(w).is_err()) {
+            packing = Packing::new(&fins, &layout, 64);
+        }
+        let start_words = starts.iter().map(|(_, w)| w.clone()).collect();
+        let starts = starts
+            .into_iter()
+            .map(|(step, words)| Ok((step, packing.pack(&words)?)))
+            .collect::<Result<_, Fault>>()
+            .map_err(|_| "a start state has a value outside its type's universe")?;
         let symmetry = symmetry.map(|s| {
             let tree = SymTree::new(&fins, fins.len(), &layout, &s);
             (s, tree)
@@ -686,7 +715,10 @@ impl<'m, 's> CompiledModel<'m, 's> {
         Ok(CompiledModel {
             fins,
             layout,
+            packing,
+            id: NEXT_MODEL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             starts,
+            start_words,
             actions,
             instances,
             live,
@@ -727,14 +759,57 @@ impl<'m, 's> CompiledModel<'m, 's> {
         self.layout.words
     }
 
+    /// Words per state as the search stores it ([`Packed`]).
+    pub fn packed_words_per_state(&self) -> usize {
+        self.packing.words()
+    }
+
+    /// Whether integers take 64 bits in packed states (otherwise [`NARROW_INT_BITS`], and a
+    /// wider value stops the search with [`Fault::WideInteger`]).
+    pub fn wide_integers(&self) -> bool {
+        self.packing.int_bits() == 64
+    }
+
+    /// This model with integers packed in 64 bits: what a search that stopped with
+    /// [`Fault::WideInteger`] explores again with. It must not be called while a search runs.
+    pub fn with_wide_integers(mut self) -> Self {
+        self.packing = Packing::new(&self.fins, &self.layout, 64);
+        for ((_, packed), words) in self.starts.iter_mut().zip(&self.start_words) {
+            *packed = self
+                .packing
+                .pack(words)
+                .expect("64-bit fields hold every word");
+        }
+        // A new number: no thread's buffer of the narrow packing is read as this one's.
+        self.id = NEXT_MODEL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self
+    }
+
     /// The compiled form of an interpreter state, if it has one.
-    pub fn encode(&self, state: &[Value]) -> Option<Words> {
-        self.layout.encode(&self.fins, state)
+    pub fn encode(&self, state: &[Value]) -> Option<Packed> {
+        let words = self.layout.encode(&self.fins, state)?;
+        self.packing.pack(&words).ok()
     }
 
     /// The interpreter's values of a compiled state.
-    pub fn decode(&self, words: &[i64]) -> Vec<Value> {
-        self.layout.decode(&self.fins, words)
+    pub fn decode(&self, state: &[u64]) -> Vec<Value> {
+        self.with_words(state, |words| self.layout.decode(&self.fins, words))
+    }
+
+    /// Runs `f` on the words of `state`, unpacked into this thread's buffer, which keeps the
+    /// last state unpacked: checking a state and then expanding it unpacks it once. A call
+    /// within `f` unpacks into a buffer of its own.
+    fn with_words<R>(&self, state: &[u64], f: impl FnOnce(&[i64]) -> R) -> R {
+        let mut last = UNPACKED.with(|u| std::mem::take(&mut *u.borrow_mut()));
+        if last.model != self.id || last.packed[..] != *state {
+            last.model = self.id;
+            last.packed.clear();
+            last.packed.extend_from_slice(state);
+            self.packing.unpack_into(state, &mut last.words);
+        }
+        let result = f(&last.words);
+        UNPACKED.with(|u| *u.borrow_mut() = last);
+        result
     }
 
     /// The number of state variables of the machine compiled (of the composite, for a
@@ -747,8 +822,8 @@ impl<'m, 's> CompiledModel<'m, 's> {
 
     /// The interpreter's values of every state variable of the machine compiled (of the
     /// composite, for a flattened one).
-    pub fn machine_values(&self, words: &[i64]) -> Option<Vec<Value>> {
-        let flat = self.layout.decode(&self.fins, words);
+    pub fn machine_values(&self, state: &[u64]) -> Option<Vec<Value>> {
+        let flat = self.decode(state);
         let Some(places) = &self.places else {
             return Some(flat);
         };
@@ -764,7 +839,12 @@ impl<'m, 's> CompiledModel<'m, 's> {
 
     /// The interpreter's value of state variable `slot` of the machine compiled (of the
     /// composite, for a flattened one).
-    pub fn slot_value(&self, words: &[i64], slot: usize) -> Option<Value> {
+    pub fn slot_value(&self, state: &[u64], slot: usize) -> Option<Value> {
+        self.with_words(state, |words| self.slot_value_of(words, slot))
+    }
+
+    /// [`CompiledModel::slot_value`] of a state's words.
+    fn slot_value_of(&self, words: &[i64], slot: usize) -> Option<Value> {
         let Some(places) = &self.places else {
             return (slot < self.layout.slots.len())
                 .then(|| self.layout.decode_slot(&self.fins, slot, words));
@@ -787,7 +867,12 @@ impl<'m, 's> CompiledModel<'m, 's> {
     /// part, is enabled, or its code faults. For a flattened composite the conjuncts are the
     /// controlling member's, with their spans (a participation condition is named by a span
     /// no conjunct of the composite has, which partial-order reduction does not know).
-    pub fn false_conjunct(&self, state: &Words, k: usize) -> Option<Span> {
+    pub fn false_conjunct(&self, state: &[u64], k: usize) -> Option<Span> {
+        self.with_words(state, |words| self.false_conjunct_of(words, k))
+    }
+
+    /// [`CompiledModel::false_conjunct`] of a state's words.
+    fn false_conjunct_of(&self, state: &[i64], k: usize) -> Option<Span> {
         // An instance no state tries (it never takes part, or no case can apply) is asked
         // about every condition, as the interpreter asks.
         let live = self.live.get(self.live_at[k] as usize);
@@ -852,7 +937,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
         &self,
         cx: &Cx,
         live: &Live,
-        state: &Words,
+        state: &[i64],
         locals: &mut [i64],
         out: &mut impl Sink,
         screened_enabled: bool,
@@ -898,8 +983,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
             }
             if !case.chooses {
                 exec(cx, &case.eff, out.start(state), locals)?;
-                out.finish(step());
-                return Ok(());
+                return out.finish(step());
             }
             // Every resolution of the effect's `choose`s, in the interpreter's order (the
             // interpreter's model enumerates the same scripts, see `crate::model`).
@@ -914,7 +998,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
                 out.finish(MachineStep {
                     instance: k as u32,
                     choices: script.clone().into(),
-                });
+                })?;
                 match chooser.into_inner().next_script() {
                     Some(s) => script = s,
                     None => return Ok(()),
@@ -923,7 +1007,7 @@ impl<'m, 's> CompiledModel<'m, 's> {
         }
         if action.input {
             out.start(state);
-            out.finish(step());
+            out.finish(step())?;
         }
         Ok(())
     }
@@ -934,55 +1018,58 @@ impl<'m, 's> CompiledModel<'m, 's> {
 trait Sink {
     /// A buffer holding a copy of `state`, for the next successor's effect to run on.
     fn start(&mut self, state: &[i64]) -> &mut [i64];
-    /// The successor in the buffer is complete, reached by `step`.
-    fn finish(&mut self, step: MachineStep);
+    /// The successor in the buffer is complete, reached by `step`; it fails when the
+    /// successor cannot be packed (a word outside its type's universe).
+    fn finish(&mut self, step: MachineStep) -> Result<(), Fault>;
 }
 
 /// Every successor, each in a state of its own ([`Model::successors`]).
 struct Every<'a> {
-    out: &'a mut Vec<(MachineStep, Words)>,
-    next: Words,
+    packing: &'a Packing,
+    out: &'a mut Vec<(MachineStep, Packed)>,
+    next: Vec<i64>,
 }
 
 impl Sink for Every<'_> {
     fn start(&mut self, state: &[i64]) -> &mut [i64] {
-        self.next = state.into();
+        self.next.clear();
+        self.next.extend_from_slice(state);
         &mut self.next
     }
 
-    fn finish(&mut self, step: MachineStep) {
-        self.out.push((step, std::mem::take(&mut self.next)));
+    fn finish(&mut self, step: MachineStep) -> Result<(), Fault> {
+        self.out.push((step, self.packing.pack(&self.next)?));
+        Ok(())
     }
 }
 
 /// The successors whose fingerprint `keep` accepts ([`Model::kept_successors`]): each is
-/// computed in one reused buffer and copied out only when kept, so a successor already visited
+/// computed in one reused buffer and packed only when kept, so a successor already visited
 /// costs no allocation.
 struct Kept<'a, 'm, 'u, 'l> {
     model: &'m CompiledModel<'u, 'l>,
     keep: &'a dyn Fn(Fingerprint) -> bool,
-    out: &'a mut Vec<(Fingerprint, MachineStep, Words)>,
-    next: Words,
+    out: &'a mut Vec<(Fingerprint, MachineStep, Packed)>,
+    next: Vec<i64>,
     bytes: &'a mut Vec<u8>,
     generated: u64,
 }
 
 impl Sink for Kept<'_, '_, '_, '_> {
     fn start(&mut self, state: &[i64]) -> &mut [i64] {
-        if self.next.len() == state.len() {
-            self.next.copy_from_slice(state);
-        } else {
-            self.next = state.into();
-        }
+        self.next.clear();
+        self.next.extend_from_slice(state);
         &mut self.next
     }
 
-    fn finish(&mut self, step: MachineStep) {
+    fn finish(&mut self, step: MachineStep) -> Result<(), Fault> {
         self.generated += 1;
         let fp = self.model.fingerprint_with(&self.next, self.bytes);
         if (self.keep)(fp) {
-            self.out.push((fp, step, std::mem::take(&mut self.next)));
+            let packed = self.model.packing.pack(&self.next)?;
+            self.out.push((fp, step, packed));
         }
+        Ok(())
     }
 }
 
@@ -1026,7 +1113,7 @@ impl CompiledModel<'_, '_> {
     /// order, each run's screen first.
     fn generate(
         &self,
-        state: &Words,
+        state: &[i64],
         locals: &mut Vec<i64>,
         out: &mut impl Sink,
     ) -> Result<(), Fault> {
@@ -1071,7 +1158,7 @@ impl CompiledModel<'_, '_> {
 
     /// The first invariant `state` violates, evaluating all but those `known` to hold (bit
     /// `i` for the `i`-th of `self.invariants`).
-    fn check_knowing(&self, state: &Words, known: u128) -> Result<Option<usize>, Fault> {
+    fn check_knowing(&self, state: &[i64], known: u128) -> Result<Option<usize>, Fault> {
         SCRATCH.with(|s| {
             let locals = &mut s.borrow_mut().0;
             locals.resize(self.n_locals, 0);
@@ -1097,7 +1184,7 @@ impl CompiledModel<'_, '_> {
         cx: &Cx,
         case: &Case,
         known: bool,
-        state: &Words,
+        state: &[i64],
         locals: &mut [i64],
     ) -> Result<bool, Fault> {
         let mut guards = &case.guards[..];
@@ -1136,65 +1223,99 @@ fn equals_local(lower: &mut Lower, k: u32, e: &Expr) -> Result<Code, Unsupported
 thread_local! {
     /// Each worker's locals and byte buffer.
     static SCRATCH: RefCell<(Vec<i64>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// Each worker's last state unpacked ([`CompiledModel::with_words`]).
+    static UNPACKED: RefCell<Unpacked> = RefCell::new(Unpacked::default());
+    /// Each worker's buffer for a successor's words ([`Model::storing`]).
+    static CHILD: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A packed state and its words, for the model numbered `model` (0: none).
+#[derive(Default)]
+struct Unpacked {
+    model: u64,
+    packed: Vec<u64>,
+    words: Vec<i64>,
 }
 
 impl Model for CompiledModel<'_, '_> {
-    type State = Words;
+    type State = Packed;
     type Step = MachineStep;
     type Property = usize;
     type Error = Fault;
 
-    fn initial_states(&self, out: &mut Vec<(MachineStep, Words)>) -> Result<(), Fault> {
+    fn initial_states(&self, out: &mut Vec<(MachineStep, Packed)>) -> Result<(), Fault> {
         out.extend(self.starts.iter().cloned());
         Ok(())
     }
 
-    fn successors(&self, state: &Words, out: &mut Vec<(MachineStep, Words)>) -> Result<(), Fault> {
-        SCRATCH.with(|s| {
-            let locals = &mut s.borrow_mut().0;
-            let mut every = Every {
-                out,
-                next: Words::default(),
-            };
-            self.generate(state, locals, &mut every)
+    fn successors(
+        &self,
+        state: &Packed,
+        out: &mut Vec<(MachineStep, Packed)>,
+    ) -> Result<(), Fault> {
+        self.with_words(state, |words| {
+            SCRATCH.with(|s| {
+                let locals = &mut s.borrow_mut().0;
+                let mut every = Every {
+                    packing: &self.packing,
+                    out,
+                    next: Vec::new(),
+                };
+                self.generate(words, locals, &mut every)
+            })
         })
     }
 
     fn kept_successors(
         &self,
-        state: &Words,
+        state: &Packed,
         keep: &dyn Fn(Fingerprint) -> bool,
         _seen: Option<&(dyn Fn(Fingerprint) -> bool + Sync)>,
-        out: &mut Vec<(Fingerprint, MachineStep, Words)>,
+        out: &mut Vec<(Fingerprint, MachineStep, Packed)>,
     ) -> Result<u64, Fault> {
-        SCRATCH.with(|s| {
-            let (locals, bytes) = &mut *s.borrow_mut();
-            let mut kept = Kept {
-                model: self,
-                keep,
-                out,
-                next: Words::default(),
-                bytes,
-                generated: 0,
-            };
-            self.generate(state, locals, &mut kept)?;
-            Ok(kept.generated)
+        self.with_words(state, |words| {
+            SCRATCH.with(|s| {
+                let (locals, bytes) = &mut *s.borrow_mut();
+                let mut kept = Kept {
+                    model: self,
+                    keep,
+                    out,
+                    next: Vec::with_capacity(words.len()),
+                    bytes,
+                    generated: 0,
+                };
+                self.generate(words, locals, &mut kept)?;
+                Ok(kept.generated)
+            })
         })
     }
 
-    fn check(&self, state: &Words) -> Result<Option<usize>, Fault> {
-        self.check_knowing(state, 0)
+    fn check(&self, state: &Packed) -> Result<Option<usize>, Fault> {
+        self.with_words(state, |words| self.check_knowing(words, 0))
     }
 
-    fn check_stored(&self, state: &Words, fp: Fingerprint) -> Result<Option<usize>, Fault> {
-        self.check_knowing(state, self.unchanged.known(fp))
+    fn check_stored(&self, state: &Packed, fp: Fingerprint) -> Result<Option<usize>, Fault> {
+        self.with_words(state, |words| {
+            self.check_knowing(words, self.unchanged.known(fp))
+        })
     }
 
-    fn storing(&self, parent: &Words, child: &Words, fp: Fingerprint) {
-        self.unchanged.note_successor(parent, child, fp)
+    fn storing(&self, parent: &Packed, child: &Packed, fp: Fingerprint) {
+        if !self.unchanged.marks() {
+            return;
+        }
+        self.with_words(parent, |parent| {
+            CHILD.with(|c| {
+                let child_words = &mut c.borrow_mut();
+                self.packing.unpack_into(child, child_words);
+                self.unchanged.note_successor(parent, child_words, fp)
+            })
+        })
     }
 
-    fn fingerprint(&self, state: &Words) -> Fingerprint {
-        SCRATCH.with(|s| self.fingerprint_with(state, &mut s.borrow_mut().1))
+    fn fingerprint(&self, state: &Packed) -> Fingerprint {
+        self.with_words(state, |words| {
+            SCRATCH.with(|s| self.fingerprint_with(words, &mut s.borrow_mut().1))
+        })
     }
 }

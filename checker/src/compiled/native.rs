@@ -92,13 +92,14 @@ impl NativeCode {
     }
 }
 
-const FAULTS: [Fault; 6] = [
+const FAULTS: [Fault; 7] = [
     Fault::Unrepresentable,
     Fault::Arithmetic,
     Fault::Nil,
     Fault::Interpreted,
     Fault::Ensuring,
     Fault::NoMember,
+    Fault::WideInteger,
 ];
 
 fn code_of(f: Fault) -> u32 {

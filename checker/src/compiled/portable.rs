@@ -10,7 +10,7 @@
 //! A state without interned words is its words, unchanged.
 
 use super::layout::{Repr, Slot};
-use super::{CompiledModel, Words};
+use super::{CompiledModel, Packed};
 use interpreter::value::Printer;
 use ioa_lang::ir::Type;
 
@@ -45,7 +45,12 @@ impl CompiledModel<'_, '_> {
     }
 
     /// The state as words another process (or a later run) reads as the same state.
-    pub fn portable_words(&self, state: &[i64]) -> Vec<i64> {
+    pub fn portable_words(&self, state: &[u64]) -> Vec<i64> {
+        self.with_words(state, |words| self.portable_words_of(words))
+    }
+
+    /// [`CompiledModel::portable_words`] of a state's words.
+    fn portable_words_of(&self, state: &[i64]) -> Vec<i64> {
         let mut out = state.to_vec();
         if self.layout.interned.is_empty() {
             return out;
@@ -67,7 +72,7 @@ impl CompiledModel<'_, '_> {
 
     /// The state whose portable words these are ([`CompiledModel::portable_words`]), its
     /// values interned in this process; or why the words are not one.
-    pub fn from_portable_words(&self, words: &[i64]) -> Result<Words, String> {
+    pub fn from_portable_words(&self, words: &[i64]) -> Result<Packed, String> {
         let n = self.layout.words;
         if words.len() < n {
             return Err(format!("a state of {} words, not {n}", words.len()));
@@ -95,6 +100,8 @@ impl CompiledModel<'_, '_> {
         if at != words.len() {
             return Err("a state with words left over".into());
         }
-        Ok(state.into())
+        self.packing
+            .pack(&state)
+            .map_err(|_| "a state with a value outside its type's universe".into())
     }
 }

@@ -116,6 +116,11 @@ impl Unchanged {
         }
     }
 
+    /// Whether successors are ever marked (enough invariants have known read sets).
+    pub(super) fn marks(&self) -> bool {
+        self.markable != 0
+    }
+
     /// The invariants known to hold in the state stored under `fp` (bit `i` for position `i`).
     pub(super) fn known(&self, fp: Fingerprint) -> u128 {
         if self.markable == 0 {
