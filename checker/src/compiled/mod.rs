@@ -796,19 +796,47 @@ impl<'m, 's> CompiledModel<'m, 's> {
         self.with_words(state, |words| self.layout.decode(&self.fins, words))
     }
 
-    /// Runs `f` on the words of `state`, unpacked into this thread's buffer, which keeps the
-    /// last state unpacked: checking a state and then expanding it unpacks it once. A call
-    /// within `f` unpacks into a buffer of its own.
+    /// Runs `f` on the words of `state`, a successor of the state being expanded, unpacked
+    /// into a second buffer of this thread (a call within `f` unpacks into one of its own).
+    fn with_child_words<R>(&self, state: &[u64], f: impl FnOnce(&[i64]) -> R) -> R {
+        CHILD.with(|c| match c.try_borrow_mut() {
+            Ok(mut words) => {
+                self.packing.unpack_into(state, &mut words);
+                f(&words)
+            }
+            Err(_) => {
+                let mut words = Vec::new();
+                self.packing.unpack_into(state, &mut words);
+                f(&words)
+            }
+        })
+    }
+
+    /// Runs `f` on the words of `state`, unpacked into one of this thread's two buffers, which
+    /// keep the last two states unpacked: checking a state and then expanding it unpacks it
+    /// once. A call within `f` unpacks into a buffer of its own.
     fn with_words<R>(&self, state: &[u64], f: impl FnOnce(&[i64]) -> R) -> R {
-        let mut last = UNPACKED.with(|u| std::mem::take(&mut *u.borrow_mut()));
-        if last.model != self.id || last.packed[..] != *state {
+        let is = |u: &Unpacked| u.model == self.id && u.packed[..] == *state;
+        // The two states unpacked last (partial-order reduction asks about a state and its
+        // successors in turn): the one asked for, or the older one to unpack into.
+        let mut last = UNPACKED.with(|u| {
+            let u = &mut *u.borrow_mut();
+            if is(&u[1]) {
+                u.swap(0, 1);
+            } else if !is(&u[0]) {
+                u.swap(0, 1);
+                u[0].model = 0;
+            }
+            std::mem::take(&mut u[0])
+        });
+        if !is(&last) {
             last.model = self.id;
             last.packed.clear();
             last.packed.extend_from_slice(state);
             self.packing.unpack_into(state, &mut last.words);
         }
         let result = f(&last.words);
-        UNPACKED.with(|u| *u.borrow_mut() = last);
+        UNPACKED.with(|u| u.borrow_mut()[0] = last);
         result
     }
 
@@ -1223,8 +1251,8 @@ fn equals_local(lower: &mut Lower, k: u32, e: &Expr) -> Result<Code, Unsupported
 thread_local! {
     /// Each worker's locals and byte buffer.
     static SCRATCH: RefCell<(Vec<i64>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
-    /// Each worker's last state unpacked ([`CompiledModel::with_words`]).
-    static UNPACKED: RefCell<Unpacked> = RefCell::new(Unpacked::default());
+    /// Each worker's last two states unpacked, the latest first ([`CompiledModel::with_words`]).
+    static UNPACKED: RefCell<[Unpacked; 2]> = RefCell::new(Default::default());
     /// Each worker's buffer for a successor's words ([`Model::storing`]).
     static CHILD: RefCell<Vec<i64>> = const { RefCell::new(Vec::new()) };
 }
@@ -1305,16 +1333,16 @@ impl Model for CompiledModel<'_, '_> {
             return;
         }
         self.with_words(parent, |parent| {
-            CHILD.with(|c| {
-                let child_words = &mut c.borrow_mut();
-                self.packing.unpack_into(child, child_words);
-                self.unchanged.note_successor(parent, child_words, fp)
+            self.with_child_words(child, |child| {
+                self.unchanged.note_successor(parent, child, fp)
             })
         })
     }
 
     fn fingerprint(&self, state: &Packed) -> Fingerprint {
-        self.with_words(state, |words| {
+        // Mostly a successor's: unpacked apart, so the buffer of the state being expanded
+        // (`with_words`) stays.
+        self.with_child_words(state, |words| {
             SCRATCH.with(|s| self.fingerprint_with(words, &mut s.borrow_mut().1))
         })
     }

@@ -37,11 +37,28 @@ struct Field {
     int: bool,
 }
 
+/// A field as packing reads it: which state word goes into it.
+#[derive(Debug, Clone, Copy)]
+struct Source {
+    /// The state word.
+    word: u32,
+    /// The field's lowest bit in its packed word.
+    shift: u32,
+    /// The field's bits, shifted down.
+    mask: u64,
+    /// The least value.
+    bias: i64,
+}
+
 /// How a model's state words are packed.
 #[derive(Debug, Clone)]
 pub struct Packing {
     /// One per state word, in layout order.
     fields: Vec<Field>,
+    /// The fields of each packed word in turn (`ends[w]` ends packed word `w`'s).
+    sources: Vec<Source>,
+    /// Where each packed word's fields end in `sources`.
+    ends: Vec<u32>,
     /// Packed words per state.
     words: usize,
     /// The bits of an integer field.
@@ -145,8 +162,29 @@ impl Packing {
         }
         // At least one word, which a field of no bits reads.
         let words = used.len().max(1);
+        let mut sources = Vec::with_capacity(fields.len());
+        let mut ends = Vec::with_capacity(words);
+        for w in 0..words as u32 {
+            sources.extend(
+                (0..fields.len() as u32)
+                    // A field of no bits sits in word 0, where packing checks that it is 0.
+                    .filter(|&k| fields[k as usize].word == w)
+                    .map(|k| {
+                        let f = fields[k as usize];
+                        Source {
+                            word: k,
+                            shift: f.shift,
+                            mask: f.mask,
+                            bias: f.bias,
+                        }
+                    }),
+            );
+            ends.push(sources.len() as u32);
+        }
         Packing {
             fields,
+            sources,
+            ends,
             words,
             int_bits,
         }
@@ -165,19 +203,33 @@ impl Packing {
     /// `state`'s words packed, or, for a word outside its field, [`Fault::WideInteger`] (an
     /// integer) or [`Fault::Unrepresentable`] (any other word).
     pub fn pack(&self, state: &[i64]) -> Result<Packed, Fault> {
-        let mut out = vec![0u64; self.words].into_boxed_slice();
-        for (f, &w) in self.fields.iter().zip(state) {
-            let v = w.wrapping_sub(f.bias) as u64;
-            if v & !f.mask != 0 {
-                return Err(if f.int {
-                    Fault::WideInteger
-                } else {
-                    Fault::Unrepresentable
-                });
+        let mut out = Vec::with_capacity(self.words);
+        // Any bit outside a field's mask: checked once, after the loop.
+        let mut outside = 0u64;
+        let mut start = 0;
+        for &end in &self.ends {
+            let mut packed = 0u64;
+            for src in &self.sources[start..end as usize] {
+                let v = state[src.word as usize].wrapping_sub(src.bias) as u64;
+                outside |= v & !src.mask;
+                packed |= v << src.shift;
             }
-            out[f.word as usize] |= v << f.shift;
+            out.push(packed);
+            start = end as usize;
         }
-        Ok(out)
+        if outside != 0 {
+            let int = self
+                .fields
+                .iter()
+                .zip(state)
+                .any(|(f, &w)| f.int && w.wrapping_sub(f.bias) as u64 & !f.mask != 0);
+            return Err(if int {
+                Fault::WideInteger
+            } else {
+                Fault::Unrepresentable
+            });
+        }
+        Ok(out.into_boxed_slice())
     }
 
     /// The words of `packed` into `out`, which is resized to the layout's words.
