@@ -7,14 +7,13 @@
 //! values takes ⌈log₂ n⌉ bits (none for a type of one value), a bounded integer type its
 //! offset from the least, a character 21 bits, an interned id 32, an `Int` or `Nat` 16 (a
 //! search that meets a wider integer explores again with 64-bit integers); the words of large
-//! bit sets keep 64. Fields go widest first to the first packed word with room and
-//! never straddle two, so packing and unpacking are a shift and a mask per field. The
-//! composite Paxos's 56 words pack into 11 (88 bytes instead of 448), six of them for its
-//! `Int` ballots.
+//! bit sets keep 64. Fields go widest first to the first packed word with room and never
+//! straddle two, so packing and unpacking are a shift and a mask per field. The composite
+//! Paxos's 56 words pack into 7 (56 bytes instead of 448), the GROOVE Paxos's 34 into 12.
 //!
-//! Packing is exact: a word outside its field's range (which the compiled code never writes,
-//! since ranks are checked where they are made) is reported as
-//! [`Fault::Unrepresentable`] rather than cut.
+//! Packing never cuts a value: a word outside its field (which the compiled code never writes
+//! for a finite type, since ranks are checked where they are made) is reported as
+//! [`Fault::Unrepresentable`], or for an integer as [`Fault::WideInteger`].
 
 use super::code::Fault;
 use super::layout::{Fins, Layout, Repr, Slot};
