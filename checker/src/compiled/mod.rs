@@ -785,7 +785,8 @@ impl<'m, 's> CompiledModel<'m, 's> {
         self
     }
 
-    /// The compiled form of an interpreter state, if it has one.
+    /// The compiled form of an interpreter state, if it has one (`None` too for an integer
+    /// wider than the packing's, see [`CompiledModel::with_wide_integers`]).
     pub fn encode(&self, state: &[Value]) -> Option<Packed> {
         let words = self.layout.encode(&self.fins, state)?;
         self.packing.pack(&words).ok()
