@@ -24,11 +24,12 @@ pub type Packed = Box<[u64]>;
 /// Where one state word lives in the packed words.
 #[derive(Debug, Clone, Copy)]
 struct Field {
-    /// The packed word.
+    /// The state word.
     word: u32,
-    /// The field's lowest bit in it.
+    /// The field's lowest bit in its packed word.
     shift: u32,
-    /// The field's bits, shifted down (all ones for a 64-bit field).
+    /// The field's bits, shifted down (all ones for a 64-bit field, none for a field of no
+    /// bits, which sits in packed word 0, where packing checks that its word is the bias).
     mask: u64,
     /// The least value: a word is stored as its offset from it.
     bias: i64,
@@ -36,30 +37,13 @@ struct Field {
     int: bool,
 }
 
-/// A field as packing reads it: which state word goes into it.
-#[derive(Debug, Clone, Copy)]
-struct Source {
-    /// The state word.
-    word: u32,
-    /// The field's lowest bit in its packed word.
-    shift: u32,
-    /// The field's bits, shifted down.
-    mask: u64,
-    /// The least value.
-    bias: i64,
-}
-
 /// How a model's state words are packed.
 #[derive(Debug, Clone)]
 pub struct Packing {
-    /// One per state word, in layout order.
+    /// One per state word, grouped by packed word in order.
     fields: Vec<Field>,
-    /// The fields of each packed word in turn (`ends[w]` ends packed word `w`'s).
-    sources: Vec<Source>,
-    /// Where each packed word's fields end in `sources`.
+    /// Where each packed word's fields end in `fields`.
     ends: Vec<u32>,
-    /// Packed words per state.
-    words: usize,
     /// The bits of an integer field.
     int_bits: u32,
 }
@@ -121,77 +105,69 @@ impl Packing {
         let mut order: Vec<usize> = (0..widths.len()).collect();
         order.sort_by_key(|&k| std::cmp::Reverse(widths[k].1));
         let mut used: Vec<u32> = Vec::new();
-        let mut fields = vec![
-            Field {
-                word: 0,
-                shift: 0,
-                mask: 0,
-                bias: 0,
-                int: false,
-            };
-            widths.len()
-        ];
+        // (packed word, field) for each state word.
+        let mut placed = vec![(0u32, None); widths.len()];
         for k in order {
             let (bias, bits) = widths[k];
+            let int = ints[k];
+            let word = k as u32;
             if bits == 0 {
-                // A field of no bits sits at bit 0 of word 0 (a shift by 64 would overflow).
-                fields[k].bias = bias;
-                fields[k].int = ints[k];
+                // A shift by 64 would overflow.
+                let field = Field {
+                    word,
+                    shift: 0,
+                    mask: 0,
+                    bias,
+                    int,
+                };
+                placed[k] = (0, Some(field));
                 continue;
             }
-            let word = match used.iter().position(|&u| u + bits <= 64) {
+            let at = match used.iter().position(|&u| u + bits <= 64) {
                 Some(w) => w,
                 None => {
                     used.push(0);
                     used.len() - 1
                 }
             };
-            fields[k] = Field {
-                word: word as u32,
-                shift: used[word],
-                mask: if bits == 64 {
-                    u64::MAX
-                } else {
-                    (1 << bits) - 1
-                },
-                bias,
-                int: ints[k],
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
             };
-            used[word] += bits;
-        }
-        // At least one word, which a field of no bits reads.
-        let words = used.len().max(1);
-        let mut sources = Vec::with_capacity(fields.len());
-        let mut ends = Vec::with_capacity(words);
-        for w in 0..words as u32 {
-            sources.extend(
-                (0..fields.len() as u32)
-                    // A field of no bits sits in word 0, where packing checks that it is 0.
-                    .filter(|&k| fields[k as usize].word == w)
-                    .map(|k| {
-                        let f = fields[k as usize];
-                        Source {
-                            word: k,
-                            shift: f.shift,
-                            mask: f.mask,
-                            bias: f.bias,
-                        }
-                    }),
+            let shift = used[at];
+            placed[k] = (
+                at as u32,
+                Some(Field {
+                    word,
+                    shift,
+                    mask,
+                    bias,
+                    int,
+                }),
             );
-            ends.push(sources.len() as u32);
+            used[at] += bits;
         }
+        placed.sort_by_key(|&(at, _)| at);
+        // At least one word, which a field of no bits reads.
+        let words = used.len().max(1) as u32;
+        let ends = (0..words)
+            .map(|w| placed.partition_point(|&(at, _)| at <= w) as u32)
+            .collect();
+        let fields = placed
+            .into_iter()
+            .map(|(_, f)| f.expect("placed"))
+            .collect();
         Packing {
             fields,
-            sources,
             ends,
-            words,
             int_bits,
         }
     }
 
     /// Packed words per state.
     pub fn words(&self) -> usize {
-        self.words
+        self.ends.len()
     }
 
     /// The bits of an integer field.
@@ -202,26 +178,24 @@ impl Packing {
     /// `state`'s words packed, or, for a word outside its field, [`Fault::WideInteger`] (an
     /// integer) or [`Fault::Unrepresentable`] (any other word).
     pub fn pack(&self, state: &[i64]) -> Result<Packed, Fault> {
-        let mut out = Vec::with_capacity(self.words);
+        let mut out = Vec::with_capacity(self.ends.len());
         // Any bit outside a field's mask: checked once, after the loop.
         let mut outside = 0u64;
         let mut start = 0;
         for &end in &self.ends {
             let mut packed = 0u64;
-            for src in &self.sources[start..end as usize] {
-                let v = state[src.word as usize].wrapping_sub(src.bias) as u64;
-                outside |= v & !src.mask;
-                packed |= v << src.shift;
+            for f in &self.fields[start..end as usize] {
+                let v = state[f.word as usize].wrapping_sub(f.bias) as u64;
+                outside |= v & !f.mask;
+                packed |= v << f.shift;
             }
             out.push(packed);
             start = end as usize;
         }
         if outside != 0 {
-            let int = self
-                .fields
-                .iter()
-                .zip(state)
-                .any(|(f, &w)| f.int && w.wrapping_sub(f.bias) as u64 & !f.mask != 0);
+            let int = self.fields.iter().any(|f| {
+                f.int && state[f.word as usize].wrapping_sub(f.bias) as u64 & !f.mask != 0
+            });
             return Err(if int {
                 Fault::WideInteger
             } else {
@@ -233,9 +207,13 @@ impl Packing {
 
     /// The words of `packed` into `out`, which is resized to the layout's words.
     pub fn unpack_into(&self, packed: &[u64], out: &mut Vec<i64>) {
-        out.clear();
-        out.extend(self.fields.iter().map(|f| {
-            (((packed[f.word as usize] >> f.shift) & f.mask) as i64).wrapping_add(f.bias)
-        }));
+        out.resize(self.fields.len(), 0);
+        let mut start = 0;
+        for (&end, &bits) in self.ends.iter().zip(packed) {
+            for f in &self.fields[start..end as usize] {
+                out[f.word as usize] = (((bits >> f.shift) & f.mask) as i64).wrapping_add(f.bias);
+            }
+            start = end as usize;
+        }
     }
 }
