@@ -83,7 +83,7 @@ pub struct WorkerStats {
     pub spill: Option<SpillSummary>,
     /// Its process's partial-order reduction counts ([`Wire::reduction_counts`]) when it
     /// sent its last summary.
-    pub reduction: Option<[u64; 5]>,
+    pub reduction: Option<[u64; 6]>,
 }
 
 /// What a distributed search reports (every worker has the same).
@@ -494,7 +494,7 @@ pub fn run<M: Wire>(
                 reduction: s
                     .reduction
                     .as_deref()
-                    .and_then(|c| <[u64; 5]>::try_from(c).ok()),
+                    .and_then(|c| <[u64; 6]>::try_from(c).ok()),
             })
             .collect();
         let total_frontier: u64 = summaries.iter().map(|s| s.frontier).sum();

@@ -31,7 +31,7 @@ pub trait Wire: Model {
     fn error_text(&self, error: &Self::Error) -> String;
     /// What partial-order reduction did in this process so far (the counters of
     /// [`checker::reduction::PorStats`], in its field order), if it runs.
-    fn reduction_counts(&self) -> Option<[u64; 5]> {
+    fn reduction_counts(&self) -> Option<[u64; 6]> {
         None
     }
 }
@@ -95,7 +95,7 @@ where
     fn error_text(&self, error: &Self::Error) -> String {
         self.inner().error_text(error)
     }
-    fn reduction_counts(&self) -> Option<[u64; 5]> {
+    fn reduction_counts(&self) -> Option<[u64; 6]> {
         let s = self.stats();
         Some([
             s.reduced_states,
@@ -103,6 +103,7 @@ where
             s.proviso_full,
             s.unchecked_full,
             s.pruned_successors,
+            s.proviso_larger,
         ])
     }
 }

@@ -49,7 +49,7 @@ pub fn reduction_totals(
     report: &SearchReport<checker::model::MachineStep, usize>,
     workers_per_process: usize,
 ) -> Option<PorStats> {
-    let mut per_process: std::collections::BTreeMap<u64, [u64; 5]> = Default::default();
+    let mut per_process: std::collections::BTreeMap<u64, [u64; 6]> = Default::default();
     for w in &report.workers {
         let counts = w.reduction?;
         let process = w.worker / workers_per_process.max(1) as u64;
@@ -65,6 +65,7 @@ pub fn reduction_totals(
         proviso_full: sum(2),
         unchecked_full: sum(3),
         pruned_successors: sum(4),
+        proviso_larger: sum(5),
     })
 }
 

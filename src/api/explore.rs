@@ -205,6 +205,7 @@ impl ReductionSummary {
                 instances: o.instances(),
                 visible: o.visible_instances(),
                 split: o.split_instances(),
+                stays_false: o.stays_false_conjuncts(),
                 stats,
             }),
         }
@@ -231,6 +232,7 @@ impl ReductionSummary {
             instances,
             visible,
             split,
+            stays_false,
             stats,
         }) = &self.partial_order
         {
@@ -243,14 +245,28 @@ impl ReductionSummary {
                     if *n == 1 { "picks its" } else { "pick their" }
                 ),
             };
+            let stays_false = match stays_false {
+                0 => String::new(),
+                n => format!(
+                    "; {} that {} false once false",
+                    count(*n as u64, "precondition conjunct"),
+                    if *n == 1 { "stays" } else { "stay" }
+                ),
+            };
             let mut text = format!(
-                "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants{split}",
+                "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants{split}{stays_false}",
                 thousands(stats.reduced_states),
                 count(expanded, "state"),
                 count(stats.pruned_successors, "successor"),
                 thousands(*visible as u64),
                 thousands(*instances as u64),
             );
+            if stats.proviso_larger > 0 {
+                text.push_str(&format!(
+                    "; {} with a larger set than the smallest found, which reached no new state",
+                    count(stats.proviso_larger, "state")
+                ));
+            }
             if stats.proviso_full > 0 {
                 text.push_str(&format!(
                     "; {} expanded fully by the cycle proviso",
@@ -302,13 +318,15 @@ impl ReductionSummary {
             "ran": ran,
             "symmetric": self.symmetric,
             "detected_symmetric": self.detected_symmetric,
-            "por": self.partial_order.as_ref().map(|PorSummary { instances, visible, split, stats }| serde_json::json!({
+            "por": self.partial_order.as_ref().map(|PorSummary { instances, visible, split, stays_false, stats }| serde_json::json!({
                 "instances": instances,
                 "visible_instances": visible,
                 "split_instances": split,
+                "stays_false_conjuncts": stays_false,
                 "reduced_states": stats.reduced_states,
                 "full_states": stats.full_states,
                 "proviso_full_states": stats.proviso_full,
+                "proviso_larger_states": stats.proviso_larger,
                 "unchecked_full_states": stats.unchecked_full,
                 "pruned_successors": stats.pruned_successors,
             })),
@@ -325,6 +343,8 @@ pub struct PorSummary {
     pub visible: usize,
     /// Machine instances that pick their message with `choose`, analysed per message.
     pub split: usize,
+    /// Precondition conjuncts that stay false once false.
+    pub stays_false: usize,
     /// What the reduction did.
     pub stats: PorStats,
 }

@@ -19,6 +19,11 @@
 //! other; any other access to `S` (its size, a quantifier over it, a loop, a comparison) is an
 //! access to the whole variable, which depends on every cell. This is what lets a message
 //! handler of one message be independent of the send of another through one network set.
+//! An element that is a tuple some of whose fields read the state (`insert([i, b, lastVote],
+//! S)`) names a *pattern* cell: every tuple with the fields that are fixed, conflicting with
+//! each cell it matches. An array is cut the same way by its index: `a[e]` read or assigned
+//! (`a[e] := v`, `a[e].f := v`) with `e` fixed is the cell `(a, e)`; any other use of `a` is
+//! the whole variable.
 //!
 //! A participant whose every transition for the action has a precondition conjunct that reads
 //! no state and is false (`lossy` of a reliable network's `lose`) never fires: the instance
@@ -71,26 +76,102 @@ pub struct Footprint {
 pub struct Conjunct {
     /// The conjunct's span.
     pub span: ioa_lang::span::Span,
-    /// The places it reads.
+    /// The places whose writers may make it true: those it reads, or none when it stays false
+    /// once false ([`super::stable`]).
     pub places: Vec<u32>,
+    /// Whether it stays false once false.
+    pub stays_false: bool,
 }
 
-/// The cells of set-valued slots met so far: id `n_slots + k` is cell `k`.
+/// The cells of set- and array-valued slots met so far: id `n_slots + k` is cell `k`.
+///
+/// A cell is keyed by one value (the element of a set, the index of an array), or by a
+/// *pattern*: a tuple some of whose fields are not fixed by the instance (`insert([i, b,
+/// lastVote], S)`, whose last field reads the state), which stands for every tuple with the
+/// fixed fields. Two cells of one slot conflict when some value matches both.
 #[derive(Default)]
 pub struct Cells {
-    index: FxHashMap<(u32, Value), u32>,
+    index: FxHashMap<(u32, Key), u32>,
     /// For each cell, its slot.
     pub slot_of: Vec<u32>,
+    /// For each cell, its key.
+    keys: Vec<Key>,
+}
+
+/// What a cell is keyed by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    /// One value.
+    Value(Value),
+    /// Every tuple whose fields are the given ones where they are `Some`.
+    Pattern(Vec<Option<Value>>),
+}
+
+impl Key {
+    /// Whether some value matches both keys.
+    fn overlaps(&self, other: &Key) -> bool {
+        let fits = |pattern: &[Option<Value>], v: &Value| match v {
+            Value::Tuple(fields) => {
+                fields.len() != pattern.len()
+                    || pattern
+                        .iter()
+                        .zip(fields.iter())
+                        .all(|(p, f)| p.as_ref().is_none_or(|p| p == f))
+            }
+            // Not a tuple (it cannot be, in a well-typed model): conflicting, to be safe.
+            _ => true,
+        };
+        match (self, other) {
+            (Key::Value(a), Key::Value(b)) => a == b,
+            (Key::Pattern(p), Key::Value(v)) | (Key::Value(v), Key::Pattern(p)) => fits(p, v),
+            (Key::Pattern(p), Key::Pattern(q)) => {
+                p.len() != q.len()
+                    || p.iter()
+                        .zip(q)
+                        .all(|(a, b)| a.is_none() || b.is_none() || a == b)
+            }
+        }
+    }
 }
 
 impl Cells {
     pub(super) fn id(&mut self, n_slots: usize, slot: u32, key: Value) -> u32 {
+        self.key_id(n_slots, slot, Key::Value(key))
+    }
+
+    fn key_id(&mut self, n_slots: usize, slot: u32, key: Key) -> u32 {
         let next = (n_slots + self.slot_of.len()) as u32;
-        let id = *self.index.entry((slot, key)).or_insert(next);
+        let id = *self.index.entry((slot, key.clone())).or_insert(next);
         if id == next {
             self.slot_of.push(slot);
+            self.keys.push(key);
         }
         id
+    }
+
+    /// For each cell, the other cells of its slot it conflicts with (through a pattern; two
+    /// cells keyed by values never do).
+    pub fn overlaps(&self, n_slots: usize) -> Vec<Vec<u32>> {
+        let mut out = vec![Vec::new(); self.keys.len()];
+        let patterns: Vec<usize> = (0..self.keys.len())
+            .filter(|&k| matches!(self.keys[k], Key::Pattern(_)))
+            .collect();
+        for &p in &patterns {
+            for q in 0..self.keys.len() {
+                if q != p
+                    && self.slot_of[q] == self.slot_of[p]
+                    && self.keys[p].overlaps(&self.keys[q])
+                {
+                    out[p].push((n_slots + q) as u32);
+                    out[q].push((n_slots + p) as u32);
+                }
+            }
+        }
+        for list in &mut out {
+            list.sort_unstable();
+            list.dedup();
+        }
+        out
     }
 }
 
@@ -99,6 +180,8 @@ impl Cells {
 pub(super) struct Site<'a> {
     machine: &'a Machine<'a>,
     offset: u32,
+    /// The types of the participant's state variables.
+    state_types: &'a [Type],
     params: &'a [Value],
     args: &'a [Value],
     /// The action's parameters are locals `0..n_args`.
@@ -110,14 +193,14 @@ impl<'a> Site<'a> {
     /// A site for a transition without arguments (the instance of a parameterless action).
     pub(super) fn without_args(
         machine: &'a Machine<'a>,
-        offset: u32,
-        params: &'a [Value],
+        instance: &'a interpreter::machine::Instance,
         n_locals: u32,
     ) -> Self {
         Site {
             machine,
-            offset,
-            params,
+            offset: instance.offset as u32,
+            state_types: &instance.state_types,
+            params: &instance.params,
             args: &[],
             n_args: 0,
             n_locals,
@@ -187,6 +270,28 @@ impl Collect<'_, '_> {
     /// The cells `(slot, e)` when `e` has a value fixed by the instance, or one value per
     /// iteration of the enclosing `for x: T where …` loops it reads (see [`Bound`]).
     fn cell(&mut self, slot: u32, e: &Expr) -> Option<Vec<u32>> {
+        if let Some(cells) = self.value_cells(slot, e) {
+            return Some(cells);
+        }
+        // A tuple some of whose fields are not fixed: the pattern of those that are.
+        let ExprKind::Tuple(fields) = &e.kind else {
+            return None;
+        };
+        let pattern: Vec<Option<Value>> = fields.iter().map(|x| self.site.fixed_value(x)).collect();
+        if pattern.iter().all(Option::is_none) {
+            return None;
+        }
+        let m = self.site.machine;
+        Some(vec![self.cells.key_id(
+            m.n_slots,
+            self.site.offset + slot,
+            Key::Pattern(pattern),
+        )])
+    }
+
+    /// The cells `(slot, v)` for the values `v` of `e` when fixed by the instance, or one per
+    /// iteration of the enclosing loops it reads.
+    fn value_cells(&mut self, slot: u32, e: &Expr) -> Option<Vec<u32>> {
         let mut fixed = true;
         let mut loops: Vec<usize> = Vec::new();
         walk_expr(e, &mut |x| match &x.kind {
@@ -283,6 +388,33 @@ impl Collect<'_, '_> {
         }
     }
 
+    /// The array-valued state slot `e` is, if it is one (an array's cells are its indices).
+    fn array_slot(e: &Expr) -> Option<u32> {
+        match (&e.kind, &e.ty) {
+            (ExprKind::Var(VarRef::State(s)), Type::Array(..)) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The cells of array slot `root` that an assignment to `root[k]…` writes, when `k` names
+    /// cells.
+    fn element_cells(&mut self, target: &ioa_lang::ir::Place) -> Option<Vec<u32>> {
+        let VarRef::State(slot) = target.root else {
+            return None;
+        };
+        let Some(PlaceStep::Index(k)) = target.path.first() else {
+            return None;
+        };
+        let is_array = matches!(
+            self.site.state_types.get(slot as usize),
+            Some(Type::Array(..))
+        );
+        if !is_array {
+            return None;
+        }
+        self.cell(slot, k)
+    }
+
     fn var(&mut self, r: &VarRef) {
         match r {
             VarRef::State(s) => self.out.push(self.site.offset + s),
@@ -300,6 +432,17 @@ impl Collect<'_, '_> {
             if let Some(slot) = Self::set_slot(set) {
                 if let Some(cells) = self.cell(slot, x) {
                     self.out.extend(cells);
+                    // What a pattern's loose fields read.
+                    self.expr(x);
+                    return;
+                }
+            }
+        }
+        if let ExprKind::Index(array, k) = &e.kind {
+            if let Some(slot) = Self::array_slot(array) {
+                if let Some(cells) = self.cell(slot, k) {
+                    self.out.extend(cells);
+                    self.expr(k);
                     return;
                 }
             }
@@ -320,7 +463,11 @@ impl Collect<'_, '_> {
 
     /// The cells an assignment `S := S ∪ {e…}` (or `−`, `insert`, `delete`) writes, when every
     /// element is fixed; `None` for any other assignment.
-    fn cell_update(&mut self, target: &ioa_lang::ir::Place, value: &Expr) -> Option<Vec<u32>> {
+    fn cell_update<'e>(
+        &mut self,
+        target: &ioa_lang::ir::Place,
+        value: &'e Expr,
+    ) -> Option<(Vec<u32>, Vec<&'e Expr>)> {
         let VarRef::State(slot) = target.root else {
             return None;
         };
@@ -344,10 +491,10 @@ impl Collect<'_, '_> {
             _ => return None,
         };
         let mut cells = Vec::new();
-        for x in elements {
+        for x in &elements {
             cells.extend(self.cell(slot, x)?);
         }
-        Some(cells)
+        Some((cells, elements))
     }
 
     /// Runs `f` inside the loop `for var: ty where cond`, its variable bound to its values
@@ -368,7 +515,9 @@ impl Collect<'_, '_> {
     fn stmt_reads(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Assign { target, value } => {
-                if self.cell_update(target, value).is_some() {
+                if let Some((_, elements)) = self.cell_update(target, value) {
+                    // What a pattern's loose fields read.
+                    elements.into_iter().for_each(|x| self.expr(x));
                     return;
                 }
                 for step in &target.path {
@@ -378,8 +527,12 @@ impl Collect<'_, '_> {
                 }
                 self.expr(value);
                 // An assignment to a part of a variable (`a[i] := v`, `t.f := v`) keeps the
-                // rest of it: the variable is read as well as written.
-                if !target.path.is_empty() {
+                // rest of it: the variable (or the array's element) is read as well as written.
+                if let Some(cells) = self.element_cells(target) {
+                    if target.path.len() > 1 {
+                        self.out.extend(cells);
+                    }
+                } else if !target.path.is_empty() {
                     self.var(&target.root);
                 }
             }
@@ -424,7 +577,11 @@ impl Collect<'_, '_> {
     fn stmt_writes(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Assign { target, value } => {
-                if let Some(cells) = self.cell_update(target, value) {
+                if let Some((cells, _)) = self.cell_update(target, value) {
+                    self.out.extend(cells);
+                    return;
+                }
+                if let Some(cells) = self.element_cells(target) {
                     self.out.extend(cells);
                     return;
                 }
@@ -523,6 +680,7 @@ pub struct Footprints {
 /// The footprint of every instance, in the order of `instances`, and the cells they name.
 pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints {
     let spec = machine.spec;
+    let kinds = super::stable::kinds(spec);
     let mut cells = Cells::default();
     let mut all_conjuncts = Vec::with_capacity(instances.len());
     let prints = instances
@@ -574,6 +732,7 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                     let site = Site {
                         machine,
                         offset,
+                        state_types: &i.state_types,
                         params: &i.params,
                         args: &instance.args,
                         n_args: own[t.action.0 as usize].params.len() as u32,
@@ -598,9 +757,18 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                             if everything {
                                 conjuncts_known = false;
                             }
+                            let stays_false = kinds
+                                .as_ref()
+                                .and_then(|k| k[i.automaton.0 as usize].as_ref())
+                                .is_some_and(|k| k.stays_false(e, site.n_args));
                             conjuncts.push(Conjunct {
                                 span: e.span,
-                                places: finish(places, false, machine.n_slots),
+                                places: if stays_false {
+                                    Vec::new()
+                                } else {
+                                    finish(places, false, machine.n_slots)
+                                },
+                                stays_false,
                             });
                         }
                     }

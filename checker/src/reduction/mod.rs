@@ -14,7 +14,9 @@
 //! - the *cycle proviso*, in a form for breadth-first search: a state is expanded with a
 //!   reduced set only when one of that set's steps reaches a state not visited at this level or
 //!   before (the exploration loop tells, through [`Model::reduced_successors`]'s `seen`); that
-//!   state is then one level deeper. Why it suffices: take a path from a reduced state `s` to a
+//!   state is then one level deeper. When the smallest set found fails it, a larger stubborn
+//!   set that passes it is used (any stubborn set will do), and only when none does is the
+//!   state expanded fully. Why it suffices: take a path from a reduced state `s` to a
 //!   violation. If it uses an instance of the set, moving that instance first gives a shorter
 //!   path from a successor of `s`. If it does not, every enabled instance of the set commutes
 //!   with it and is invisible, so the one reaching the next level leads to a state with a path
@@ -39,6 +41,7 @@
 
 pub mod footprint;
 pub mod split;
+pub mod stable;
 pub mod stubborn;
 
 use crate::explore::Model;
@@ -61,6 +64,8 @@ use stubborn::Stubborn;
 /// message ([`split`]), numbered after the machine's.
 pub struct PartialOrder {
     stubborn: Stubborn,
+    /// How many precondition conjuncts stay false once false ([`stable`]).
+    stays_false: usize,
     /// For each machine instance, its split, if it has one.
     splits: Vec<Option<Split>>,
 }
@@ -127,9 +132,28 @@ impl PartialOrder {
             splits[k] = Some(Split { slot, ids });
         }
         let observed = footprint::invariant_reads(machine);
-        let mut stubborn = Stubborn::new(footprints, machine.n_slots, cells.slot_of, &observed);
+        let overlaps = cells.overlaps(machine.n_slots);
+        let mut stable_spans: Vec<Span> = conjuncts
+            .iter()
+            .flatten()
+            .filter(|c| c.stays_false)
+            .map(|c| c.span)
+            .collect();
+        stable_spans.sort_unstable_by_key(|s| (s.file.0, s.start, s.end));
+        stable_spans.dedup();
+        let mut stubborn = Stubborn::new(
+            footprints,
+            machine.n_slots,
+            cells.slot_of,
+            overlaps,
+            &observed,
+        );
         stubborn.set_conjuncts(conjuncts);
-        Ok(PartialOrder { stubborn, splits })
+        Ok(PartialOrder {
+            stubborn,
+            stays_false: stable_spans.len(),
+            splits,
+        })
     }
 
     /// Whether the reduction asks the model which precondition conjunct disables machine
@@ -177,6 +201,12 @@ impl PartialOrder {
         self.splits.iter().filter(|s| s.is_some()).count()
     }
 
+    /// The number of precondition conjuncts (of the automata's text) found to stay false once
+    /// false, whose instances bring nothing into a stubborn set while they are false.
+    pub fn stays_false_conjuncts(&self) -> usize {
+        self.stays_false
+    }
+
     /// The number of action instances analysed (a split instance counts once per message).
     pub fn instances(&self) -> usize {
         self.stubborn.footprints().len()
@@ -202,6 +232,9 @@ pub struct PorStats {
     pub unchecked_full: u64,
     /// Successors computed but not explored.
     pub pruned_successors: u64,
+    /// Of the states expanded with a reduced set, those where the cycle proviso refused the
+    /// smallest set found and a larger one (still smaller than all) was used.
+    pub proviso_larger: u64,
 }
 
 #[derive(Default)]
@@ -211,6 +244,7 @@ struct Counters {
     proviso_full: AtomicU64,
     unchecked_full: AtomicU64,
     pruned_successors: AtomicU64,
+    proviso_larger: AtomicU64,
 }
 
 /// A model explored with partial-order reduction (or without, when `order` is `None`: then it
@@ -245,6 +279,7 @@ impl<'a, M> Reduced<'a, M> {
             proviso_full: c.proviso_full.load(Ordering::Relaxed),
             unchecked_full: c.unchecked_full.load(Ordering::Relaxed),
             pruned_successors: c.pruned_successors.load(Ordering::Relaxed),
+            proviso_larger: c.proviso_larger.load(Ordering::Relaxed),
         }
     }
 }
@@ -311,25 +346,46 @@ where
                 .get(t as usize)?
                 .get_or_init(|| self.inner.false_conjunct(state, t as usize))
         };
-        let Some(ample) = order.stubborn.ample(&enabled, &looping, &false_conjunct) else {
-            c.full_states.fetch_add(1, Ordering::Relaxed);
-            return (all, Vec::new());
-        };
-        let kept = |id: u32, moves: bool| moves && ample.binary_search(&id).is_ok();
         // The cycle proviso: a reduced set is used only when one of its steps reaches a state
         // not visited before, which the search puts one level deeper (see the module's note).
-        // The fingerprints of the kept steps are computed once, here.
-        let prints: Vec<Option<Fingerprint>> = analysed
-            .iter()
-            .zip(&moves)
-            .zip(&all)
-            .map(|((&id, &moves), (_, next))| kept(id, moves).then(|| self.inner.fingerprint(next)))
-            .collect();
-        let goes_deeper = prints.iter().flatten().any(|&f| !seen(f));
-        if !goes_deeper {
-            c.proviso_full.fetch_add(1, Ordering::Relaxed);
+        // When the smallest set found fails it, a larger one may pass. Each kept step's
+        // fingerprint is computed once, here.
+        let mut prints: Vec<Option<Fingerprint>> = vec![None; all.len()];
+        let mut refused = 0;
+        let ample = order.stubborn.ample_where(
+            &enabled,
+            &looping,
+            &false_conjunct,
+            &mut |set: &[u32]| {
+                for (k, (&id, &moves)) in analysed.iter().zip(&moves).enumerate() {
+                    if moves && set.binary_search(&id).is_ok() {
+                        let f = *prints[k].get_or_insert_with(|| self.inner.fingerprint(&all[k].1));
+                        if !seen(f) {
+                            return true;
+                        }
+                    }
+                }
+                refused += 1;
+                false
+            },
+        );
+        let Some(ample) = ample else {
+            if refused > 0 {
+                c.proviso_full.fetch_add(1, Ordering::Relaxed);
+            }
             c.full_states.fetch_add(1, Ordering::Relaxed);
             return (all, prints);
+        };
+        if refused > 0 {
+            c.proviso_larger.fetch_add(1, Ordering::Relaxed);
+        }
+        let kept = |id: u32, moves: bool| moves && ample.binary_search(&id).is_ok();
+        for (k, (&id, &moves)) in analysed.iter().zip(&moves).enumerate() {
+            if kept(id, moves) {
+                prints[k].get_or_insert_with(|| self.inner.fingerprint(&all[k].1));
+            } else {
+                prints[k] = None;
+            }
         }
         let before = all.len();
         let (reduced, fps): (Vec<_>, Vec<_>) = all

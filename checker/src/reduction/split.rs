@@ -122,7 +122,7 @@ pub fn split(
         return None;
     }
     let offset = i.offset as u32;
-    let site = Site::without_args(machine, offset, &i.params, t.n_locals);
+    let site = Site::without_args(machine, i, t.n_locals);
     for e in t.pre.iter().flat_map(conjuncts) {
         // Any other conjunct must read no state and hold (one that is false makes the
         // instance never fire, which the footprints handle before splitting).

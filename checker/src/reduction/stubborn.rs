@@ -18,7 +18,8 @@
 //!    their values) — or, when the model names the precondition conjunct that is false in the
 //!    state (both engines do, for an instance with one controlling participant that has one
 //!    transition for the action), only the writers of what that conjunct reads: it stays
-//!    false, and the instance disabled, while those keep their values;
+//!    false, and the instance disabled, while those keep their values; and nothing at all when
+//!    that conjunct stays false once false ([`super::stable`]: no step can enable it again);
 //! 3. every looping instance in `S` brings every instance that writes a slot it reads or writes
 //!    into `S` (its steps depend on nothing else, so while those keep their values its steps
 //!    keep returning to their state).
@@ -33,7 +34,10 @@
 //! The closure is computed from each enabled instance in turn (at most [`MAX_SEEDS`] of them,
 //! one per first-written slot, which tells processes apart), and the set with the fewest
 //! enabled instances wins; the first seed in instance order wins ties, so the choice is a
-//! function of the state and reruns agree.
+//! function of the state and reruns agree. When the search refuses that set (the cycle
+//! proviso of [`super::Reduced`]: none of its steps reaches a new state), the other seeds'
+//! closures are offered, smallest first ([`Stubborn::ample_where`]), before all of the state's
+//! instances are.
 
 use super::footprint::{Conjunct, Footprint};
 use ioa_lang::span::Span;
@@ -54,6 +58,9 @@ pub struct Stubborn {
     n_slots: usize,
     /// For each cell (id `n_slots + k`), its slot.
     slot_of: Vec<u32>,
+    /// For each cell (id `n_slots + k`), the other cells of its slot it conflicts with (see
+    /// [`super::footprint::Cells`]).
+    overlaps: Vec<Vec<u32>>,
     /// For each slot, its cells' ids.
     cells_of: Vec<Vec<u32>>,
     /// For each slot, the instances that write it.
@@ -115,13 +122,16 @@ impl Brings {
 
 impl Stubborn {
     /// The structure for `footprints` over `n_slots` slots and the cells of `slot_of` (each
-    /// cell's slot), with the invariants reading the slots `observed`.
+    /// cell's slot; `overlaps`, each cell's other conflicting cells, or empty when none do),
+    /// with the invariants reading the slots `observed`.
     pub fn new(
         footprints: Vec<Footprint>,
         n_slots: usize,
         slot_of: Vec<u32>,
+        mut overlaps: Vec<Vec<u32>>,
         observed: &[u32],
     ) -> Stubborn {
+        overlaps.resize(slot_of.len(), Vec::new());
         let places = n_slots + slot_of.len();
         let mut writers = vec![Vec::new(); places];
         let mut readers = vec![Vec::new(); places];
@@ -155,6 +165,7 @@ impl Stubborn {
             footprints,
             n_slots,
             slot_of,
+            overlaps,
             cells_of,
             writers,
             readers,
@@ -293,6 +304,19 @@ impl Stubborn {
         looping: &[u32],
         false_conjunct: &dyn Fn(u32) -> Option<Span>,
     ) -> Option<Vec<u32>> {
+        self.ample_where(enabled, looping, false_conjunct, &mut |_| true)
+    }
+
+    /// [`Stubborn::ample`], the set also `accept`ed: the smallest set found if accepted, or
+    /// else the smallest accepted closure of the other seeds (the cycle proviso's choice: a
+    /// set that reaches a new state).
+    pub fn ample_where(
+        &self,
+        enabled: &[u32],
+        looping: &[u32],
+        false_conjunct: &dyn Fn(u32) -> Option<Span>,
+        accept: &mut dyn FnMut(&[u32]) -> bool,
+    ) -> Option<Vec<u32>> {
         if enabled.len() <= 1 {
             return None;
         }
@@ -304,24 +328,25 @@ impl Stubborn {
         for &t in looping {
             state[t as usize] = Status::Looping;
         }
-        let mut best: Option<Vec<u32>> = None;
-        let mut seeds_tried = 0;
+        // One seed per process-like group: instances whose first written slot was tried
+        // already give (nearly) the same closure.
+        let mut seeds: Vec<u32> = Vec::new();
         let mut tried_first_writes: Vec<u32> = Vec::new();
-        let mut scratch = Scratch::new(n);
         for &seed in enabled {
-            // One seed per process-like group: instances whose first written slot was tried
-            // already give (nearly) the same closure.
-            let first = self.footprints[seed as usize].writes.first().copied();
-            if let Some(f) = first {
+            if let Some(&f) = self.footprints[seed as usize].writes.first() {
                 if tried_first_writes.contains(&f) {
                     continue;
                 }
                 tried_first_writes.push(f);
             }
-            if seeds_tried == MAX_SEEDS {
+            if seeds.len() == MAX_SEEDS {
                 break;
             }
-            seeds_tried += 1;
+            seeds.push(seed);
+        }
+        let mut best: Option<Vec<u32>> = None;
+        let mut scratch = Scratch::new(n);
+        for &seed in &seeds {
             let bound = best.as_ref().map_or(enabled.len(), |b| b.len());
             if let Some(set) = self.closure(seed, &state, bound, &mut scratch, false_conjunct) {
                 let done = set.len() == 1;
@@ -331,7 +356,21 @@ impl Stubborn {
                 }
             }
         }
-        best
+        let best = best?;
+        if accept(&best) {
+            return Some(best);
+        }
+        let mut others: Vec<Vec<u32>> = seeds
+            .iter()
+            .filter_map(|&seed| {
+                self.closure(seed, &state, enabled.len(), &mut scratch, false_conjunct)
+            })
+            .filter(|set| *set != best)
+            .collect();
+        // Smallest first; among equals, the first seed's (a stable sort).
+        others.sort_by_key(Vec::len);
+        others.dedup();
+        others.into_iter().find(|set| accept(set))
     }
 
     /// The enabled instances of the stubborn closure of `seed`, or `None` when it holds at least
@@ -383,8 +422,8 @@ impl Stubborn {
         Some(found)
     }
 
-    /// The places that conflict with place `p`: itself, and its slot (a cell) or its cells (a
-    /// whole slot).
+    /// The places that conflict with place `p`: itself, and its slot and overlapping cells (a
+    /// cell) or its cells (a whole slot).
     fn related(&self, p: u32, out: &mut Vec<u32>) {
         out.clear();
         out.push(p);
@@ -392,6 +431,7 @@ impl Stubborn {
             out.extend(&self.cells_of[p as usize]);
         } else {
             out.push(self.slot_of[p as usize - self.n_slots]);
+            out.extend(&self.overlaps[p as usize - self.n_slots]);
         }
     }
 }
@@ -466,6 +506,7 @@ mod tests {
             vec![print(&[0], &[0], &[0]), print(&[1], &[1], &[1])],
             2,
             vec![],
+            vec![],
             &[],
         );
         assert_eq!(s.ample(&[0, 1], &[], &|_| None), Some(vec![0]));
@@ -489,6 +530,7 @@ mod tests {
             ],
             3,
             vec![],
+            vec![],
             &[],
         );
         // From 2: its dependent 1 is disabled, whose enabler 0 joins; 3 stays out.
@@ -509,12 +551,14 @@ mod tests {
             ],
             3,
             vec![],
+            vec![],
             &[],
         );
         let span = |k: usize| Span::new(ioa_lang::span::FileId(0), k, k + 1);
         let conjunct = |k: usize, places: &[u32]| Conjunct {
             span: span(k),
             places: places.to_vec(),
+            stays_false: false,
         };
         s.set_conjuncts(vec![
             vec![],
@@ -600,6 +644,7 @@ mod tests {
             ],
             3,
             vec![],
+            vec![],
             &[],
         );
         // Looping, the input joins node 0's set (it writes slot 0) but is not one of the set's
@@ -622,6 +667,7 @@ mod tests {
             ],
             3,
             vec![],
+            vec![],
             &[0, 1],
         );
         assert_eq!(s.visible_count(), 2);
@@ -634,16 +680,16 @@ mod tests {
         // Slot 0 is a set with cells 2 (element a) and 3 (element b); instance 0 inserts a,
         // instance 1 inserts b.
         let inserts = vec![print(&[], &[], &[2]), print(&[], &[], &[3])];
-        let s = Stubborn::new(inserts.clone(), 2, vec![0, 0], &[]);
+        let s = Stubborn::new(inserts.clone(), 2, vec![0, 0], vec![], &[]);
         assert_eq!(s.closure_of(0, &[0, 1]), vec![0]);
         // Instance 2 reads the set's size (the whole slot 0) and writes slot 1: both inserts
         // are dependent on it, so the closure of one insert holds the other.
         let mut with_size = inserts;
         with_size.push(print(&[0], &[0], &[1]));
-        let s = Stubborn::new(with_size, 2, vec![0, 0], &[]);
+        let s = Stubborn::new(with_size, 2, vec![0, 0], vec![], &[]);
         assert_eq!(s.closure_of(0, &[0, 1]), vec![0, 1]);
         // An observed set makes a write to any of its cells visible.
-        let s = Stubborn::new(vec![print(&[], &[], &[2])], 2, vec![0, 0], &[0]);
+        let s = Stubborn::new(vec![print(&[], &[], &[2])], 2, vec![0, 0], vec![], &[0]);
         assert_eq!(s.visible_count(), 1);
     }
 
