@@ -693,15 +693,116 @@ mod tests {
         assert_eq!(s.visible_count(), 1);
     }
 
+    #[test]
+    fn a_refused_set_gives_way_to_the_next_smallest() {
+        // Three independent workers; worker 1 has two steps on its slot.
+        let s = Stubborn::new(
+            vec![
+                print(&[0], &[0], &[0]),
+                print(&[1], &[1], &[1]),
+                print(&[1], &[1], &[1]),
+                print(&[2], &[2], &[2]),
+            ],
+            3,
+            vec![],
+            vec![],
+            &[],
+        );
+        assert_eq!(s.ample(&[0, 1, 2, 3], &[], &|_| None), Some(vec![0]));
+        // The proviso refuses {0}: the next smallest, {3}, comes before {1, 2}.
+        let mut offered = Vec::new();
+        let set = s.ample_where(&[0, 1, 2, 3], &[], &|_| None, &mut |set| {
+            offered.push(set.to_vec());
+            set != [0]
+        });
+        assert_eq!(set, Some(vec![3]));
+        assert_eq!(offered, vec![vec![0], vec![3]]);
+        // Refusing every set but all of the instances gives none.
+        assert_eq!(
+            s.ample_where(&[0, 1, 2, 3], &[], &|_| None, &mut |_| false),
+            None
+        );
+    }
+
+    #[test]
+    fn a_conjunct_that_stays_false_brings_nothing() {
+        // 0 writes slot 0; 1 (disabled) reads slots 0 and 1 in its guard, and writes slot 2,
+        // which 2 reads; 3 writes slot 1.
+        let mut s = Stubborn::new(
+            vec![
+                print(&[], &[0], &[0]),
+                print(&[0, 1], &[0, 1], &[2]),
+                print(&[2], &[2], &[3]),
+                print(&[], &[], &[1]),
+            ],
+            4,
+            vec![],
+            vec![],
+            &[],
+        );
+        let span = Span::new(ioa_lang::span::FileId(0), 7, 8);
+        // Named false, a conjunct on slot 1 brings its writer 3 into 2's closure.
+        s.set_conjuncts(vec![
+            vec![],
+            vec![Conjunct {
+                span,
+                places: vec![1],
+                stays_false: false,
+            }],
+            vec![],
+            vec![],
+        ]);
+        assert_eq!(s.closure_of_named(2, &[0, 2, 3], Some(span)), vec![2, 3]);
+        // Staying false, it brings nothing: 2 is a set on its own.
+        s.set_conjuncts(vec![
+            vec![],
+            vec![Conjunct {
+                span,
+                places: vec![],
+                stays_false: true,
+            }],
+            vec![],
+            vec![],
+        ]);
+        assert_eq!(s.closure_of_named(2, &[0, 2, 3], Some(span)), vec![2]);
+    }
+
+    #[test]
+    fn a_pattern_cell_conflicts_with_the_cells_it_matches() {
+        // Slot 0 is a set; cell 1 is its element [a, x] for some x (a pattern), cell 2 the
+        // element [a, b], cell 3 the element [c, b]. Instance 0 writes the pattern; 1 and 2
+        // write the two elements.
+        let overlaps = vec![vec![2], vec![1], vec![]];
+        let s = Stubborn::new(
+            vec![
+                print(&[], &[], &[1]),
+                print(&[], &[], &[2]),
+                print(&[], &[], &[3]),
+            ],
+            1,
+            vec![0, 0, 0],
+            overlaps,
+            &[],
+        );
+        assert_eq!(s.closure_of(0, &[0, 1, 2]), vec![0, 1]);
+        assert_eq!(s.closure_of(2, &[0, 1, 2]), vec![2]);
+    }
+
     impl Stubborn {
         /// The enabled instances of the closure of `seed`, without a bound.
         fn closure_of(&self, seed: u32, enabled: &[u32]) -> Vec<u32> {
+            self.closure_of_named(seed, enabled, None)
+        }
+
+        /// [`Stubborn::closure_of`], the model naming `named` false in every disabled
+        /// instance.
+        fn closure_of_named(&self, seed: u32, enabled: &[u32], named: Option<Span>) -> Vec<u32> {
             let mut state = vec![Status::Disabled; self.footprints.len()];
             for &t in enabled {
                 state[t as usize] = Status::Enabled;
             }
             let mut scratch = Scratch::new(self.footprints.len());
-            self.closure(seed, &state, usize::MAX, &mut scratch, &|_| None)
+            self.closure(seed, &state, usize::MAX, &mut scratch, &|_| named)
                 .expect("unbounded")
         }
     }
