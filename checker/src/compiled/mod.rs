@@ -900,6 +900,16 @@ impl<'m, 's> CompiledModel<'m, 's> {
         self.with_words(state, |words| self.false_conjunct_of(words, k))
     }
 
+    /// Runs `f` with [`CompiledModel::false_conjunct`] of `state` for any instance, the state
+    /// unpacked once.
+    pub fn with_false_conjuncts<R>(
+        &self,
+        state: &[u64],
+        f: impl FnOnce(&dyn Fn(usize) -> Option<Span>) -> R,
+    ) -> R {
+        self.with_words(state, |words| f(&|k| self.false_conjunct_of(words, k)))
+    }
+
     /// [`CompiledModel::false_conjunct`] of a state's words.
     fn false_conjunct_of(&self, state: &[i64], k: usize) -> Option<Span> {
         // An instance no state tries (it never takes part, or no case can apply) is asked

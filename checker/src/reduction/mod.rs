@@ -81,6 +81,16 @@ pub trait SlotValues: Model {
     /// `state` and so disables machine instance `instance`, if the model can tell: the first
     /// one, in the order the interpreter tries them.
     fn false_conjunct(&self, state: &Self::State, instance: usize) -> Option<Span>;
+
+    /// Runs `f` with [`SlotValues::false_conjunct`] of `state` for any instance: a model that
+    /// must decode its states to answer decodes this one once.
+    fn with_false_conjuncts<R>(
+        &self,
+        state: &Self::State,
+        f: impl FnOnce(&dyn Fn(usize) -> Option<Span>) -> R,
+    ) -> R {
+        f(&|instance| self.false_conjunct(state, instance))
+    }
 }
 
 impl SlotValues for MachineModel<'_, '_> {
@@ -100,6 +110,14 @@ impl SlotValues for crate::compiled::CompiledModel<'_, '_> {
 
     fn false_conjunct(&self, state: &Self::State, instance: usize) -> Option<Span> {
         crate::compiled::CompiledModel::false_conjunct(self, state, instance)
+    }
+
+    fn with_false_conjuncts<R>(
+        &self,
+        state: &Self::State,
+        f: impl FnOnce(&dyn Fn(usize) -> Option<Span>) -> R,
+    ) -> R {
+        crate::compiled::CompiledModel::with_false_conjuncts(self, state, f)
     }
 }
 
@@ -339,36 +357,34 @@ where
         // The conjunct that disables an instance, asked of the model (a smaller necessary
         // enabling set than its whole guard's); each instance once per state, since the
         // closures of several seeds meet it.
-        let asked: Vec<OnceCell<Option<Span>>> =
-            (0..order.splits.len()).map(|_| OnceCell::new()).collect();
-        let false_conjunct = |t: u32| -> Option<Span> {
-            *asked
-                .get(t as usize)?
-                .get_or_init(|| self.inner.false_conjunct(state, t as usize))
-        };
         // The cycle proviso: a reduced set is used only when one of its steps reaches a state
         // not visited before, which the search puts one level deeper (see the module's note).
         // When the smallest set found fails it, a larger one may pass. Each kept step's
         // fingerprint is computed once, here.
         let mut prints: Vec<Option<Fingerprint>> = vec![None; all.len()];
         let mut refused = 0;
-        let ample = order.stubborn.ample_where(
-            &enabled,
-            &looping,
-            &false_conjunct,
-            &mut |set: &[u32]| {
-                for (k, (&id, &moves)) in analysed.iter().zip(&moves).enumerate() {
-                    if moves && set.binary_search(&id).is_ok() {
-                        let f = *prints[k].get_or_insert_with(|| self.inner.fingerprint(&all[k].1));
-                        if !seen(f) {
-                            return true;
+        let ample = self.inner.with_false_conjuncts(state, |named| {
+            let asked: Vec<OnceCell<Option<Span>>> =
+                (0..order.splits.len()).map(|_| OnceCell::new()).collect();
+            let false_conjunct = |t: u32| -> Option<Span> {
+                *asked.get(t as usize)?.get_or_init(|| named(t as usize))
+            };
+            order
+                .stubborn
+                .ample_where(&enabled, &looping, &false_conjunct, &mut |set: &[u32]| {
+                    for (k, (&id, &moves)) in analysed.iter().zip(&moves).enumerate() {
+                        if moves && set.binary_search(&id).is_ok() {
+                            let f =
+                                *prints[k].get_or_insert_with(|| self.inner.fingerprint(&all[k].1));
+                            if !seen(f) {
+                                return true;
+                            }
                         }
                     }
-                }
-                refused += 1;
-                false
-            },
-        );
+                    refused += 1;
+                    false
+                })
+        });
         let Some(ample) = ample else {
             if refused > 0 {
                 c.proviso_full.fetch_add(1, Ordering::Relaxed);

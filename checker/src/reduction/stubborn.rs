@@ -50,6 +50,11 @@ pub const MAX_SEEDS: usize = 24;
 /// The most instance ids the precomputed lists of [`Stubborn::brings`] hold together (64 MiB).
 const LISTED: usize = 16 << 20;
 
+/// Up to this many instances, the lists of [`Stubborn::brings`] are bit sets and a closure
+/// marks instances in a bit set: pushing a list is a few word operations rather than one
+/// test per instance in it.
+const BIT_SET_INSTANCES: usize = 4096;
+
 /// The independence structure of a machine's instances. Places are whole slots (ids below
 /// `n_slots`) and cells of set-valued slots (see [`super::footprint`]): a cell conflicts with
 /// itself and with its whole slot, a whole slot with itself and every cell of it.
@@ -99,18 +104,48 @@ enum Why {
 struct Brings {
     /// Enabled: the instances that write or read what it writes, and those that write what it
     /// reads.
-    enabled: Box<[u32]>,
+    enabled: Members,
     /// Looping: the writers of what it reads or writes.
-    looping: Box<[u32]>,
+    looping: Members,
     /// Disabled: the writers of what its guard reads.
-    guard: Box<[u32]>,
+    guard: Members,
     /// Disabled with a named false conjunct: the writers of what that conjunct reads, one list
     /// per conjunct (in [`Stubborn::conjuncts`] order).
-    conjuncts: Box<[Box<[u32]>]>,
+    conjuncts: Box<[Members]>,
+}
+
+/// A list of instances: their ids, or, in a model of at most [`BIT_SET_INSTANCES`]
+/// instances, a bit set over them.
+enum Members {
+    Ids(Box<[u32]>),
+    Bits(Box<[u64]>),
+}
+
+impl Members {
+    fn of(mut ids: Vec<u32>, n: usize) -> Members {
+        if n <= BIT_SET_INSTANCES {
+            let mut bits = vec![0u64; n.div_ceil(64)];
+            for t in ids {
+                bits[t as usize / 64] |= 1 << (t % 64);
+            }
+            return Members::Bits(bits.into());
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Members::Ids(ids.into())
+    }
+
+    /// Its size in instance ids (a bit set's in `u32` words).
+    fn size(&self) -> usize {
+        match self {
+            Members::Ids(ids) => ids.len(),
+            Members::Bits(bits) => bits.len() * 2,
+        }
+    }
 }
 
 impl Brings {
-    fn list(&self, why: Why) -> &[u32] {
+    fn list(&self, why: Why) -> &Members {
         match why {
             Why::Enabled => &self.enabled,
             Why::Looping => &self.looping,
@@ -203,12 +238,11 @@ impl Stubborn {
                 if self.listed.load(Ordering::Relaxed) >= LISTED {
                     return None;
                 }
-                let list = |why: Why| -> Box<[u32]> {
+                let n = self.footprints.len();
+                let list = |why: Why| -> Members {
                     let mut out = Vec::new();
                     self.each_brought(t, why, &mut |u| out.push(u));
-                    out.sort_unstable();
-                    out.dedup();
-                    out.into()
+                    Members::of(out, n)
                 };
                 let conjuncts = self.conjuncts.get(t as usize).map_or(0, Vec::len);
                 let brings = Brings {
@@ -217,10 +251,10 @@ impl Stubborn {
                     guard: list(Why::Guard),
                     conjuncts: (0..conjuncts).map(|k| list(Why::Conjunct(k))).collect(),
                 };
-                let size = brings.enabled.len()
-                    + brings.looping.len()
-                    + brings.guard.len()
-                    + brings.conjuncts.iter().map(|c| c.len()).sum::<usize>();
+                let size = brings.enabled.size()
+                    + brings.looping.size()
+                    + brings.guard.size()
+                    + brings.conjuncts.iter().map(Members::size).sum::<usize>();
                 self.listed.fetch_add(size, Ordering::Relaxed);
                 Some(brings)
             })
@@ -414,7 +448,7 @@ impl Stubborn {
                 Status::Disabled => continue,
             };
             match self.brings(t) {
-                Some(b) => b.list(why).iter().for_each(|&u| scratch.push(u)),
+                Some(b) => scratch.push_all(b.list(why)),
                 None => self.each_brought(t, why, &mut |u| scratch.push(u)),
             }
         }
@@ -449,23 +483,34 @@ enum Status {
 
 /// The marks of one closure.
 struct Scratch {
-    /// `mark[t] == round`: instance `t` is in the closure being computed (a new closure
-    /// starts a new round, so nothing is cleared between closures).
+    /// In a model of more than [`BIT_SET_INSTANCES`] instances, `mark[t] == round`: instance
+    /// `t` is in the closure being computed (a new closure starts a new round, so nothing is
+    /// cleared between closures).
     mark: Vec<u32>,
     round: u32,
+    /// In a model of at most [`BIT_SET_INSTANCES`] instances, the closure's instances as bits
+    /// (cleared for each closure).
+    bits: Vec<u64>,
     queue: Vec<u32>,
 }
 
 impl Scratch {
     fn new(n: usize) -> Scratch {
+        let small = n <= BIT_SET_INSTANCES;
         Scratch {
-            mark: vec![0; n],
+            mark: if small { Vec::new() } else { vec![0; n] },
             round: 0,
+            bits: if small {
+                vec![0; n.div_ceil(64)]
+            } else {
+                Vec::new()
+            },
             queue: Vec::new(),
         }
     }
 
     fn reset(&mut self) {
+        self.bits.iter_mut().for_each(|b| *b = 0);
         self.round = self.round.wrapping_add(1);
         if self.round == 0 {
             self.mark.iter_mut().for_each(|m| *m = 0);
@@ -475,10 +520,36 @@ impl Scratch {
     }
 
     fn push(&mut self, t: u32) {
+        if self.mark.is_empty() {
+            let (w, bit) = (t as usize / 64, 1u64 << (t % 64));
+            if self.bits[w] & bit == 0 {
+                self.bits[w] |= bit;
+                self.queue.push(t);
+            }
+            return;
+        }
         let m = &mut self.mark[t as usize];
         if *m != self.round {
             *m = self.round;
             self.queue.push(t);
+        }
+    }
+
+    /// Pushes every instance of `members` not in the closure yet.
+    fn push_all(&mut self, members: &Members) {
+        match members {
+            Members::Ids(ids) => ids.iter().for_each(|&u| self.push(u)),
+            Members::Bits(bits) => {
+                for (w, (&add, have)) in bits.iter().zip(self.bits.iter_mut()).enumerate() {
+                    let mut new = add & !*have;
+                    *have |= new;
+                    while new != 0 {
+                        let b = new.trailing_zeros();
+                        self.queue.push((w * 64) as u32 + b);
+                        new &= new - 1;
+                    }
+                }
+            }
         }
     }
 }
