@@ -206,6 +206,7 @@ impl ReductionSummary {
                 visible: o.visible_instances(),
                 split: o.split_instances(),
                 stays_false: o.stays_false_conjuncts(),
+                acyclic_rounds: o.acyclicity().acyclic().then(|| o.acyclicity().rounds()),
                 stats,
             }),
         }
@@ -233,6 +234,7 @@ impl ReductionSummary {
             visible,
             split,
             stays_false,
+            acyclic_rounds,
             stats,
         }) = &self.partial_order
         {
@@ -253,8 +255,15 @@ impl ReductionSummary {
                     if *n == 1 { "stays" } else { "stay" }
                 ),
             };
+            let acyclic = match acyclic_rounds {
+                None => String::new(),
+                Some(rounds) => format!(
+                    "; no cycle proviso: the state graph has no cycles ({} of the analysis)",
+                    count(*rounds as u64, "round")
+                ),
+            };
             let mut text = format!(
-                "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants{split}{stays_false}",
+                "partial-order reduction: {} of {} expanded with a stubborn set, {} not explored ({} of {} action instances visible to the invariants{split}{stays_false}{acyclic}",
                 thousands(stats.reduced_states),
                 count(expanded, "state"),
                 count(stats.pruned_successors, "successor"),
@@ -318,11 +327,13 @@ impl ReductionSummary {
             "ran": ran,
             "symmetric": self.symmetric,
             "detected_symmetric": self.detected_symmetric,
-            "por": self.partial_order.as_ref().map(|PorSummary { instances, visible, split, stays_false, stats }| serde_json::json!({
+            "por": self.partial_order.as_ref().map(|PorSummary { instances, visible, split, stays_false, acyclic_rounds, stats }| serde_json::json!({
                 "instances": instances,
                 "visible_instances": visible,
                 "split_instances": split,
                 "stays_false_conjuncts": stays_false,
+                "acyclic": acyclic_rounds.is_some(),
+                "acyclic_rounds": acyclic_rounds,
                 "reduced_states": stats.reduced_states,
                 "full_states": stats.full_states,
                 "proviso_full_states": stats.proviso_full,
@@ -345,6 +356,8 @@ pub struct PorSummary {
     pub split: usize,
     /// Precondition conjuncts that stay false once false.
     pub stays_false: usize,
+    /// When the analysis of cycles found none, in how many rounds (then no cycle proviso).
+    pub acyclic_rounds: Option<usize>,
     /// What the reduction did.
     pub stats: PorStats,
 }

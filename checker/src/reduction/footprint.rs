@@ -190,10 +190,13 @@ pub(super) struct Site<'a> {
 }
 
 impl<'a> Site<'a> {
-    /// A site for a transition without arguments (the instance of a parameterless action).
-    pub(super) fn without_args(
+    /// A site for a transition of primitive `instance` with `n_locals` locals, fired with
+    /// `args` (the transition's action has `n_args` parameters).
+    pub(super) fn new(
         machine: &'a Machine<'a>,
         instance: &'a interpreter::machine::Instance,
+        args: &'a [Value],
+        n_args: u32,
         n_locals: u32,
     ) -> Self {
         Site {
@@ -201,10 +204,19 @@ impl<'a> Site<'a> {
             offset: instance.offset as u32,
             state_types: &instance.state_types,
             params: &instance.params,
-            args: &[],
-            n_args: 0,
+            args,
+            n_args,
             n_locals,
         }
+    }
+
+    /// A site for a transition without arguments (the instance of a parameterless action).
+    pub(super) fn without_args(
+        machine: &'a Machine<'a>,
+        instance: &'a interpreter::machine::Instance,
+        n_locals: u32,
+    ) -> Self {
+        Site::new(machine, instance, &[], 0, n_locals)
     }
 
     /// The scope of the automaton's parameters, and locals holding the instance's arguments
@@ -238,7 +250,7 @@ impl<'a> Site<'a> {
 
     /// Whether a conjunct of `pre` that reads no state is false: then the transition never
     /// fires (a lossless network's `lose` action), in any state.
-    fn never_fires(&self, pre: &[Expr]) -> bool {
+    pub(super) fn never_fires(&self, pre: &[Expr]) -> bool {
         pre.iter()
             .flat_map(conjuncts)
             .any(|e| self.fixed_value(e) == Some(Value::Bool(false)))
@@ -719,7 +731,6 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                     continue;
                 };
                 let name = &machine.actions[instance.action].name;
-                let offset = i.offset as u32;
                 let own = &spec.automata[i.automaton.0 as usize].actions;
                 let mut fires = false;
                 let mut has_transition = false;
@@ -729,15 +740,13 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                     .filter(|t| own[t.action.0 as usize].name == *name)
                 {
                     has_transition = true;
-                    let site = Site {
+                    let site = Site::new(
                         machine,
-                        offset,
-                        state_types: &i.state_types,
-                        params: &i.params,
-                        args: &instance.args,
-                        n_args: own[t.action.0 as usize].params.len() as u32,
-                        n_locals: t.n_locals,
-                    };
+                        i,
+                        &instance.args,
+                        own[t.action.0 as usize].params.len() as u32,
+                        t.n_locals,
+                    );
                     if site.never_fires(&t.pre) {
                         continue;
                     }

@@ -23,14 +23,20 @@
 //!   of the same length to a violation, one level deeper. Path length, then distance to the
 //!   last level, decreases at each step, so a violation is reached in the reduced graph.
 //!
+//!   When the text shows that the state graph has no cycles but self-loops ([`progress`]),
+//!   no proviso is needed and every state takes the smallest set found: in the same argument,
+//!   a step of the set leads to a state from which the longest path is shorter (the graph has
+//!   no cycles and the step is not a self-loop), and that decreases instead. Then the search
+//!   need not say which states it visited, so the reduction also runs where `seen` is missing.
+//!
 //! **Messages picked with `choose`.** A parameterless instance whose effect picks a message
 //! (`lose`, `duplicate`) is analysed as one instance per message ([`split`]); a step of it is
 //! told apart by the message it removed or added, which the model reads from its states
 //! ([`SlotValues`]).
 //!
 //! Without `seen` (a visited set spilled to disk, whose `contains` may miss states; the
-//! distributed explorer's partial knowledge) every state is expanded fully: reduction needs the
-//! exact answer.
+//! distributed explorer's partial knowledge) every state of a graph that may have cycles is
+//! expanded fully: the proviso needs the exact answer.
 //!
 //! It does not preserve liveness properties as implemented here (that needs the proviso on
 //! every cycle of *each* fairness class and a stronger visibility), so the liveness searches do
@@ -40,6 +46,7 @@
 //! instance of the state it leaves), re-executed by the interpreter like every other.
 
 pub mod footprint;
+pub mod progress;
 pub mod split;
 pub mod stable;
 pub mod stubborn;
@@ -68,6 +75,8 @@ pub struct PartialOrder {
     stays_false: usize,
     /// For each machine instance, its split, if it has one.
     splits: Vec<Option<Split>>,
+    /// Whether the state graph may have cycles ([`progress`]): without, no cycle proviso.
+    acyclicity: progress::Acyclicity,
 }
 
 /// What the reduction needs to read in a model's states: the value of a state variable (the
@@ -126,6 +135,7 @@ impl PartialOrder {
     /// [`crate::model::action_instances`] numbers them).
     pub fn new(machine: &Machine) -> EvalResult<PartialOrder> {
         let instances = action_instances(machine)?;
+        let acyclicity = progress::acyclicity(machine, &instances);
         let footprint::Footprints {
             prints: mut footprints,
             conjuncts,
@@ -171,6 +181,7 @@ impl PartialOrder {
             stubborn,
             stays_false: stable_spans.len(),
             splits,
+            acyclicity,
         })
     }
 
@@ -223,6 +234,13 @@ impl PartialOrder {
     /// false, whose instances bring nothing into a stubborn set while they are false.
     pub fn stays_false_conjuncts(&self) -> usize {
         self.stays_false
+    }
+
+    /// What the analysis of cycles found ([`progress`]): when the state graph has none but
+    /// self-loops, every state is expanded with the smallest stubborn set found, whatever the
+    /// search visited.
+    pub fn acyclicity(&self) -> &progress::Acyclicity {
+        &self.acyclicity
     }
 
     /// The number of action instances analysed (a split instance counts once per message).
@@ -320,7 +338,13 @@ where
             return (all, Vec::new());
         };
         let c = &self.counters;
-        let Some(seen) = seen else {
+        // Without cycles, the proviso is not needed ([`progress`]); with them, it needs to
+        // know exactly which states were visited.
+        let proviso = if order.acyclicity.acyclic() {
+            None
+        } else if let Some(seen) = seen {
+            Some(seen)
+        } else {
             c.unchecked_full.fetch_add(1, Ordering::Relaxed);
             c.full_states.fetch_add(1, Ordering::Relaxed);
             return (all, Vec::new());
@@ -372,6 +396,9 @@ where
             order
                 .stubborn
                 .ample_where(&enabled, &looping, &false_conjunct, &mut |set: &[u32]| {
+                    let Some(seen) = proviso else {
+                        return true;
+                    };
                     for (k, (&id, &moves)) in analysed.iter().zip(&moves).enumerate() {
                         if moves && set.binary_search(&id).is_ok() {
                             let f =
@@ -471,7 +498,8 @@ where
     }
 
     fn asks_seen(&self) -> bool {
-        self.order.is_some()
+        // Only the cycle proviso asks, and a graph without cycles needs none.
+        self.order.is_some_and(|o| !o.acyclicity.acyclic())
     }
 
     fn check(&self, state: &M::State) -> Result<Option<M::Property>, M::Error> {

@@ -89,14 +89,14 @@ fn has_fire(s: &Stmt) -> bool {
 
 /// A variable read or written in an effect: a state slot or a local.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Var {
+pub(super) enum Var {
     State(u32),
     Local(u32),
 }
 
 /// The variables `e` reads; `None` when it reads something else (another automaton's variable,
 /// an auxiliary one).
-fn reads(e: &Expr) -> Option<Vec<Var>> {
+pub(super) fn reads(e: &Expr) -> Option<Vec<Var>> {
     let mut out = Vec::new();
     let mut known = true;
     walk_expr(e, &mut |x| match &x.kind {
@@ -253,7 +253,7 @@ fn at_least(e: &Expr, x: u32) -> bool {
 
 /// Structural equality, spans aside, for the expressions [`never_below`] compares (anything
 /// else is unequal).
-fn same(a: &Expr, b: &Expr) -> bool {
+pub(super) fn same(a: &Expr, b: &Expr) -> bool {
     match (&a.kind, &b.kind) {
         (ExprKind::Var(x), ExprKind::Var(y)) => x == y,
         (ExprKind::Int(x), ExprKind::Int(y)) => x == y,
