@@ -60,6 +60,11 @@ pub struct Footprint {
     pub reads: Vec<u32>,
     /// Every slot it may write.
     pub writes: Vec<u32>,
+    /// Of the guard's places, those read only by precondition conjuncts that stay false once
+    /// false ([`super::stable`]), by its one controlling participant: a step of another
+    /// instance that writes them can disable this one, but only for good (see
+    /// [`super::stubborn`]).
+    pub permanent: Vec<u32>,
     /// Whether some participant of the instance exists (an instance no signature takes part in
     /// is never enabled).
     pub has_participants: bool,
@@ -76,10 +81,9 @@ pub struct Footprint {
 pub struct Conjunct {
     /// The conjunct's span.
     pub span: ioa_lang::span::Span,
-    /// The places whose writers may make it true: those it reads, or none when it stays false
-    /// once false ([`super::stable`]).
+    /// The places it reads: their writers may make it true, unless it stays false.
     pub places: Vec<u32>,
-    /// Whether it stays false once false.
+    /// Whether it stays false once false ([`super::stable`]): then no step makes it true.
     pub stays_false: bool,
 }
 
@@ -712,10 +716,13 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                         reads: all.clone(),
                         writes: all,
                         has_participants: true,
+                        permanent: Vec::new(),
                     };
                 }
             };
             let (mut guard, mut reads, mut writes) = (Vec::new(), Vec::new(), Vec::new());
+            // The places read by conjuncts that stay false, and by anything else of the guard.
+            let (mut sticky, mut loose) = (Vec::new(), Vec::new());
             // A participant none of whose transitions for the action can fire makes the
             // instance never enabled: it then conflicts with nothing.
             let mut never = false;
@@ -770,13 +777,14 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                                 .as_ref()
                                 .and_then(|k| k[i.automaton.0 as usize].as_ref())
                                 .is_some_and(|k| k.stays_false(e, site.n_args));
+                            if stays_false {
+                                sticky.extend(&places);
+                            } else {
+                                loose.extend(&places);
+                            }
                             conjuncts.push(Conjunct {
                                 span: e.span,
-                                places: if stays_false {
-                                    Vec::new()
-                                } else {
-                                    finish(places, false, machine.n_slots)
-                                },
+                                places: finish(places, false, machine.n_slots),
                                 stays_false,
                             });
                         }
@@ -791,6 +799,20 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
                     t.const_args.iter().for_each(|(_, e)| g.expr(e));
                     t.where_clause.iter().for_each(|e| g.expr(e));
                     t.pre.iter().for_each(|e| g.expr(e));
+                    // What the guard reads outside the controlling conjuncts.
+                    let mut everything = false;
+                    let mut o = Collect {
+                        site: &site,
+                        cells: &mut cells,
+                        out: &mut loose,
+                        everything: &mut everything,
+                        bound: Vec::new(),
+                    };
+                    t.const_args.iter().for_each(|(_, e)| o.expr(e));
+                    if *kind == ActionKind::Input {
+                        t.where_clause.iter().for_each(|e| o.expr(e));
+                        t.pre.iter().for_each(|e| o.expr(e));
+                    }
                     let mut r = Collect {
                         site: &site,
                         cells: &mut cells,
@@ -836,13 +858,26 @@ pub fn footprints(machine: &Machine, instances: &[ActionInstance]) -> Footprints
             if never {
                 return Footprint::default();
             }
-            reads.extend(&guard);
             let n = machine.n_slots;
+            // Read only by conjuncts that stay false: not by the effects, nor by anything else
+            // of the guard (known only when the conjuncts are).
+            let permanent = if conjuncts_known && !guard_all && !reads_all {
+                let mut elsewhere = reads.clone();
+                elsewhere.extend(&loose);
+                let elsewhere = finish(elsewhere, false, n);
+                let mut sticky = finish(sticky, false, n);
+                sticky.retain(|p| elsewhere.binary_search(p).is_err());
+                sticky
+            } else {
+                Vec::new()
+            };
+            reads.extend(&guard);
             Footprint {
                 guard: finish(guard, guard_all, n),
                 reads: finish(reads, reads_all || guard_all, n),
                 writes: finish(writes, writes_all, n),
                 has_participants: !participants.is_empty(),
+                permanent,
             }
         })
         .collect();

@@ -150,6 +150,7 @@ pub fn split(
                 guard,
                 writes: vec![write],
                 has_participants: true,
+                permanent: Vec::new(),
             };
             (c.clone(), footprint)
         })

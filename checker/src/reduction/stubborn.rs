@@ -12,7 +12,11 @@
 //!
 //! Two instances are *dependent* when one writes a slot the other reads or writes. A set `S` of
 //! instances is stubborn in a state when
-//! 1. every enabled instance in `S` brings every instance dependent on it into `S`;
+//! 1. every enabled instance in `S` brings every instance dependent on it into `S` — except
+//!    that one other than the closure's seed (its *key*) does not bring the writers of places
+//!    that only its conjuncts that stay false read ([`Footprint::permanent`]): such a writer can
+//!    disable it, but only for good, so no run outside `S` ends with it, and the commutation
+//!    below is needed only for runs that leave it enabled;
 //! 2. every disabled instance in `S` brings every instance that writes one of its guard's slots
 //!    into `S` (a necessary enabling set: it cannot become enabled while those slots keep
 //!    their values) — or, when the model names the precondition conjunct that is false in the
@@ -24,9 +28,10 @@
 //!    into `S` (its steps depend on nothing else, so while those keep their values its steps
 //!    keep returning to their state).
 //!
-//! Then no sequence of instances outside `S` can disable, enable or fail to commute with an
-//! enabled instance of `S` (Valmari's theorem), so exploring only `S`'s enabled instances loses
-//! no deadlock. *Visibility*: an enabled visible instance (one that writes a slot an invariant
+//! Then no sequence of instances outside `S` can disable the key, enable a disabled instance
+//! of `S`, or fail to commute with an enabled instance of `S` that it leaves enabled
+//! (Valmari's theorem, with the key as the one that must stay enabled), so exploring only
+//! `S`'s enabled instances loses no deadlock. *Visibility*: an enabled visible instance (one that writes a slot an invariant
 //! reads) brings every visible instance into `S`; then either no enabled instance of `S` is
 //! visible, or no instance outside `S` is, and with the cycle proviso no reachable state in
 //! which an invariant is false is lost.
@@ -88,6 +93,9 @@ pub struct Stubborn {
 /// Why an instance is in a closure, which decides what it brings in.
 #[derive(Debug, Clone, Copy)]
 enum Why {
+    /// It is enabled, and the closure's key instance (its seed): nothing outside the set may
+    /// disable it.
+    Key,
     /// It is enabled.
     Enabled,
     /// Its precondition holds but its steps return to the state.
@@ -102,8 +110,10 @@ enum Why {
 /// [`Stubborn`]), each list ascending and without repeats: a function of the footprints alone,
 /// so it is computed once rather than walked place by place in every closure.
 struct Brings {
-    /// Enabled: the instances that write or read what it writes, and those that write what it
+    /// The key: the instances that write or read what it writes, and those that write what it
     /// reads.
+    key: Members,
+    /// Enabled: the same, less the writers of what only its conjuncts that stay false read.
     enabled: Members,
     /// Looping: the writers of what it reads or writes.
     looping: Members,
@@ -147,6 +157,7 @@ impl Members {
 impl Brings {
     fn list(&self, why: Why) -> &Members {
         match why {
+            Why::Key => &self.key,
             Why::Enabled => &self.enabled,
             Why::Looping => &self.looping,
             Why::Guard => &self.guard,
@@ -218,7 +229,7 @@ impl Stubborn {
     pub fn set_conjuncts(&mut self, mut conjuncts: Vec<Vec<Conjunct>>) {
         for (t, list) in conjuncts.iter_mut().enumerate() {
             let guard = self.footprints.get(t).map_or(0, |f| f.guard.len());
-            if !list.iter().any(|c| c.places.len() < guard) {
+            if !list.iter().any(|c| c.stays_false || c.places.len() < guard) {
                 list.clear();
             }
         }
@@ -246,12 +257,14 @@ impl Stubborn {
                 };
                 let conjuncts = self.conjuncts.get(t as usize).map_or(0, Vec::len);
                 let brings = Brings {
+                    key: list(Why::Key),
                     enabled: list(Why::Enabled),
                     looping: list(Why::Looping),
                     guard: list(Why::Guard),
                     conjuncts: (0..conjuncts).map(|k| list(Why::Conjunct(k))).collect(),
                 };
-                let size = brings.enabled.size()
+                let size = brings.key.size()
+                    + brings.enabled.size()
                     + brings.looping.size()
                     + brings.guard.size()
                     + brings.conjuncts.iter().map(Members::size).sum::<usize>();
@@ -268,9 +281,21 @@ impl Stubborn {
         match why {
             // Dependent instances: those that write or read what `t` writes, and those that
             // write what `t` reads.
-            Why::Enabled => {
+            Why::Key => {
                 self.each_related(&fp.writes, true, f);
                 self.each_related(&fp.reads, false, f);
+            }
+            // The same, less those that can only disable `t` for good: writers of what only
+            // conjuncts that stay false read.
+            Why::Enabled => {
+                self.each_related(&fp.writes, true, f);
+                if fp.permanent.is_empty() {
+                    self.each_related(&fp.reads, false, f);
+                } else {
+                    let mut reads = fp.reads.clone();
+                    reads.retain(|p| fp.permanent.binary_search(p).is_err());
+                    self.each_related(&reads, false, f);
+                }
             }
             // Its steps change nothing here; a step of it changes something only after what
             // it reads or writes has changed: the instances that write those places are a
@@ -282,7 +307,13 @@ impl Stubborn {
             // A necessary enabling set: the instances that write what the whole guard reads,
             // or what the conjunct the model names false reads.
             Why::Guard => self.each_related(&fp.guard, false, f),
-            Why::Conjunct(k) => self.each_related(&self.conjuncts[t as usize][k].places, false, f),
+            // Nothing makes a conjunct that stays false true again.
+            Why::Conjunct(k) => {
+                let conjunct = &self.conjuncts[t as usize][k];
+                if !conjunct.stays_false {
+                    self.each_related(&conjunct.places, false, f)
+                }
+            }
         }
     }
 
@@ -434,7 +465,12 @@ impl Stubborn {
                     if found.len() >= bound {
                         return None;
                     }
-                    Why::Enabled
+                    // The seed is the key instance.
+                    if t == seed {
+                        Why::Key
+                    } else {
+                        Why::Enabled
+                    }
                 }
                 Status::Looping => Why::Looping,
                 Status::Disabled if self.footprints[t as usize].has_participants => {
@@ -567,6 +603,7 @@ mod tests {
             reads,
             writes: writes.to_vec(),
             has_participants: true,
+            permanent: Vec::new(),
         }
     }
 
@@ -836,6 +873,26 @@ mod tests {
             vec![],
         ]);
         assert_eq!(s.closure_of_named(2, &[0, 2, 3], Some(span)), vec![2]);
+    }
+
+    #[test]
+    fn only_the_key_brings_what_can_disable_it_for_good() {
+        // 0 (a crashable node's send) writes slot 0 and is guarded by slot 1 through a
+        // conjunct that stays false; 1 (the crash) writes slot 1; 2 reads slot 0.
+        let mut send = print(&[1], &[1], &[0]);
+        send.permanent = vec![1];
+        let s = Stubborn::new(
+            vec![send, print(&[], &[], &[1]), print(&[], &[0], &[2])],
+            3,
+            vec![],
+            vec![],
+            &[],
+        );
+        // From 2, the send joins as a dependent, not its crash: the crash can only disable
+        // it for good, so no run outside the set ends with the send.
+        assert_eq!(s.closure_of(2, &[0, 1, 2]), vec![0, 2]);
+        // As the key, nothing outside the set may disable it: the crash joins.
+        assert_eq!(s.closure_of(0, &[0, 1, 2]), vec![0, 1, 2]);
     }
 
     #[test]
