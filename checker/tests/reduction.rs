@@ -68,7 +68,10 @@ fn rounds(
         "{}: {}\n",
         name,
         if found.acyclic() {
-            format!("no cycles ({} rounds)", found.rounds())
+            match found.rounds() {
+                1 => "no cycles (1 round)".to_string(),
+                n => format!("no cycles ({n} rounds)"),
+            }
         } else {
             "may have cycles".to_string()
         }
@@ -145,5 +148,30 @@ fn cycles_of_small_models() {
         vec![Value::Int(2)],
         "Int = 0..2",
     ));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn cycles_of_look_alikes() {
+    let mut out = String::new();
+    for name in [
+        "PingPong",
+        "Countdown",
+        "Reset",
+        "Flag",
+        "Latch",
+        "Queue",
+        "Consume",
+        "Undone",
+        "Stale",
+        "Decide",
+    ] {
+        out.push_str(&rounds(
+            "tests/data/reduction/cycles.ioa",
+            name,
+            vec![],
+            "Int = 0..4",
+        ));
+    }
     insta::assert_snapshot!(out);
 }

@@ -428,7 +428,18 @@ fn direction(target: &Place, value: &Expr, facts: &[&Expr]) -> Option<(Dir, bool
         ExprKind::Bool(true) => (Dir::Up, known(&is_false)),
         ExprKind::Bool(false) => (Dir::Down, known(&|e| here(e))),
         ExprKind::Nil => (Dir::Down, known(&|e| nil_test(e, false))),
-        ExprKind::Call(Builtin::Embed, _) if known(&|e| nil_test(e, true)) => (Dir::Up, true),
+        // Anything is at least `nil`, the bottom of its flat order; strictly when not `nil`.
+        _ if matches!(value.ty, Type::Null(_)) && known(&|e| nil_test(e, true)) => {
+            let not_nil = |e: &Expr| match &e.kind {
+                ExprKind::Binary(BinOp::Neq, a, b) => {
+                    (same(a, value) && matches!(b.kind, ExprKind::Nil))
+                        || (same(b, value) && matches!(a.kind, ExprKind::Nil))
+                }
+                _ => false,
+            };
+            let some = matches!(value.kind, ExprKind::Call(Builtin::Embed, _));
+            (Dir::Up, some || known(&not_nil))
+        }
         ExprKind::Collection(xs) if xs.is_empty() => (Dir::Down, false),
         ExprKind::Call(Builtin::Insert, xs) if xs.len() == 2 && here(&xs[1]) => {
             let element = &xs[0];
