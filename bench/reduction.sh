@@ -3,7 +3,8 @@
 # on the models of issue 37: LCR with 4-6 processes, two-phase commit with 3-4 participants
 # (indexed by Int, and by a symmetric type of their own: tests/data/symmetry/tpc_family.ioa), the
 # composite Paxos on examples/paxos/explore.universe (every invariant, Agreement alone, and over a
-# reliable network: tests/data/reduction/paxos_reliable.ioa), the
+# reliable network: tests/data/reduction/paxos_reliable.ioa; and with two ballots,
+# paxos_reliable2, the model issue 37 asks to verify in 10 minutes), the
 # one-shot vote of the reduction suite with 3 nodes (reliable and lossy network), the
 # GROOVE-vs-SPIN Paxos with 3 proposers and 3 acceptors (high majority). One run after the other, release build, 2 threads.
 #
@@ -34,6 +35,7 @@ ARGS[tpc_family4]="tests/data/symmetry/tpc_family.ioa --automaton TwoPhaseCommit
 ARGS[paxos]="examples/paxos/paxos.ioa --automaton Paxos --universe-file examples/paxos/explore.universe"
 ARGS[paxos_agreement]="examples/paxos/paxos.ioa --automaton Paxos --universe-file examples/paxos/explore.universe --invariant Agreement"
 ARGS[paxos_reliable]="tests/data/reduction/paxos_reliable.ioa --automaton PaxosReliable --universe-file examples/paxos/explore.universe"
+ARGS[paxos_reliable2]="tests/data/reduction/paxos_reliable.ioa --automaton PaxosReliable --universe Node=[0]..[2] --universe Value=[1]..[1] --universe Ballot=[0]..[1] --universe fail.i=[2]"
 ARGS[quorum3]="tests/data/reduction/quorum_vote.ioa --automaton Vote --param n=3 --param lossy=false --param dup=false --param bug=false --universe Int=0..2 --universe fail.i=2"
 ARGS[quorum3_lossy]="tests/data/reduction/quorum_vote.ioa --automaton Vote --param n=3 --param lossy=true --param dup=false --param bug=false --universe Int=0..2 --universe fail.i=2"
 ARGS[groove33]="examples/groove_paxos/paxos.ioa --param maj=2 --universe Prop=[1]..[3] --universe Acc=[0]..[2] --universe Int=-1..3"
@@ -42,8 +44,9 @@ SYM[tpc3]=""; SYM[tpc4]=""
 SYM[tpc_family3]="--symmetric RM"; SYM[tpc_family4]="--symmetric RM"
 SYM[paxos]="--symmetric Node"; SYM[paxos_agreement]="--symmetric Node"
 SYM[quorum3]=""; SYM[quorum3_lossy]=""; SYM[paxos_reliable]="--symmetric Node"
+SYM[paxos_reliable2]="--symmetric Node"
 SYM[groove33]="--symmetric Acc --symmetric Prop"
-ROWS=${ROWS:-"lcr4 lcr5 lcr6 tpc3 tpc4 tpc_family3 tpc_family4 paxos paxos_agreement paxos_reliable quorum3 quorum3_lossy groove33"}
+ROWS=${ROWS:-"lcr4 lcr5 lcr6 tpc3 tpc4 tpc_family3 tpc_family4 paxos paxos_agreement paxos_reliable quorum3 quorum3_lossy groove33 paxos_reliable2"}
 printf '| model | reduction | verdict | states | generated | seconds | states reduced by POR |\n'
 printf '|---|---|---|---|---|---|---|\n'
 for row in $ROWS; do
