@@ -252,12 +252,7 @@ impl<'e> Walk<'_, '_> {
             rest.push(tail);
             match &s.kind {
                 StmtKind::Assign { target, value } => {
-                    self.assign(target, value, &facts, &written, false, &mut way);
-                    match target.root {
-                        VarRef::State(x) => written.push(Var::State(x)),
-                        VarRef::Local(k) => written.push(Var::Local(k)),
-                        _ => {}
-                    }
+                    self.assign(target, value, &facts, &mut written, false, &mut way)
                 }
                 StmtKind::If {
                     branches,
@@ -308,12 +303,7 @@ impl<'e> Walk<'_, '_> {
         for s in body {
             match &s.kind {
                 StmtKind::Assign { target, value } => {
-                    self.assign(target, value, &[], written, true, way);
-                    match target.root {
-                        VarRef::State(x) => written.push(Var::State(x)),
-                        VarRef::Local(k) => written.push(Var::Local(k)),
-                        _ => {}
-                    }
+                    self.assign(target, value, &[], written, true, way)
                 }
                 StmtKind::If {
                     branches,
@@ -336,19 +326,22 @@ impl<'e> Walk<'_, '_> {
     }
 
     /// Adds the move of `target := value` to `way` (nothing for a local; unreadable for
-    /// another automaton's variable).
+    /// another automaton's variable), and its variable to `written`.
     fn assign(
         &mut self,
         target: &Place,
         value: &Expr,
         facts: &[(&'e Expr, usize)],
-        written: &[Var],
+        written: &mut Vec<Var>,
         in_loop: bool,
         way: &mut Vec<Move>,
     ) {
         let slot = match target.root {
             VarRef::State(x) => self.offset + x,
-            VarRef::Local(_) => return,
+            VarRef::Local(k) => {
+                written.push(Var::Local(k));
+                return;
+            }
             _ => {
                 self.unreadable = true;
                 return;
@@ -368,6 +361,9 @@ impl<'e> Walk<'_, '_> {
                 dir,
                 strict: strict && !in_loop,
             });
+        }
+        if let VarRef::State(x) = target.root {
+            written.push(Var::State(x));
         }
     }
 }
