@@ -203,3 +203,41 @@ fn reduction_options_that_would_be_unsound_are_refused() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("local model checking"), "{err}");
 }
+
+/// The two-ballot composite Paxos of issue 37 over the reliable network, within 22 steps (the
+/// whole space, 37,694,208 states with partial-order reduction, is a benchmark row,
+/// `paxos_reliable2` of `bench/reduction.sh`): the reduction takes no cycle proviso, and one
+/// and two threads store the same states.
+#[test]
+fn the_two_ballot_paxos_is_reduced_without_a_cycle_proviso() {
+    let args = [
+        "tests/data/reduction/paxos_reliable.ioa",
+        "--automaton",
+        "PaxosReliable",
+        "--universe",
+        "Node = [0]..[2]",
+        "--universe",
+        "Value = [1]..[1]",
+        "--universe",
+        "Ballot = [0]..[1]",
+        "--universe",
+        "fail.i = [2]",
+        "--reduction",
+        "por",
+        "--max-depth",
+        "22",
+    ];
+    for threads in ["1", "2"] {
+        let mut cmd = vec!["explore"];
+        cmd.extend(args);
+        cmd.extend(["--threads", threads, "--format", "json", "--quiet"]);
+        let (_, out, err) = ioa(&cmd);
+        let json: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("no JSON ({e}):\n{err}"));
+        assert_eq!(json["states"], 94_793, "{threads} threads");
+        let por = &json["reduction"]["por"];
+        assert_eq!(por["acyclic"], true);
+        assert_eq!(por["proviso_full_states"], 0);
+        assert_eq!(por["proviso_larger_states"], 0);
+    }
+}
