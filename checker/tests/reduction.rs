@@ -165,6 +165,7 @@ fn cycles_of_look_alikes() {
         "Undone",
         "Stale",
         "Decide",
+        "SkippedInput",
     ] {
         out.push_str(&rounds(
             "tests/data/reduction/cycles.ioa",

@@ -41,6 +41,7 @@
 use interpreter::int_bounds::conjuncts;
 use interpreter::machine::Machine;
 use interpreter::value::Value;
+use ioa_lang::ast::ActionKind;
 use ioa_lang::ir::{
     AutomatonBody, BinOp, Builtin, Expr, ExprKind, Place, PlaceStep, Stmt, StmtKind, Type, UnOp,
     VarRef,
@@ -159,19 +160,20 @@ fn ways(machine: &Machine, instance: &ActionInstance) -> Option<Vec<Vec<Move>>> 
     let participants = machine.participants(instance.action, &instance.args).ok()?;
     let name = &machine.actions[instance.action].name;
     let mut product: Vec<Vec<Move>> = vec![Vec::new()];
-    for (inst, _) in &participants {
+    for (inst, kind) in &participants {
         let i = &machine.instances[*inst];
         let automaton = &spec.automata[i.automaton.0 as usize];
         let AutomatonBody::Primitive(prim) = &automaton.body else {
             return None;
         };
+        let transitions = || {
+            prim.transitions
+                .iter()
+                .filter(|t| automaton.actions[t.action.0 as usize].name == *name)
+        };
         let mut own_ways: Vec<Vec<Move>> = Vec::new();
         let mut has_transition = false;
-        for t in prim
-            .transitions
-            .iter()
-            .filter(|t| automaton.actions[t.action.0 as usize].name == *name)
-        {
+        for t in transitions() {
             has_transition = true;
             let n_args = automaton.actions[t.action.0 as usize].params.len() as u32;
             let site = Site::new(machine, i, &instance.args, n_args, t.n_locals);
@@ -197,8 +199,12 @@ fn ways(machine: &Machine, instance: &ActionInstance) -> Option<Vec<Vec<Move>>> 
             }
             own_ways.extend(walk.ways);
         }
-        if !has_transition {
-            // A participant without a transition for the action does nothing.
+        // A participant without a transition for the action does nothing, and so does an
+        // input none of whose transitions applies (a `where` clause or a `const` argument
+        // leaves the arguments out).
+        let may_skip = *kind == ActionKind::Input
+            && transitions().any(|t| t.where_clause.is_some() || !t.const_args.is_empty());
+        if !has_transition || may_skip {
             own_ways.push(Vec::new());
         }
         let mut next = Vec::new();
