@@ -101,9 +101,11 @@ pub fn acyclicity(machine: &Machine, instances: &[ActionInstance]) -> Acyclicity
     let mut round_of = vec![None; instances.len()];
     let mut round = 1;
     loop {
-        // The directions the instances still open move each slot in.
-        let mut up = vec![true; machine.n_slots];
-        let mut down = vec![true; machine.n_slots];
+        // The directions the instances still open move each slot in (any way at all, while
+        // one whose effects cannot be read is open).
+        let unreadable = open.iter().any(|&k| ways[k].is_none());
+        let mut up = vec![!unreadable; machine.n_slots];
+        let mut down = vec![!unreadable; machine.n_slots];
         for &k in &open {
             for m in ways[k].iter().flatten().flatten() {
                 let s = m.slot as usize;
